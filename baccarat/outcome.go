@@ -1,0 +1,185 @@
+package baccarat
+
+import "fmt"
+
+// Winner is the result of a complete round.
+type Winner uint8
+
+// The three results. NoWinner marks a round that is not complete.
+const (
+	NoWinner Winner = iota
+	PlayerWins
+	BankerWins
+	Tie
+)
+
+// String is the result's one-letter roadmap notation: P, B or T ("-" for none).
+func (w Winner) String() string {
+	switch w {
+	case PlayerWins:
+		return "P"
+	case BankerWins:
+		return "B"
+	case Tie:
+		return "T"
+	}
+	return "-"
+}
+
+// MarshalText prints the result as "player", "banker" or "tie".
+func (w Winner) MarshalText() ([]byte, error) {
+	switch w {
+	case PlayerWins:
+		return []byte("player"), nil
+	case BankerWins:
+		return []byte("banker"), nil
+	case Tie:
+		return []byte("tie"), nil
+	}
+	return []byte("none"), nil
+}
+
+// SuitClass classifies the suits and ranks of all the cards of a round, for the Royal
+// Baccarat Tie bet. tablectl reads the Royal Baccarat tiers as follows:
+//
+//   - RoyalFlush: all cards one suit, and their ranks include A, K, Q and J;
+//   - StraightFlush: all cards one suit, ranks all distinct and consecutive (Ace low in
+//     A-2-3-4, high in J-Q-K-A, no wrap), and not a RoyalFlush;
+//   - Flush: all cards one suit otherwise;
+//   - Unsuited: not all one suit.
+type SuitClass uint8
+
+// The four classes.
+const (
+	Unsuited SuitClass = iota
+	Flush
+	StraightFlush
+	RoyalFlush
+)
+
+var suitClassNames = [...]string{"unsuited", "flush", "straight_flush", "royal_flush"}
+
+// String names the class: unsuited, flush, straight_flush, royal_flush.
+func (s SuitClass) String() string {
+	if int(s) < len(suitClassNames) {
+		return suitClassNames[s]
+	}
+	return "?"
+}
+
+// MarshalText prints the class as String does.
+func (s SuitClass) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// SuitClassOf classifies the cards of a coup (see SuitClass).
+func SuitClassOf(c Coup) SuitClass {
+	suit := c.Player.cards[0].Suit
+	var ranks uint16 // bit r set: rank r present
+	distinct := true
+	for _, h := range [2]*Hand{&c.Player, &c.Banker} {
+		for i := 0; i < int(h.n); i++ {
+			card := h.cards[i]
+			if card.Suit != suit {
+				return Unsuited
+			}
+			bit := uint16(1) << card.Rank
+			if ranks&bit != 0 {
+				distinct = false
+			}
+			ranks |= bit
+		}
+	}
+	const royal = 1<<Ace | 1<<King | 1<<Queen | 1<<Jack
+	if ranks&royal == royal {
+		return RoyalFlush
+	}
+	if distinct && consecutive(ranks) {
+		return StraightFlush
+	}
+	return Flush
+}
+
+// consecutive reports whether the set bits of ranks (bits 1 to 13) form one run, reading
+// the Ace (bit 1) either low (A-2-3-4) or high (J-Q-K-A), with no wrap around.
+func consecutive(ranks uint16) bool {
+	run := func(bits uint16) bool {
+		for bits&1 == 0 {
+			bits >>= 1
+		}
+		return bits&(bits+1) == 0
+	}
+	if run(ranks) {
+		return true
+	}
+	if ranks&(1<<Ace) != 0 {
+		high := ranks&^(1<<Ace) | 1<<(King+1)
+		return run(high)
+	}
+	return false
+}
+
+// Outcome is everything about a complete round that any bet can depend on. The live table
+// and the exact analysis both reduce a round to an Outcome with OutcomeOf and settle from
+// it with Resolve, so the two cannot disagree.
+type Outcome struct {
+	Winner       Winner    `json:"winner"`
+	PlayerPoints uint8     `json:"player_points"`
+	BankerPoints uint8     `json:"banker_points"`
+	PlayerCards  uint8     `json:"player_cards"`
+	BankerCards  uint8     `json:"banker_cards"`
+	PlayerPair   bool      `json:"player_pair"`
+	BankerPair   bool      `json:"banker_pair"`
+	Suits        SuitClass `json:"suits"`
+}
+
+// OutcomeOf reduces a complete coup to its Outcome (RWS Baccarat 3.13, 3.14: the higher
+// Point Total wins; equal totals are a Tie).
+func OutcomeOf(c Coup) Outcome {
+	p, b := c.Player.Points(), c.Banker.Points()
+	o := Outcome{
+		PlayerPoints: uint8(p),
+		BankerPoints: uint8(b),
+		PlayerCards:  c.Player.n,
+		BankerCards:  c.Banker.n,
+		PlayerPair:   c.Player.Pair(),
+		BankerPair:   c.Banker.Pair(),
+		Suits:        SuitClassOf(c),
+	}
+	switch {
+	case p > b:
+		o.Winner = PlayerWins
+	case b > p:
+		o.Winner = BankerWins
+	default:
+		o.Winner = Tie
+	}
+	return o
+}
+
+// Natural reports whether the round ended on a Natural: both hands kept two cards and one
+// of them totals 8 or 9.
+func (o Outcome) Natural() bool {
+	return o.PlayerCards == 2 && o.BankerCards == 2 && (o.PlayerPoints >= 8 || o.BankerPoints >= 8)
+}
+
+// WinningPoints is the winner's Point Total (on a Tie, the tied total).
+func (o Outcome) WinningPoints() int {
+	if o.Winner == BankerWins {
+		return int(o.BankerPoints)
+	}
+	return int(o.PlayerPoints)
+}
+
+// String is a short human summary, for example "B 7-6 (3/2 cards, player pair)".
+func (o Outcome) String() string {
+	s := fmt.Sprintf("%s P%d B%d (%d/%d cards", o.Winner, o.PlayerPoints, o.BankerPoints, o.PlayerCards, o.BankerCards)
+	if o.PlayerPair {
+		s += ", player pair"
+	}
+	if o.BankerPair {
+		s += ", banker pair"
+	}
+	if o.Natural() {
+		s += ", natural"
+	}
+	return s + ")"
+}

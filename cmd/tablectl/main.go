@@ -1,0 +1,76 @@
+// Command tablectl is the baccarat table controller. It runs as one binary with
+// subcommands; each subcommand lives in its own file here and only parses flags and wires
+// packages together: the logic it calls lives in those packages.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// command is one subcommand of tablectl.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdio stdio) error
+}
+
+// stdio is where a subcommand reads and writes, so tests can run it in-process.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+var commands = []command{
+	{"analyze", "exact house edge and return of every bet of a rule set", runAnalyze},
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "tablectl:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+func run(ctx context.Context, args []string, io stdio) error {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(io.err)
+		if len(args) == 0 {
+			return errors.New("no command given")
+		}
+		return nil
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(ctx, args[1:], io)
+		}
+	}
+	usage(io.err)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: tablectl COMMAND [flags]\n\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-14s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'tablectl COMMAND -h' for a command's flags.")
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting.
+func newFlagSet(name string, io stdio) *flag.FlagSet {
+	fs := flag.NewFlagSet("tablectl "+name, flag.ContinueOnError)
+	fs.SetOutput(io.err)
+	return fs
+}

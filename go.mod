@@ -1,0 +1,14 @@
+module github.com/tablectl/tablectl
+
+go 1.26
+
+require (
+	github.com/creack/goselect v0.1.2 // indirect
+	github.com/creack/pty v1.1.24 // indirect
+	go.bug.st/serial v1.8.0 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
+	golang.org/x/sys v0.43.0 // indirect
+	periph.io/x/conn/v3 v3.7.2 // indirect
+	periph.io/x/host/v3 v3.8.5 // indirect
+	pgregory.net/rapid v1.3.0 // indirect
+)
