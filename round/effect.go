@@ -1,0 +1,203 @@
+package round
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tablectl/tablectl/baccarat"
+)
+
+// EffectKind says what the table must show, publish or do.
+type EffectKind uint8
+
+// The effects the controller produces.
+const (
+	_ EffectKind = iota
+	// ShoeStarted: a new shoe is in play (Set, Count = decks).
+	ShoeStarted
+	// BurnStarted: the burn begins; Card is the first card shown, Count the cards to burn
+	// after it (zero Card for a fixed burn).
+	BurnStarted
+	// CardBurned: Card was burned; Count cards remain to burn.
+	CardBurned
+	// BettingOpened: round Round is open for bets.
+	BettingOpened
+	// BettingClosed: no more bets; Count wagers were accepted.
+	BettingClosed
+	// WagerRefused: Wager was refused; Reason says why and which rule.
+	WagerRefused
+	// CardPlaced: Card went to Slot.
+	CardPlaced
+	// CardNotDue: Card arrived when the Table of Play gives no card (or no round is
+	// being dealt). It is not placed in any hand; Reason says what the table was doing.
+	// The irregularity detectors build on it (RWS Baccarat 5.7).
+	CardNotDue
+	// InsuranceOffered: Offer is open to the table.
+	InsuranceOffered
+	// InsuranceTaken: Wager was accepted on Offer.
+	InsuranceTaken
+	// InsuranceClosed: Offer was closed by the dealer.
+	InsuranceClosed
+	// InsuranceNeglected: a card was drawn while Offer was still open (NC Insurance 5.13).
+	InsuranceNeglected
+	// SqueezeNoted: the squeeze was recorded; for Insurance tables the later Insurance is
+	// waived for the round (NC Insurance 3.14).
+	SqueezeNoted
+	// RoundComplete: the round needs no more cards; Outcome is its result, awaiting the
+	// dealer's confirmation.
+	RoundComplete
+	// RoundSettled: the dealer confirmed; Settlements hold every accepted wager's result.
+	RoundSettled
+	// RoundVoided: the round has no result and every bet is returned (RWS Baccarat 5.15);
+	// Reason names the rule.
+	RoundVoided
+	// Resumed: after a technical interruption play goes on from where it stopped
+	// (RWS Baccarat 5.4.1); Reason says why.
+	Resumed
+	// CutCardReached: the cut card came out; Count more rounds will be dealt after the
+	// one in progress.
+	CutCardReached
+	// ShoeFinished: no more rounds will be dealt from this shoe.
+	ShoeFinished
+	// ShoeEnded: the shoe was closed; Count rounds were dealt from it.
+	ShoeEnded
+	// EventRefused: the event does not apply now and changed nothing; Reason says why.
+	EventRefused
+	effectKindCount
+)
+
+var effectNames = [effectKindCount]string{"?", "shoe-started", "burn-started", "card-burned",
+	"betting-opened", "betting-closed", "wager-refused", "card-placed", "card-not-due",
+	"insurance-offered", "insurance-taken", "insurance-closed", "insurance-neglected",
+	"squeeze-noted", "round-complete", "round-settled", "round-voided", "resumed",
+	"cut-card-reached", "shoe-finished", "shoe-ended", "event-refused"}
+
+// String names the kind, e.g. "card-placed".
+func (k EffectKind) String() string {
+	if k < effectKindCount {
+		return effectNames[k]
+	}
+	return "?"
+}
+
+// MarshalText prints the kind's name.
+func (k EffectKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// Effect is one output of the controller. Like Event it is a flat value; each kind uses
+// the fields its comment names. Shoe and Round say where it belongs; At is the time of
+// the event that caused it.
+type Effect struct {
+	Kind        EffectKind
+	At          time.Time
+	Shoe        uint32
+	Round       uint32
+	Set         string
+	Slot        baccarat.Slot
+	Card        baccarat.Card
+	Seq         uint64
+	Count       int
+	Offer       baccarat.InsuranceOffer
+	Wager       baccarat.Wager
+	Coup        baccarat.Coup
+	Outcome     baccarat.Outcome
+	Settlements []Settlement
+	Reason      string
+}
+
+// Settlement is one wager's result at the end of a round.
+type Settlement struct {
+	Wager      baccarat.Wager      `json:"wager"`
+	Resolution baccarat.Resolution `json:"resolution"`
+	// Returned is what goes back to the player: stake and winnings, the stake on a push.
+	Returned baccarat.Money `json:"returned"`
+	// MayWithdraw: the wager pushed on a Tie and may be withdrawn or left to ride
+	// (NC Tournament 3.9).
+	MayWithdraw bool `json:"may_withdraw,omitempty"`
+}
+
+// String prints the effect on one line, the form the transcript tests use, e.g.
+// "card-placed P1 4H seq=1".
+func (e Effect) String() string {
+	var b strings.Builder
+	b.WriteString(e.Kind.String())
+	switch e.Kind {
+	case ShoeStarted:
+		fmt.Fprintf(&b, " shoe=%d set=%s decks=%d", e.Shoe, e.Set, e.Count)
+	case BurnStarted:
+		if e.Card.Valid() {
+			fmt.Fprintf(&b, " shown=%s", e.Card)
+		}
+		fmt.Fprintf(&b, " burn=%d", e.Count)
+	case CardBurned:
+		fmt.Fprintf(&b, " %s seq=%d left=%d", e.Card, e.Seq, e.Count)
+	case BettingOpened:
+		fmt.Fprintf(&b, " round=%d", e.Round)
+	case BettingClosed:
+		fmt.Fprintf(&b, " round=%d wagers=%d", e.Round, e.Count)
+	case WagerRefused:
+		fmt.Fprintf(&b, " %s: %s", wagerText(e.Wager), e.Reason)
+	case CardPlaced:
+		fmt.Fprintf(&b, " %s %s seq=%d", e.Slot, e.Card, e.Seq)
+	case CardNotDue:
+		fmt.Fprintf(&b, " %s seq=%d: %s", e.Card, e.Seq, e.Reason)
+	case InsuranceOffered, InsuranceClosed, InsuranceNeglected:
+		b.WriteString(" " + offerText(e.Offer))
+	case InsuranceTaken:
+		fmt.Fprintf(&b, " %s on %s", wagerText(e.Wager), offerText(e.Offer))
+	case SqueezeNoted, Resumed, EventRefused:
+		b.WriteString(": " + e.Reason)
+	case RoundComplete:
+		fmt.Fprintf(&b, " round=%d %s %s", e.Round, coupText(e.Coup), e.Outcome)
+	case RoundSettled, RoundVoided:
+		fmt.Fprintf(&b, " round=%d", e.Round)
+		if e.Kind == RoundSettled {
+			fmt.Fprintf(&b, " %s", e.Outcome.Winner)
+		} else {
+			b.WriteString(": " + e.Reason)
+		}
+		for _, s := range e.Settlements {
+			fmt.Fprintf(&b, "\n    %s %s returned=%d", wagerText(s.Wager), s.Resolution, s.Returned)
+			if s.MayWithdraw {
+				b.WriteString(" may-withdraw")
+			}
+		}
+	case CutCardReached:
+		fmt.Fprintf(&b, " more-rounds=%d", e.Count)
+	case ShoeFinished:
+		fmt.Fprintf(&b, " shoe=%d", e.Shoe)
+	case ShoeEnded:
+		fmt.Fprintf(&b, " shoe=%d rounds=%d", e.Shoe, e.Count)
+	}
+	return b.String()
+}
+
+func wagerText(w baccarat.Wager) string { return fmt.Sprintf("%s:%s:%d", w.Box, w.Bet, w.Stake) }
+
+func offerText(o baccarat.InsuranceOffer) string {
+	r := o.Info()
+	p, b := r.Points()
+	return fmt.Sprintf("%s %s player=%s banker=%s pays=%s", r.Bet, strings.ReplaceAll(r.Stage.String(), " ", "-"), p, b, r.Odds)
+}
+
+func coupText(c baccarat.Coup) string {
+	var b strings.Builder
+	b.WriteString("P[")
+	for i := 0; i < c.Player.Len(); i++ {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(c.Player.Card(i).String())
+	}
+	b.WriteString("] B[")
+	for i := 0; i < c.Banker.Len(); i++ {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(c.Banker.Card(i).String())
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", s) }

@@ -1,0 +1,84 @@
+package round
+
+import (
+	"time"
+
+	"github.com/tablectl/tablectl/baccarat"
+)
+
+// EventKind says what happened at the table.
+type EventKind uint8
+
+// The events the controller takes. Each is written to the journal before it is stepped.
+const (
+	_ EventKind = iota
+	// NewShoe: a shuffled set is loaded. Set is its identity, Decks its deck count.
+	NewShoe
+	// BetsClosed: the dealer announced "No more Bets". Wagers, if the table knows them,
+	// are the bets on the layout.
+	BetsClosed
+	// CardDrawn: the shoe read a card. Seq is the shoe's sequence number.
+	CardDrawn
+	// InsuranceBet: a box takes Insurance on an open offer; Wagers holds the one wager.
+	InsuranceBet
+	// InsuranceWindowClosed: the dealer closed the Insurance offers.
+	InsuranceWindowClosed
+	// SqueezeRequested: the House consented to squeeze or expose the Banker's third card
+	// before the Player's third card is opened (NC Insurance 3.14).
+	SqueezeRequested
+	// ConfirmResult: the dealer confirmed the revealed result; bets are settled.
+	ConfirmResult
+	// CutCard: the cut card came out of the shoe.
+	CutCard
+	// ShoeEnd: the shoe was closed (ended by the dealer, or emptied).
+	ShoeEnd
+	// PowerRestored: the controller restarted after a technical interruption; the journal
+	// has been replayed up to here (RWS Baccarat 5.4).
+	PowerRestored
+	eventKindCount
+)
+
+var eventNames = [eventKindCount]string{"?", "new-shoe", "bets-closed", "card", "insurance-bet",
+	"insurance-closed", "squeeze", "confirm", "cut-card", "shoe-end", "power-restored"}
+
+// String names the kind, e.g. "card".
+func (k EventKind) String() string {
+	if k < eventKindCount {
+		return eventNames[k]
+	}
+	return "?"
+}
+
+// MarshalText prints the kind's name.
+func (k EventKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind's name.
+func (k *EventKind) UnmarshalText(b []byte) error {
+	for i := EventKind(1); i < eventKindCount; i++ {
+		if eventNames[i] == string(b) {
+			*k = i
+			return nil
+		}
+	}
+	return &UnknownKindError{Kind: string(b)}
+}
+
+// UnknownKindError reports an event kind the controller does not know.
+type UnknownKindError struct{ Kind string }
+
+func (e *UnknownKindError) Error() string { return "unknown event kind " + quote(e.Kind) }
+
+// Event is one input to the controller. It is a flat value so it can be journalled as it
+// is and stepped without allocation; each kind uses the fields its comment names. Time
+// is data: At is when the event happened, as recorded by whoever produced it.
+type Event struct {
+	Kind   EventKind        `json:"kind"`
+	At     time.Time        `json:"at,omitzero"`
+	Set    string           `json:"set,omitempty"`
+	Decks  int              `json:"decks,omitempty"`
+	Card   baccarat.Card    `json:"card,omitzero"`
+	Seq    uint64           `json:"seq,omitempty"`
+	Wagers []baccarat.Wager `json:"wagers,omitempty"`
+	// Actor is who made a decision (a dealer or supervisor id), for the record.
+	Actor string `json:"actor,omitempty"`
+}

@@ -1,0 +1,239 @@
+package round
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tablectl/tablectl/baccarat"
+)
+
+var rewrite = flag.Bool("rewrite", false, "rewrite the expected effects in testdata/*.txt from the controller's output")
+
+// TestTranscripts runs every testdata/*.txt transcript: lines starting with "> " are
+// events, the lines after each are the effects it must produce, one Effect.String() each
+// (settlement lines indented). A "config" line sets the table; "#" lines are comments.
+//
+// Event lines:
+//
+//	> new-shoe set=S1 decks=8
+//	> bets-closed [box:bet:stake ...]
+//	> card 9H [seq=N]            (seq counts up by itself when not given)
+//	> cards 9H 8D ...            (one card event each; their effects follow together)
+//	> insurance-bet box:bet:stake
+//	> insurance-closed | squeeze | confirm | cut-card | shoe-end | power-restored
+func TestTranscripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no transcripts: %v", err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) { runTranscript(t, f) })
+	}
+}
+
+func runTranscript(t *testing.T, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder // the transcript as the controller writes it
+	var ctl *Controller
+	var seq uint64
+	var want, got []string
+	var lastEvent string
+	check := func() {
+		if !*rewrite && strings.Join(want, "\n") != strings.Join(got, "\n") {
+			t.Errorf("%s: after %q\n--- want\n%s\n--- got\n%s", path, lastEvent, strings.Join(want, "\n"), strings.Join(got, "\n"))
+		}
+		for _, g := range got {
+			out.WriteString(g + "\n")
+		}
+		want, got = nil, nil
+	}
+	sc := bufio.NewScanner(strings.NewReader(string(data)))
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		switch {
+		case strings.HasPrefix(text, "> "):
+			check()
+			out.WriteString(text + "\n")
+			lastEvent = text
+			if ctl == nil {
+				t.Fatalf("%s:%d: event before the config line", path, line)
+			}
+			evs, err := parseEvents(strings.TrimPrefix(text, "> "), &seq)
+			if err != nil {
+				t.Fatalf("%s:%d: %v", path, line, err)
+			}
+			for _, ev := range evs {
+				for _, e := range ctl.Step(ev) {
+					got = append(got, strings.Split(e.String(), "\n")...)
+				}
+			}
+		case strings.HasPrefix(text, "config"):
+			check()
+			out.WriteString(text + "\n")
+			cfg, err := parseConfig(strings.Fields(text)[1:])
+			if err != nil {
+				t.Fatalf("%s:%d: %v", path, line, err)
+			}
+			if ctl, err = New(cfg); err != nil {
+				t.Fatalf("%s:%d: %v", path, line, err)
+			}
+			seq = 0
+		case strings.HasPrefix(text, "#") || strings.TrimSpace(text) == "":
+			check()
+			out.WriteString(text + "\n")
+		default:
+			want = append(want, text)
+		}
+	}
+	check()
+	if *rewrite {
+		if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func parseConfig(fields []string) (Config, error) {
+	var opt baccarat.Options
+	kv := map[string]string{}
+	for _, f := range fields {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			return Config{}, fmt.Errorf("config: %q is not key=value", f)
+		}
+		kv[k] = v
+	}
+	var err error
+	atoi := func(k string) int {
+		n, e := strconv.Atoi(kv[k])
+		if e != nil && err == nil {
+			err = fmt.Errorf("config %s: %v", k, e)
+		}
+		return n
+	}
+	if _, ok := kv["royal-paytable"]; ok {
+		opt.RoyalPaytable = atoi("royal-paytable")
+	}
+	if _, ok := kv["royal-tiers"]; ok {
+		opt.RoyalTiers = atoi("royal-tiers")
+	}
+	rs, e := baccarat.Lookup(kv["rules"], opt)
+	if e != nil {
+		return Config{}, e
+	}
+	cfg := DefaultConfig(rs)
+	for k, v := range kv {
+		switch k {
+		case "rules", "royal-paytable", "royal-tiers":
+		case "burn":
+			switch {
+			case v == "first-card":
+				cfg.Burn = BurnByFirstCard
+			case v == "none":
+				cfg.Burn = BurnNone
+			case strings.HasPrefix(v, "fixed:"):
+				cfg.Burn = BurnFixed
+				cfg.BurnCount, err = strconv.Atoi(strings.TrimPrefix(v, "fixed:"))
+			default:
+				return Config{}, fmt.Errorf("config burn=%q", v)
+			}
+		case "after-cut":
+			cfg.RoundsAfterCut = atoi(k)
+		case "rounding":
+			cfg.Rounding, err = baccarat.ParseRounding(v)
+		case "close-on-card":
+			cfg.CloseBetsOnFirstCard = v == "true"
+		default:
+			return Config{}, fmt.Errorf("config: unknown key %q", k)
+		}
+	}
+	return cfg, err
+}
+
+func parseWager(s string) (baccarat.Wager, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 {
+		return baccarat.Wager{}, fmt.Errorf("wager %q: want box:bet:stake", s)
+	}
+	b, err := baccarat.ParseBet(parts[1])
+	if err != nil {
+		return baccarat.Wager{}, fmt.Errorf("wager %q: %w", s, err)
+	}
+	stake, err := strconv.ParseInt(parts[2], 10, 64)
+	if err != nil {
+		return baccarat.Wager{}, fmt.Errorf("wager %q: %w", s, err)
+	}
+	return baccarat.Wager{Box: parts[0], Bet: b, Stake: baccarat.Money(stake)}, nil
+}
+
+func parseEvents(s string, seq *uint64) ([]Event, error) {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return nil, fmt.Errorf("empty event")
+	}
+	if f[0] == "cards" {
+		var evs []Event
+		for _, c := range f[1:] {
+			card, err := baccarat.ParseCard(c)
+			if err != nil {
+				return nil, err
+			}
+			*seq++
+			evs = append(evs, Event{Kind: CardDrawn, Card: card, Seq: *seq})
+		}
+		return evs, nil
+	}
+	var ev Event
+	if err := ev.Kind.UnmarshalText([]byte(f[0])); err != nil {
+		return nil, err
+	}
+	for _, a := range f[1:] {
+		k, v, isKV := strings.Cut(a, "=")
+		switch {
+		case isKV && k == "set":
+			ev.Set = v
+		case isKV && k == "decks":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return nil, fmt.Errorf("decks: %w", err)
+			}
+			ev.Decks = n
+		case isKV && k == "seq":
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("seq: %w", err)
+			}
+			*seq = n - 1
+		case ev.Kind == CardDrawn:
+			card, err := baccarat.ParseCard(a)
+			if err != nil {
+				return nil, err
+			}
+			ev.Card = card
+		case strings.Count(a, ":") == 2:
+			w, err := parseWager(a)
+			if err != nil {
+				return nil, err
+			}
+			ev.Wagers = append(ev.Wagers, w)
+		default:
+			return nil, fmt.Errorf("event %s: unexpected %q", f[0], a)
+		}
+	}
+	if ev.Kind == CardDrawn {
+		*seq++
+		ev.Seq = *seq
+	}
+	return []Event{ev}, nil
+}
