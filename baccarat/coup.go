@@ -88,24 +88,25 @@ func (c Coup) Natural() bool {
 // Next is the slot the next card goes to by the Baccarat Table of Play, or NoSlot when the
 // round is complete.
 func (c Coup) Next() Slot {
-	switch n := c.Len(); {
-	case n < 4:
-		return Slot(n + 1)
-	case c.Natural():
+	pn, bn := c.Player.n, c.Banker.n
+	if pn+bn < 4 {
+		return Slot(pn + bn + 1)
+	}
+	p, b := c.Player.TwoCardPoints(), c.Banker.TwoCardPoints()
+	switch {
+	case p >= 8 || b >= 8: // a Natural: neither hand draws
 		return NoSlot
-	case c.Player.n == 2 && c.Banker.n == 2:
-		if PlayerDraws(c.Player.TwoCardPoints()) {
+	case pn == 2 && bn == 2:
+		if PlayerDraws(p) {
 			return P3
 		}
-		if BankerDraws(c.Banker.TwoCardPoints(), NoThirdCard) {
+		if BankerDraws(b, NoThirdCard) {
 			return B3
 		}
-		return NoSlot
-	case c.Player.n == 3 && c.Banker.n == 2:
-		if BankerDraws(c.Banker.TwoCardPoints(), c.Player.cards[2].Points()) {
+	case pn == 3 && bn == 2:
+		if BankerDraws(b, c.Player.cards[2].Points()) {
 			return B3
 		}
-		return NoSlot
 	}
 	return NoSlot
 }

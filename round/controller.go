@@ -190,6 +190,13 @@ func (c *Controller) emit(e Effect) {
 	c.effects = append(c.effects, e)
 }
 
+// push appends an effect of kind k and returns it to be filled in place: the hot path's
+// cheaper form of emit.
+func (c *Controller) push(k EffectKind) *Effect {
+	c.effects = append(c.effects, Effect{Kind: k, At: c.ev.At, Shoe: c.st.Shoe, Round: c.st.Round})
+	return &c.effects[len(c.effects)-1]
+}
+
 func (c *Controller) refuse(format string, a ...any) {
 	c.emit(Effect{Kind: EventRefused, Reason: c.ev.Kind.String() + ": " + fmt.Sprintf(format, a...)})
 }
@@ -313,10 +320,12 @@ func (c *Controller) cardDrawn() {
 	c.st.Offers = c.st.Offers[:0]
 	slot := c.st.Coup.Place(c.ev.Card)
 	c.st.Seqs[slot-1] = c.ev.Seq
-	c.emit(Effect{Kind: CardPlaced, Slot: slot, Card: c.ev.Card, Seq: c.ev.Seq})
+	e := c.push(CardPlaced)
+	e.Slot, e.Card, e.Seq = slot, c.ev.Card, c.ev.Seq
 	if c.st.Coup.Complete() {
 		c.st.Phase = Complete
-		c.emit(Effect{Kind: RoundComplete, Coup: c.st.Coup, Outcome: baccarat.OutcomeOf(c.st.Coup)})
+		e := c.push(RoundComplete)
+		e.Coup, e.Outcome = c.st.Coup, baccarat.OutcomeOf(c.st.Coup)
 		return
 	}
 	if c.cfg.Rules.Insurance && (slot == baccarat.B2 || slot == baccarat.P3 && !c.st.InsuranceWaived) {
