@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/creack/goselect v0.1.2 // indirect
 	github.com/creack/pty v1.1.24 // indirect
+	github.com/jonboulle/clockwork v0.4.0 // indirect
 	go.bug.st/serial v1.8.0 // indirect
 	go.uber.org/goleak v1.3.0 // indirect
 	golang.org/x/sys v0.43.0 // indirect
