@@ -11,8 +11,10 @@ package round
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/irregularities"
 )
 
 // BurnRule is how the cards at the start of a shoe are burned.
@@ -42,12 +44,21 @@ type Config struct {
 	// CloseBetsOnFirstCard: the first card of a round closes betting when the dealer has
 	// not. Otherwise a card drawn while betting is open is not due.
 	CloseBetsOnFirstCard bool
+	// BurnExcessCards: a card drawn in excess is burned. Otherwise (the default) it is
+	// kept and becomes the first card of the next round (RWS Baccarat 5.7).
+	BurnExcessCards bool
+	// SimultaneousWindow: two cards of a round read less than this apart were drawn
+	// together (RWS Baccarat 5.10). Zero turns the check off.
+	SimultaneousWindow time.Duration
+	// Runs are the bad-shuffle alarm's limits.
+	Runs irregularities.RunLimits
 }
 
 // DefaultConfig is the usual table setting for rule set rs: burn by the first card, one
 // more round after the cut card, payouts rounded down.
 func DefaultConfig(rs *baccarat.RuleSet) Config {
-	return Config{Rules: rs, Burn: BurnByFirstCard, RoundsAfterCut: 1}
+	return Config{Rules: rs, Burn: BurnByFirstCard, RoundsAfterCut: 1,
+		SimultaneousWindow: 150 * time.Millisecond, Runs: irregularities.DefaultRunLimits()}
 }
 
 func (c Config) check() error {
@@ -62,6 +73,10 @@ func (c Config) check() error {
 		return fmt.Errorf("round config: %d rounds after the cut card: want 0 or 1", c.RoundsAfterCut)
 	case c.Rounding > baccarat.RoundUp:
 		return fmt.Errorf("round config: unknown rounding %d", c.Rounding)
+	case c.SimultaneousWindow < 0:
+		return fmt.Errorf("round config: negative simultaneous-draw window %s", c.SimultaneousWindow)
+	case c.Runs.SameRank < 0 || c.Runs.SameSuit < 0 || c.Runs.Sequence < 0:
+		return fmt.Errorf("round config: negative bad-shuffle run limit %+v", c.Runs)
 	}
 	return nil
 }
@@ -118,7 +133,51 @@ type State struct {
 	Offered []baccarat.InsuranceOffer
 	// InsuranceWaived: the later Insurance is waived this round (NC Insurance 3.14).
 	InsuranceWaived bool
+
+	// Voided: the round was voided; the next round opens when play goes on.
+	Voided bool
+	// Held is the irregularity the table is held for, if any (Held.ID == 0: none).
+	Held Held
+	// Irregularities counts the irregularities raised; the next one gets number
+	// Irregularities+1.
+	Irregularities uint32
+	// Kept are cards drawn in excess and kept for the next round (RWS Baccarat 5.7).
+	Kept []Kept
+	// LastSeq is the shoe sequence number of the last card read; LastCardAt its time.
+	LastSeq    uint64
+	LastCardAt time.Time
+	// Seen counts the cards of each identity read from this shoe (baccarat.Card.Index).
+	Seen [52]uint8
+	// Order is the set's recorded order, when the shuffler gave it; OrderPos is the
+	// position of the next card expected from it.
+	Order    []baccarat.Card
+	OrderPos int
+	// Orders are fingerprints of the recorded orders of recent shoes, newest last.
+	Orders []uint64
+	// Watch is the bad-shuffle alarm; Warned its finding not yet raised at a round's end.
+	Watch  irregularities.ShuffleWatch
+	Warned string
 }
+
+// Held is an irregularity that holds the table until it is decided.
+type Held struct {
+	ID   uint32
+	Kind irregularities.Kind
+	// Pending are cards drawn while held, placed once it is decided.
+	Pending []Kept
+	// Paired: a simultaneous draw detected by time, whose first card is the last one
+	// placed; a swap then moves that card after the first pending one.
+	Paired bool
+}
+
+// Kept is a card read but not yet placed.
+type Kept struct {
+	Card baccarat.Card `json:"card"`
+	Seq  uint64        `json:"seq"`
+}
+
+// maxOrders is how many recent shoes' orders are remembered to catch an unshuffled set.
+const maxOrders = 32
 
 // Controller is the round controller. It is not safe for concurrent use: one goroutine
 // steps it.
@@ -150,6 +209,10 @@ func (c *Controller) State() State {
 	s.Insurance = append([]baccarat.InsuranceTaken(nil), s.Insurance...)
 	s.Offers = append([]baccarat.InsuranceOffer(nil), s.Offers...)
 	s.Offered = append([]baccarat.InsuranceOffer(nil), s.Offered...)
+	s.Held.Pending = append([]Kept(nil), s.Held.Pending...)
+	s.Kept = append([]Kept(nil), s.Kept...)
+	s.Order = append([]baccarat.Card(nil), s.Order...)
+	s.Orders = append([]uint64(nil), s.Orders...)
 	return s
 }
 
@@ -179,6 +242,14 @@ func (c *Controller) Step(ev Event) []Effect {
 		c.shoeEnd()
 	case PowerRestored:
 		c.powerRestored()
+	case Report:
+		c.report()
+	case Decide:
+		c.decide()
+	case DeviceLost:
+		c.deviceLost()
+	case DeviceBack:
+		c.deviceBack()
 	default:
 		c.refuse("unknown event kind %d", ev.Kind)
 	}
@@ -210,8 +281,38 @@ func (c *Controller) newShoe() {
 		c.refuse("%v", err)
 		return
 	}
-	c.st = State{Shoe: c.st.Shoe + 1, Set: c.ev.Set, Decks: c.ev.Decks,
-		Offers: c.st.Offers[:0], Offered: c.st.Offered[:0]}
+	// The shuffler's count and order: a set that is short or over is refused (RWS
+	// Baccarat 5.5.2), and so is one in an order already dealt: not shuffled (5.5.5).
+	total := 52 * c.ev.Decks
+	if c.ev.Cards != 0 && c.ev.Cards != total {
+		c.raise(irregularities.CardCount, fmt.Sprintf("set %s: the shuffler counted %d cards; %d decks hold %d", c.ev.Set, c.ev.Cards, c.ev.Decks, total))
+		return
+	}
+	var fp uint64
+	if c.ev.Order != nil {
+		if len(c.ev.Order) != total {
+			c.raise(irregularities.CardCount, fmt.Sprintf("set %s: the recorded order holds %d cards; %d decks hold %d", c.ev.Set, len(c.ev.Order), c.ev.Decks, total))
+			return
+		}
+		fp = fingerprint(c.ev.Order)
+		for _, old := range c.st.Orders {
+			if old == fp {
+				c.raise(irregularities.NotShuffled, fmt.Sprintf("set %s: its order repeats a shoe already dealt", c.ev.Set))
+				return
+			}
+		}
+	}
+	prev := c.st
+	c.st = State{Shoe: prev.Shoe + 1, Set: c.ev.Set, Decks: c.ev.Decks,
+		Offers: prev.Offers[:0], Offered: prev.Offered[:0], Irregularities: prev.Irregularities,
+		Orders: prev.Orders, Watch: irregularities.ShuffleWatch{Limits: c.cfg.Runs}}
+	if c.ev.Order != nil {
+		c.st.Order = append([]baccarat.Card(nil), c.ev.Order...)
+		c.st.Orders = append(c.st.Orders, fp)
+		if len(c.st.Orders) > maxOrders {
+			c.st.Orders = c.st.Orders[len(c.st.Orders)-maxOrders:]
+		}
+	}
 	c.emit(Effect{Kind: ShoeStarted, Set: c.ev.Set, Count: c.ev.Decks})
 	switch c.cfg.Burn {
 	case BurnByFirstCard:
@@ -224,6 +325,16 @@ func (c *Controller) newShoe() {
 	}
 }
 
+// fingerprint is a 64-bit FNV-1a hash of a card order.
+func fingerprint(order []baccarat.Card) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range order {
+		h = (h ^ uint64(c.Rank)) * 1099511628211
+		h = (h ^ uint64(c.Suit)) * 1099511628211
+	}
+	return h
+}
+
 // burnValue is the number of cards a first card calls for: its face value, tens and
 // picture cards counting 10.
 func burnValue(card baccarat.Card) int {
@@ -233,16 +344,15 @@ func burnValue(card baccarat.Card) int {
 	return int(card.Rank)
 }
 
-func (c *Controller) burn() {
-	card := c.ev.Card
+func (c *Controller) burn(card baccarat.Card, seq uint64) {
 	if c.st.BurnLeft < 0 {
 		n := burnValue(card)
 		c.st.BurnLeft = n
-		c.emit(Effect{Kind: BurnStarted, Card: card, Seq: c.ev.Seq, Count: n})
+		c.emit(Effect{Kind: BurnStarted, Card: card, Seq: seq, Count: n})
 		return
 	}
 	c.st.BurnLeft--
-	c.emit(Effect{Kind: CardBurned, Card: card, Seq: c.ev.Seq, Count: c.st.BurnLeft})
+	c.emit(Effect{Kind: CardBurned, Card: card, Seq: seq, Count: c.st.BurnLeft})
 	if c.st.BurnLeft == 0 {
 		c.nextRound()
 	}
@@ -260,6 +370,7 @@ func (c *Controller) nextRound() {
 	}
 	c.st.Round++
 	c.st.Phase = BettingOpen
+	c.st.Voided = false
 	c.st.Coup = baccarat.Coup{}
 	c.st.Seqs = [6]uint64{}
 	c.st.Wagers, c.st.Insurance = nil, nil
@@ -269,13 +380,18 @@ func (c *Controller) nextRound() {
 }
 
 func (c *Controller) betsClosed() {
-	if c.st.Phase != BettingOpen {
+	switch {
+	case c.st.Held.ID != 0:
+		c.refuse("the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
+	case c.st.Phase != BettingOpen:
 		c.refuse("betting is not open (%s)", c.st.Phase)
-		return
+	default:
+		c.closeBets(c.ev.Wagers)
 	}
-	c.closeBets(c.ev.Wagers)
 }
 
+// closeBets ends betting, keeps the valid wagers, and deals the cards kept from an
+// excess draw as the round's first cards (RWS Baccarat 5.7).
 func (c *Controller) closeBets(ws []baccarat.Wager) {
 	if len(ws) > 0 {
 		errs := c.cfg.Rules.CheckWagers(ws)
@@ -289,43 +405,150 @@ func (c *Controller) closeBets(ws []baccarat.Wager) {
 	}
 	c.st.Phase = Dealing
 	c.emit(Effect{Kind: BettingClosed, Count: len(c.st.Wagers)})
+	for len(c.st.Kept) > 0 && c.st.Phase == Dealing {
+		k := c.st.Kept[0]
+		c.st.Kept = c.st.Kept[1:]
+		c.place(k.Card, k.Seq)
+	}
 }
 
 func (c *Controller) cardDrawn() {
+	card, seq := c.ev.Card, c.ev.Seq
+	if c.st.Phase == NoShoe {
+		c.notDue(card, seq, "no shoe is in play")
+		return
+	}
 	c.st.CardsDrawn++
+	gap := seq != 0 && c.st.LastSeq != 0 && seq != c.st.LastSeq+1
+	lastSeq, lastAt := c.st.LastSeq, c.st.LastCardAt
+	if seq != 0 {
+		c.st.LastSeq = seq
+	}
+	c.st.LastCardAt = c.ev.At
+	if why := c.foreign(card); why != "" {
+		c.notDue(card, seq, why)
+		c.foundForeign(why)
+		return
+	}
+	if what := c.st.Watch.Add(card); what != "" {
+		c.st.Warned = what
+		c.emit(Effect{Kind: DealerWarning, Reason: what + ": check the shuffle"})
+	}
+	outOfOrder := ""
+	if c.st.Order != nil && c.st.OrderPos < len(c.st.Order) {
+		if want := c.st.Order[c.st.OrderPos]; want != card {
+			outOfOrder = fmt.Sprintf("%s came out where the shuffler recorded %s (card %d of the set)", card, want, c.st.OrderPos+1)
+		}
+		c.st.OrderPos++
+	}
+	if h := &c.st.Held; h.ID != 0 {
+		if h.Kind == irregularities.SimultaneousDraw {
+			c.hold(card, seq)
+			return
+		}
+		c.notDue(card, seq, fmt.Sprintf("the table is held for irregularity #%d (%s)", h.ID, h.Kind))
+		return
+	}
 	switch c.st.Phase {
 	case Burning:
-		c.burn()
+		c.burn(card, seq)
 		return
 	case BettingOpen:
 		if !c.cfg.CloseBetsOnFirstCard {
-			c.notDue("betting is still open")
+			c.excess(card, seq, "betting is still open")
 			return
 		}
 		c.closeBets(nil)
+		if c.st.Phase != Dealing { // kept cards completed the round
+			c.excess(card, seq, "the round is complete")
+			return
+		}
 	case Dealing:
 	case Complete:
-		c.notDue("the round is complete")
+		c.excess(card, seq, "the round is complete")
 		return
 	case ShoeDone:
-		c.notDue("the shoe is finished")
-		return
-	default:
-		c.notDue("no shoe is in play")
+		c.excess(card, seq, "the shoe is finished")
 		return
 	}
+	switch {
+	case gap:
+		c.raise(irregularities.IncorrectCards, fmt.Sprintf("shoe sequence %d follows %d: a card was not read", seq, lastSeq))
+		c.hold(card, seq)
+	case outOfOrder != "":
+		c.raise(irregularities.IncorrectCards, outOfOrder)
+		c.hold(card, seq)
+	case c.simultaneous(lastAt):
+		c.raise(irregularities.SimultaneousDraw, fmt.Sprintf("%s read %s after the card before it",
+			card, c.ev.At.Sub(lastAt)))
+		c.st.Held.Paired = true
+		c.hold(card, seq)
+	default:
+		c.place(card, seq)
+	}
+}
+
+// simultaneous reports whether the card being stepped came less than the configured
+// window after the round's previous card (RWS Baccarat 5.10).
+func (c *Controller) simultaneous(lastAt time.Time) bool {
+	if c.cfg.SimultaneousWindow == 0 || c.st.Coup.Len() == 0 || lastAt.IsZero() || c.ev.At.IsZero() {
+		return false
+	}
+	d := c.ev.At.Sub(lastAt)
+	return d >= 0 && d < c.cfg.SimultaneousWindow
+}
+
+// foreign reports why card is not part of the loaded set, or "" when it is: it carries
+// another set's identity, or the set already gave as many of it as it holds (RWS
+// Baccarat 5.5.1). A card that is not foreign is counted.
+func (c *Controller) foreign(card baccarat.Card) string {
+	switch {
+	case !card.Valid():
+		return "an unreadable card"
+	case c.ev.Set != "" && c.st.Set != "" && c.ev.Set != c.st.Set:
+		return fmt.Sprintf("%s is of set %q, not the loaded set %q", card, c.ev.Set, c.st.Set)
+	case int(c.st.Seen[card.Index()]) >= c.st.Decks:
+		return fmt.Sprintf("%s: a %d-deck set holds %d and this is one more", card, c.st.Decks, c.st.Decks)
+	}
+	c.st.Seen[card.Index()]++
+	return ""
+}
+
+// foundForeign voids the round in play for a foreign card (RWS Baccarat 5.5.1; NC
+// Tournament 5.1.1) and holds the table until a supervisor lets play go on.
+func (c *Controller) foundForeign(why string) {
+	if c.st.Held.ID != 0 {
+		return
+	}
+	c.raise(irregularities.ForeignCard, why)
+	if c.roundInPlay() {
+		c.void("a card not of this set was found (" + c.rule(irregularities.ForeignCard) + ")")
+	}
+}
+
+// hold keeps a card drawn while the table is held, to be placed once it is decided.
+func (c *Controller) hold(card baccarat.Card, seq uint64) {
+	c.st.Held.Pending = append(c.st.Held.Pending, Kept{Card: card, Seq: seq})
+	c.emit(Effect{Kind: CardHeld, Card: card, Seq: seq})
+}
+
+// place deals card into its slot by the Table of Play and reports what follows: the
+// round complete, or Insurance offered.
+func (c *Controller) place(card baccarat.Card, seq uint64) {
 	for _, o := range c.st.Offers {
 		c.emit(Effect{Kind: InsuranceNeglected, Offer: o})
+		c.raise(irregularities.InsuranceNotOffered, fmt.Sprintf("%s drawn with %s still open", card, offerText(o)))
 	}
 	c.st.Offers = c.st.Offers[:0]
-	slot := c.st.Coup.Place(c.ev.Card)
-	c.st.Seqs[slot-1] = c.ev.Seq
+	slot := c.st.Coup.Place(card)
+	c.st.Seqs[slot-1] = seq
 	e := c.push(CardPlaced)
-	e.Slot, e.Card, e.Seq = slot, c.ev.Card, c.ev.Seq
+	e.Slot, e.Card, e.Seq = slot, card, seq
 	if c.st.Coup.Complete() {
 		c.st.Phase = Complete
 		e := c.push(RoundComplete)
 		e.Coup, e.Outcome = c.st.Coup, baccarat.OutcomeOf(c.st.Coup)
+		c.raiseShuffleWarning()
 		return
 	}
 	if c.cfg.Rules.Insurance && (slot == baccarat.B2 || slot == baccarat.P3 && !c.st.InsuranceWaived) {
@@ -337,8 +560,50 @@ func (c *Controller) cardDrawn() {
 	}
 }
 
-func (c *Controller) notDue(why string) {
-	c.emit(Effect{Kind: CardNotDue, Card: c.ev.Card, Seq: c.ev.Seq, Reason: why})
+// raiseShuffleWarning raises, at a round's end, the bad-shuffle alarm the dealer was
+// warned of while the round was dealt: its second stage.
+func (c *Controller) raiseShuffleWarning() {
+	if c.st.Warned != "" {
+		c.raise(irregularities.BadShuffle, c.st.Warned)
+		c.st.Warned = ""
+	}
+}
+
+func (c *Controller) notDue(card baccarat.Card, seq uint64, why string) {
+	c.emit(Effect{Kind: CardNotDue, Card: card, Seq: seq, Reason: why})
+}
+
+// excess handles a card drawn when none is due (RWS Baccarat 5.7): by table setting it
+// is kept as the next card dealt, or burned; after the shoe's last round it is burned.
+func (c *Controller) excess(card baccarat.Card, seq uint64, why string) {
+	c.notDue(card, seq, why)
+	fate := "burned"
+	if !c.cfg.BurnExcessCards && c.st.Phase != ShoeDone {
+		c.st.Kept = append(c.st.Kept, Kept{Card: card, Seq: seq})
+		fate = "kept as the next card dealt"
+	}
+	c.raise(irregularities.ExcessCard, fmt.Sprintf("%s drawn when no card was due (%s): %s", card, why, fate))
+}
+
+// rule names kind k's rule under the table's rule set.
+func (c *Controller) rule(k irregularities.Kind) string {
+	return irregularities.Rule(k, c.cfg.Rules.Name)
+}
+
+// raise records an irregularity and returns its number. A kind whose rules allow
+// decisions holds the table until one is made.
+func (c *Controller) raise(k irregularities.Kind, what string) uint32 {
+	c.st.Irregularities++
+	id := c.st.Irregularities
+	e := irregularities.Lookup(k)
+	opts := e.PlayerOptions && c.st.Phase == Dealing &&
+		(k == irregularities.SimultaneousDraw || !c.cfg.Rules.Established(c.st.Coup))
+	c.emit(Effect{Kind: IrregularityRaised, ID: id, Irregularity: k, PlayerOptions: opts,
+		Reason: what + " (" + c.rule(k) + ")"})
+	if len(e.Choices) > 0 {
+		c.st.Held = Held{ID: id, Kind: k}
+	}
+	return id
 }
 
 func (c *Controller) insuranceBet() {
@@ -415,8 +680,15 @@ func (c *Controller) squeeze() {
 }
 
 func (c *Controller) confirm() {
-	if c.st.Phase != Complete {
+	switch {
+	case c.st.Held.ID != 0:
+		c.refuse("the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
+		return
+	case c.st.Phase != Complete:
 		c.refuse("the round is not complete (%s)", c.st.Phase)
+		return
+	case c.st.Voided:
+		c.refuse("round %d is void: there is no result to confirm", c.st.Round)
 		return
 	}
 	o := baccarat.OutcomeOf(c.st.Coup)
@@ -434,8 +706,8 @@ func (c *Controller) confirm() {
 	c.nextRound()
 }
 
-// void ends the round in progress with no result, returning every bet (RWS Baccarat
-// 5.15; NC Insurance 5.16).
+// void ends the round in play with no result, returning every bet (RWS Baccarat 5.15;
+// NC Insurance 5.16). The caller decides what comes next.
 func (c *Controller) void(reason string) {
 	var ss []Settlement
 	for _, w := range c.st.Wagers {
@@ -445,7 +717,10 @@ func (c *Controller) void(reason string) {
 		ss = append(ss, Settlement{Wager: t.Wager, Resolution: baccarat.Pushed, Returned: t.Wager.Stake})
 	}
 	c.st.Offers = c.st.Offers[:0]
+	c.st.Wagers, c.st.Insurance = nil, nil
+	c.st.Phase, c.st.Voided = Complete, true // no card is due in a void round
 	c.emit(Effect{Kind: RoundVoided, Coup: c.st.Coup, Settlements: ss, Reason: reason})
+	c.raiseShuffleWarning()
 }
 
 func (c *Controller) cutCard() {
@@ -462,17 +737,25 @@ func (c *Controller) cutCard() {
 }
 
 func (c *Controller) shoeEnd() {
-	switch c.st.Phase {
-	case NoShoe:
+	switch {
+	case c.st.Phase == NoShoe:
 		c.refuse("no shoe is in play")
 		return
-	case Complete:
+	case c.st.Held.ID != 0:
+		c.refuse("the table is held for irregularity #%d (%s): decide it first", c.st.Held.ID, c.st.Held.Kind)
+		return
+	case c.st.Phase == Complete && !c.st.Voided:
 		c.refuse("round %d is complete: confirm it before ending the shoe", c.st.Round)
 		return
-	case BettingOpen:
+	case c.st.Phase == BettingOpen:
 		c.void("the shoe ended before the round was dealt")
-	case Dealing:
-		c.void("insufficient cards to complete the round (RWS Baccarat 5.5.4; NC Tournament 5.1.3)")
+	case c.st.Phase == Dealing:
+		c.raise(irregularities.InsufficientCards, fmt.Sprintf("the shoe ended with round %d incomplete", c.st.Round))
+		c.void("insufficient cards to complete the round (" + c.rule(irregularities.InsufficientCards) + ")")
+	}
+	// Reconciliation: an empty shoe must have given every card of the set (RWS 5.5.2).
+	if total := 52 * c.st.Decks; c.ev.Empty && c.st.CardsDrawn != total {
+		c.raise(irregularities.CardCount, fmt.Sprintf("the shoe is empty after %d cards; the set holds %d", c.st.CardsDrawn, total))
 	}
 	rounds := int(c.st.Round)
 	c.st.Phase = NoShoe
@@ -481,22 +764,31 @@ func (c *Controller) shoeEnd() {
 
 // powerRestored applies RWS Baccarat 5.4 to the round interrupted by a technical failure:
 // it goes on when an outcome has been established (5.4.1) and is voided when not (5.4.2).
+// An irregularity that was held stays held.
 func (c *Controller) powerRestored() {
-	switch c.st.Phase {
-	case Dealing:
-		if c.st.Coup.Len() > 0 && c.cfg.Rules.Established(c.st.Coup) {
-			c.emit(Effect{Kind: Resumed, Reason: "an outcome has been established: the round continues (RWS Baccarat 5.4.1)"})
-			return
-		}
-		c.void("technical interruption before any outcome was established (RWS Baccarat 5.4.2)")
-		c.nextRound()
-	case Complete:
+	switch {
+	case c.st.Held.ID != 0:
+		c.emit(Effect{Kind: Resumed, Reason: fmt.Sprintf("the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)})
+	case c.st.Phase == Dealing:
+		id := c.raise(irregularities.TechnicalInterruption, fmt.Sprintf("power restored with round %d being dealt", c.st.Round))
+		c.decideByRule(id)
+	case c.st.Phase == Complete:
 		c.emit(Effect{Kind: Resumed, Reason: "the round is complete: awaiting the dealer's confirmation (RWS Baccarat 5.4.1)"})
-	case BettingOpen:
+	case c.st.Phase == BettingOpen:
 		c.emit(Effect{Kind: Resumed, Reason: "betting is open"})
-	case Burning:
+	case c.st.Phase == Burning:
 		c.emit(Effect{Kind: Resumed, Reason: "the burn continues"})
 	default:
 		c.emit(Effect{Kind: Resumed, Reason: "no round in play (" + c.st.Phase.String() + ")"})
 	}
+}
+
+// decideByRule resolves held technical interruption id as RWS Baccarat 5.4 says.
+func (c *Controller) decideByRule(id uint32) {
+	established := c.st.Coup.Len() > 0 && c.cfg.Rules.Established(c.st.Coup)
+	choice, why := irregularities.Void, "no outcome had been established (RWS Baccarat 5.4.2)"
+	if established {
+		choice, why = irregularities.Proceed, "an outcome has been established (RWS Baccarat 5.4.1)"
+	}
+	c.resolve(choice, 0, "tablectl", why)
 }

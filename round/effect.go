@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/irregularities"
 )
 
 // EffectKind says what the table must show, publish or do.
@@ -64,6 +65,21 @@ const (
 	ShoeEnded
 	// EventRefused: the event does not apply now and changed nothing; Reason says why.
 	EventRefused
+	// IrregularityRaised: irregularity ID of kind Irregularity; Reason says what was
+	// seen, PlayerOptions whether the players get the options of RWS Baccarat 5.12. When
+	// the kind holds the table, the table stays held until IrregularityResolved.
+	IrregularityRaised
+	// IrregularityResolved: held irregularity ID was decided: Choice, by Role and Actor.
+	IrregularityResolved
+	// CardHeld: Card was drawn while the table is held for simultaneously drawn cards;
+	// it is placed when the order is decided.
+	CardHeld
+	// DealerWarning: a warning for the dealer's side only (the first stage of the
+	// bad-shuffle alarm); Reason says what.
+	DealerWarning
+	// Reconstructed: the round's cards were put back in their intended order; Coup is
+	// the round as it now stands.
+	Reconstructed
 	effectKindCount
 )
 
@@ -71,7 +87,8 @@ var effectNames = [effectKindCount]string{"?", "shoe-started", "burn-started", "
 	"betting-opened", "betting-closed", "wager-refused", "card-placed", "card-not-due",
 	"insurance-offered", "insurance-taken", "insurance-closed", "insurance-neglected",
 	"squeeze-noted", "round-complete", "round-settled", "round-voided", "resumed",
-	"cut-card-reached", "shoe-finished", "shoe-ended", "event-refused"}
+	"cut-card-reached", "shoe-finished", "shoe-ended", "event-refused", "irregularity-raised",
+	"irregularity-resolved", "card-held", "dealer-warning", "reconstructed"}
 
 // String names the kind, e.g. "card-placed".
 func (k EffectKind) String() string {
@@ -103,6 +120,13 @@ type Effect struct {
 	Outcome     baccarat.Outcome
 	Settlements []Settlement
 	Reason      string
+	// The irregularity fields: its id and kind, a decision, who made it.
+	ID            uint32
+	Irregularity  irregularities.Kind
+	Choice        irregularities.Choice
+	Role          irregularities.Role
+	PlayerOptions bool
+	Actor         string
 }
 
 // Settlement is one wager's result at the end of a round.
@@ -168,6 +192,30 @@ func (e Effect) String() string {
 		fmt.Fprintf(&b, " shoe=%d", e.Shoe)
 	case ShoeEnded:
 		fmt.Fprintf(&b, " shoe=%d rounds=%d", e.Shoe, e.Count)
+	case IrregularityRaised:
+		fmt.Fprintf(&b, " #%d %s", e.ID, e.Irregularity)
+		if e.PlayerOptions {
+			b.WriteString(" player-options")
+		}
+		b.WriteString(": " + e.Reason)
+	case IrregularityResolved:
+		by := "rule"
+		if e.Role != 0 {
+			by = e.Role.String()
+		}
+		fmt.Fprintf(&b, " #%d %s %s by %s", e.ID, e.Irregularity, e.Choice, by)
+		if e.Actor != "" {
+			b.WriteString(" " + e.Actor)
+		}
+		if e.Reason != "" {
+			b.WriteString(": " + e.Reason)
+		}
+	case CardHeld:
+		fmt.Fprintf(&b, " %s seq=%d", e.Card, e.Seq)
+	case DealerWarning:
+		b.WriteString(": " + e.Reason)
+	case Reconstructed:
+		b.WriteString(" " + coupText(e.Coup))
 	}
 	return b.String()
 }

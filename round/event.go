@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/irregularities"
 )
 
 // EventKind says what happened at the table.
@@ -35,11 +36,22 @@ const (
 	// PowerRestored: the controller restarted after a technical interruption; the journal
 	// has been replayed up to here (RWS Baccarat 5.4).
 	PowerRestored
+	// Report: a dealer, supervisor or device reports an irregularity of kind Irregularity
+	// (a card dealt to the wrong hand, an exposed card, cards drawn together, an error in
+	// earlier Round...). Role and Actor say who; Detail says what was seen.
+	Report
+	// Decide: Role/Actor decides held irregularity ID with Choice.
+	Decide
+	// DeviceLost and DeviceBack: the shoe or shuffler (named in Detail) disconnected or
+	// came back.
+	DeviceLost
+	DeviceBack
 	eventKindCount
 )
 
 var eventNames = [eventKindCount]string{"?", "new-shoe", "bets-closed", "card", "insurance-bet",
-	"insurance-closed", "squeeze", "confirm", "cut-card", "shoe-end", "power-restored"}
+	"insurance-closed", "squeeze", "confirm", "cut-card", "shoe-end", "power-restored", "report", "decide",
+	"device-lost", "device-back"}
 
 // String names the kind, e.g. "card".
 func (k EventKind) String() string {
@@ -72,13 +84,32 @@ func (e *UnknownKindError) Error() string { return "unknown event kind " + quote
 // is and stepped without allocation; each kind uses the fields its comment names. Time
 // is data: At is when the event happened, as recorded by whoever produced it.
 type Event struct {
-	Kind   EventKind        `json:"kind"`
-	At     time.Time        `json:"at,omitzero"`
-	Set    string           `json:"set,omitempty"`
-	Decks  int              `json:"decks,omitempty"`
-	Card   baccarat.Card    `json:"card,omitzero"`
+	Kind EventKind `json:"kind"`
+	At   time.Time `json:"at,omitzero"`
+	// Set is the card-set identity: of the set loaded (NewShoe), or as read from a card
+	// (CardDrawn; empty when the shoe cannot read it).
+	Set   string `json:"set,omitempty"`
+	Decks int    `json:"decks,omitempty"`
+	// Cards is the shuffler's count of the set (NewShoe; 0 when unknown).
+	Cards int `json:"cards,omitempty"`
+	// Order is the shuffled set's card order as the shuffler recorded it (NewShoe;
+	// optional).
+	Order []baccarat.Card `json:"order,omitempty"`
+	// Empty: the shoe reports it holds no more cards (ShoeEnd).
+	Empty bool          `json:"empty,omitempty"`
+	Card  baccarat.Card `json:"card,omitzero"`
+	// Seq is the shoe's sequence number of a card; 0 when the shoe gives none.
 	Seq    uint64           `json:"seq,omitempty"`
 	Wagers []baccarat.Wager `json:"wagers,omitempty"`
-	// Actor is who made a decision (a dealer or supervisor id), for the record.
-	Actor string `json:"actor,omitempty"`
+	// Irregularity is the kind reported (Report).
+	Irregularity irregularities.Kind `json:"irregularity,omitempty"`
+	// ID is the held irregularity decided (Decide).
+	ID     uint32                `json:"id,omitempty"`
+	Choice irregularities.Choice `json:"choice,omitempty"`
+	// Round is the earlier round an error was noticed in (Report of a late error).
+	Round uint32 `json:"round,omitempty"`
+	// Role and Actor are who reported or decided (a role, and a person's id).
+	Role   irregularities.Role `json:"role,omitempty"`
+	Actor  string              `json:"actor,omitempty"`
+	Detail string              `json:"detail,omitempty"`
 }

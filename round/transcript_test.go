@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
 )
@@ -154,6 +155,10 @@ func parseConfig(fields []string) (Config, error) {
 			cfg.Rounding, err = baccarat.ParseRounding(v)
 		case "close-on-card":
 			cfg.CloseBetsOnFirstCard = v == "true"
+		case "burn-excess":
+			cfg.BurnExcessCards = v == "true"
+		case "window":
+			cfg.SimultaneousWindow, err = time.ParseDuration(v)
 		default:
 			return Config{}, fmt.Errorf("config: unknown key %q", k)
 		}

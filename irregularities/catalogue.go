@@ -1,0 +1,359 @@
+// Package irregularities is the catalogue of what can go wrong at a baccarat table, as the
+// rule documents define it: for each kind, the rule it comes from in each rule set, how
+// severe it is, what the table must do, which decisions the rules allow and who may make
+// them, and the text a display shows. It also holds the detectors that need more than the
+// round controller's own bookkeeping (a badly shuffled set). It does no I/O.
+package irregularities
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Kind identifies an irregularity.
+type Kind uint8
+
+// The kinds, in catalogue order.
+const (
+	_ Kind = iota
+	// TechnicalInterruption: a power failure or a lost shoe or shuffler (RWS Baccarat 5.4).
+	TechnicalInterruption
+	// ForeignCard: a card that is not part of the set (RWS Baccarat 5.5.1).
+	ForeignCard
+	// CardCount: a shortage or excess of cards in the set (RWS Baccarat 5.5.2).
+	CardCount
+	// IncorrectCards: a hand dealt an incorrect number of cards that cannot be
+	// reconstructed: a card passed the reader unread, or came out of the recorded order
+	// (RWS Baccarat 5.5.3).
+	IncorrectCards
+	// InsufficientCards: the shoe ran out before the round was complete (RWS Baccarat 5.5.4).
+	InsufficientCards
+	// NotShuffled: the cards were not shuffled (RWS Baccarat 5.5.5).
+	NotShuffled
+	// ExcessCard: a card drawn when the Table of Play gives none (RWS Baccarat 5.7).
+	ExcessCard
+	// WrongHand: a card dealt to the wrong hand (RWS Baccarat 5.8).
+	WrongHand
+	// ExposedCard: a card dealt face up on a face-down table (RWS Baccarat 5.9).
+	ExposedCard
+	// SimultaneousDraw: two or more cards drawn at once (RWS Baccarat 5.10).
+	SimultaneousDraw
+	// LateError: an error in a round noticed after the next round began (RWS Baccarat 5.11).
+	LateError
+	// InsuranceNotOffered: a card drawn while an Insurance offer was open (NC Insurance 5.13).
+	InsuranceNotOffered
+	// BadShuffle: the dealt order shows runs a fair shuffle almost never makes. Beyond
+	// the rule documents.
+	BadShuffle
+	kindCount
+)
+
+// Severity is how urgently the table must react.
+type Severity uint8
+
+// The severities.
+const (
+	// Notice: recorded and shown; play goes on.
+	Notice Severity = iota + 1
+	// Warning: play goes on, the pit is alerted.
+	Warning
+	// Hold: play stops until a decision is made.
+	Hold
+	// Critical: the round is void or the shoe refused.
+	Critical
+)
+
+var severityNames = [...]string{"?", "notice", "warning", "hold", "critical"}
+
+// String names the severity.
+func (s Severity) String() string {
+	if int(s) < len(severityNames) {
+		return severityNames[s]
+	}
+	return "?"
+}
+
+// MarshalText prints the severity's name.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Action is what the table does about an irregularity.
+type Action uint8
+
+// The actions.
+const (
+	// Continue: the round goes on; the irregularity is recorded.
+	Continue Action = iota + 1
+	// Decide: the round is held until a decision is made.
+	Decide
+	// Reconstruct: the cards are returned to their intended order (RWS Baccarat 1.18).
+	Reconstruct
+	// VoidRound: the round has no result; every bet is returned (RWS Baccarat 5.15).
+	VoidRound
+	// RefuseShoe: the set is not dealt.
+	RefuseShoe
+)
+
+var actionNames = [...]string{"?", "continue", "decide", "reconstruct", "void-round", "refuse-shoe"}
+
+// String names the action.
+func (a Action) String() string {
+	if int(a) < len(actionNames) {
+		return actionNames[a]
+	}
+	return "?"
+}
+
+// MarshalText prints the action's name.
+func (a Action) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// Role is who may make a decision. Roles are ordered: each may make the decisions of the
+// roles below it (RWS Baccarat 1.13: Dealer, Pit Supervisor, Pit Manager; 5.17: Table
+// Game Shift Manager).
+type Role uint8
+
+// The roles, lowest first.
+const (
+	Dealer Role = iota + 1
+	Supervisor
+	PitManager
+	ShiftManager
+)
+
+var roleNames = [...]string{"?", "dealer", "supervisor", "pit_manager", "shift_manager"}
+
+// String names the role as commands and config do: dealer, supervisor, pit_manager,
+// shift_manager.
+func (r Role) String() string {
+	if int(r) < len(roleNames) {
+		return roleNames[r]
+	}
+	return "?"
+}
+
+// MarshalText prints the role's name.
+func (r Role) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// ParseRole reads a role name.
+func ParseRole(s string) (Role, error) {
+	for i := Dealer; i <= ShiftManager; i++ {
+		if roleNames[i] == s {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown role %q: want one of %s", s, strings.Join(roleNames[1:], ", "))
+}
+
+// Choice is a decision the rules allow on a held irregularity.
+type Choice uint8
+
+// The choices.
+const (
+	_ Choice = iota
+	// AsRead: simultaneously drawn cards are taken in the order the shoe read them.
+	AsRead
+	// Swapped: the first two simultaneously drawn cards are taken the other way round.
+	Swapped
+	// Reconstructed: the cards were put back in their intended places; play goes on.
+	Reconstructed
+	// Proceed: play goes on with the cards as they are.
+	Proceed
+	// Void: the round is void and every bet returned.
+	Void
+	choiceCount
+)
+
+var choiceNames = [choiceCount]string{"?", "as-read", "swapped", "reconstructed", "continue", "void"}
+
+// String names the choice as commands do.
+func (c Choice) String() string {
+	if c < choiceCount {
+		return choiceNames[c]
+	}
+	return "?"
+}
+
+// MarshalText prints the choice's name.
+func (c Choice) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// ParseChoice reads a choice name.
+func ParseChoice(s string) (Choice, error) {
+	for i := AsRead; i < choiceCount; i++ {
+		if choiceNames[i] == s {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown decision %q: want one of %s", s, strings.Join(choiceNames[1:], ", "))
+}
+
+// Entry is the catalogue's entry for one kind.
+type Entry struct {
+	Kind Kind
+	// ID is the kind's identifier in JSON and MQTT, e.g. "simultaneous_draw".
+	ID string
+	// Rules names the rule by rule-set document: key "rws" for RWS Baccarat (which also
+	// serves the rule sets whose documents are silent), "nc-tournament", "nc-insurance".
+	Rules    map[string]string
+	Severity Severity
+	Action   Action
+	// Choices are the decisions the rules allow while the table is held, and DecidedBy
+	// the lowest role that may make them. Empty when the kind does not hold the table.
+	Choices   []Choice
+	DecidedBy Role
+	// PlayerOptions: the players are given the options of RWS Baccarat 5.12 (continue,
+	// continue with the reconstructed hand, or have the bet returned) when no outcome has
+	// been established.
+	PlayerOptions bool
+	// Display is the text a display board shows.
+	Display string
+}
+
+var catalogue = [kindCount]Entry{
+	TechnicalInterruption: {ID: "technical_interruption",
+		Rules:    map[string]string{"rws": "RWS Baccarat 5.4", "nc-insurance": "NC Insurance 5.4"},
+		Severity: Hold, Action: Decide, Choices: []Choice{Proceed, Void}, DecidedBy: Supervisor,
+		Display: "Technical interruption: the round continues if its outcome is established, otherwise it is void"},
+	ForeignCard: {ID: "foreign_card",
+		Rules:    map[string]string{"rws": "RWS Baccarat 5.5.1", "nc-tournament": "NC Tournament 5.1.1", "nc-insurance": "NC Insurance 5.5.1"},
+		Severity: Critical, Action: VoidRound, Choices: []Choice{Proceed}, DecidedBy: Supervisor,
+		Display: "A card not of this set was found: the round is void; previous rounds stand"},
+	CardCount: {ID: "card_count",
+		Rules:    map[string]string{"rws": "RWS Baccarat 5.5.2", "nc-insurance": "NC Insurance 5.5.2"},
+		Severity: Critical, Action: RefuseShoe,
+		Display: "Shortage or excess of cards in the set: the shoe is refused; previous rounds stand"},
+	IncorrectCards: {ID: "incorrect_cards",
+		Rules:    map[string]string{"rws": "RWS Baccarat 5.5.3", "nc-tournament": "NC Tournament 5.1.2", "nc-insurance": "NC Insurance 5.5.3"},
+		Severity: Hold, Action: Decide, Choices: []Choice{Proceed, Void}, DecidedBy: Supervisor,
+		Display: "A card was not read in order: the supervisor decides whether the cards can be reconstructed"},
+	InsufficientCards: {ID: "insufficient_cards",
+		Rules:    map[string]string{"rws": "RWS Baccarat 5.5.4", "nc-tournament": "NC Tournament 5.1.3", "nc-insurance": "NC Insurance 5.5.4"},
+		Severity: Critical, Action: VoidRound,
+		Display: "Insufficient cards to complete the round: the round is void"},
+	NotShuffled: {ID: "not_shuffled",
+		Rules:    map[string]string{"rws": "RWS Baccarat 5.5.5", "nc-insurance": "NC Insurance 5.5.5"},
+		Severity: Critical, Action: RefuseShoe,
+		Display: "The cards are not shuffled: the shoe is refused; previous rounds stand"},
+	ExcessCard: {ID: "excess_card",
+		Rules:    map[string]string{"rws": "RWS Baccarat 5.7", "nc-insurance": "NC Insurance 5.7"},
+		Severity: Warning, Action: Reconstruct, PlayerOptions: true,
+		Display: "A card was drawn in excess: it is used in the next round or burned, as the table is set"},
+	WrongHand: {ID: "wrong_hand",
+		Rules:    map[string]string{"rws": "RWS Baccarat 5.8", "nc-insurance": "NC Insurance 5.8"},
+		Severity: Hold, Action: Reconstruct, Choices: []Choice{Reconstructed, Void}, DecidedBy: Supervisor, PlayerOptions: true,
+		Display: "A card was dealt to the wrong hand: the cards are reconstructed before play continues"},
+	ExposedCard: {ID: "exposed_card",
+		Rules:    map[string]string{"rws": "RWS Baccarat 5.9", "nc-insurance": "NC Insurance 5.9"},
+		Severity: Notice, Action: Continue, PlayerOptions: true,
+		Display: "A card was exposed: the round continues and the result stands"},
+	SimultaneousDraw: {ID: "simultaneous_draw",
+		Rules:    map[string]string{"rws": "RWS Baccarat 5.10", "nc-insurance": "NC Insurance 5.10"},
+		Severity: Hold, Action: Decide, Choices: []Choice{AsRead, Swapped, Void}, DecidedBy: Supervisor, PlayerOptions: true,
+		Display: "Cards drawn simultaneously: the Pit Supervisor decides which card is received first"},
+	LateError: {ID: "late_error",
+		Rules:    map[string]string{"rws": "RWS Baccarat 5.11", "nc-insurance": "NC Insurance 5.11"},
+		Severity: Notice, Action: Continue,
+		Display: "An error in an earlier round was noticed: later rounds stand"},
+	InsuranceNotOffered: {ID: "insurance_not_offered",
+		Rules:    map[string]string{"nc-insurance": "NC Insurance 5.13"},
+		Severity: Warning, Action: Continue,
+		Display: "Insurance was not closed before the next card: the Pit Manager returns the Original Bets of players who intended an Insurance that would have won"},
+	BadShuffle: {ID: "bad_shuffle",
+		Rules:    map[string]string{},
+		Severity: Warning, Action: Continue,
+		Display: "The dealt order shows unusual runs: the shuffle should be checked"},
+}
+
+// Lookup returns the catalogue entry for kind k.
+func Lookup(k Kind) Entry {
+	if k == 0 || k >= kindCount {
+		return Entry{}
+	}
+	e := catalogue[k]
+	e.Kind = k
+	return e
+}
+
+// Kinds lists every kind, in catalogue order.
+func Kinds() []Kind {
+	ks := make([]Kind, 0, kindCount-1)
+	for k := Kind(1); k < kindCount; k++ {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+// String is the kind's identifier, e.g. "foreign_card".
+func (k Kind) String() string {
+	if k == 0 || k >= kindCount {
+		return "unknown"
+	}
+	return catalogue[k].ID
+}
+
+// MarshalText prints the kind's identifier.
+func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind's identifier.
+func (k *Kind) UnmarshalText(b []byte) error {
+	v, err := ParseKind(string(b))
+	if err != nil {
+		return err
+	}
+	*k = v
+	return nil
+}
+
+// ParseKind reads a kind's identifier.
+func ParseKind(s string) (Kind, error) {
+	for k := Kind(1); k < kindCount; k++ {
+		if catalogue[k].ID == s {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown irregularity %q", s)
+}
+
+// Rule names the rule for kind k under rule set ruleSet, e.g. "NC Tournament 5.1.1".
+// Where the rule set's document is silent, RWS Baccarat's rule applies and is named;
+// a kind beyond the documents is "house procedure".
+func Rule(k Kind, ruleSet string) string {
+	e := Lookup(k)
+	if r, ok := e.Rules[ruleSet]; ok {
+		return r
+	}
+	for _, doc := range []string{"rws", "nc-insurance", "nc-tournament"} {
+		if r, ok := e.Rules[doc]; ok {
+			return r
+		}
+	}
+	return "house procedure"
+}
+
+// Allows reports whether the entry accepts choice c.
+func (e Entry) Allows(c Choice) bool {
+	for _, x := range e.Choices {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// UnmarshalText reads a role name.
+func (r *Role) UnmarshalText(b []byte) error {
+	v, err := ParseRole(string(b))
+	if err != nil {
+		return err
+	}
+	*r = v
+	return nil
+}
+
+// UnmarshalText reads a choice name.
+func (c *Choice) UnmarshalText(b []byte) error {
+	v, err := ParseChoice(string(b))
+	if err != nil {
+		return err
+	}
+	*c = v
+	return nil
+}
