@@ -30,6 +30,7 @@ type stdio struct {
 var commands = []command{
 	{"analyze", "exact house edge and return of every bet of a rule set", runAnalyze},
 	{"roadmap", "draw the roads of a shoe's results read from standard input", runRoadmap},
+	{"simulate", "run a software shoe and shuffler on pseudo-terminals", runSimulate},
 }
 
 func main() {

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/tablectl/tablectl/simulator"
+)
+
+// runSimulate runs a software shoe and shuffler on pseudo-terminals until the rounds are
+// dealt, the scenario is done, or it is interrupted.
+func runSimulate(ctx context.Context, args []string, io stdio) error {
+	fs := newFlagSet("simulate", io)
+	protocol := fs.String("protocol", "tablectl", "the shoe's wire format: tablectl, ascii or scanner")
+	seed := fs.Uint64("seed", 1, "seed of the shuffles, to repeat a run")
+	random := fs.Bool("random", false, "shuffle from crypto/rand instead of --seed")
+	scenario := fs.String("scenario", "", "scenario file to play instead of dealing shoes (its settings replace --protocol, --decks, --seed, --cut)")
+	rounds := fs.Int("rounds", 0, "stop after this many rounds (0: deal shoe after shoe until interrupted)")
+	pace := fs.Duration("pace", 0, "pause before each card, such as 2s (0: as fast as the reader takes them)")
+	decks := fs.Int("decks", 8, "decks in a set")
+	cut := fs.Int("cut", 16, "cards behind the cut card (0: no cut card)")
+	dir := fs.String("dir", "", "directory for the device links (default: a new temporary directory)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("simulate: unexpected argument %q", fs.Arg(0))
+	}
+	if *rounds < 0 {
+		return fmt.Errorf("simulate: --rounds %d: want 0 or more", *rounds)
+	}
+	cfg := simulator.Config{Protocol: *protocol, Seed: *seed, Random: *random, Decks: *decks, Cut: *cut, Pace: *pace,
+		Logger: slog.New(slog.NewTextHandler(io.err, nil))}
+	var steps []simulator.Step
+	if *scenario != "" {
+		sc, err := readScenario(*scenario)
+		if err != nil {
+			return err
+		}
+		cfg.Protocol, cfg.Seed, cfg.Decks, cfg.Cut, steps = sc.Protocol, sc.Seed, sc.Decks, sc.Cut, sc.Steps
+	}
+	if cfg.Dir = *dir; cfg.Dir == "" {
+		tmp, err := os.MkdirTemp("", "tablectl-simulate-")
+		if err != nil {
+			return fmt.Errorf("simulate: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		cfg.Dir = tmp
+	}
+	sim, err := simulator.New(cfg)
+	if err != nil {
+		return fmt.Errorf("simulate: %w", err)
+	}
+	fmt.Fprintf(io.out, "shoe:     %s (protocol %s)\nshuffler: %s (protocol tablectl)\n", sim.Shoe.Link, cfg.Protocol, sim.Shuffler.Link)
+	fmt.Fprintln(io.out, "waiting for tablectl to open both devices; interrupt to stop")
+	err = sim.Connect(ctx)
+	if err == nil && steps != nil {
+		err = sim.Run(ctx, steps)
+	} else if err == nil {
+		err = sim.Play(ctx, *rounds)
+	}
+	if err == nil {
+		err = sim.Drain(ctx)
+	}
+	err = errors.Join(err, sim.Close())
+	fmt.Fprintf(io.out, "dealt %d rounds\n", sim.Rounds())
+	if ctx.Err() != nil {
+		return nil // interrupted: a normal end
+	}
+	if err != nil {
+		return fmt.Errorf("simulate: %w", err)
+	}
+	return nil
+}
+
+// readScenario reads a scenario file; a transcript after a "----" line is ignored.
+func readScenario(path string) (*simulator.Scenario, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("simulate: %w", err)
+	}
+	script, _, _ := strings.Cut(string(b), "\n----\n")
+	sc, err := simulator.ParseScenario(strings.NewReader(script))
+	if err != nil {
+		return nil, fmt.Errorf("simulate: %s: %w", path, err)
+	}
+	return sc, nil
+}

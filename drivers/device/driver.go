@@ -1,0 +1,248 @@
+package device
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"time"
+)
+
+// Decoder turns the bytes of one wire format into events. The Driver calls it from one
+// goroutine only. Decoded events carry no Time: the Driver stamps them.
+type Decoder interface {
+	// Decode consumes p, appends the events it completes to dst and returns dst. The
+	// events must not depend on how the stream was cut into calls.
+	Decode(dst []Event, p []byte) []Event
+	// Flush is called when the line goes down: it appends an event for anything held
+	// back (a message cut off part way) and resets the framing, keeping what it knows of
+	// the device (such as the next sequence number due).
+	Flush(dst []Event) []Event
+}
+
+// Greeter is a Decoder whose protocol has the host speak first each time the port opens,
+// as the tablectl protocol's hello exchange does.
+type Greeter interface {
+	Greet(w io.Writer) error
+}
+
+// Options tune a Driver. The zero Options work.
+type Options struct {
+	// Name names the device in logs, for example "shoe".
+	Name string
+	// Now stamps each event; nil means time.Now.
+	Now func() time.Time
+	// Logger logs unreadable input and connection changes; nil means slog.Default().
+	Logger *slog.Logger
+	// Buffer is how many events wait for a slow reader; 0 means 1024. When it is full
+	// the Driver stops reading the port until there is room, so no event read is ever
+	// dropped: bytes wait in the port's own buffer meanwhile, and the tablectl protocol's
+	// sequence numbers tell if the device had to throw any away.
+	Buffer int
+	// MinBackoff and MaxBackoff bound the wait between attempts to reopen a lost port:
+	// it starts at MinBackoff and doubles up to MaxBackoff. 0 means 100 ms and 5 s.
+	MinBackoff, MaxBackoff time.Duration
+}
+
+// Driver reads a device through its Opener and Decoder and delivers events on Events.
+// When the port fails it reports Disconnected, reopens the port with exponential
+// backoff and reports Reconnected; a first open that fails is reported the same way.
+type Driver struct {
+	open   Opener
+	dec    Decoder
+	opt    Options
+	log    *slog.Logger
+	events chan Event
+	cancel context.CancelFunc
+	done   chan struct{}
+	counts [NotShuffled + 1]atomic.Uint64
+}
+
+// Start starts a Driver reading from the port op opens. It returns at once; call Close to
+// stop it.
+func Start(op Opener, dec Decoder, o Options) *Driver {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Buffer <= 0 {
+		o.Buffer = 1024
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = 100 * time.Millisecond
+	}
+	if o.MaxBackoff < o.MinBackoff {
+		o.MaxBackoff = max(5*time.Second, o.MinBackoff)
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if o.Name != "" {
+		log = log.With("device", o.Name)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &Driver{
+		open: op, dec: dec, opt: o, log: log,
+		events: make(chan Event, o.Buffer),
+		cancel: cancel,
+		done:   make(chan struct{}),
+	}
+	go d.run(ctx)
+	return d
+}
+
+// Events delivers the driver's events in the order read. It is closed after Close.
+func (d *Driver) Events() <-chan Event { return d.events }
+
+// Close stops the driver, closes its port and waits for its goroutine to end. Events
+// already in the Events buffer stay there to be read; an event being handed over when
+// Close is called is dropped.
+func (d *Driver) Close() error {
+	d.cancel()
+	<-d.done
+	return nil
+}
+
+// Count is how many events of kind k the driver has delivered.
+func (d *Driver) Count(k Kind) uint64 {
+	if int(k) >= len(d.counts) {
+		return 0
+	}
+	return d.counts[k].Load()
+}
+
+// run is the driver's one goroutine: open, read until the port fails, repeat.
+func (d *Driver) run(ctx context.Context) {
+	defer close(d.done)
+	defer close(d.events)
+	backoff := d.opt.MinBackoff
+	down := false
+	var batch []Event
+	for {
+		port, err := d.open.Open(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			if !down {
+				down = true
+				if !d.deliver(ctx, Event{Kind: Disconnected, Reason: err.Error()}, d.opt.Now()) {
+					return
+				}
+			} else {
+				d.log.Debug("reopen failed", "err", err, "retry in", backoff)
+			}
+			if !sleep(ctx, backoff) {
+				return
+			}
+			backoff = min(2*backoff, d.opt.MaxBackoff)
+			continue
+		}
+		backoff = d.opt.MinBackoff
+		if down {
+			down = false
+			if !d.deliver(ctx, Event{Kind: Reconnected}, d.opt.Now()) {
+				_ = port.Close()
+				return
+			}
+		}
+		err = d.serve(ctx, port, &batch)
+		if ctx.Err() != nil {
+			return
+		}
+		down = true
+		if !d.deliver(ctx, Event{Kind: Disconnected, Reason: err.Error()}, d.opt.Now()) {
+			return
+		}
+		if !sleep(ctx, backoff) {
+			return
+		}
+	}
+}
+
+// serve reads port until it fails or ctx is done, and closes it.
+func (d *Driver) serve(ctx context.Context, port Port, batch *[]Event) (err error) {
+	closed := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_ = port.Close()
+		close(closed)
+	})
+	defer func() {
+		if stop() {
+			_ = port.Close()
+		} else {
+			<-closed
+		}
+		*batch = d.dec.Flush((*batch)[:0])
+		d.deliverAll(ctx, *batch, d.opt.Now())
+	}()
+	if g, ok := d.dec.(Greeter); ok {
+		if err := g.Greet(port); err != nil {
+			return err
+		}
+	}
+	buf := make([]byte, 4096)
+	for {
+		n, err := port.Read(buf)
+		if n > 0 {
+			*batch = d.dec.Decode((*batch)[:0], buf[:n])
+			if !d.deliverAll(ctx, *batch, d.opt.Now()) {
+				return ctx.Err()
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return errors.New("port closed by the device (end of input)")
+			}
+			return err
+		}
+		// n == 0 and err == nil: the read timed out with nothing to read; read again.
+	}
+}
+
+// deliverAll hands over events stamped with t; false means ctx ended first.
+func (d *Driver) deliverAll(ctx context.Context, evs []Event, t time.Time) bool {
+	for _, e := range evs {
+		if !d.deliver(ctx, e, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// deliver stamps, counts, logs and hands over one event; false means ctx ended first.
+func (d *Driver) deliver(ctx context.Context, e Event, t time.Time) bool {
+	e.Time = t
+	if int(e.Kind) < len(d.counts) {
+		d.counts[e.Kind].Add(1)
+	}
+	switch e.Kind {
+	case Unreadable, SeqGap:
+		d.log.Warn("unreadable input", "event", e.String(), "count", d.counts[e.Kind].Load())
+	case Disconnected:
+		d.log.Warn("port lost", "reason", e.Reason)
+	case Reconnected:
+		d.log.Info("port back")
+	case Fault, DoubleCard, ShufflerJam, CountError, NotShuffled:
+		d.log.Warn("device reports a fault", "event", e.String())
+	}
+	select {
+	case d.events <- e:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// sleep waits for t or for ctx; false means ctx ended first.
+func sleep(ctx context.Context, t time.Duration) bool {
+	timer := time.NewTimer(t)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,117 @@
+// Package device holds what the serial card devices (the electronic shoe and the
+// automatic shuffler) share: the driver event, the port abstraction with its test double,
+// and the read loop that reports a lost port, reopens it with backoff and reports it back.
+// It knows no baccarat rules: it moves bytes and typed events.
+package device
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tablectl/tablectl/baccarat"
+)
+
+// Kind is what an Event reports.
+type Kind uint8
+
+// The kinds of event a shoe or shuffler driver reports.
+const (
+	KindNone        Kind = iota
+	CardDrawn            // a card left the shoe: Card
+	CutCard              // the cut card was reached
+	ShoeEmpty            // the shoe has no card left
+	LidOpened            // the shoe's lid was opened
+	LidClosed            // the shoe's lid was closed
+	DoubleCard           // two cards were sensed at once
+	Heartbeat            // the device is alive
+	Fault                // a device fault: Code, Text
+	Hello                // the device said who it is: Version, Text
+	Unreadable           // input that is not a message: Reason
+	SeqGap               // sequence numbers were skipped: Seq, Expected
+	Disconnected         // the port went away: Reason
+	Reconnected          // the port is back
+	ShuffleComplete      // a set was shuffled: SetID, Decks, Cards, Order
+	ShufflerJam          // the shuffler jammed: SetID
+	CountError           // the shuffler counted a wrong number of cards: SetID, Expected, Cards
+	NotShuffled          // the set left the shuffler unshuffled: SetID
+)
+
+var kindNames = [...]string{
+	KindNone: "none", CardDrawn: "card", CutCard: "cut-card", ShoeEmpty: "shoe-empty",
+	LidOpened: "lid-opened", LidClosed: "lid-closed", DoubleCard: "double-card",
+	Heartbeat: "heartbeat", Fault: "fault", Hello: "hello", Unreadable: "unreadable",
+	SeqGap: "seq-gap", Disconnected: "disconnected", Reconnected: "reconnected",
+	ShuffleComplete: "shuffle-complete", ShufflerJam: "jam", CountError: "count-error",
+	NotShuffled: "not-shuffled",
+}
+
+// String names the kind, for example "card" or "seq-gap".
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
+
+// Event is one thing a driver read from its device, or a change of its connection.
+// Fields that do not apply to the Kind are zero.
+type Event struct {
+	Kind Kind
+	Time time.Time // when the driver read it, from the driver's clock
+
+	// Seq is the device's sequence number, valid when HasSeq; for SeqGap it is the number
+	// received and Expected the number that was due.
+	Seq    uint16
+	HasSeq bool
+
+	Card  baccarat.Card // CardDrawn
+	Flags uint8         // CardDrawn: the frame's flag bits (docs/protocol.md)
+
+	SetID    uint32          // the card-set identity, where the protocol carries one
+	Decks    int             // ShuffleComplete
+	Cards    int             // ShuffleComplete, CountError: cards in (or counted in) the set
+	Expected int             // SeqGap: the sequence number due; CountError: cards due
+	Order    []baccarat.Card // ShuffleComplete: the shuffled order, when the shuffler sent it
+
+	Code    uint8  // Fault: the device's fault code
+	Text    string // Fault, Hello: the device's text
+	Reason  string // Unreadable, Disconnected: what was wrong, and where
+	Version uint8  // Hello: protocol version
+}
+
+// String prints the event on one line without its time, as the scenario transcripts do,
+// for example "card KS seq=12" or "unreadable: line 3: unknown suit 'x'".
+func (e Event) String() string {
+	var b strings.Builder
+	b.WriteString(e.Kind.String())
+	switch e.Kind {
+	case CardDrawn:
+		fmt.Fprintf(&b, " %s", e.Card)
+		if e.Flags != 0 {
+			fmt.Fprintf(&b, " flags=0x%02X", e.Flags)
+		}
+	case SeqGap:
+		fmt.Fprintf(&b, " expected=%d", e.Expected)
+	case ShuffleComplete:
+		fmt.Fprintf(&b, " set=%d decks=%d cards=%d", e.SetID, e.Decks, e.Cards)
+		if e.Order != nil {
+			fmt.Fprintf(&b, " order=%d", len(e.Order))
+		}
+	case ShufflerJam, NotShuffled:
+		fmt.Fprintf(&b, " set=%d", e.SetID)
+	case CountError:
+		fmt.Fprintf(&b, " set=%d expected=%d counted=%d", e.SetID, e.Expected, e.Cards)
+	case Fault:
+		fmt.Fprintf(&b, " code=%d %q", e.Code, e.Text)
+	case Hello:
+		fmt.Fprintf(&b, " version=%d %q", e.Version, e.Text)
+	}
+	if e.HasSeq {
+		fmt.Fprintf(&b, " seq=%d", e.Seq)
+	}
+	if e.Reason != "" {
+		fmt.Fprintf(&b, ": %s", e.Reason)
+	}
+	return b.String()
+}

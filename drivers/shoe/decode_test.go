@@ -1,0 +1,186 @@
+package shoe
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/drivers/device"
+)
+
+// decode runs a fresh decoder of format over chunks, then flushes it, and prints the
+// events one a line.
+func decode(t testing.TB, format string, chunks ...[]byte) string {
+	t.Helper()
+	d, err := NewDecoder(format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []device.Event
+	for _, c := range chunks {
+		evs = d.Decode(evs, c)
+	}
+	evs = d.Flush(evs)
+	return lines(evs)
+}
+
+func lines(evs []device.Event) string {
+	var s []string
+	for _, e := range evs {
+		s = append(s, e.String())
+	}
+	return strings.Join(s, "\n")
+}
+
+func check(t *testing.T, got string, want ...string) {
+	t.Helper()
+	if w := strings.Join(want, "\n"); got != w {
+		t.Fatalf("got\n%s\nwant\n%s", got, w)
+	}
+}
+
+func TestASCII(t *testing.T) {
+	in := "SA\r\nh10\r\nDT\r\ncq\r\n\r\nxA\r\nS1\r\nHK\r\n" +
+		strings.Repeat("Z", 40) + "\r\nS\x01\r\nc9\n" + "d5\r" + "\nh"
+	check(t, decode(t, "ascii", []byte(in)),
+		"card AS",
+		"card TH",
+		"card TD",
+		"card QC",
+		`unreadable: line 5: unknown suit "x" in "xA"`,
+		`unreadable: line 6: unknown rank "1" in "S1"`,
+		"card KH",
+		"unreadable: line 8: 40 bytes, longer than 16",
+		`unreadable: line 9: "S\x01" is not text`,
+		"card 9C",
+		"card 5D",
+		`unreadable: line 12 cut off before its end: "h"`,
+	)
+}
+
+func TestScanner(t *testing.T) {
+	// x1130 is the king of spades (issue example); 2 hearts, 3 clubs, 4 diamonds.
+	in := "x1130" + "y2010\r\n" + "x3070" + "x4120" + "x5130" + "x1140" + "x1131" + "x1010" + "x40"
+	check(t, decode(t, "scanner", []byte(in)),
+		"card KS",
+		"card AH",
+		"card 7C",
+		"card QD",
+		`unreadable: 15 bytes at offset 22: "x5130": suit digit '5' is not 1 to 4`,
+		"card AS",
+		`unreadable: 3 bytes at offset 42: "x40": code cut off after 3 bytes`,
+	)
+}
+
+func TestFramed(t *testing.T) {
+	var buf bytes.Buffer
+	e := NewFramedEncoder(&buf)
+	must(t, e.Hello("sim shoe"))
+	must(t, e.Card(baccarat.MustParseCard("KS")))
+	must(t, e.CutCard())
+	must(t, e.Lid(true))
+	must(t, e.Lid(false))
+	must(t, e.DoubleCard())
+	must(t, e.ShoeEmpty())
+	must(t, e.Send(TypeCard, 0x5E, 0))            // not a card code
+	must(t, e.Send(TypeCard, 0x1D))               // short payload
+	must(t, e.Send(TypeCutCard, 1))               // payload where none belongs
+	e.Flags = FlagReread                          //
+	must(t, e.Card(baccarat.MustParseCard("AH"))) // seq 10
+	check(t, decode(t, "tablectl", buf.Bytes()),
+		`hello version=1 "sim shoe" seq=0`,
+		"card KS seq=1",
+		"cut-card seq=2",
+		"lid-opened seq=3",
+		"lid-closed seq=4",
+		"double-card seq=5",
+		"shoe-empty seq=6",
+		"unreadable seq=7: frame type 0x10 at sequence 7: unreadable card code 0x5E",
+		"unreadable seq=8: frame type 0x10 at sequence 8: card message of 1 payload bytes, want 2",
+		"unreadable seq=9: frame type 0x11 at sequence 9: cut-card message with 1 payload bytes, want none",
+		"card AH flags=0x01 seq=10",
+	)
+}
+
+func TestFramedCorruptCardIsUnreadableNotGap(t *testing.T) {
+	var buf bytes.Buffer
+	e := NewFramedEncoder(&buf)
+	must(t, e.Card(baccarat.MustParseCard("2D")))
+	n := buf.Len()
+	must(t, e.Card(baccarat.MustParseCard("3D")))
+	buf.Bytes()[n+5] ^= 0x40 // flip a bit of the card code: bad checksum
+	must(t, e.Card(baccarat.MustParseCard("4D")))
+	e.Seq++ // a frame lost outright
+	must(t, e.Card(baccarat.MustParseCard("5D")))
+	got := decode(t, "tablectl", buf.Bytes())
+	want := []string{
+		"card 2D seq=0",
+		"unreadable: 10 bytes at offset 10: bad checksum",
+		"card 4D seq=2",
+		"seq-gap expected=3 seq=4: 1 frames lost",
+		"card 5D seq=4",
+	}
+	gl := strings.Split(got, "\n")
+	if len(gl) != len(want) {
+		t.Fatalf("got\n%s", got)
+	}
+	for i := range want {
+		if !strings.HasPrefix(gl[i], want[i]) {
+			t.Fatalf("event %d: got %q, want it to start %q\nall:\n%s", i, gl[i], want[i], got)
+		}
+	}
+}
+
+func TestEncodersRoundTrip(t *testing.T) {
+	var cards []baccarat.Card
+	for s := baccarat.Spades; s <= baccarat.Clubs; s++ {
+		for r := baccarat.Ace; r <= baccarat.King; r++ {
+			cards = append(cards, baccarat.NewCard(r, s))
+		}
+	}
+	for _, format := range Formats {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			e, err := NewEncoder(format, &buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for i, c := range cards {
+				must(t, e.Card(c))
+				w := "card " + c.String()
+				if format == "tablectl" {
+					w += " seq=" + strconv.Itoa(i)
+				}
+				want = append(want, w)
+			}
+			err = e.CutCard()
+			if format == "tablectl" {
+				must(t, err)
+				want = append(want, "cut-card seq=52")
+			} else if !errors.Is(err, errors.ErrUnsupported) {
+				t.Fatalf("cut card in %s: %v, want ErrUnsupported", format, err)
+			}
+			check(t, decode(t, format, buf.Bytes()), want...)
+		})
+	}
+}
+
+func TestUnknownFormat(t *testing.T) {
+	if _, err := NewDecoder("morse"); err == nil || !strings.Contains(err.Error(), `"morse"`) {
+		t.Fatalf("NewDecoder(morse) error %v, want one naming the format", err)
+	}
+	if _, err := Start(Config{Format: "ascii"}, device.Options{}); err == nil {
+		t.Fatal("Start with no port named succeeded")
+	}
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

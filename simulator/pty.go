@@ -1,0 +1,200 @@
+package simulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+
+	"github.com/tablectl/tablectl/drivers/frame"
+)
+
+// Port is a simulated device's end of a serial line: a pseudo-terminal whose slave side
+// the driver opens through Link, a symbolic link that always names the current slave, as
+// a udev rule names a USB serial device. Unplug and plug in again with Replug: the link
+// then names a new pseudo-terminal.
+type Port struct {
+	Link string
+
+	mu     sync.Mutex
+	master *os.File
+	slave  *os.File // held open, so bytes wait for the driver and line settings hold
+	wg     sync.WaitGroup
+	hellos chan struct{} // one per host hello read
+}
+
+// OpenPort opens a pseudo-terminal and points link at its slave side.
+func OpenPort(link string) (*Port, error) {
+	p := &Port{Link: link, hellos: make(chan struct{}, 16)}
+	if err := p.plug(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// plug opens a new pseudo-terminal, sets it raw and points the link at it.
+func (p *Port) plug() error {
+	m, s, err := pty.Open()
+	if err != nil {
+		return fmt.Errorf("open pseudo-terminal: %w", err)
+	}
+	// Bytes from the device must reach the driver as they are: no echo, no line editing,
+	// no CR/LF translation, whoever opens the slave first.
+	if err := makeRaw(s); err != nil {
+		return errors.Join(fmt.Errorf("set %s raw: %w", s.Name(), err), m.Close(), s.Close())
+	}
+	// The master from pty.Open is in blocking mode; a non-blocking duplicate goes through
+	// Go's poller, so Close interrupts a Write that waits for the driver to read.
+	fd, err := unix.Dup(int(m.Fd()))
+	if err == nil {
+		err = unix.SetNonblock(fd, true)
+	}
+	if err != nil {
+		return errors.Join(fmt.Errorf("duplicate pseudo-terminal master: %w", err), m.Close(), s.Close())
+	}
+	if err := m.Close(); err != nil {
+		return errors.Join(fmt.Errorf("close pseudo-terminal master: %w", err), unix.Close(fd), s.Close())
+	}
+	master := os.NewFile(uintptr(fd), "ptmx")
+	tmp := filepath.Join(filepath.Dir(p.Link), "."+filepath.Base(p.Link)+".new")
+	_ = os.Remove(tmp)
+	if err := os.Symlink(s.Name(), tmp); err != nil {
+		return errors.Join(fmt.Errorf("link %s: %w", p.Link, err), master.Close(), s.Close())
+	}
+	if err := os.Rename(tmp, p.Link); err != nil {
+		return errors.Join(fmt.Errorf("link %s: %w", p.Link, err), master.Close(), s.Close())
+	}
+	p.mu.Lock()
+	p.master, p.slave = master, s
+	p.mu.Unlock()
+	p.wg.Add(1)
+	go p.listen(master)
+	return nil
+}
+
+// makeRaw sets the terminal raw (as cfmakeraw does).
+func makeRaw(f *os.File) error {
+	fd := int(f.Fd())
+	t, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	if err != nil {
+		return err
+	}
+	t.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
+	t.Oflag &^= unix.OPOST
+	t.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
+	t.Cflag &^= unix.CSIZE | unix.PARENB
+	t.Cflag |= unix.CS8
+	t.Cc[unix.VMIN], t.Cc[unix.VTIME] = 1, 0
+	return unix.IoctlSetTermios(fd, unix.TCSETS, t)
+}
+
+// listen reads what the driver writes and notes each host hello, until master closes.
+func (p *Port) listen(master *os.File) {
+	defer p.wg.Done()
+	var s frame.Splitter
+	buf := make([]byte, 512)
+	for {
+		n, err := master.Read(buf)
+		s.Feed(buf[:n], func(f frame.Frame) {
+			if f.Type == frame.TypeHostHello {
+				select {
+				case p.hellos <- struct{}{}:
+				default:
+				}
+			}
+		}, func(frame.Problem) {})
+		if err != nil {
+			return
+		}
+	}
+}
+
+// WaitHello waits for the driver's next host hello.
+func (p *Port) WaitHello(ctx context.Context) error {
+	select {
+	case <-p.hellos:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Drain waits until the driver has read every byte sent: until nothing waits in the
+// line's input queue. It polls the queue every millisecond and takes it as empty when
+// three polls in a row find it so, since the kernel moves written bytes into the queue a
+// moment after Write returns.
+func (p *Port) Drain(ctx context.Context) error {
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for empty := 0; empty < 3; {
+		p.mu.Lock()
+		s := p.slave
+		n, err := 0, error(nil)
+		if s != nil {
+			n, err = unix.IoctlGetInt(int(s.Fd()), unix.TIOCINQ)
+		}
+		p.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("drain %s: %w", p.Link, err)
+		}
+		if n == 0 {
+			empty++
+		} else {
+			empty = 0
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return fmt.Errorf("drain %s: %d bytes unread: %w", p.Link, n, ctx.Err())
+		}
+	}
+	return nil
+}
+
+// Write sends b to the driver. It blocks while the line's buffer is full.
+func (p *Port) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	m := p.master
+	p.mu.Unlock()
+	if m == nil {
+		return 0, errors.New("simulated port is unplugged")
+	}
+	return m.Write(b)
+}
+
+// unplug closes the pseudo-terminal: the driver's reads fail.
+func (p *Port) unplug() error {
+	p.mu.Lock()
+	m, s := p.master, p.slave
+	p.master, p.slave = nil, nil
+	p.mu.Unlock()
+	if m == nil {
+		return nil
+	}
+	err := errors.Join(m.Close(), s.Close())
+	p.wg.Wait()
+	return err
+}
+
+// Replug unplugs the line and plugs in a new one under the same link.
+func (p *Port) Replug() error {
+	if err := p.unplug(); err != nil {
+		return fmt.Errorf("unplug %s: %w", p.Link, err)
+	}
+	return p.plug()
+}
+
+// Close unplugs the line for good and removes the link.
+func (p *Port) Close() error {
+	err := p.unplug()
+	if rerr := os.Remove(p.Link); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+		err = errors.Join(err, rerr)
+	}
+	return err
+}

@@ -1,0 +1,206 @@
+package simulator
+
+import (
+	"bufio"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/drivers/shoe"
+)
+
+// Scenario is a script for the simulated shoe and shuffler, read from a text file by
+// ParseScenario. One directive a line; '#' starts a comment; blank lines are skipped.
+//
+// Settings, before the first action:
+//
+//	protocol NAME        the shoe's wire format: tablectl, ascii or scanner
+//	decks N              decks in a set (default 8)
+//	seed N               seed of the shuffles
+//	cut N                cards behind the cut card (default 16); 0: no cut card
+//
+// The set of cards and the shuffler:
+//
+//	stack CARD...        the next set is exactly these cards, in this order (repeatable)
+//	remove CARD          the next set lacks one CARD
+//	add CARD             the next set has one CARD more
+//	shuffle [no-order]   shuffle a new set, report it over the shuffler (with its order
+//	                     unless no-order) and load it in the shoe
+//	not-shuffled         load a new set in new-deck order; the shuffler says so
+//	count-error WANT GOT the shuffler reports it counted GOT cards of WANT
+//	jam                  the shuffler reports a jam
+//
+// The shoe:
+//
+//	burn                 show the first card and burn as many as it says (A 1, 2-9 face,
+//	                     tens and pictures 10)
+//	round [N]            deal N rounds (default 1) by the Table of Play; a shoe that runs
+//	                     out part way reports it is empty
+//	deal                 burn, then deal rounds until the cut card comes out, finish that
+//	                     round and deal one more: the shoe end; the dealer opens the lid
+//	draw [N]             draw N cards (default 1) outside any round, as an excess card
+//	card CARD...         the shoe reads these cards, which are not from the set
+//	double               two cards drawn at once: the shoe senses it and reads both
+//	empty                the shoe reports it is empty
+//	lid open|closed      the lid is opened or closed
+//	heartbeat            the shoe's heartbeat
+//	fault CODE TEXT...   a shoe fault
+//
+// Faults on the shoe's line:
+//
+//	noise HEX...         these bytes appear on the line
+//	corrupt              the next card's message is damaged on the line
+//	drop                 the next card's message is lost on the line
+//	unplug               the line is unplugged and plugged in again
+type Scenario struct {
+	Protocol string
+	Decks    int
+	Seed     uint64
+	Cut      int
+	Steps    []Step
+}
+
+// Step is one action of a scenario.
+type Step struct {
+	Line  int             // line in the file, for errors
+	Op    string          // the directive
+	N, M  int             // counts and numbers
+	Cards []baccarat.Card // cards named
+	Bytes []byte          // noise bytes
+	Text  string          // fault text, or "no-order", "open", "closed"
+}
+
+// ParseScenario reads a scenario; an error names the line and what is wrong with it.
+func ParseScenario(r io.Reader) (*Scenario, error) {
+	sc := &Scenario{Protocol: "tablectl", Decks: 8, Cut: 16}
+	in := bufio.NewScanner(r)
+	line := 0
+	for in.Scan() {
+		line++
+		text, _, _ := strings.Cut(in.Text(), "#")
+		f := strings.Fields(text)
+		if len(f) == 0 {
+			continue
+		}
+		if err := sc.parse(line, f[0], f[1:]); err != nil {
+			return nil, fmt.Errorf("scenario line %d: %s: %w", line, f[0], err)
+		}
+	}
+	if err := in.Err(); err != nil {
+		return nil, fmt.Errorf("read scenario: %w", err)
+	}
+	return sc, nil
+}
+
+func (sc *Scenario) parse(line int, op string, args []string) error {
+	st := Step{Line: line, Op: op}
+	setting := func(v *int, lo, hi int) error {
+		if len(sc.Steps) > 0 {
+			return fmt.Errorf("a setting must come before the first action")
+		}
+		n, err := number(args, lo, hi)
+		*v = n
+		return err
+	}
+	switch op {
+	case "protocol":
+		if len(sc.Steps) > 0 {
+			return fmt.Errorf("a setting must come before the first action")
+		}
+		if len(args) != 1 {
+			return fmt.Errorf("want one of %v", shoe.Formats)
+		}
+		if _, err := shoe.NewDecoder(args[0]); err != nil {
+			return err
+		}
+		sc.Protocol = args[0]
+		return nil
+	case "decks":
+		return setting(&sc.Decks, 1, 16)
+	case "cut":
+		return setting(&sc.Cut, 0, 416)
+	case "seed":
+		var n int
+		err := setting(&n, 0, 1<<62)
+		sc.Seed = uint64(n)
+		return err
+	case "stack", "remove", "add", "card":
+		cards, err := baccarat.ParseCards(strings.Join(args, " "))
+		if err != nil {
+			return err
+		}
+		if len(cards) == 0 || (op != "stack" && op != "card" && len(cards) != 1) {
+			return fmt.Errorf("want cards, such as KS or 10H")
+		}
+		st.Cards = cards
+	case "shuffle":
+		if len(args) > 1 || (len(args) == 1 && args[0] != "no-order") {
+			return fmt.Errorf("want nothing or no-order, not %q", strings.Join(args, " "))
+		}
+		if len(args) == 1 {
+			st.Text = args[0]
+		}
+	case "not-shuffled", "jam", "burn", "deal", "double", "empty", "heartbeat", "corrupt", "drop", "unplug":
+		if len(args) != 0 {
+			return fmt.Errorf("takes nothing, got %q", strings.Join(args, " "))
+		}
+	case "count-error":
+		if len(args) != 2 {
+			return fmt.Errorf("want the cards expected and the cards counted")
+		}
+		var err error
+		if st.N, err = number(args[:1], 0, 65535); err != nil {
+			return err
+		}
+		if st.M, err = number(args[1:], 0, 65535); err != nil {
+			return err
+		}
+	case "round", "draw":
+		st.N = 1
+		if len(args) > 0 {
+			var err error
+			if st.N, err = number(args, 1, 1_000_000); err != nil {
+				return err
+			}
+		}
+	case "lid":
+		if len(args) != 1 || (args[0] != "open" && args[0] != "closed") {
+			return fmt.Errorf("want open or closed")
+		}
+		st.Text = args[0]
+	case "fault":
+		if len(args) < 1 {
+			return fmt.Errorf("want a code and text")
+		}
+		var err error
+		if st.N, err = number(args[:1], 0, 255); err != nil {
+			return err
+		}
+		st.Text = strings.Join(args[1:], " ")
+	case "noise":
+		b, err := hex.DecodeString(strings.Join(args, ""))
+		if err != nil || len(b) == 0 {
+			return fmt.Errorf("want hex bytes, such as 02 FF 13")
+		}
+		st.Bytes = b
+	default:
+		return fmt.Errorf("unknown directive")
+	}
+	sc.Steps = append(sc.Steps, st)
+	return nil
+}
+
+// number reads the one number in args, which must lie in [lo, hi].
+func number(args []string, lo, hi int) (int, error) {
+	if len(args) != 1 {
+		return 0, fmt.Errorf("want one number")
+	}
+	n, err := strconv.Atoi(args[0])
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%q is not a number from %d to %d", args[0], lo, hi)
+	}
+	return n, nil
+}

@@ -1,0 +1,426 @@
+package simulator
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"path/filepath"
+	"time"
+
+	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/drivers/shoe"
+	"github.com/tablectl/tablectl/drivers/shuffler"
+)
+
+// Config sets up a Simulator.
+type Config struct {
+	Dir      string // where the links to the devices are made
+	Protocol string // the shoe's wire format; "" means tablectl
+	Seed     uint64 // seed of the shuffles
+	Random   bool   // shuffle from crypto/rand instead of Seed
+	Decks    int    // decks in a set; 0 means 8
+	Cut      int    // cards behind the cut card; 0 means none
+	// Pace is the pause before each card the shoe sends; 0 sends them as fast as the
+	// driver reads them.
+	Pace   time.Duration
+	Logger *slog.Logger // nil means slog.Default()
+}
+
+// Simulator is a software shoe and shuffler, each on its own pseudo-terminal.
+type Simulator struct {
+	Shoe, Shuffler *Port
+
+	cfg     Config
+	log     *slog.Logger
+	rng     *rand.Rand
+	shoeEnc shoe.Encoder
+	shufEnc *shuffler.Encoder
+	line    tap // the shoe's line, with its faults
+
+	set     uint32          // the set in the shoe
+	cards   []baccarat.Card // the cards in the shoe, in order
+	next    int             // the next card to draw
+	cutAt   int             // the index the cut card lies before, or -1
+	cutOut  bool            // the cut card has come out
+	stacked []baccarat.Card // the next set, when stacked
+	remove  []baccarat.Card
+	add     []baccarat.Card
+	rounds  int // rounds dealt
+}
+
+// New opens the simulated devices' pseudo-terminals, with links "shoe" and "shuffler" in
+// cfg.Dir.
+func New(cfg Config) (*Simulator, error) {
+	if cfg.Protocol == "" {
+		cfg.Protocol = "tablectl"
+	}
+	if cfg.Decks == 0 {
+		cfg.Decks = 8
+	}
+	if cfg.Decks < 1 || cfg.Decks > 16 {
+		return nil, fmt.Errorf("decks %d: want 1 to 16", cfg.Decks)
+	}
+	rng, err := NewRand(cfg.Seed, cfg.Random)
+	if err != nil {
+		return nil, err
+	}
+	s := &Simulator{cfg: cfg, rng: rng, log: cfg.Logger, cutAt: -1}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.Shoe, err = OpenPort(filepath.Join(cfg.Dir, "shoe")); err != nil {
+		return nil, err
+	}
+	if s.Shuffler, err = OpenPort(filepath.Join(cfg.Dir, "shuffler")); err != nil {
+		return nil, errors.Join(err, s.Shoe.Close())
+	}
+	s.line.w = s.Shoe
+	if s.shoeEnc, err = shoe.NewEncoder(cfg.Protocol, &s.line); err != nil {
+		return nil, errors.Join(err, s.Close())
+	}
+	s.shufEnc = shuffler.NewEncoder(s.Shuffler)
+	return s, nil
+}
+
+// Close unplugs both devices and removes their links.
+func (s *Simulator) Close() error {
+	return errors.Join(s.Shoe.Close(), s.Shuffler.Close())
+}
+
+// Drain waits until the drivers have read everything both devices sent.
+func (s *Simulator) Drain(ctx context.Context) error {
+	return errors.Join(s.Shoe.Drain(ctx), s.Shuffler.Drain(ctx))
+}
+
+// Rounds is how many rounds the shoe has dealt.
+func (s *Simulator) Rounds() int { return s.rounds }
+
+// Connect waits for the driver of each device that speaks the tablectl protocol to say
+// hello, and answers.
+func (s *Simulator) Connect(ctx context.Context) error {
+	if err := s.Shuffler.WaitHello(ctx); err != nil {
+		return fmt.Errorf("shuffler: wait for the host: %w", err)
+	}
+	if err := s.shufEnc.Hello("tablectl simulator shuffler"); err != nil {
+		return fmt.Errorf("shuffler: %w", err)
+	}
+	if s.cfg.Protocol == "tablectl" {
+		if err := s.Shoe.WaitHello(ctx); err != nil {
+			return fmt.Errorf("shoe: wait for the host: %w", err)
+		}
+		if err := s.shoeEnc.Hello("tablectl simulator shoe"); err != nil {
+			return fmt.Errorf("shoe: %w", err)
+		}
+	}
+	return nil
+}
+
+// Play deals shoe after shoe (shuffle, then deal) until maxRounds rounds have been dealt
+// (0: until ctx is done).
+func (s *Simulator) Play(ctx context.Context, maxRounds int) error {
+	for maxRounds == 0 || s.rounds < maxRounds {
+		if err := s.Run(ctx, []Step{{Op: "shuffle"}, {Op: "deal", N: maxRounds}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Run carries out steps in order.
+func (s *Simulator) Run(ctx context.Context, steps []Step) error {
+	for _, st := range steps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := s.step(ctx, st); err != nil {
+			if st.Line > 0 {
+				return fmt.Errorf("scenario line %d: %s: %w", st.Line, st.Op, err)
+			}
+			return fmt.Errorf("%s: %w", st.Op, err)
+		}
+	}
+	return nil
+}
+
+// step carries out one step.
+func (s *Simulator) step(ctx context.Context, st Step) error {
+	switch st.Op {
+	case "stack":
+		s.stacked = append(s.stacked, st.Cards...)
+	case "remove":
+		s.remove = append(s.remove, st.Cards...)
+	case "add":
+		s.add = append(s.add, st.Cards...)
+	case "shuffle":
+		cards := s.newSet(true)
+		var order []baccarat.Card
+		if st.Text != "no-order" {
+			order = cards
+		}
+		return s.shufEnc.Shuffled(s.set, s.cfg.Decks, len(cards), order)
+	case "not-shuffled":
+		s.newSet(false)
+		return s.shufEnc.NotShuffled(s.set)
+	case "count-error":
+		return s.shufEnc.CountError(s.set+1, st.N, st.M)
+	case "jam":
+		return s.shufEnc.Jam(s.set + 1)
+	case "burn":
+		return s.burn(ctx)
+	case "round":
+		for range st.N {
+			if _, err := s.round(ctx); err != nil {
+				return err
+			}
+		}
+	case "deal":
+		return s.deal(ctx, st.N)
+	case "draw":
+		for range st.N {
+			if _, err := s.draw(ctx); err != nil {
+				return err
+			}
+		}
+	case "card":
+		for _, c := range st.Cards {
+			if err := s.send(ctx, c); err != nil {
+				return err
+			}
+		}
+	case "double":
+		if err := optional(s.shoeEnc.DoubleCard()); err != nil {
+			return err
+		}
+		for range 2 {
+			if _, err := s.draw(ctx); err != nil {
+				return err
+			}
+		}
+	case "empty":
+		return optional(s.shoeEnc.ShoeEmpty())
+	case "lid":
+		return optional(s.shoeEnc.Lid(st.Text == "open"))
+	case "heartbeat":
+		return optional(s.shoeEnc.Heartbeat())
+	case "fault":
+		return optional(s.shoeEnc.Fault(byte(st.N), st.Text))
+	case "noise":
+		_, err := s.Shoe.Write(st.Bytes)
+		return err
+	case "corrupt", "drop":
+		s.line.fault = st.Op
+	case "unplug":
+		return s.replug(ctx)
+	default:
+		return fmt.Errorf("unknown directive")
+	}
+	return nil
+}
+
+// optional ignores what the shoe's wire format cannot say: a shoe of that kind says
+// nothing then.
+func optional(err error) error {
+	if errors.Is(err, errors.ErrUnsupported) {
+		return nil
+	}
+	return err
+}
+
+// newSet makes the next set (stacked, or n decks with the cards removed and added,
+// shuffled when shuffled is true) and loads it in the shoe with the cut card.
+func (s *Simulator) newSet(shuffled bool) []baccarat.Card {
+	cards := s.stacked
+	if cards == nil {
+		cards = NewDecks(s.cfg.Decks)
+		for _, r := range s.remove {
+			for i, c := range cards {
+				if c == r {
+					cards = append(cards[:i], cards[i+1:]...)
+					break
+				}
+			}
+		}
+		cards = append(cards, s.add...)
+		if shuffled {
+			Shuffle(cards, s.rng)
+		}
+	}
+	s.stacked, s.remove, s.add = nil, nil, nil
+	s.set++
+	s.cards, s.next, s.cutOut = cards, 0, false
+	s.cutAt = -1
+	if s.cfg.Cut > 0 && s.cfg.Cut < len(cards) {
+		s.cutAt = len(cards) - s.cfg.Cut
+	}
+	return cards
+}
+
+// errShoeEmpty is the shoe having no card left to draw.
+var errShoeEmpty = errors.New("shoe empty")
+
+// draw takes the next card from the shoe and sends it; the cut card comes out first when
+// it lies before that card. When no card is left the shoe reports it is empty and
+// errShoeEmpty is returned.
+func (s *Simulator) draw(ctx context.Context) (baccarat.Card, error) {
+	if s.next == s.cutAt && !s.cutOut {
+		s.cutOut = true
+		if err := optional(s.shoeEnc.CutCard()); err != nil {
+			return baccarat.Card{}, err
+		}
+	}
+	if s.next >= len(s.cards) {
+		if err := optional(s.shoeEnc.ShoeEmpty()); err != nil {
+			return baccarat.Card{}, err
+		}
+		return baccarat.Card{}, errShoeEmpty
+	}
+	c := s.cards[s.next]
+	s.next++
+	return c, s.send(ctx, c)
+}
+
+// send paces and sends one card.
+func (s *Simulator) send(ctx context.Context, c baccarat.Card) error {
+	if s.cfg.Pace > 0 && !sleep(ctx, s.cfg.Pace) {
+		return ctx.Err()
+	}
+	return s.shoeEnc.Card(c)
+}
+
+// burn shows the first card and burns as many as it says.
+func (s *Simulator) burn(ctx context.Context) error {
+	first, err := s.draw(ctx)
+	if err != nil {
+		return ignoreEmpty(err)
+	}
+	for range BurnCount(first) {
+		if _, err := s.draw(ctx); err != nil {
+			return ignoreEmpty(err)
+		}
+	}
+	return nil
+}
+
+// round deals one round by the Table of Play (RWS Baccarat 3.10 to 3.12); complete is
+// false when the shoe ran out part way.
+func (s *Simulator) round(ctx context.Context) (complete bool, err error) {
+	var coup baccarat.Coup
+	for !coup.Complete() {
+		c, err := s.draw(ctx)
+		if errors.Is(err, errShoeEmpty) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		coup.Place(c)
+	}
+	s.rounds++
+	s.log.Debug("round dealt", "set", s.set, "round", s.rounds, "outcome", baccarat.OutcomeOf(coup).String())
+	return true, nil
+}
+
+// deal deals the whole shoe: the burn, rounds until the cut card comes out, the rest of
+// that round and one more; then the dealer opens the lid to take the rest out. It stops
+// early once maxRounds rounds have been dealt in all (0: no limit).
+func (s *Simulator) deal(ctx context.Context, maxRounds int) error {
+	if err := s.burn(ctx); err != nil {
+		return err
+	}
+	for maxRounds == 0 || s.rounds < maxRounds {
+		cutWasOut := s.cutOut
+		complete, err := s.round(ctx)
+		if err != nil {
+			return err
+		}
+		if !complete {
+			return nil // the shoe ran out and said so
+		}
+		if cutWasOut {
+			break // the one more round after the cut card's
+		}
+		if s.cutAt < 0 && s.next >= len(s.cards) {
+			break // no cut card: dealt to the last card
+		}
+	}
+	if err := optional(s.shoeEnc.Lid(true)); err != nil {
+		return err
+	}
+	return optional(s.shoeEnc.Lid(false))
+}
+
+func ignoreEmpty(err error) error {
+	if errors.Is(err, errShoeEmpty) {
+		return nil
+	}
+	return err
+}
+
+// replug unplugs the shoe's line and plugs it in again; on the tablectl protocol the shoe
+// waits for the driver's hello and answers.
+func (s *Simulator) replug(ctx context.Context) error {
+	if err := s.Shoe.Drain(ctx); err != nil {
+		return err
+	}
+	if err := s.Shoe.Replug(); err != nil {
+		return err
+	}
+	if s.cfg.Protocol != "tablectl" {
+		return nil
+	}
+	if err := s.Shoe.WaitHello(ctx); err != nil {
+		return fmt.Errorf("wait for the host: %w", err)
+	}
+	return s.shoeEnc.Hello("tablectl simulator shoe")
+}
+
+// tap is the shoe's line: it passes each message on, or damages or loses the next card
+// message when a fault is set.
+type tap struct {
+	w     io.Writer
+	fault string // "", "corrupt" or "drop"
+	buf   bytes.Buffer
+}
+
+// Write sends one message (each encoder call is one Write).
+func (t *tap) Write(p []byte) (int, error) {
+	switch t.fault {
+	case "drop":
+		t.fault = ""
+		return len(p), nil
+	case "corrupt":
+		t.fault = ""
+		t.buf.Reset()
+		t.buf.Write(p)
+		b := t.buf.Bytes()
+		switch {
+		case len(b) > 5 && b[0] == 0x02: // tablectl frame: flip a bit of the first payload byte
+			b[5] ^= 0x40
+		case len(b) == 5: // scanner code: no such suit digit
+			b[1] = '9'
+		default: // ASCII line: no such suit letter
+			b[0] = '?'
+		}
+		if _, err := t.w.Write(b); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return t.w.Write(p)
+}
+
+// sleep waits for d or for ctx; false means ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
