@@ -161,14 +161,14 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 		if st.Text != "no-order" {
 			order = cards
 		}
-		return s.shufEnc.Shuffled(s.set, s.cfg.Decks, len(cards), order)
+		return s.reported(ctx, s.shufEnc.Shuffled(s.set, s.cfg.Decks, len(cards), order))
 	case "not-shuffled":
 		s.newSet(false)
-		return s.shufEnc.NotShuffled(s.set)
+		return s.reported(ctx, s.shufEnc.NotShuffled(s.set))
 	case "count-error":
-		return s.shufEnc.CountError(s.set+1, st.N, st.M)
+		return s.reported(ctx, s.shufEnc.CountError(s.set+1, st.N, st.M))
 	case "jam":
-		return s.shufEnc.Jam(s.set + 1)
+		return s.reported(ctx, s.shufEnc.Jam(s.set+1))
 	case "burn":
 		return s.burn(ctx)
 	case "round":
@@ -219,6 +219,15 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 		return fmt.Errorf("unknown directive")
 	}
 	return nil
+}
+
+// reported waits until the shuffler's message has been read, as at a table, where the
+// shuffler reports a set long before the dealer draws from it.
+func (s *Simulator) reported(ctx context.Context, err error) error {
+	if err != nil {
+		return err
+	}
+	return s.Shuffler.Drain(ctx)
 }
 
 // optional ignores what the shoe's wire format cannot say: a shoe of that kind says

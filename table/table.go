@@ -1,0 +1,150 @@
+package table
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tablectl/tablectl/drivers/device"
+	"github.com/tablectl/tablectl/round"
+)
+
+// Recorder keeps each event durably before it is stepped: the journal. Record must not
+// return until the event would survive a power cut.
+type Recorder interface {
+	Record(ev round.Event) error
+}
+
+// Handler receives each event stepped and the effects it produced, in order. The effects
+// are valid only during the call.
+type Handler func(ev round.Event, effects []round.Effect)
+
+// Config sets up a Table.
+type Config struct {
+	Round round.Config
+	// AutoConfirm: a complete round is confirmed at once, for tables with no confirm
+	// button and for simulation.
+	AutoConfirm bool
+	// Seqless: the shoe's format carries no sequence numbers.
+	Seqless bool
+	// Recorder keeps each event before it is stepped; nil keeps nothing.
+	Recorder Recorder
+	// Handler receives the effects; nil discards them.
+	Handler Handler
+}
+
+// Table is one table's controller with its event translation. It is not safe for
+// concurrent use: Run, or one goroutine calling the Step methods, drives it.
+type Table struct {
+	cfg Config
+	ctl *round.Controller
+	tr  Translator
+}
+
+// New returns a table with no shoe in play.
+func New(cfg Config) (*Table, error) {
+	ctl, err := round.New(cfg.Round)
+	if err != nil {
+		return nil, err
+	}
+	return &Table{cfg: cfg, ctl: ctl, tr: Translator{Seqless: cfg.Seqless}}, nil
+}
+
+// State is the controller's current state.
+func (t *Table) State() round.State { return t.ctl.State() }
+
+// Step records ev, steps the controller with it and hands the effects on, then does the
+// same for what follows from it: the automatic confirmation of a complete round, and a
+// shuffled set waiting for the shoe to end. It stops at the first error from the
+// Recorder: an event that could not be recorded is not stepped.
+func (t *Table) Step(ev round.Event) error {
+	queue := []round.Event{ev}
+	for len(queue) > 0 {
+		ev := queue[0]
+		queue = queue[1:]
+		if t.cfg.Recorder != nil {
+			if err := t.cfg.Recorder.Record(ev); err != nil {
+				return fmt.Errorf("record %s event: %w", ev.Kind, err)
+			}
+		}
+		effs := t.ctl.Step(ev)
+		complete := false
+		for _, e := range effs {
+			complete = complete || e.Kind == round.RoundComplete
+		}
+		if t.cfg.Handler != nil {
+			t.cfg.Handler(ev, effs)
+		}
+		st := t.ctl.State()
+		if t.cfg.AutoConfirm && complete && st.Phase == round.Complete && st.Held.ID == 0 {
+			queue = append(queue, round.Event{Kind: round.ConfirmResult, At: ev.At, Actor: "auto"})
+		}
+		queue = append(queue, t.tr.Pending(st)...)
+	}
+	return nil
+}
+
+// Shoe steps what a shoe event means for the round.
+func (t *Table) Shoe(ev device.Event) error { return t.stepAll(t.tr.Shoe(ev, t.ctl.State())) }
+
+// Shuffler steps what a shuffler event means for the round.
+func (t *Table) Shuffler(ev device.Event) error { return t.stepAll(t.tr.Shuffler(ev, t.ctl.State())) }
+
+// drainShuffler steps the shuffler events already waiting, without blocking.
+func (t *Table) drainShuffler(ch *<-chan device.Event) error {
+	for *ch != nil {
+		select {
+		case ev, ok := <-*ch:
+			if !ok {
+				*ch = nil
+				return nil
+			}
+			if err := t.Shuffler(ev); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+func (t *Table) stepAll(evs []round.Event) error {
+	for _, ev := range evs {
+		if err := t.Step(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Run steps the events of the shoe and shuffler drivers until ctx is done or both
+// channels are closed. A nil channel is a device the table does not have.
+func (t *Table) Run(ctx context.Context, shoe, shuffler <-chan device.Event) error {
+	for shoe != nil || shuffler != nil {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-shoe:
+			if !ok {
+				shoe = nil
+				continue
+			}
+			// What the shuffler reported before this card concerns the set it came from.
+			if err := t.drainShuffler(&shuffler); err != nil {
+				return err
+			}
+			if err := t.Shoe(ev); err != nil {
+				return err
+			}
+		case ev, ok := <-shuffler:
+			if !ok {
+				shuffler = nil
+				continue
+			}
+			if err := t.Shuffler(ev); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
