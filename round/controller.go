@@ -786,9 +786,9 @@ func (c *Controller) powerRestored() {
 // decideByRule resolves held technical interruption id as RWS Baccarat 5.4 says.
 func (c *Controller) decideByRule(id uint32) {
 	established := c.st.Coup.Len() > 0 && c.cfg.Rules.Established(c.st.Coup)
-	choice, why := irregularities.Void, "no outcome had been established (RWS Baccarat 5.4.2)"
+	choice, why := irregularities.Void, "technical interruption before any outcome was established (RWS Baccarat 5.4.2)"
 	if established {
 		choice, why = irregularities.Proceed, "an outcome has been established (RWS Baccarat 5.4.1)"
 	}
-	c.resolve(choice, 0, "tablectl", why)
+	c.resolve(choice, 0, "", why)
 }

@@ -31,6 +31,11 @@ func (c *Controller) report() {
 	switch k {
 	case irregularities.WrongHand, irregularities.ExposedCard, irregularities.SimultaneousDraw,
 		irregularities.IncorrectCards, irregularities.ExcessCard:
+		if k == irregularities.SimultaneousDraw && c.st.Phase == BettingOpen && c.cfg.CloseBetsOnFirstCard && c.st.Held.ID == 0 {
+			// Cards drawn together are the round's first cards: betting is over.
+			c.closeBets(nil)
+			inRound = c.st.Phase == Dealing
+		}
 		if !inRound {
 			c.refuse("%s: no round is being dealt (%s)", k, c.st.Phase)
 			return
@@ -127,10 +132,11 @@ func (c *Controller) resolve(choice irregularities.Choice, role irregularities.R
 	switch choice {
 	case irregularities.Void:
 		if c.roundInPlay() {
-			if why == "" {
-				why = "decided void"
+			reason := why
+			if reason == "" {
+				reason = fmt.Sprintf("%s decided void (%s)", h.Kind, c.rule(h.Kind))
 			}
-			c.void(fmt.Sprintf("%s: %s (%s)", h.Kind, why, c.rule(h.Kind)))
+			c.void(reason)
 		}
 		c.afterVoid()
 	case irregularities.AsRead:

@@ -25,6 +25,8 @@ import (
 // The set of cards and the shuffler:
 //
 //	stack CARD...        the next set is exactly these cards, in this order (repeatable)
+//	top CARD...          the next set is a full shuffled set with these cards on top, in
+//	                     this order (repeatable)
 //	remove CARD          the next set lacks one CARD
 //	add CARD             the next set has one CARD more
 //	shuffle [no-order]   shuffle a new set, report it over the shuffler (with its order
@@ -127,12 +129,12 @@ func (sc *Scenario) parse(line int, op string, args []string) error {
 		err := setting(&n, 0, 1<<62)
 		sc.Seed = uint64(n)
 		return err
-	case "stack", "remove", "add", "card":
+	case "stack", "top", "remove", "add", "card":
 		cards, err := baccarat.ParseCards(strings.Join(args, " "))
 		if err != nil {
 			return err
 		}
-		if len(cards) == 0 || (op != "stack" && op != "card" && len(cards) != 1) {
+		if len(cards) == 0 || (op != "stack" && op != "top" && op != "card" && len(cards) != 1) {
 			return fmt.Errorf("want cards, such as KS or 10H")
 		}
 		st.Cards = cards

@@ -47,6 +47,7 @@ type Simulator struct {
 	cutAt   int             // the index the cut card lies before, or -1
 	cutOut  bool            // the cut card has come out
 	stacked []baccarat.Card // the next set, when stacked
+	top     []baccarat.Card // the cards on top of the next set
 	remove  []baccarat.Card
 	add     []baccarat.Card
 	rounds  int // rounds dealt
@@ -151,6 +152,8 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 	switch st.Op {
 	case "stack":
 		s.stacked = append(s.stacked, st.Cards...)
+	case "top":
+		s.top = append(s.top, st.Cards...)
 	case "remove":
 		s.remove = append(s.remove, st.Cards...)
 	case "add":
@@ -254,11 +257,20 @@ func (s *Simulator) newSet(shuffled bool) []baccarat.Card {
 			}
 		}
 		cards = append(cards, s.add...)
+		for _, t := range s.top {
+			for i, c := range cards {
+				if c == t {
+					cards = append(cards[:i], cards[i+1:]...)
+					break
+				}
+			}
+		}
 		if shuffled {
 			Shuffle(cards, s.rng)
 		}
+		cards = append(append([]baccarat.Card(nil), s.top...), cards...)
 	}
-	s.stacked, s.remove, s.add = nil, nil, nil
+	s.stacked, s.remove, s.add, s.top = nil, nil, nil, nil
 	s.set++
 	s.cards, s.next, s.cutOut = cards, 0, false
 	s.cutAt = -1

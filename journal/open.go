@@ -1,0 +1,326 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Options are the settings of Open. The zero value opens for writing with the default
+// segment size and no logging.
+type Options struct {
+	// ReadOnly opens the journal for reading only: Open creates nothing, truncates
+	// nothing and removes nothing; a torn tail is reported and left as it is, and the
+	// Journal's writing methods return ErrReadOnly.
+	ReadOnly bool
+	// SegmentSize is the size in bytes past which appending starts a new segment file
+	// (0 means DefaultSegmentSize). A segment always takes at least one record.
+	SegmentSize int64
+	// Logger receives the journal's log (repairs, removed files, new segments); nil means
+	// no logging.
+	Logger *slog.Logger
+}
+
+// DefaultSegmentSize is the segment size used when Options.SegmentSize is 0.
+const DefaultSegmentSize = 16 << 20
+
+// segment is one segment file of an open journal.
+type segment struct {
+	name  string
+	first uint64 // sequence number of its first record
+	size  int64  // bytes up to the end of its last whole record
+}
+
+// Open opens the journal in directory dir, checks every segment and the snapshot, and
+// says what it found in the Report.
+//
+// A partial record at the very end of the last segment with no valid record after it is
+// a torn tail: unless opt.ReadOnly, Open truncates the segment to its last whole record,
+// syncs it and reports the tail in Report.Torn. Any other damage is a *CorruptError, and
+// Open then changes nothing on disk. Without opt.ReadOnly, Open creates dir and a first
+// segment when there is no journal yet, and removes temporary files left by an
+// interrupted segment creation or snapshot. The Report is filled in up to the damage even
+// when Open fails.
+func Open(dir string, opt Options) (*Journal, Report, error) {
+	if opt.SegmentSize <= 0 {
+		opt.SegmentSize = DefaultSegmentSize
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	rep := Report{Dir: dir}
+	j := &Journal{dir: dir, opt: opt, log: opt.Logger.With("journal", dir)}
+
+	created, err := ensureDir(dir, opt.ReadOnly)
+	if err != nil {
+		return nil, rep, err
+	}
+	rep.Created = created
+	segs, hasSnapshot, temps, err := listDir(dir)
+	if err != nil {
+		return nil, rep, err
+	}
+	rep.TempFiles = temps
+
+	var snapSeq uint64
+	if hasSnapshot {
+		b, err := os.ReadFile(filepath.Join(dir, snapshotName))
+		if err != nil {
+			return nil, rep, fmt.Errorf("journal: read snapshot: %w", err)
+		}
+		seq, data, off, bad := parseSnapshot(b)
+		if bad != "" {
+			return nil, rep, &CorruptError{File: snapshotName, Offset: off, Reason: bad}
+		}
+		snapSeq = seq
+		rep.Snapshot = &SnapshotReport{Seq: seq, Bytes: int64(len(data))}
+		j.snapSeq, j.hasSnap = seq, true
+	}
+
+	next := uint64(1)
+	switch {
+	case len(segs) == 0 && hasSnapshot:
+		return nil, rep, &CorruptError{File: snapshotName, Offset: 8,
+			Reason: fmt.Sprintf("snapshot covers records up to %d, but there is no segment file", snapSeq)}
+	case len(segs) > 0 && segs[0] > 1:
+		if !hasSnapshot || snapSeq < segs[0]-1 {
+			return nil, rep, &CorruptError{File: segmentName(segs[0]), Seq: snapSeq + 1,
+				Reason: fmt.Sprintf("records %d to %d are missing: no segment holds them and %s",
+					snapSeq+1, segs[0]-1, coveredBy(hasSnapshot, snapSeq))}
+		}
+		next = segs[0]
+	}
+
+	var torn *TornTail
+	for i, first := range segs {
+		name := segmentName(first)
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, rep, fmt.Errorf("journal: read segment: %w", err)
+		}
+		sr, t, cerr := scanSegment(name, b, next, i == len(segs)-1)
+		if sr.Records > 0 {
+			if rep.Records == 0 {
+				rep.FirstSeq = sr.FirstSeq
+			}
+			rep.Records += sr.Records
+			rep.LastSeq = sr.FirstSeq + uint64(sr.Records) - 1
+		}
+		rep.Segments = append(rep.Segments, sr)
+		if cerr != nil {
+			return nil, rep, cerr
+		}
+		torn = t
+		next = sr.FirstSeq + uint64(sr.Records)
+		j.segs = append(j.segs, segment{name: name, first: sr.FirstSeq, size: sr.Bytes})
+	}
+	rep.NextSeq = next
+	if hasSnapshot && snapSeq >= next {
+		return nil, rep, &CorruptError{File: snapshotName, Offset: 8,
+			Reason: fmt.Sprintf("snapshot covers records up to %d, but the journal ends at record %d", snapSeq, next-1)}
+	}
+	rep.Torn = torn
+	j.next, j.synced = next, next-1
+	j.readOnly = opt.ReadOnly
+	if opt.ReadOnly {
+		return j, rep, nil
+	}
+
+	// Everything is checked; from here on Open repairs and prepares for appending.
+	if torn != nil {
+		if err := truncateFile(filepath.Join(dir, torn.File), torn.Offset); err != nil {
+			return nil, rep, err
+		}
+		torn.Truncated = true
+		j.log.Warn("journal: truncated a torn tail", "segment", torn.File, "offset", torn.Offset,
+			"bytes", torn.Bytes, "reason", torn.Reason)
+	}
+	if len(temps) > 0 {
+		for _, name := range temps {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil {
+				return nil, rep, fmt.Errorf("journal: remove leftover temporary file: %w", err)
+			}
+		}
+		if err := j.syncDir(); err != nil {
+			return nil, rep, err
+		}
+		j.log.Info("journal: removed leftover temporary files", "files", temps)
+	}
+	if len(j.segs) == 0 {
+		if err := j.createSegment(next); err != nil {
+			return nil, rep, err
+		}
+		rep.Segments = append(rep.Segments, SegmentReport{File: j.segs[0].name, FirstSeq: next, Bytes: segmentHeaderSize})
+	}
+	last := j.segs[len(j.segs)-1]
+	f, err := os.OpenFile(filepath.Join(dir, last.name), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return nil, rep, fmt.Errorf("journal: open last segment: %w", err)
+	}
+	// A writer that stopped without syncing (a crash of the program, not of the machine)
+	// may have left records in the page cache only: sync them before anything relies on
+	// them.
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return nil, rep, fmt.Errorf("journal: sync last segment %s: %w", last.name, err)
+	}
+	j.f = f
+	j.stats.Syncs++
+	j.log.Info("journal: opened", "segments", len(j.segs), "records", rep.Records, "next", next)
+	return j, rep, nil
+}
+
+func coveredBy(hasSnapshot bool, snapSeq uint64) string {
+	if !hasSnapshot {
+		return "there is no snapshot"
+	}
+	return fmt.Sprintf("the snapshot covers records up to %d only", snapSeq)
+}
+
+// ensureDir makes sure dir exists, creating it (and syncing its parent) unless readOnly.
+// It reports whether it created it.
+func ensureDir(dir string, readOnly bool) (bool, error) {
+	st, err := os.Stat(dir)
+	switch {
+	case err == nil && !st.IsDir():
+		return false, fmt.Errorf("journal: %s is not a directory", dir)
+	case err == nil:
+		return false, nil
+	case !errors.Is(err, fs.ErrNotExist) || readOnly:
+		return false, fmt.Errorf("journal: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return false, fmt.Errorf("journal: create directory: %w", err)
+	}
+	if err := syncDir(filepath.Dir(filepath.Clean(dir))); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// listDir returns the first sequence numbers of the segment files in dir in order,
+// whether a snapshot file exists, and the journal's leftover temporary files. Other
+// files are not the journal's and are left alone.
+func listDir(dir string) (segs []uint64, snapshot bool, temps []string, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, false, nil, fmt.Errorf("journal: list directory: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if first, ok := parseSegmentName(name); ok && e.Type().IsRegular() {
+			segs = append(segs, first)
+			continue
+		}
+		if name == snapshotName && e.Type().IsRegular() {
+			snapshot = true
+			continue
+		}
+		if base, ok := strings.CutSuffix(name, tempSuffix); ok && e.Type().IsRegular() {
+			if _, seg := parseSegmentName(base); seg || base == snapshotName {
+				temps = append(temps, name)
+			}
+		}
+	}
+	slices.Sort(segs)
+	return segs, snapshot, temps, nil
+}
+
+// scanSegment checks the segment file name with contents b, which must start at
+// sequence number want. It returns what the segment holds up to its last whole record,
+// and either the torn tail found at its end (only when last is true) or the damage that
+// makes it corrupt.
+func scanSegment(name string, b []byte, want uint64, last bool) (SegmentReport, *TornTail, *CorruptError) {
+	sr := SegmentReport{File: name, FirstSeq: want}
+	first, bad := parseSegmentHeader(b)
+	if bad != "" {
+		return sr, nil, &CorruptError{File: name, Reason: bad}
+	}
+	nameSeq, _ := parseSegmentName(name)
+	switch {
+	case first != nameSeq:
+		return sr, nil, &CorruptError{File: name, Offset: 8,
+			Reason: fmt.Sprintf("segment header says its first record is %d, its file name says %d", first, nameSeq)}
+	case first != want:
+		return sr, nil, &CorruptError{File: name, Offset: 8, Seq: want,
+			Reason: fmt.Sprintf("segment starts at record %d, want %d: %s", first, want, gapOrRepeat(first, want))}
+	}
+	off, seq := segmentHeaderSize, want
+	sr.Bytes = int64(off)
+	for off < len(b) {
+		got, _, size, p := decodeRecord(b[off:])
+		if p.kind != fine {
+			if next, ok := validRecordFrom(b, off+1); ok {
+				return sr, nil, &CorruptError{File: name, Offset: int64(off), Seq: seq,
+					Reason: fmt.Sprintf("%s, and a valid record follows at byte %d", p, next)}
+			}
+			if !last {
+				return sr, nil, &CorruptError{File: name, Offset: int64(off), Seq: seq,
+					Reason: fmt.Sprintf("%s in a segment that is not the last", p)}
+			}
+			reason := p.String()
+			if allZero(b[off:]) {
+				reason = "zero bytes where a record should start"
+			}
+			return sr, &TornTail{File: name, Offset: int64(off), Bytes: int64(len(b) - off), Reason: reason}, nil
+		}
+		if got != seq {
+			return sr, nil, &CorruptError{File: name, Offset: int64(off), Seq: seq,
+				Reason: fmt.Sprintf("record has sequence number %d, want %d: %s", got, seq, gapOrRepeat(got, seq))}
+		}
+		off += size
+		seq++
+		sr.Records++
+		sr.Bytes = int64(off)
+	}
+	return sr, nil, nil
+}
+
+func gapOrRepeat(got, want uint64) string {
+	if got > want {
+		return "a gap"
+	}
+	return "a repeat"
+}
+
+// truncateFile cuts the file at path to size bytes and syncs it.
+func truncateFile(path string, size int64) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("journal: truncate torn tail: %w", err)
+	}
+	if err := f.Truncate(size); err != nil {
+		f.Close()
+		return fmt.Errorf("journal: truncate torn tail: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("journal: sync after truncating torn tail: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("journal: truncate torn tail: %w", err)
+	}
+	return nil
+}
+
+// syncDir fsyncs directory dir, making the creation, renaming and removal of its files
+// durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("journal: open directory to sync: %w", err)
+	}
+	if err := d.Sync(); err != nil {
+		d.Close()
+		return fmt.Errorf("journal: sync directory %s: %w", dir, err)
+	}
+	if err := d.Close(); err != nil {
+		return fmt.Errorf("journal: sync directory %s: %w", dir, err)
+	}
+	return nil
+}

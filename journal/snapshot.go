@@ -1,0 +1,89 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// WriteSnapshot stores data as the state after record seq, replacing the previous
+// snapshot. seq must be a record already synced, and not before the previous snapshot's.
+// The file is written whole to a temporary file, synced, renamed into place and made
+// durable by a directory sync: a power cut leaves either the old snapshot or the new one.
+func (j *Journal) WriteSnapshot(seq uint64, data []byte) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.writable(); err != nil {
+		return err
+	}
+	switch {
+	case seq == 0 || seq > j.synced:
+		return fmt.Errorf("journal: snapshot at record %d: want a synced record, 1 to %d", seq, j.synced)
+	case j.hasSnap && seq < j.snapSeq:
+		return fmt.Errorf("journal: snapshot at record %d: the current snapshot is already at record %d", seq, j.snapSeq)
+	}
+	if err := j.writeFileAtomic(snapshotName, appendSnapshot(nil, seq, data), &j.stats.SnapshotBytes); err != nil {
+		return fmt.Errorf("journal: write snapshot at record %d: %w", seq, err)
+	}
+	j.snapSeq, j.hasSnap = seq, true
+	return nil
+}
+
+// Snapshot returns the current snapshot: the sequence number of the last record it
+// covers and its data. ok is false when there is none; a damaged snapshot file is a
+// *CorruptError.
+func (j *Journal) Snapshot() (seq uint64, data []byte, ok bool, err error) {
+	j.mu.Lock()
+	closed := j.closed
+	j.mu.Unlock()
+	if closed {
+		return 0, nil, false, ErrClosed
+	}
+	b, err := os.ReadFile(filepath.Join(j.dir, snapshotName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil, false, nil
+	}
+	if err != nil {
+		return 0, nil, false, fmt.Errorf("journal: read snapshot: %w", err)
+	}
+	seq, data, off, bad := parseSnapshot(b)
+	if bad != "" {
+		return 0, nil, false, &CorruptError{File: snapshotName, Offset: off, Reason: bad}
+	}
+	return seq, data, true, nil
+}
+
+// Compact removes the segment files whose records are all covered by the snapshot,
+// oldest first, and returns how many it removed. The last segment is always kept.
+// Records before the first remaining segment can no longer be read.
+func (j *Journal) Compact() (int, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err := j.writable(); err != nil {
+		return 0, err
+	}
+	if !j.hasSnap {
+		return 0, nil
+	}
+	removed := 0
+	for len(j.segs) > 1 && j.segs[1].first <= j.snapSeq+1 {
+		if err := os.Remove(filepath.Join(j.dir, j.segs[0].name)); err != nil {
+			err = fmt.Errorf("journal: compact: %w", err)
+			if removed > 0 {
+				err = errors.Join(err, j.syncDir())
+			}
+			return removed, err
+		}
+		j.segs = j.segs[1:]
+		removed++
+	}
+	if removed > 0 {
+		if err := j.syncDir(); err != nil {
+			return removed, fmt.Errorf("journal: compact: %w", err)
+		}
+		j.log.Info("journal: compacted", "removed", removed, "first", j.segs[0].first)
+	}
+	return removed, nil
+}

@@ -1,0 +1,186 @@
+package table
+
+import (
+	"context"
+	"flag"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/drivers/device"
+	"github.com/tablectl/tablectl/drivers/shoe"
+	"github.com/tablectl/tablectl/drivers/shuffler"
+	"github.com/tablectl/tablectl/round"
+	"github.com/tablectl/tablectl/simulator"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var rewrite = flag.Bool("rewrite", false, "rewrite the expected effects of testdata/scenarios/*.txt")
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// TestScenarios plays each testdata/scenarios/*.txt script on the simulator, reads it
+// through the real shoe and shuffler drivers over pseudo-terminals, runs the table on
+// what they report, and checks every round effect against the transcript after the
+// script's "----" line. Each file names the rule it exercises. The table deals under the
+// rule set named by a "# rules: NAME" line (default rws), closes betting on the first
+// card and confirms each complete round by itself. A "# quiet" line leaves the ordinary
+// round effects out of the transcript (for scenarios that deal a whole shoe).
+func TestScenarios(t *testing.T) {
+	files, err := filepath.Glob("testdata/scenarios/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenarios: %v", err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			script, want, _ := strings.Cut(string(data), "\n----\n")
+			rules, quietRounds := "rws", false
+			for _, l := range strings.Split(script, "\n") {
+				if r, ok := strings.CutPrefix(l, "# rules: "); ok {
+					rules = strings.TrimSpace(r)
+				}
+				quietRounds = quietRounds || strings.TrimSpace(l) == "# quiet"
+			}
+			sc, err := simulator.ParseScenario(strings.NewReader(script))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := playScenario(t, sc, rules, quietRounds)
+			if *rewrite {
+				if err := os.WriteFile(f, []byte(script+"\n----\n"+got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if got != want {
+				t.Errorf("%s:\n--- want\n%s--- got\n%s", f, want, got)
+			}
+		})
+	}
+}
+
+// forward passes a driver's events on, and closes gone once the driver's n-th
+// Disconnected has been passed on (or its channel ends).
+func forward(in <-chan device.Event, n int) (<-chan device.Event, <-chan struct{}) {
+	out, gone := make(chan device.Event), make(chan struct{})
+	go func() {
+		defer close(out)
+		for ev := range in {
+			out <- ev
+			if ev.Kind == device.Disconnected {
+				if n--; n == 0 {
+					close(gone)
+				}
+			}
+		}
+		if n > 0 {
+			close(gone)
+		}
+	}()
+	return out, gone
+}
+
+// routine are the effects of an ordinary round, left out of a "# quiet" transcript.
+var routine = map[round.EffectKind]bool{round.CardBurned: true, round.CardPlaced: true, round.BettingOpened: true,
+	round.BettingClosed: true, round.RoundComplete: true, round.RoundSettled: true}
+
+func playScenario(t *testing.T, sc *simulator.Scenario, rules string, quietRounds bool) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	sim, err := simulator.New(simulator.Config{Dir: t.TempDir(), Protocol: sc.Protocol, Seed: sc.Seed,
+		Decks: sc.Decks, Cut: sc.Cut, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := device.Options{Logger: quiet, MinBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond}
+	port := device.Config{Path: sim.Shoe.Link, ReadTimeout: 50 * time.Millisecond}
+	format := sc.Protocol
+	if format == "" {
+		format = "tablectl"
+	}
+	shoeDrv, err := shoe.Start(shoe.Config{Format: format, Port: port}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port.Path = sim.Shuffler.Link
+	shufDrv, err := shuffler.Start(port, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	rc := round.DefaultConfig(baccarat.MustLookup(rules, baccarat.Options{}))
+	rc.CloseBetsOnFirstCard = true
+	rc.SimultaneousWindow = 0 // the simulator deals as fast as it can
+	var lines []string
+	tbl, err := New(Config{Round: rc, AutoConfirm: true, Seqless: format != "tablectl",
+		Handler: func(ev round.Event, effs []round.Effect) {
+			for _, e := range effs {
+				if e.Kind != round.CardBurned && !(quietRounds && routine[e.Kind]) {
+					lines = append(lines, e.String())
+				}
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Forward each driver's events to the table, saying when its Disconnected has gone
+	// through: everything the driver read before the simulator unplugged is then with
+	// the table.
+	unplugs := 0
+	for _, st := range sc.Steps {
+		if st.Op == "unplug" {
+			unplugs++
+		}
+	}
+	shoeCh, shoeGone := forward(shoeDrv.Events(), unplugs+1)
+	shufCh, shufGone := forward(shufDrv.Events(), 1)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	var runErr error
+	go func() {
+		defer wg.Done()
+		runErr = tbl.Run(context.Background(), shoeCh, shufCh)
+	}()
+	err = sim.Connect(ctx)
+	if err == nil {
+		err = sim.Run(ctx, sc.Steps)
+	}
+	if err == nil {
+		err = sim.Drain(ctx)
+	}
+	if err2 := sim.Close(); err == nil {
+		err = err2
+	}
+	for _, gone := range []<-chan struct{}{shoeGone, shufGone} {
+		select {
+		case <-gone:
+		case <-ctx.Done():
+			t.Fatal("a driver never reported the unplugged simulator")
+		}
+	}
+	if err2 := shoeDrv.Close(); err == nil {
+		err = err2
+	}
+	if err2 := shufDrv.Close(); err == nil {
+		err = err2
+	}
+	wg.Wait()
+	if err != nil || runErr != nil {
+		t.Fatalf("scenario: %v, table: %v", err, runErr)
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
