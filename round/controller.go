@@ -285,13 +285,13 @@ func (c *Controller) newShoe() {
 	// Baccarat 5.5.2), and so is one in an order already dealt: not shuffled (5.5.5).
 	total := 52 * c.ev.Decks
 	if c.ev.Cards != 0 && c.ev.Cards != total {
-		c.raise(irregularities.CardCount, fmt.Sprintf("set %s: the shuffler counted %d cards; %d decks hold %d", c.ev.Set, c.ev.Cards, c.ev.Decks, total))
+		c.raise(irregularities.CardCount, fmt.Sprintf("set %s: the shuffler counted %d cards; %s %d", c.ev.Set, c.ev.Cards, decksText(c.ev.Decks), total))
 		return
 	}
 	var fp uint64
 	if c.ev.Order != nil {
 		if len(c.ev.Order) != total {
-			c.raise(irregularities.CardCount, fmt.Sprintf("set %s: the recorded order holds %d cards; %d decks hold %d", c.ev.Set, len(c.ev.Order), c.ev.Decks, total))
+			c.raise(irregularities.CardCount, fmt.Sprintf("set %s: the recorded order holds %d cards; %s %d", c.ev.Set, len(c.ev.Order), decksText(c.ev.Decks), total))
 			return
 		}
 		fp = fingerprint(c.ev.Order)
@@ -323,6 +323,13 @@ func (c *Controller) newShoe() {
 	default:
 		c.nextRound()
 	}
+}
+
+func decksText(n int) string {
+	if n == 1 {
+		return "one deck holds"
+	}
+	return fmt.Sprintf("%d decks hold", n)
 }
 
 // fingerprint is a 64-bit FNV-1a hash of a card order.

@@ -28,6 +28,11 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected effects in testd
 //	> cards 9H 8D ...            (one card event each; their effects follow together)
 //	> insurance-bet box:bet:stake
 //	> insurance-closed | squeeze | confirm | cut-card | shoe-end | power-restored
+//	> report kind=wrong_hand role=dealer [actor=A] [detail=words_with_underscores] [round=N]
+//	> decide [id=N] choice=as-read role=supervisor [actor=A]
+//	> device-lost detail=shoe | device-back detail=shoe
+//
+// Cards are a second apart unless an event gives at=DURATION from the transcript's start.
 func TestTranscripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txt")
 	if err != nil || len(files) == 0 {
@@ -195,7 +200,7 @@ func parseEvents(s string, seq *uint64) ([]Event, error) {
 				return nil, err
 			}
 			*seq++
-			evs = append(evs, Event{Kind: CardDrawn, Card: card, Seq: *seq})
+			evs = append(evs, Event{Kind: CardDrawn, Card: card, Seq: *seq, At: transcriptEpoch.Add(time.Duration(*seq) * time.Second)})
 		}
 		return evs, nil
 	}
@@ -214,6 +219,54 @@ func parseEvents(s string, seq *uint64) ([]Event, error) {
 				return nil, fmt.Errorf("decks: %w", err)
 			}
 			ev.Decks = n
+		case isKV && k == "kind":
+			if err := ev.Irregularity.UnmarshalText([]byte(v)); err != nil {
+				return nil, err
+			}
+		case isKV && k == "role":
+			if err := ev.Role.UnmarshalText([]byte(v)); err != nil {
+				return nil, err
+			}
+		case isKV && k == "choice":
+			if err := ev.Choice.UnmarshalText([]byte(v)); err != nil {
+				return nil, err
+			}
+		case isKV && k == "actor":
+			ev.Actor = v
+		case isKV && k == "detail":
+			ev.Detail = strings.ReplaceAll(v, "_", " ")
+		case isKV && k == "id":
+			n, err := strconv.ParseUint(v, 10, 32)
+			if err != nil {
+				return nil, fmt.Errorf("id: %w", err)
+			}
+			ev.ID = uint32(n)
+		case isKV && k == "round":
+			n, err := strconv.ParseUint(v, 10, 32)
+			if err != nil {
+				return nil, fmt.Errorf("round: %w", err)
+			}
+			ev.Round = uint32(n)
+		case isKV && k == "at":
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return nil, fmt.Errorf("at: %w", err)
+			}
+			ev.At = transcriptEpoch.Add(d)
+		case isKV && k == "order":
+			order, err := expandOrder(v)
+			if err != nil {
+				return nil, err
+			}
+			ev.Order = order
+		case isKV && k == "cards":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return nil, fmt.Errorf("cards: %w", err)
+			}
+			ev.Cards = n
+		case isKV && k == "empty":
+			ev.Empty = v == "true"
 		case isKV && k == "seq":
 			n, err := strconv.ParseUint(v, 10, 64)
 			if err != nil {
@@ -239,6 +292,37 @@ func parseEvents(s string, seq *uint64) ([]Event, error) {
 	if ev.Kind == CardDrawn {
 		*seq++
 		ev.Seq = *seq
+		if ev.At.IsZero() {
+			ev.At = transcriptEpoch.Add(time.Duration(*seq) * time.Second)
+		}
 	}
 	return []Event{ev}, nil
+}
+
+// transcriptEpoch is time zero of a transcript; cards are a second apart unless an
+// event says at=DURATION.
+var transcriptEpoch = time.Date(2026, 11, 22, 20, 0, 0, 0, time.UTC)
+
+// expandOrder reads order=new-deck:N (N decks in new-deck order, spades to clubs, ace to
+// king) or order=new-deck:N,rev (the same reversed).
+func expandOrder(v string) ([]baccarat.Card, error) {
+	spec, rev := strings.CutSuffix(v, ",rev")
+	n, err := strconv.Atoi(strings.TrimPrefix(spec, "new-deck:"))
+	if err != nil || !strings.HasPrefix(spec, "new-deck:") {
+		return nil, fmt.Errorf("order=%q: want new-deck:N[,rev]", v)
+	}
+	var cards []baccarat.Card
+	for d := 0; d < n; d++ {
+		for s := baccarat.Spades; s <= baccarat.Clubs; s++ {
+			for r := baccarat.Ace; r <= baccarat.King; r++ {
+				cards = append(cards, baccarat.Card{Rank: r, Suit: s})
+			}
+		}
+	}
+	if rev {
+		for i, j := 0, len(cards)-1; i < j; i, j = i+1, j-1 {
+			cards[i], cards[j] = cards[j], cards[i]
+		}
+	}
+	return cards, nil
 }
