@@ -116,8 +116,8 @@ func TestShuffleWatchRuns(t *testing.T) {
 		{"2S 5S 9S KS AS 3S 4S 8S TS", "9 cards of suit S in a row"},
 		{"3H 4D 5C 6S 7H 8D", "6 consecutive ranks in a row, ending 8D"},
 		{"KH QD JC TS 9H 8D", "6 consecutive ranks in a row, ending 8D"},
-		{"3H 4D 5C 6S 5H 6D", ""},            // turns back: not one run
-		{"JH QD KC AS 2H 3D", ""},            // no wrap past the king
+		{"3H 4D 5C 6S 5H 6D", ""},             // turns back: not one run
+		{"JH QD KC AS 2H 3D", ""},             // no wrap past the king
 		{"2H 3D 4C 5S 6H 2S 3D 4C 5S 6H", ""}, // two runs of five
 	} {
 		w := ShuffleWatch{Limits: DefaultRunLimits()}
