@@ -126,7 +126,7 @@ func playScenario(t *testing.T, sc *simulator.Scenario, rules string, quietRound
 	rc.CloseBetsOnFirstCard = true
 	rc.SimultaneousWindow = 0 // the simulator deals as fast as it can
 	var lines []string
-	tbl, err := New(Config{Round: rc, AutoConfirm: true, Seqless: format != "tablectl",
+	tbl, err := New(Config{Round: rc, AutoConfirm: true, AutoCloseInsurance: true, Seqless: format != "tablectl",
 		Handler: func(ev round.Event, effs []round.Effect) {
 			for _, e := range effs {
 				if e.Kind != round.CardBurned && !(quietRounds && routine[e.Kind]) {

@@ -22,8 +22,10 @@ type Handler func(ev round.Event, effects []round.Effect)
 type Config struct {
 	Round round.Config
 	// AutoConfirm: a complete round is confirmed at once, for tables with no confirm
-	// button and for simulation.
-	AutoConfirm bool
+	// button and for simulation. AutoCloseInsurance likewise closes each Insurance offer
+	// as soon as it opens (NC Insurance 3.12), as a dealer offering no time to bet would.
+	AutoConfirm        bool
+	AutoCloseInsurance bool
 	// Seqless: the shoe's format carries no sequence numbers.
 	Seqless bool
 	// Recorder keeps each event before it is stepped; nil keeps nothing.
@@ -67,14 +69,18 @@ func (t *Table) Step(ev round.Event) error {
 			}
 		}
 		effs := t.ctl.Step(ev)
-		complete := false
+		complete, offered := false, false
 		for _, e := range effs {
 			complete = complete || e.Kind == round.RoundComplete
+			offered = offered || e.Kind == round.InsuranceOffered
 		}
 		if t.cfg.Handler != nil {
 			t.cfg.Handler(ev, effs)
 		}
 		st := t.ctl.State()
+		if t.cfg.AutoCloseInsurance && offered && len(st.Offers) > 0 {
+			queue = append(queue, round.Event{Kind: round.InsuranceWindowClosed, At: ev.At, Actor: "auto"})
+		}
 		if t.cfg.AutoConfirm && complete && st.Phase == round.Complete && st.Held.ID == 0 {
 			queue = append(queue, round.Event{Kind: round.ConfirmResult, At: ev.At, Actor: "auto"})
 		}

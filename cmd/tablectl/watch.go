@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
@@ -12,6 +13,7 @@ import (
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/drivers/shuffler"
 	"github.com/tablectl/tablectl/round"
+	"github.com/tablectl/tablectl/simulator"
 	"github.com/tablectl/tablectl/table"
 )
 
@@ -25,14 +27,25 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	baud := fs.Int("baud", 9600, "the serial ports' speed")
 	shufflerPath := fs.String("shuffler", "", "the shuffler's serial port (optional)")
 	rules := fs.String("rules", "classic", "rule set: "+fmt.Sprint(baccarat.Names))
-	auto := fs.Bool("auto", true, "close betting on a round's first card and confirm each complete round at once")
+	auto := fs.Bool("auto", true, "stand in for the dealer's buttons: close betting on a round's first card, close Insurance offers at once, confirm each complete round")
 	showDevice := fs.Bool("device-events", false, "also print the drivers' own events")
+	simulate := fs.Bool("simulate", false, "start a simulated shoe and shuffler in-process and watch them (no --shoe needed)")
+	rounds := fs.Int("rounds", 0, "with --simulate: stop after this many rounds (0: until interrupted)")
+	pace := fs.Duration("pace", 300*time.Millisecond, "with --simulate: pause before each card (0: as fast as possible)")
+	seed := fs.Uint64("seed", 1, "with --simulate: seed of the shuffles")
 	window := fs.Duration("simultaneous-window", 150*time.Millisecond, "two cards of a round read closer together than this were drawn together (RWS Baccarat 5.10); 0 turns the check off, as a simulator dealing at --pace 0 needs")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *shoePath == "" {
-		return errors.New("watch: --shoe is required")
+	if *simulate {
+		if *shoePath != "" || *shufflerPath != "" {
+			return errors.New("watch: --simulate brings its own devices: leave out --shoe and --shuffler")
+		}
+		if *window >= *pace && *window > 0 {
+			*window = 0 // the simulator deals faster than any dealer: its cards are not drawn together
+		}
+	} else if *shoePath == "" {
+		return errors.New("watch: --shoe is required (or --simulate)")
 	}
 	rs, err := baccarat.Lookup(*rules, baccarat.Options{})
 	if err != nil {
@@ -42,7 +55,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	rc.CloseBetsOnFirstCard = *auto
 	rc.SimultaneousWindow = *window
 	log := slog.New(slog.NewTextHandler(io.err, nil))
-	tbl, err := table.New(table.Config{Round: rc, AutoConfirm: *auto, Seqless: *format != "tablectl",
+	tbl, err := table.New(table.Config{Round: rc, AutoConfirm: *auto, AutoCloseInsurance: *auto, Seqless: *format != "tablectl",
 		Handler: func(ev round.Event, effs []round.Effect) {
 			for _, e := range effs {
 				fmt.Fprintf(io.out, "%s %s\n", ev.At.Format("15:04:05.000"), e)
@@ -52,6 +65,19 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("watch: %w", err)
 	}
 	opts := func(name string) device.Options { return device.Options{Name: name, Logger: log} }
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	simDone := make(chan error, 1)
+	if *simulate {
+		sim, cleanup, err := startSimulator(ctx, simulator.Config{Protocol: *format, Seed: *seed, Pace: *pace, Cut: 16, Logger: log}, *rounds, simDone)
+		if err != nil {
+			return fmt.Errorf("watch: %w", err)
+		}
+		defer cleanup() // after the drivers are closed (defers run last first)
+		*shoePath, *shufflerPath = sim.Shoe.Link, sim.Shuffler.Link
+	} else {
+		simDone = nil
+	}
 	sd, err := shoe.Start(shoe.Config{Format: *format, Port: device.Config{Path: *shoePath, Baud: *baud}}, opts("shoe"))
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
@@ -67,7 +93,54 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 		defer xd.Close()
 		shufflerEvents = tap(xd.Events(), *showDevice, "shuffler", io)
 	}
-	return tbl.Run(ctx, shoeEvents, shufflerEvents)
+	runDone := make(chan error, 1)
+	go func() { runDone <- tbl.Run(ctx, shoeEvents, shufflerEvents) }()
+	select {
+	case err := <-runDone:
+		return err
+	case err := <-simDone:
+		// The simulator dealt its rounds: let the table take the last events, then stop.
+		cancel()
+		<-runDone
+		return err
+	}
+}
+
+// startSimulator starts a simulator in a temporary directory and deals rounds rounds on
+// it in the background; done receives the end of the dealing. cleanup unplugs the
+// simulator and removes the directory: call it once the drivers are closed.
+func startSimulator(ctx context.Context, cfg simulator.Config, rounds int, done chan<- error) (sim *simulator.Simulator, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "tablectl-simulate-")
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.Dir = dir
+	sim, err = simulator.New(cfg)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	dealt := make(chan struct{})
+	go func() {
+		defer close(dealt)
+		err := sim.Connect(ctx)
+		if err == nil {
+			err = sim.Play(ctx, rounds)
+		}
+		if err == nil {
+			err = sim.Drain(ctx)
+		}
+		if ctx.Err() != nil {
+			err = nil
+		}
+		done <- err
+	}()
+	cleanup = func() {
+		<-dealt
+		sim.Close()
+		os.RemoveAll(dir)
+	}
+	return sim, cleanup, nil
 }
 
 // tap prints a driver's events as they pass, when show is set.

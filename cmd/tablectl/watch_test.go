@@ -1,0 +1,43 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestWatchSimulate runs the simulator and the real drivers in-process and checks that
+// the rounds it deals come out of the round controller settled, in order.
+func TestWatchSimulate(t *testing.T) {
+	out, _, err := runCmd(t, "", "watch", "--simulate", "--rounds", "3", "--pace", "0", "--rules", "nc-insurance")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"shoe-started shoe=1 set=1 decks=8", "burn-started", "round-settled round=1",
+		"round-settled round=2", "round-settled round=3"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "irregularity-raised") {
+		t.Errorf("a clean simulated shoe raised an irregularity:\n%s", out)
+	}
+	if i, j := strings.Index(out, "round-settled round=1"), strings.Index(out, "round-settled round=2"); i > j {
+		t.Error("rounds out of order")
+	}
+}
+
+func TestWatchErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"watch"}, "--shoe is required"},
+		{[]string{"watch", "--simulate", "--shoe", "/dev/null"}, "leave out --shoe"},
+		{[]string{"watch", "--shoe", "/dev/null", "--rules", "baccara"}, `unknown rule set "baccara"`},
+	} {
+		_, _, err := runCmd(t, "", tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
