@@ -72,6 +72,19 @@ func (r Rounding) String() string {
 	return "?"
 }
 
+// MarshalText prints the rule's name.
+func (r Rounding) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText reads a rule's name.
+func (r *Rounding) UnmarshalText(b []byte) error {
+	v, err := ParseRounding(string(b))
+	if err != nil {
+		return err
+	}
+	*r = v
+	return nil
+}
+
 // ParseRounding reads a rounding rule by name: down, half-up or up.
 func ParseRounding(s string) (Rounding, error) {
 	for i, n := range roundingNames {

@@ -1,6 +1,7 @@
 package baccarat
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -280,4 +281,30 @@ func winIf(cond bool, pays Odds) Resolution {
 		return Won(pays)
 	}
 	return Lost
+}
+
+// ruleSetJSON is how a rule set is written: its name and the options that chose it.
+type ruleSetJSON struct {
+	Name          string `json:"name"`
+	RoyalPaytable int    `json:"royal_paytable,omitempty"`
+	RoyalTiers    int    `json:"royal_tiers,omitempty"`
+}
+
+// MarshalJSON writes the rule set as its name and options; Lookup rebuilds the rest.
+func (rs *RuleSet) MarshalJSON() ([]byte, error) {
+	return json.Marshal(ruleSetJSON{Name: rs.Name, RoyalPaytable: rs.RoyalPaytable, RoyalTiers: rs.RoyalTiers})
+}
+
+// UnmarshalJSON reads a rule set written by MarshalJSON, through Lookup.
+func (rs *RuleSet) UnmarshalJSON(b []byte) error {
+	var v ruleSetJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("rule set: %w", err)
+	}
+	got, err := Lookup(v.Name, Options{RoyalPaytable: v.RoyalPaytable, RoyalTiers: v.RoyalTiers})
+	if err != nil {
+		return err
+	}
+	*rs = *got
+	return nil
 }

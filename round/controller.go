@@ -32,26 +32,27 @@ const (
 )
 
 // Config is the table's settings. Build one with DefaultConfig and change what differs.
+// It is written to the journal as JSON, so a journal says which rules it was played by.
 type Config struct {
-	Rules    *baccarat.RuleSet
-	Rounding baccarat.Rounding
-	Burn     BurnRule
+	Rules    *baccarat.RuleSet `json:"rules"`
+	Rounding baccarat.Rounding `json:"rounding"`
+	Burn     BurnRule          `json:"burn"`
 	// BurnCount is the number of cards burned under BurnFixed.
-	BurnCount int
+	BurnCount int `json:"burn_count,omitempty"`
 	// RoundsAfterCut is how many rounds are dealt after the one in progress when the cut
 	// card comes out: 1 (the default) or 0.
-	RoundsAfterCut int
+	RoundsAfterCut int `json:"rounds_after_cut"`
 	// CloseBetsOnFirstCard: the first card of a round closes betting when the dealer has
 	// not. Otherwise a card drawn while betting is open is not due.
-	CloseBetsOnFirstCard bool
+	CloseBetsOnFirstCard bool `json:"close_bets_on_first_card"`
 	// BurnExcessCards: a card drawn in excess is burned. Otherwise (the default) it is
 	// kept and becomes the first card of the next round (RWS Baccarat 5.7).
-	BurnExcessCards bool
+	BurnExcessCards bool `json:"burn_excess_cards"`
 	// SimultaneousWindow: two cards of a round read less than this apart were drawn
 	// together (RWS Baccarat 5.10). Zero turns the check off.
-	SimultaneousWindow time.Duration
+	SimultaneousWindow time.Duration `json:"simultaneous_window_ns"`
 	// Runs are the bad-shuffle alarm's limits.
-	Runs irregularities.RunLimits
+	Runs irregularities.RunLimits `json:"bad_shuffle_runs"`
 }
 
 // DefaultConfig is the usual table setting for rule set rs: burn by the first card, one
@@ -196,6 +197,45 @@ func New(cfg Config) (*Controller, error) {
 	c := &Controller{cfg: cfg, effects: make([]Effect, 0, 16)}
 	c.st.Offers = make([]baccarat.InsuranceOffer, 0, 4)
 	c.st.Offered = make([]baccarat.InsuranceOffer, 0, 4)
+	return c, nil
+}
+
+var burnNames = [...]string{"first-card", "fixed", "none"}
+
+// String names the burn rule: first-card, fixed or none.
+func (b BurnRule) String() string {
+	if int(b) < len(burnNames) {
+		return burnNames[b]
+	}
+	return "?"
+}
+
+// MarshalText prints the burn rule's name.
+func (b BurnRule) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
+
+// UnmarshalText reads a burn rule's name.
+func (b *BurnRule) UnmarshalText(t []byte) error {
+	for i, n := range burnNames {
+		if n == string(t) {
+			*b = BurnRule(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown burn rule %q: want first-card, fixed or none", t)
+}
+
+// Restore returns a controller with settings cfg in state st, a state that State
+// returned: to carry a table's history across a change of settings, or to start from a
+// snapshot.
+func Restore(cfg Config, st State) (*Controller, error) {
+	c, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c.st = st
+	c.st.Offers = append(make([]baccarat.InsuranceOffer, 0, 4), st.Offers...)
+	c.st.Offered = append(make([]baccarat.InsuranceOffer, 0, 4), st.Offered...)
+	c.st.Watch.Limits = cfg.Runs
 	return c, nil
 }
 

@@ -1,6 +1,7 @@
 package round
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -249,3 +250,62 @@ func coupText(c baccarat.Coup) string {
 }
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+// effectJSON is an Effect as JSON: each field only where the kind uses it.
+type effectJSON struct {
+	Kind          EffectKind               `json:"kind"`
+	At            time.Time                `json:"at,omitzero"`
+	Shoe          uint32                   `json:"shoe"`
+	Round         uint32                   `json:"round"`
+	Set           string                   `json:"set,omitempty"`
+	Slot          *baccarat.Slot           `json:"slot,omitempty"`
+	Card          baccarat.Card            `json:"card,omitzero"`
+	Seq           uint64                   `json:"seq,omitempty"`
+	Count         *int                     `json:"count,omitempty"`
+	Offer         *baccarat.InsuranceOffer `json:"offer,omitempty"`
+	Wager         *baccarat.Wager          `json:"wager,omitempty"`
+	Player        []baccarat.Card          `json:"player,omitempty"`
+	Banker        []baccarat.Card          `json:"banker,omitempty"`
+	Outcome       *baccarat.Outcome        `json:"outcome,omitempty"`
+	Settlements   []Settlement             `json:"settlements,omitempty"`
+	Reason        string                   `json:"reason,omitempty"`
+	ID            uint32                   `json:"id,omitempty"`
+	Irregularity  irregularities.Kind      `json:"irregularity,omitempty"`
+	Choice        irregularities.Choice    `json:"choice,omitempty"`
+	Role          irregularities.Role      `json:"role,omitempty"`
+	Actor         string                   `json:"actor,omitempty"`
+	PlayerOptions bool                     `json:"player_options,omitempty"`
+}
+
+// MarshalJSON writes the effect with the fields its kind uses.
+func (e Effect) MarshalJSON() ([]byte, error) {
+	v := effectJSON{Kind: e.Kind, At: e.At, Shoe: e.Shoe, Round: e.Round, Set: e.Set, Card: e.Card, Seq: e.Seq,
+		Settlements: e.Settlements, Reason: e.Reason, ID: e.ID, Irregularity: e.Irregularity, Choice: e.Choice,
+		Role: e.Role, Actor: e.Actor, PlayerOptions: e.PlayerOptions}
+	switch e.Kind {
+	case CardPlaced:
+		v.Slot = &e.Slot
+	case ShoeStarted, BurnStarted, CardBurned, BettingClosed, CutCardReached, ShoeEnded:
+		v.Count = &e.Count
+	case InsuranceOffered, InsuranceTaken, InsuranceClosed, InsuranceNeglected:
+		v.Offer = &e.Offer
+	}
+	switch e.Kind {
+	case WagerRefused, InsuranceTaken:
+		v.Wager = &e.Wager
+	case RoundComplete, RoundSettled, RoundVoided, Reconstructed:
+		v.Player, v.Banker = handCards(e.Coup.Player), handCards(e.Coup.Banker)
+		if e.Kind != RoundVoided && e.Kind != Reconstructed {
+			v.Outcome = &e.Outcome
+		}
+	}
+	return json.Marshal(v)
+}
+
+func handCards(h baccarat.Hand) []baccarat.Card {
+	cs := make([]baccarat.Card, h.Len())
+	for i := range cs {
+		cs[i] = h.Card(i)
+	}
+	return cs
+}

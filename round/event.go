@@ -1,6 +1,8 @@
 package round
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
@@ -112,4 +114,54 @@ type Event struct {
 	Role   irregularities.Role `json:"role,omitempty"`
 	Actor  string              `json:"actor,omitempty"`
 	Detail string              `json:"detail,omitempty"`
+}
+
+// String prints the event on one line, for example "card 9H seq=12" or
+// "decide #3 swapped by supervisor S17".
+func (e Event) String() string {
+	var b strings.Builder
+	b.WriteString(e.Kind.String())
+	switch e.Kind {
+	case NewShoe:
+		fmt.Fprintf(&b, " set=%s decks=%d", e.Set, e.Decks)
+		if e.Cards != 0 {
+			fmt.Fprintf(&b, " cards=%d", e.Cards)
+		}
+		if e.Order != nil {
+			fmt.Fprintf(&b, " order=%d", len(e.Order))
+		}
+	case CardDrawn:
+		fmt.Fprintf(&b, " %s", e.Card)
+		if e.Seq != 0 {
+			fmt.Fprintf(&b, " seq=%d", e.Seq)
+		}
+		if e.Set != "" {
+			fmt.Fprintf(&b, " set=%s", e.Set)
+		}
+	case BetsClosed, InsuranceBet:
+		for _, w := range e.Wagers {
+			b.WriteString(" " + wagerText(w))
+		}
+	case Report:
+		fmt.Fprintf(&b, " %s", e.Irregularity)
+		if e.Round != 0 {
+			fmt.Fprintf(&b, " round=%d", e.Round)
+		}
+	case Decide:
+		fmt.Fprintf(&b, " #%d %s", e.ID, e.Choice)
+	case ShoeEnd:
+		if e.Empty {
+			b.WriteString(" empty")
+		}
+	}
+	if e.Role != 0 {
+		fmt.Fprintf(&b, " by %s", e.Role)
+	}
+	if e.Actor != "" {
+		b.WriteString(" " + e.Actor)
+	}
+	if e.Detail != "" {
+		b.WriteString(": " + e.Detail)
+	}
+	return b.String()
 }

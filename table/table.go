@@ -3,6 +3,7 @@ package table
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/round"
@@ -32,6 +33,16 @@ type Config struct {
 	Recorder Recorder
 	// Handler receives the effects; nil discards them.
 	Handler Handler
+	// Now stamps the events the table makes itself (the power-restored event after a
+	// restart); nil means time.Now.
+	Now func() time.Time
+}
+
+func (cfg Config) now() time.Time {
+	if cfg.Now != nil {
+		return cfg.Now()
+	}
+	return time.Now()
 }
 
 // Table is one table's controller with its event translation. It is not safe for

@@ -2,34 +2,43 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/round"
+	"github.com/tablectl/tablectl/table"
 )
 
 const journalUsage = `usage: tablectl journal SUBCOMMAND DIR
 
 subcommands:
-  verify DIR   check every segment, record and the snapshot of the journal in DIR,
-               without changing anything, and print what is there and any damage`
+  verify DIR          check every segment, record and the snapshot of the journal in DIR,
+                      without changing anything, and print what is there and any damage
+  replay DIR [--json] print every record of the journal with what the round controller
+                      made of it: settings, shoes, rounds, cards, irregularities and
+                      decisions, for audit`
 
 // runJournal runs the journal subcommands.
 func runJournal(ctx context.Context, args []string, io stdio) error {
 	if len(args) == 0 {
 		fmt.Fprintln(io.err, journalUsage)
-		return errors.New("journal: no subcommand given (want verify)")
+		return errors.New("journal: no subcommand given (want verify or replay)")
 	}
 	switch args[0] {
 	case "verify":
 		return runJournalVerify(ctx, args[1:], io)
+	case "replay":
+		return runJournalReplay(ctx, args[1:], io)
 	case "-h", "--help", "help":
 		fmt.Fprintln(io.err, journalUsage)
 		return nil
 	default:
 		fmt.Fprintln(io.err, journalUsage)
-		return fmt.Errorf("journal: unknown subcommand %q (want verify)", args[0])
+		return fmt.Errorf("journal: unknown subcommand %q (want verify or replay)", args[0])
 	}
 }
 
@@ -120,4 +129,71 @@ func recordNote(seq uint64) string {
 		return ""
 	}
 	return fmt.Sprintf(" (record %d)", seq)
+}
+
+// runJournalReplay reads a journal read-only and prints each record with the effects the
+// round controller gives it.
+func runJournalReplay(ctx context.Context, args []string, io stdio) error {
+	fs := newFlagSet("journal replay", io)
+	asJSON := fs.Bool("json", false, "print one JSON object a record")
+	fs.Usage = func() { fmt.Fprintln(io.err, journalUsage) }
+	// Allow the flag after the directory too.
+	var dirs []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		dirs = append(dirs, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(dirs) != 1 {
+		return fmt.Errorf("journal replay: want one journal directory, got %d", len(dirs))
+	}
+	j, rep, err := journal.Open(dirs[0], journal.Options{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("journal replay: %w", err)
+	}
+	defer j.Close()
+	if rep.Torn != nil {
+		fmt.Fprintf(io.err, "journal replay: the journal ends in a torn tail (%s at byte %d): replaying the records before it\n", rep.Torn.File, rep.Torn.Offset)
+	}
+	enc := json.NewEncoder(io.out)
+	var werr error
+	_, _, err = table.ReplayRecords(j, func(seq uint64, e table.Entry, effs []round.Effect) {
+		if werr != nil {
+			return
+		}
+		if *asJSON {
+			werr = enc.Encode(struct {
+				Seq      uint64          `json:"seq"`
+				Settings *table.Settings `json:"settings,omitempty"`
+				Event    *round.Event    `json:"event,omitempty"`
+				Effects  []round.Effect  `json:"effects,omitempty"`
+			}{seq, e.Settings, e.Event, effs})
+			return
+		}
+		if e.Settings != nil {
+			b, _ := json.Marshal(e.Settings)
+			_, werr = fmt.Fprintf(io.out, "#%d settings %s\n", seq, b)
+			return
+		}
+		if _, werr = fmt.Fprintf(io.out, "#%d %s %s\n", seq, e.Event.At.UTC().Format("2006-01-02T15:04:05.000Z"), e.Event); werr != nil {
+			return
+		}
+		for _, ef := range effs {
+			if _, werr = fmt.Fprintf(io.out, "    %s\n", strings.ReplaceAll(ef.String(), "\n", "\n    ")); werr != nil {
+				return
+			}
+		}
+	})
+	if err == nil {
+		err = werr
+	}
+	if err != nil {
+		return fmt.Errorf("journal replay %s: %w", dirs[0], err)
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/drivers/shuffler"
+	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/round"
 	"github.com/tablectl/tablectl/simulator"
 	"github.com/tablectl/tablectl/table"
@@ -33,6 +34,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	rounds := fs.Int("rounds", 0, "with --simulate: stop after this many rounds (0: until interrupted)")
 	pace := fs.Duration("pace", 300*time.Millisecond, "with --simulate: pause before each card (0: as fast as possible)")
 	seed := fs.Uint64("seed", 1, "with --simulate: seed of the shuffles")
+	journalDir := fs.String("journal", "", "journal every event in this directory, and start from what it holds (replayed, then RWS Baccarat 5.4 for an interrupted round)")
 	window := fs.Duration("simultaneous-window", 150*time.Millisecond, "two cards of a round read closer together than this were drawn together (RWS Baccarat 5.10); 0 turns the check off, as a simulator dealing at --pace 0 needs")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -55,13 +57,27 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	rc.CloseBetsOnFirstCard = *auto
 	rc.SimultaneousWindow = *window
 	log := slog.New(slog.NewTextHandler(io.err, nil))
-	tbl, err := table.New(table.Config{Round: rc, AutoConfirm: *auto, AutoCloseInsurance: *auto, Seqless: *format != "tablectl",
+	tcfg := table.Config{Round: rc, AutoConfirm: *auto, AutoCloseInsurance: *auto, Seqless: *format != "tablectl",
 		Handler: func(ev round.Event, effs []round.Effect) {
 			for _, e := range effs {
 				fmt.Fprintf(io.out, "%s %s\n", ev.At.Format("15:04:05.000"), e)
 			}
-		}})
-	if err != nil {
+		}}
+	var tbl *table.Table
+	if *journalDir != "" {
+		j, rep, err := journal.Open(*journalDir, journal.Options{Logger: log})
+		if err != nil {
+			return fmt.Errorf("watch: --journal: %w", err)
+		}
+		defer j.Close()
+		if rep.Torn != nil {
+			log.Warn("journal: torn tail truncated", "file", rep.Torn.File, "offset", rep.Torn.Offset, "bytes", rep.Torn.Bytes)
+		}
+		if tbl, err = table.Start(tcfg, j, "watch", nil); err != nil {
+			return fmt.Errorf("watch: --journal %s: %w", *journalDir, err)
+		}
+		fmt.Fprintf(io.out, "journal %s: %d records replayed\n", *journalDir, rep.Records)
+	} else if tbl, err = table.New(tcfg); err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
 	opts := func(name string) device.Options { return device.Options{Name: name, Logger: log} }

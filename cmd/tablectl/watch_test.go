@@ -41,3 +41,40 @@ func TestWatchErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchJournalReplay: a watched table journals every event; the replay prints the
+// same rounds, and the JSON replay is one object a record.
+func TestWatchJournalReplay(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := runCmd(t, "", "watch", "--simulate", "--rounds", "2", "--pace", "0", "--journal", dir); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCmd(t, "", "journal", "replay", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"#1 settings", "new-shoe set=1 decks=8 cards=416 order=416", "round-settled round=1", "round-settled round=2", "confirm auto"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("replay lacks %q:\n%s", want, out)
+		}
+	}
+	js, _, err := runCmd(t, "", "journal", "replay", "--json", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(js), "\n")
+	if len(lines) < 10 || !strings.HasPrefix(lines[0], `{"seq":1,"settings":`) || !strings.Contains(js, `"kind":"round-settled"`) {
+		t.Errorf("JSON replay:\n%.600s", js)
+	}
+	// A second run on the same journal replays it first and records the restart.
+	out, _, err = runCmd(t, "", "watch", "--simulate", "--rounds", "1", "--pace", "0", "--journal", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "records replayed") || !strings.Contains(out, "resumed: betting is open") {
+		t.Errorf("second run:\n%.800s", out)
+	}
+	if _, _, err := runCmd(t, "", "journal", "replay", dir, "extra"); err == nil {
+		t.Error("two directories accepted")
+	}
+}

@@ -1,0 +1,190 @@
+package table
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/round"
+)
+
+// Entry is one journal record: the table's settings (written when the table starts, so
+// a journal says which rules it was played by) or one event, as JSON.
+type Entry struct {
+	Settings *Settings    `json:"settings,omitempty"`
+	Event    *round.Event `json:"event,omitempty"`
+}
+
+// Settings are what a journal records of a table's configuration: the controller's
+// settings and the table's automatic stand-ins for the dealer.
+type Settings struct {
+	Table              string       `json:"table,omitempty"`
+	Round              round.Config `json:"round"`
+	AutoConfirm        bool         `json:"auto_confirm,omitempty"`
+	AutoCloseInsurance bool         `json:"auto_close_insurance,omitempty"`
+	Seqless            bool         `json:"seqless,omitempty"`
+}
+
+// Settings returns what a journal records of cfg.
+func (cfg Config) Settings(table string) Settings {
+	return Settings{Table: table, Round: cfg.Round, AutoConfirm: cfg.AutoConfirm,
+		AutoCloseInsurance: cfg.AutoCloseInsurance, Seqless: cfg.Seqless}
+}
+
+// DecodeEntry reads one journal record. seq is its sequence number, for the error.
+func DecodeEntry(seq uint64, data []byte) (Entry, error) {
+	var e Entry
+	if err := json.Unmarshal(data, &e); err != nil {
+		return Entry{}, fmt.Errorf("journal record %d: %w", seq, err)
+	}
+	if (e.Settings == nil) == (e.Event == nil) {
+		return Entry{}, fmt.Errorf("journal record %d: want settings or an event", seq)
+	}
+	if e.Settings != nil && e.Settings.Round.Rules == nil {
+		return Entry{}, fmt.Errorf("journal record %d: settings without a rule set", seq)
+	}
+	return e, nil
+}
+
+// JournalRecorder records each event in a journal, durably, as an Entry.
+type JournalRecorder struct {
+	J *journal.Journal
+}
+
+// Record appends ev and returns once it is on disk.
+func (r JournalRecorder) Record(ev round.Event) error {
+	b, err := json.Marshal(Entry{Event: &ev})
+	if err != nil {
+		return err
+	}
+	_, err = r.J.Append(b)
+	return err
+}
+
+// RecordSettings appends the table's settings.
+func RecordSettings(j *journal.Journal, s Settings) error {
+	b, err := json.Marshal(Entry{Settings: &s})
+	if err != nil {
+		return err
+	}
+	_, err = j.Append(b)
+	return err
+}
+
+// ErrNoSettings is a journal whose events come before any settings record.
+var ErrNoSettings = errors.New("journal has events before any settings")
+
+// Replay steps every event of the journal, from the first record, through a controller
+// built from the settings recorded before them, handing each event and its effects to h
+// (when not nil). It steps the controller only: the automatic confirmations and the
+// like were recorded as events when they happened. It returns the controller in the
+// state the journal ends in and the settings last recorded (nil for an empty journal).
+func Replay(j *journal.Journal, h Handler) (*round.Controller, *Settings, error) {
+	return ReplayRecords(j, func(_ uint64, e Entry, effs []round.Effect) {
+		if h != nil && e.Event != nil {
+			h(*e.Event, effs)
+		}
+	})
+}
+
+// ReplayRecords is Replay handing on every record with its sequence number: settings
+// (with no effects) and events with their effects. The audit reads a journal this way.
+func ReplayRecords(j *journal.Journal, fn func(seq uint64, e Entry, effs []round.Effect)) (*round.Controller, *Settings, error) {
+	var ctl *round.Controller
+	var settings *Settings
+	if j.LastSeq() == 0 {
+		return nil, nil, nil
+	}
+	for rec, err := range j.Records(1) {
+		if err != nil {
+			return nil, nil, fmt.Errorf("replay: %w", err)
+		}
+		e, err := DecodeEntry(rec.Seq, rec.Data)
+		if err != nil {
+			return nil, nil, fmt.Errorf("replay: %w", err)
+		}
+		if e.Settings != nil {
+			if ctl, err = resettle(ctl, *e.Settings); err != nil {
+				return nil, nil, fmt.Errorf("replay: record %d: %w", rec.Seq, err)
+			}
+			settings = e.Settings
+			fn(rec.Seq, e, nil)
+			continue
+		}
+		if ctl == nil {
+			return nil, nil, fmt.Errorf("replay: record %d: %w", rec.Seq, ErrNoSettings)
+		}
+		fn(rec.Seq, e, ctl.Step(*e.Event))
+	}
+	return ctl, settings, nil
+}
+
+// resettle applies new settings. The controller's state carries over; settings can
+// only change while no shoe is in play, as a table would change its rules.
+func resettle(ctl *round.Controller, s Settings) (*round.Controller, error) {
+	if ctl == nil {
+		return round.New(s.Round)
+	}
+	if st := ctl.State(); st.Phase != round.NoShoe {
+		return nil, fmt.Errorf("settings changed with shoe %d in play", st.Shoe)
+	}
+	return round.Restore(s.Round, ctl.State())
+}
+
+// Start opens the table on journal j. It replays what the journal holds (handing the
+// replayed effects to replayed, when not nil), records the table's settings if they
+// differ from the journal's, and, when the journal held events, steps PowerRestored:
+// after a restart RWS Baccarat 5.4 decides the round that was interrupted. The effects of
+// steps from here on go to cfg.Handler. Settings can change only while no shoe is in
+// play: otherwise Start fails and names the shoe.
+func Start(cfg Config, j *journal.Journal, table string, replayed Handler) (*Table, error) {
+	ctl, recorded, err := Replay(j, replayed)
+	if err != nil {
+		return nil, err
+	}
+	want := cfg.Settings(table)
+	switch {
+	case recorded == nil:
+		if ctl, err = round.New(cfg.Round); err != nil {
+			return nil, err
+		}
+		if err := RecordSettings(j, want); err != nil {
+			return nil, fmt.Errorf("record settings: %w", err)
+		}
+	case !sameSettings(*recorded, want):
+		if st := ctl.State(); st.Phase != round.NoShoe {
+			return nil, fmt.Errorf("the journal's shoe %d (set %s) is in play under other settings (rule set %s): "+
+				"finish it with the journal's settings, or end it, before changing them", st.Shoe, st.Set, recorded.Round.Rules.Name)
+		}
+		if ctl, err = round.Restore(cfg.Round, ctl.State()); err != nil {
+			return nil, err
+		}
+		if err := RecordSettings(j, want); err != nil {
+			return nil, fmt.Errorf("record settings: %w", err)
+		}
+	default:
+		if ctl, err = round.Restore(cfg.Round, ctl.State()); err != nil {
+			return nil, err
+		}
+	}
+	cfg.Recorder = JournalRecorder{J: j}
+	t := &Table{cfg: cfg, ctl: ctl, tr: Translator{Seqless: cfg.Seqless}}
+	// The shoe's numbering goes on from the last card recorded; its first frame after the
+	// restart is taken as following on (cards drawn while the table was down are the
+	// technical interruption's to judge).
+	t.tr.cardSeq = ctl.State().LastSeq
+	t.tr.seq.resync = true
+	if recorded != nil {
+		if err := t.Step(round.Event{Kind: round.PowerRestored, At: cfg.now()}); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+func sameSettings(a, b Settings) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}

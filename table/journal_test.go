@@ -1,0 +1,241 @@
+package table
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/round"
+)
+
+var t0 = time.Date(2026, 11, 22, 21, 0, 0, 0, time.UTC)
+
+func openJournal(t *testing.T, dir string) *journal.Journal {
+	t.Helper()
+	j, _, err := journal.Open(dir, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+func testConfig(rules string) Config {
+	rc := round.DefaultConfig(baccarat.MustLookup(rules, baccarat.Options{}))
+	rc.Burn = round.BurnNone
+	return Config{Round: rc, Now: func() time.Time { return t0 }}
+}
+
+func cards(t *testing.T, s string) []round.Event {
+	t.Helper()
+	cs, err := baccarat.ParseCards(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []round.Event
+	for _, c := range cs {
+		evs = append(evs, round.Event{Kind: round.CardDrawn, Card: c})
+	}
+	return evs
+}
+
+func steps(t *testing.T, tbl *Table, evs ...round.Event) {
+	t.Helper()
+	for i, ev := range evs {
+		ev.At = t0.Add(time.Duration(i) * time.Second)
+		if err := tbl.Step(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestRestartMidRound: the journal holds a round cut off after three cards; the table
+// started again reaches the same state by replay, then RWS Baccarat 5.4 decides: under
+// rws the Player Pair is decided by then, so the round goes on (5.4.1).
+func TestRestartMidRound(t *testing.T) {
+	dir := t.TempDir()
+	j := openJournal(t, dir)
+	tbl, err := Start(testConfig("rws"), j, "T1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps(t, tbl, append([]round.Event{{Kind: round.NewShoe, Set: "S", Decks: 8},
+		{Kind: round.BetsClosed, Wagers: []baccarat.Wager{{Box: "1", Bet: baccarat.BetPlayerPair, Stake: 10}}}},
+		cards(t, "3H 4C 3D")...)...)
+	before := tbl.State()
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	j = openJournal(t, dir)
+	defer j.Close()
+	// Replay alone reaches exactly the state before the cut.
+	ctl, settings, err := Replay(j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ctl.State(); !reflect.DeepEqual(before, got) {
+		t.Errorf("state after replay differs:\n%+v\n%+v", before, got)
+	}
+	if settings == nil || settings.Table != "T1" || settings.Round.Rules.Name != "rws" {
+		t.Errorf("settings replayed: %+v", settings)
+	}
+	var replayed, after []string
+	cfg := testConfig("rws")
+	cfg.Handler = func(ev round.Event, effs []round.Effect) {
+		for _, e := range effs {
+			after = append(after, e.String())
+		}
+	}
+	tbl, err = Start(cfg, j, "T1", func(ev round.Event, effs []round.Effect) {
+		for _, e := range effs {
+			replayed = append(replayed, e.String())
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(replayed) == 0 || !strings.Contains(strings.Join(replayed, "\n"), "card-placed P2 3D") {
+		t.Errorf("replay gave %v", replayed)
+	}
+	want := []string{
+		"irregularity-raised #1 technical_interruption: power restored with round 1 being dealt (RWS Baccarat 5.4)",
+		"irregularity-resolved #1 technical_interruption continue by rule: an outcome has been established (RWS Baccarat 5.4.1)",
+		"resumed: the round continues (RWS Baccarat 5.4.1)",
+	}
+	if strings.Join(after, "\n") != strings.Join(want, "\n") {
+		t.Errorf("after the restart:\n%s\nwant\n%s", strings.Join(after, "\n"), strings.Join(want, "\n"))
+	}
+	// The round goes on and settles the Player Pair.
+	after = nil
+	steps(t, tbl, append(cards(t, "5S"), round.Event{Kind: round.ConfirmResult})...)
+	if s := strings.Join(after, "\n"); !strings.Contains(s, "1:player_pair:10 win 11:1 returned=120") {
+		t.Errorf("the resumed round settled as:\n%s", s)
+	}
+}
+
+// TestRestartVoids: under classic rules two cards decide nothing: the round is void and
+// the bets returned (RWS Baccarat 5.4.2, 5.15).
+func TestRestartVoids(t *testing.T) {
+	dir := t.TempDir()
+	j := openJournal(t, dir)
+	tbl, err := Start(testConfig("classic"), j, "T1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps(t, tbl, append([]round.Event{{Kind: round.NewShoe, Set: "S", Decks: 8},
+		{Kind: round.BetsClosed, Wagers: []baccarat.Wager{{Box: "1", Bet: baccarat.BetBanker, Stake: 100}}}},
+		cards(t, "3H 4C")...)...)
+	j.Close()
+	j = openJournal(t, dir)
+	defer j.Close()
+	var after []string
+	cfg := testConfig("classic")
+	cfg.Handler = func(ev round.Event, effs []round.Effect) {
+		for _, e := range effs {
+			after = append(after, e.String())
+		}
+	}
+	if _, err := Start(cfg, j, "T1", nil); err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Join(after, "\n")
+	for _, want := range []string{"round-voided round=1: technical interruption before any outcome was established (RWS Baccarat 5.4.2)",
+		"1:banker:100 push returned=100", "betting-opened round=2"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("after the restart:\n%s\nlacks %q", s, want)
+		}
+	}
+}
+
+func TestSettingsChange(t *testing.T) {
+	dir := t.TempDir()
+	j := openJournal(t, dir)
+	tbl, err := Start(testConfig("rws"), j, "T1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps(t, tbl, round.Event{Kind: round.NewShoe, Set: "S7", Decks: 8})
+	j.Close()
+	j = openJournal(t, dir)
+	if _, err := Start(testConfig("classic"), j, "T1", nil); err == nil || !strings.Contains(err.Error(), "shoe 1 (set S7) is in play") {
+		t.Errorf("changing the rules mid-shoe: %v", err)
+	}
+	j.Close()
+	// Once the shoe is ended, the rules may change; the new settings are recorded.
+	j = openJournal(t, dir)
+	tbl, err = Start(testConfig("rws"), j, "T1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps(t, tbl, round.Event{Kind: round.ShoeEnd})
+	j.Close()
+	j = openJournal(t, dir)
+	defer j.Close()
+	tbl, err = Start(testConfig("classic"), j, "T1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := tbl.State(); st.Shoe != 1 || st.Phase != round.NoShoe {
+		t.Errorf("history lost across the change: %+v", st)
+	}
+	var last Entry
+	for rec, err := range j.Records(1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := DecodeEntry(rec.Seq, rec.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Settings != nil {
+			last = e
+		}
+	}
+	if last.Settings == nil || last.Settings.Round.Rules.Name != "classic" {
+		t.Errorf("last settings recorded: %+v", last.Settings)
+	}
+}
+
+func TestDecodeEntryErrors(t *testing.T) {
+	for _, tc := range []struct{ data, want string }{
+		{`{`, "journal record 7: unexpected end"},
+		{`{}`, "want settings or an event"},
+		{`{"event":{"kind":"card"},"settings":{"round":{"rules":{"name":"rws"}}}}`, "want settings or an event"},
+		{`{"event":{"kind":"dance"}}`, `unknown event kind "dance"`},
+		{`{"settings":{"round":{"rules":{"name":"punto"}}}}`, `unknown rule set "punto"`},
+		{`{"event":{"kind":"card","card":"ZZ"}}`, `card "ZZ"`},
+	} {
+		_, err := DecodeEntry(7, []byte(tc.data))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.data, err, tc.want)
+		}
+	}
+	// Settings and events round-trip.
+	cfg := testConfig("royal")
+	b, _ := json.Marshal(Entry{Settings: &Settings{Table: "T9", Round: cfg.Round}})
+	e, err := DecodeEntry(1, b)
+	if err != nil || e.Settings.Round.Rules.Name != "royal" || e.Settings.Round.Rules.RoyalTiers != 4 || e.Settings.Table != "T9" {
+		t.Errorf("round trip: %+v %v", e.Settings, err)
+	}
+}
+
+func TestReplayRefusesEventsBeforeSettings(t *testing.T) {
+	dir := t.TempDir()
+	j := openJournal(t, dir)
+	if err := (JournalRecorder{J: j}).Record(round.Event{Kind: round.ShoeEnd}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Replay(j, nil); err == nil || !strings.Contains(err.Error(), "record 1") {
+		t.Errorf("replay: %v", err)
+	}
+	j.Close()
+	if _, err := os.Stat(filepath.Join(dir)); err != nil {
+		t.Fatal(err)
+	}
+}
