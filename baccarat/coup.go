@@ -119,9 +119,14 @@ func (c Coup) Complete() bool { return c.Next() == NoSlot }
 // assigned to a hand.
 func (c *Coup) Place(card Card) Slot {
 	s := c.Next()
+	c.put(s, card)
+	return s
+}
+
+// put puts card into slot s (NoSlot: nowhere).
+func (c *Coup) put(s Slot, card Card) {
 	switch s {
 	case NoSlot:
-		return NoSlot
 	case P1, P2, P3:
 		c.Player.cards[c.Player.n] = card
 		c.Player.n++
@@ -129,7 +134,23 @@ func (c *Coup) Place(card Card) Slot {
 		c.Banker.cards[c.Banker.n] = card
 		c.Banker.n++
 	}
-	return s
+}
+
+// PlaceNext is Place that also returns the slot due after it (NoSlot: the round is now
+// complete), sparing the caller a second look at the Table of Play.
+func (c *Coup) PlaceNext(card Card) (placed, next Slot) {
+	if n := c.Len(); n < 3 {
+		// The first three cards go P1 B1 P2 and the next is always due: no table to read.
+		placed = Slot(n + 1)
+		c.put(placed, card)
+		return placed, placed + 1
+	}
+	placed = c.Next()
+	if placed == NoSlot {
+		return NoSlot, NoSlot
+	}
+	c.put(placed, card)
+	return placed, c.Next()
 }
 
 // SlotCard returns the card in slot s and whether that slot has been dealt.

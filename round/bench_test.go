@@ -23,7 +23,9 @@ func shuffledShoe(decks int, seed uint64) []baccarat.Card {
 }
 
 // BenchmarkStep deals rounds through Step from shuffled 8-deck shoes: per round, bets
-// closed, each card, and the dealer's confirmation. One op is one round.
+// closed, each card, and the dealer's confirmation, with every irregularity check on
+// (sequence numbers, set counts, the simultaneous-draw window, the bad-shuffle watch).
+// One op is one round.
 func BenchmarkStep(b *testing.B) {
 	for _, rules := range []string{"classic", "nc-insurance"} {
 		b.Run(rules, func(b *testing.B) {
@@ -48,8 +50,12 @@ func BenchmarkStep(b *testing.B) {
 					shoe, pos = (shoe+1)%len(shoes), 0
 				}
 				ctl.Step(Event{Kind: BetsClosed, At: at})
-				for {
+				for n := 0; ; n++ {
+					if n == 6 {
+						b.Fatalf("round %d took more than six cards: %+v", i, ctl.State().Held)
+					}
 					seq++
+					at = at.Add(2 * time.Second) // a dealer's pace: no two cards drawn together
 					effs := ctl.Step(Event{Kind: CardDrawn, Card: shoes[shoe][pos], Seq: seq, At: at})
 					pos++
 					if len(effs) > 0 && effs[len(effs)-1].Kind == RoundComplete {

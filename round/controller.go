@@ -116,6 +116,8 @@ type State struct {
 	Decks int
 	Round uint32 // the round in progress, or the last one dealt
 	Coup  baccarat.Coup
+	// Outcome is the round's result once it is complete.
+	Outcome baccarat.Outcome
 	// Seqs are the shoe sequence numbers of the cards in Coup, by slot (index Slot-1).
 	Seqs [6]uint64
 	// BurnLeft is the number of cards still to burn while Burning; -1 while the first
@@ -186,7 +188,6 @@ type Controller struct {
 	cfg     Config
 	st      State
 	effects []Effect
-	ev      Event // the event being stepped
 }
 
 // New returns a controller with no shoe in play.
@@ -258,110 +259,119 @@ func (c *Controller) State() State {
 
 // Step applies one event and returns its effects, in order. The returned slice is owned
 // by the controller and valid until the next call to Step: copy what must outlive it.
-func (c *Controller) Step(ev Event) []Effect {
+func (c *Controller) Step(event Event) []Effect {
 	c.effects = c.effects[:0]
-	c.ev = ev
+	ev := &event // handed down, never kept: the event stays on Step's stack
 	switch ev.Kind {
 	case NewShoe:
-		c.newShoe()
+		c.newShoe(ev)
 	case BetsClosed:
-		c.betsClosed()
+		c.betsClosed(ev)
 	case CardDrawn:
-		c.cardDrawn()
+		c.cardDrawn(ev)
 	case InsuranceBet:
-		c.insuranceBet()
+		c.insuranceBet(ev)
 	case InsuranceWindowClosed:
-		c.insuranceClosed()
+		c.insuranceClosed(ev)
 	case SqueezeRequested:
-		c.squeeze()
+		c.squeeze(ev)
 	case ConfirmResult:
-		c.confirm()
+		c.confirm(ev)
 	case CutCard:
-		c.cutCard()
+		c.cutCard(ev)
 	case ShoeEnd:
-		c.shoeEnd()
+		c.shoeEnd(ev)
 	case PowerRestored:
-		c.powerRestored()
+		c.powerRestored(ev)
 	case Report:
-		c.report()
+		c.report(ev)
 	case Decide:
-		c.decide()
+		c.decide(ev)
 	case DeviceLost:
-		c.deviceLost()
+		c.deviceLost(ev)
 	case DeviceBack:
-		c.deviceBack()
+		c.deviceBack(ev)
 	default:
-		c.refuse("unknown event kind %d", ev.Kind)
+		c.refuse(ev, "unknown event kind %d", ev.Kind)
 	}
 	return c.effects
 }
 
-func (c *Controller) emit(e Effect) {
-	e.At, e.Shoe, e.Round = c.ev.At, c.st.Shoe, c.st.Round
-	c.effects = append(c.effects, e)
+func (c *Controller) emit(ev *Event, e Effect) {
+	p := c.push(ev, e.Kind)
+	e.At, e.Shoe, e.Round = p.At, p.Shoe, p.Round
+	*p = e
 }
 
 // push appends an effect of kind k and returns it to be filled in place: the hot path's
 // cheaper form of emit.
-func (c *Controller) push(k EffectKind) *Effect {
-	c.effects = append(c.effects, Effect{Kind: k, At: c.ev.At, Shoe: c.st.Shoe, Round: c.st.Round})
-	return &c.effects[len(c.effects)-1]
+func (c *Controller) push(ev *Event, k EffectKind) *Effect {
+	n := len(c.effects)
+	if n == cap(c.effects) {
+		c.effects = append(c.effects, Effect{})
+	} else {
+		c.effects = c.effects[:n+1]
+	}
+	e := &c.effects[n]
+	*e = Effect{}
+	e.Kind, e.At, e.Shoe, e.Round = k, ev.At, c.st.Shoe, c.st.Round
+	return e
 }
 
-func (c *Controller) refuse(format string, a ...any) {
-	c.emit(Effect{Kind: EventRefused, Reason: c.ev.Kind.String() + ": " + fmt.Sprintf(format, a...)})
+func (c *Controller) refuse(ev *Event, format string, a ...any) {
+	c.emit(ev, Effect{Kind: EventRefused, Reason: ev.Kind.String() + ": " + fmt.Sprintf(format, a...)})
 }
 
-func (c *Controller) newShoe() {
+func (c *Controller) newShoe(ev *Event) {
 	if c.st.Phase != NoShoe {
-		c.refuse("shoe %d is still in play (%s): end it first", c.st.Shoe, c.st.Phase)
+		c.refuse(ev, "shoe %d is still in play (%s): end it first", c.st.Shoe, c.st.Phase)
 		return
 	}
-	if err := c.cfg.Rules.CheckDecks(c.ev.Decks); err != nil {
-		c.refuse("%v", err)
+	if err := c.cfg.Rules.CheckDecks(ev.Decks); err != nil {
+		c.refuse(ev, "%v", err)
 		return
 	}
 	// The shuffler's count and order: a set that is short or over is refused (RWS
 	// Baccarat 5.5.2), and so is one in an order already dealt: not shuffled (5.5.5).
-	total := 52 * c.ev.Decks
-	if c.ev.Cards != 0 && c.ev.Cards != total {
-		c.raise(irregularities.CardCount, fmt.Sprintf("set %s: the shuffler counted %d cards; %s %d", c.ev.Set, c.ev.Cards, decksText(c.ev.Decks), total))
+	total := 52 * ev.Decks
+	if ev.Cards != 0 && ev.Cards != total {
+		c.raise(ev, irregularities.CardCount, fmt.Sprintf("set %s: the shuffler counted %d cards; %s %d", ev.Set, ev.Cards, decksText(ev.Decks), total))
 		return
 	}
 	var fp uint64
-	if c.ev.Order != nil {
-		if len(c.ev.Order) != total {
-			c.raise(irregularities.CardCount, fmt.Sprintf("set %s: the recorded order holds %d cards; %s %d", c.ev.Set, len(c.ev.Order), decksText(c.ev.Decks), total))
+	if ev.Order != nil {
+		if len(ev.Order) != total {
+			c.raise(ev, irregularities.CardCount, fmt.Sprintf("set %s: the recorded order holds %d cards; %s %d", ev.Set, len(ev.Order), decksText(ev.Decks), total))
 			return
 		}
-		fp = fingerprint(c.ev.Order)
+		fp = fingerprint(ev.Order)
 		for _, old := range c.st.Orders {
 			if old == fp {
-				c.raise(irregularities.NotShuffled, fmt.Sprintf("set %s: its order repeats a shoe already dealt", c.ev.Set))
+				c.raise(ev, irregularities.NotShuffled, fmt.Sprintf("set %s: its order repeats a shoe already dealt", ev.Set))
 				return
 			}
 		}
 	}
 	prev := c.st
-	c.st = State{Shoe: prev.Shoe + 1, Set: c.ev.Set, Decks: c.ev.Decks,
+	c.st = State{Shoe: prev.Shoe + 1, Set: ev.Set, Decks: ev.Decks,
 		Offers: prev.Offers[:0], Offered: prev.Offered[:0], Irregularities: prev.Irregularities,
 		Orders: prev.Orders, Watch: irregularities.ShuffleWatch{Limits: c.cfg.Runs}}
-	if c.ev.Order != nil {
-		c.st.Order = append([]baccarat.Card(nil), c.ev.Order...)
+	if ev.Order != nil {
+		c.st.Order = append([]baccarat.Card(nil), ev.Order...)
 		c.st.Orders = append(c.st.Orders, fp)
 		if len(c.st.Orders) > maxOrders {
 			c.st.Orders = c.st.Orders[len(c.st.Orders)-maxOrders:]
 		}
 	}
-	c.emit(Effect{Kind: ShoeStarted, Set: c.ev.Set, Count: c.ev.Decks})
+	c.emit(ev, Effect{Kind: ShoeStarted, Set: ev.Set, Count: ev.Decks})
 	switch c.cfg.Burn {
 	case BurnByFirstCard:
 		c.st.Phase, c.st.BurnLeft = Burning, -1
 	case BurnFixed:
 		c.st.Phase, c.st.BurnLeft = Burning, c.cfg.BurnCount
-		c.emit(Effect{Kind: BurnStarted, Count: c.cfg.BurnCount})
+		c.emit(ev, Effect{Kind: BurnStarted, Count: c.cfg.BurnCount})
 	default:
-		c.nextRound()
+		c.nextRound(ev)
 	}
 }
 
@@ -391,26 +401,26 @@ func burnValue(card baccarat.Card) int {
 	return int(card.Rank)
 }
 
-func (c *Controller) burn(card baccarat.Card, seq uint64) {
+func (c *Controller) burn(ev *Event, card baccarat.Card, seq uint64) {
 	if c.st.BurnLeft < 0 {
 		n := burnValue(card)
 		c.st.BurnLeft = n
-		c.emit(Effect{Kind: BurnStarted, Card: card, Seq: seq, Count: n})
+		c.emit(ev, Effect{Kind: BurnStarted, Card: card, Seq: seq, Count: n})
 		return
 	}
 	c.st.BurnLeft--
-	c.emit(Effect{Kind: CardBurned, Card: card, Seq: seq, Count: c.st.BurnLeft})
+	c.emit(ev, Effect{Kind: CardBurned, Card: card, Seq: seq, Count: c.st.BurnLeft})
 	if c.st.BurnLeft == 0 {
-		c.nextRound()
+		c.nextRound(ev)
 	}
 }
 
 // nextRound opens the next round, or finishes the shoe when the cut card allows no more.
-func (c *Controller) nextRound() {
+func (c *Controller) nextRound(ev *Event) {
 	if c.st.CutCard {
 		if c.st.RoundsLeft == 0 {
 			c.st.Phase = ShoeDone
-			c.emit(Effect{Kind: ShoeFinished})
+			c.emit(ev, Effect{Kind: ShoeFinished})
 			return
 		}
 		c.st.RoundsLeft--
@@ -423,46 +433,47 @@ func (c *Controller) nextRound() {
 	c.st.Wagers, c.st.Insurance = nil, nil
 	c.st.Offers, c.st.Offered = c.st.Offers[:0], c.st.Offered[:0]
 	c.st.InsuranceWaived = false
-	c.emit(Effect{Kind: BettingOpened})
+	c.st.Outcome = baccarat.Outcome{}
+	c.push(ev, BettingOpened)
 }
 
-func (c *Controller) betsClosed() {
+func (c *Controller) betsClosed(ev *Event) {
 	switch {
 	case c.st.Held.ID != 0:
-		c.refuse("the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
+		c.refuse(ev, "the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
 	case c.st.Phase != BettingOpen:
-		c.refuse("betting is not open (%s)", c.st.Phase)
+		c.refuse(ev, "betting is not open (%s)", c.st.Phase)
 	default:
-		c.closeBets(c.ev.Wagers)
+		c.closeBets(ev, ev.Wagers)
 	}
 }
 
 // closeBets ends betting, keeps the valid wagers, and deals the cards kept from an
 // excess draw as the round's first cards (RWS Baccarat 5.7).
-func (c *Controller) closeBets(ws []baccarat.Wager) {
+func (c *Controller) closeBets(ev *Event, ws []baccarat.Wager) {
 	if len(ws) > 0 {
 		errs := c.cfg.Rules.CheckWagers(ws)
 		for i, w := range ws {
 			if errs[i] != nil {
-				c.emit(Effect{Kind: WagerRefused, Wager: w, Reason: reasonOf(errs[i])})
+				c.emit(ev, Effect{Kind: WagerRefused, Wager: w, Reason: reasonOf(errs[i])})
 				continue
 			}
 			c.st.Wagers = append(c.st.Wagers, w)
 		}
 	}
 	c.st.Phase = Dealing
-	c.emit(Effect{Kind: BettingClosed, Count: len(c.st.Wagers)})
+	c.push(ev, BettingClosed).Count = len(c.st.Wagers)
 	for len(c.st.Kept) > 0 && c.st.Phase == Dealing {
 		k := c.st.Kept[0]
 		c.st.Kept = c.st.Kept[1:]
-		c.place(k.Card, k.Seq)
+		c.place(ev, k.Card, k.Seq)
 	}
 }
 
-func (c *Controller) cardDrawn() {
-	card, seq := c.ev.Card, c.ev.Seq
+func (c *Controller) cardDrawn(ev *Event) {
+	card, seq := ev.Card, ev.Seq
 	if c.st.Phase == NoShoe {
-		c.notDue(card, seq, "no shoe is in play")
+		c.notDue(ev, card, seq, "no shoe is in play")
 		return
 	}
 	c.st.CardsDrawn++
@@ -471,15 +482,15 @@ func (c *Controller) cardDrawn() {
 	if seq != 0 {
 		c.st.LastSeq = seq
 	}
-	c.st.LastCardAt = c.ev.At
-	if why := c.foreign(card); why != "" {
-		c.notDue(card, seq, why)
-		c.foundForeign(why)
+	c.st.LastCardAt = ev.At
+	if why := c.foreign(ev, card); why != "" {
+		c.notDue(ev, card, seq, why)
+		c.foundForeign(ev, why)
 		return
 	}
 	if what := c.st.Watch.Add(card); what != "" {
 		c.st.Warned = what
-		c.emit(Effect{Kind: DealerWarning, Reason: what + ": check the shuffle"})
+		c.emit(ev, Effect{Kind: DealerWarning, Reason: what + ": check the shuffle"})
 	}
 	outOfOrder := ""
 	if c.st.Order != nil && c.st.OrderPos < len(c.st.Order) {
@@ -490,70 +501,70 @@ func (c *Controller) cardDrawn() {
 	}
 	if h := &c.st.Held; h.ID != 0 {
 		if h.Kind == irregularities.SimultaneousDraw {
-			c.hold(card, seq)
+			c.hold(ev, card, seq)
 			return
 		}
-		c.notDue(card, seq, fmt.Sprintf("the table is held for irregularity #%d (%s)", h.ID, h.Kind))
+		c.notDue(ev, card, seq, fmt.Sprintf("the table is held for irregularity #%d (%s)", h.ID, h.Kind))
 		return
 	}
 	switch c.st.Phase {
 	case Burning:
-		c.burn(card, seq)
+		c.burn(ev, card, seq)
 		return
 	case BettingOpen:
 		if !c.cfg.CloseBetsOnFirstCard {
-			c.excess(card, seq, "betting is still open")
+			c.excess(ev, card, seq, "betting is still open")
 			return
 		}
-		c.closeBets(nil)
+		c.closeBets(ev, nil)
 		if c.st.Phase != Dealing { // kept cards completed the round
-			c.excess(card, seq, "the round is complete")
+			c.excess(ev, card, seq, "the round is complete")
 			return
 		}
 	case Dealing:
 	case Complete:
-		c.excess(card, seq, "the round is complete")
+		c.excess(ev, card, seq, "the round is complete")
 		return
 	case ShoeDone:
-		c.excess(card, seq, "the shoe is finished")
+		c.excess(ev, card, seq, "the shoe is finished")
 		return
 	}
 	switch {
 	case gap:
-		c.raise(irregularities.IncorrectCards, fmt.Sprintf("shoe sequence %d follows %d: a card was not read", seq, lastSeq))
-		c.hold(card, seq)
+		c.raise(ev, irregularities.IncorrectCards, fmt.Sprintf("shoe sequence %d follows %d: a card was not read", seq, lastSeq))
+		c.hold(ev, card, seq)
 	case outOfOrder != "":
-		c.raise(irregularities.IncorrectCards, outOfOrder)
-		c.hold(card, seq)
-	case c.simultaneous(lastAt):
-		c.raise(irregularities.SimultaneousDraw, fmt.Sprintf("%s read %s after the card before it",
-			card, c.ev.At.Sub(lastAt)))
+		c.raise(ev, irregularities.IncorrectCards, outOfOrder)
+		c.hold(ev, card, seq)
+	case c.simultaneous(ev, lastAt):
+		c.raise(ev, irregularities.SimultaneousDraw, fmt.Sprintf("%s read %s after the card before it",
+			card, ev.At.Sub(lastAt)))
 		c.st.Held.Paired = true
-		c.hold(card, seq)
+		c.hold(ev, card, seq)
 	default:
-		c.place(card, seq)
+		c.place(ev, card, seq)
 	}
 }
 
 // simultaneous reports whether the card being stepped came less than the configured
 // window after the round's previous card (RWS Baccarat 5.10).
-func (c *Controller) simultaneous(lastAt time.Time) bool {
-	if c.cfg.SimultaneousWindow == 0 || c.st.Coup.Len() == 0 || lastAt.IsZero() || c.ev.At.IsZero() {
+func (c *Controller) simultaneous(ev *Event, lastAt time.Time) bool {
+	if c.cfg.SimultaneousWindow == 0 || c.st.Coup.Len() == 0 || lastAt.IsZero() || ev.At.IsZero() {
 		return false
 	}
-	d := c.ev.At.Sub(lastAt)
+	d := time.Duration(ev.At.UnixNano() - lastAt.UnixNano()) // wall clock only: cheaper than Sub
 	return d >= 0 && d < c.cfg.SimultaneousWindow
 }
 
 // foreign reports why card is not part of the loaded set, or "" when it is: it carries
 // another set's identity, or the set already gave as many of it as it holds (RWS
 // Baccarat 5.5.1). A card that is not foreign is counted.
-func (c *Controller) foreign(card baccarat.Card) string {
+func (c *Controller) foreign(ev *Event, card baccarat.Card) string {
 	switch {
 	case !card.Valid():
 		return "an unreadable card"
-	case c.ev.Set != "" && c.st.Set != "" && c.ev.Set != c.st.Set:
-		return fmt.Sprintf("%s is of set %q, not the loaded set %q", card, c.ev.Set, c.st.Set)
+	case ev.Set != "" && c.st.Set != "" && ev.Set != c.st.Set:
+		return fmt.Sprintf("%s is of set %q, not the loaded set %q", card, ev.Set, c.st.Set)
 	case int(c.st.Seen[card.Index()]) >= c.st.Decks:
 		return fmt.Sprintf("%s: a %d-deck set holds %d and this is one more", card, c.st.Decks, c.st.Decks)
 	}
@@ -563,73 +574,74 @@ func (c *Controller) foreign(card baccarat.Card) string {
 
 // foundForeign voids the round in play for a foreign card (RWS Baccarat 5.5.1; NC
 // Tournament 5.1.1) and holds the table until a supervisor lets play go on.
-func (c *Controller) foundForeign(why string) {
+func (c *Controller) foundForeign(ev *Event, why string) {
 	if c.st.Held.ID != 0 {
 		return
 	}
-	c.raise(irregularities.ForeignCard, why)
+	c.raise(ev, irregularities.ForeignCard, why)
 	if c.roundInPlay() {
-		c.void("a card not of this set was found (" + c.rule(irregularities.ForeignCard) + ")")
+		c.void(ev, "a card not of this set was found ("+c.rule(irregularities.ForeignCard)+")")
 	}
 }
 
 // hold keeps a card drawn while the table is held, to be placed once it is decided.
-func (c *Controller) hold(card baccarat.Card, seq uint64) {
+func (c *Controller) hold(ev *Event, card baccarat.Card, seq uint64) {
 	c.st.Held.Pending = append(c.st.Held.Pending, Kept{Card: card, Seq: seq})
-	c.emit(Effect{Kind: CardHeld, Card: card, Seq: seq})
+	c.emit(ev, Effect{Kind: CardHeld, Card: card, Seq: seq})
 }
 
 // place deals card into its slot by the Table of Play and reports what follows: the
 // round complete, or Insurance offered.
-func (c *Controller) place(card baccarat.Card, seq uint64) {
+func (c *Controller) place(ev *Event, card baccarat.Card, seq uint64) {
 	for _, o := range c.st.Offers {
-		c.emit(Effect{Kind: InsuranceNeglected, Offer: o})
-		c.raise(irregularities.InsuranceNotOffered, fmt.Sprintf("%s drawn with %s still open", card, offerText(o)))
+		c.emit(ev, Effect{Kind: InsuranceNeglected, Offer: o})
+		c.raise(ev, irregularities.InsuranceNotOffered, fmt.Sprintf("%s drawn with %s still open", card, offerText(o)))
 	}
 	c.st.Offers = c.st.Offers[:0]
-	slot := c.st.Coup.Place(card)
+	slot, next := c.st.Coup.PlaceNext(card)
 	c.st.Seqs[slot-1] = seq
-	e := c.push(CardPlaced)
+	e := c.push(ev, CardPlaced)
 	e.Slot, e.Card, e.Seq = slot, card, seq
-	if c.st.Coup.Complete() {
+	if next == baccarat.NoSlot {
 		c.st.Phase = Complete
-		e := c.push(RoundComplete)
-		e.Coup, e.Outcome = c.st.Coup, baccarat.OutcomeOf(c.st.Coup)
-		c.raiseShuffleWarning()
+		c.st.Outcome = baccarat.OutcomeOf(c.st.Coup)
+		e := c.push(ev, RoundComplete)
+		e.Coup, e.Outcome = c.st.Coup, c.st.Outcome
+		c.raiseShuffleWarning(ev)
 		return
 	}
 	if c.cfg.Rules.Insurance && (slot == baccarat.B2 || slot == baccarat.P3 && !c.st.InsuranceWaived) {
 		c.st.Offers = baccarat.InsuranceOffers(c.st.Offers, c.st.Coup)
 		for _, o := range c.st.Offers {
 			c.st.Offered = append(c.st.Offered, o)
-			c.emit(Effect{Kind: InsuranceOffered, Offer: o})
+			c.emit(ev, Effect{Kind: InsuranceOffered, Offer: o})
 		}
 	}
 }
 
 // raiseShuffleWarning raises, at a round's end, the bad-shuffle alarm the dealer was
 // warned of while the round was dealt: its second stage.
-func (c *Controller) raiseShuffleWarning() {
+func (c *Controller) raiseShuffleWarning(ev *Event) {
 	if c.st.Warned != "" {
-		c.raise(irregularities.BadShuffle, c.st.Warned)
+		c.raise(ev, irregularities.BadShuffle, c.st.Warned)
 		c.st.Warned = ""
 	}
 }
 
-func (c *Controller) notDue(card baccarat.Card, seq uint64, why string) {
-	c.emit(Effect{Kind: CardNotDue, Card: card, Seq: seq, Reason: why})
+func (c *Controller) notDue(ev *Event, card baccarat.Card, seq uint64, why string) {
+	c.emit(ev, Effect{Kind: CardNotDue, Card: card, Seq: seq, Reason: why})
 }
 
 // excess handles a card drawn when none is due (RWS Baccarat 5.7): by table setting it
 // is kept as the next card dealt, or burned; after the shoe's last round it is burned.
-func (c *Controller) excess(card baccarat.Card, seq uint64, why string) {
-	c.notDue(card, seq, why)
+func (c *Controller) excess(ev *Event, card baccarat.Card, seq uint64, why string) {
+	c.notDue(ev, card, seq, why)
 	fate := "burned"
 	if !c.cfg.BurnExcessCards && c.st.Phase != ShoeDone {
 		c.st.Kept = append(c.st.Kept, Kept{Card: card, Seq: seq})
 		fate = "kept as the next card dealt"
 	}
-	c.raise(irregularities.ExcessCard, fmt.Sprintf("%s drawn when no card was due (%s): %s", card, why, fate))
+	c.raise(ev, irregularities.ExcessCard, fmt.Sprintf("%s drawn when no card was due (%s): %s", card, why, fate))
 }
 
 // rule names kind k's rule under the table's rule set.
@@ -639,13 +651,13 @@ func (c *Controller) rule(k irregularities.Kind) string {
 
 // raise records an irregularity and returns its number. A kind whose rules allow
 // decisions holds the table until one is made.
-func (c *Controller) raise(k irregularities.Kind, what string) uint32 {
+func (c *Controller) raise(ev *Event, k irregularities.Kind, what string) uint32 {
 	c.st.Irregularities++
 	id := c.st.Irregularities
 	e := irregularities.Lookup(k)
 	opts := e.PlayerOptions && c.st.Phase == Dealing &&
 		(k == irregularities.SimultaneousDraw || !c.cfg.Rules.Established(c.st.Coup))
-	c.emit(Effect{Kind: IrregularityRaised, ID: id, Irregularity: k, PlayerOptions: opts,
+	c.emit(ev, Effect{Kind: IrregularityRaised, ID: id, Irregularity: k, PlayerOptions: opts,
 		Reason: what + " (" + c.rule(k) + ")"})
 	if len(e.Choices) > 0 {
 		c.st.Held = Held{ID: id, Kind: k}
@@ -653,14 +665,14 @@ func (c *Controller) raise(k irregularities.Kind, what string) uint32 {
 	return id
 }
 
-func (c *Controller) insuranceBet() {
-	if len(c.ev.Wagers) != 1 {
-		c.refuse("want exactly one wager, got %d", len(c.ev.Wagers))
+func (c *Controller) insuranceBet(ev *Event) {
+	if len(ev.Wagers) != 1 {
+		c.refuse(ev, "want exactly one wager, got %d", len(ev.Wagers))
 		return
 	}
-	w := c.ev.Wagers[0]
+	w := ev.Wagers[0]
 	if len(c.st.Offers) == 0 {
-		c.emit(Effect{Kind: WagerRefused, Wager: w, Reason: "no insurance offer is open"})
+		c.emit(ev, Effect{Kind: WagerRefused, Wager: w, Reason: "no insurance offer is open"})
 		return
 	}
 	offer := c.st.Offers[0]
@@ -686,11 +698,11 @@ func (c *Controller) insuranceBet() {
 		}
 	}
 	if err := c.cfg.Rules.CheckInsurance(offer, w, original, earlier); err != nil {
-		c.emit(Effect{Kind: WagerRefused, Wager: w, Reason: reasonOf(err)})
+		c.emit(ev, Effect{Kind: WagerRefused, Wager: w, Reason: reasonOf(err)})
 		return
 	}
 	c.st.Insurance = append(c.st.Insurance, baccarat.InsuranceTaken{Offer: offer, Wager: w})
-	c.emit(Effect{Kind: InsuranceTaken, Wager: w, Offer: offer})
+	c.emit(ev, Effect{Kind: InsuranceTaken, Wager: w, Offer: offer})
 }
 
 // reasonOf is the reason of a wager error without the wager, which the effect carries.
@@ -701,44 +713,44 @@ func reasonOf(err error) string {
 	return err.Error()
 }
 
-func (c *Controller) insuranceClosed() {
+func (c *Controller) insuranceClosed(ev *Event) {
 	if len(c.st.Offers) == 0 {
-		c.refuse("no insurance offer is open")
+		c.refuse(ev, "no insurance offer is open")
 		return
 	}
 	for _, o := range c.st.Offers {
-		c.emit(Effect{Kind: InsuranceClosed, Offer: o})
+		c.emit(ev, Effect{Kind: InsuranceClosed, Offer: o})
 	}
 	c.st.Offers = c.st.Offers[:0]
 }
 
-func (c *Controller) squeeze() {
+func (c *Controller) squeeze(ev *Event) {
 	switch {
 	case c.st.Phase != Dealing:
-		c.refuse("no round is being dealt (%s)", c.st.Phase)
+		c.refuse(ev, "no round is being dealt (%s)", c.st.Phase)
 	case c.st.Coup.Player.Len() >= 3:
-		c.refuse("the Player's third card is already open")
+		c.refuse(ev, "the Player's third card is already open")
 	case c.cfg.Rules.Insurance:
 		c.st.InsuranceWaived = true
-		c.emit(Effect{Kind: SqueezeNoted, Reason: "insurance after the Player's third card is waived (NC Insurance 3.14)"})
+		c.emit(ev, Effect{Kind: SqueezeNoted, Reason: "insurance after the Player's third card is waived (NC Insurance 3.14)"})
 	default:
-		c.emit(Effect{Kind: SqueezeNoted, Reason: "squeeze recorded"})
+		c.emit(ev, Effect{Kind: SqueezeNoted, Reason: "squeeze recorded"})
 	}
 }
 
-func (c *Controller) confirm() {
+func (c *Controller) confirm(ev *Event) {
 	switch {
 	case c.st.Held.ID != 0:
-		c.refuse("the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
+		c.refuse(ev, "the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
 		return
 	case c.st.Phase != Complete:
-		c.refuse("the round is not complete (%s)", c.st.Phase)
+		c.refuse(ev, "the round is not complete (%s)", c.st.Phase)
 		return
 	case c.st.Voided:
-		c.refuse("round %d is void: there is no result to confirm", c.st.Round)
+		c.refuse(ev, "round %d is void: there is no result to confirm", c.st.Round)
 		return
 	}
-	o := baccarat.OutcomeOf(c.st.Coup)
+	o := c.st.Outcome
 	var ss []Settlement
 	for _, w := range c.st.Wagers {
 		res := c.cfg.Rules.Resolve(w.Bet, o)
@@ -749,13 +761,14 @@ func (c *Controller) confirm() {
 		res := baccarat.ResolveInsurance(t.Offer, o)
 		ss = append(ss, Settlement{Wager: t.Wager, Resolution: res, Returned: res.Returned(t.Wager.Stake, c.cfg.Rounding)})
 	}
-	c.emit(Effect{Kind: RoundSettled, Coup: c.st.Coup, Outcome: o, Settlements: ss})
-	c.nextRound()
+	e := c.push(ev, RoundSettled)
+	e.Coup, e.Outcome, e.Settlements = c.st.Coup, o, ss
+	c.nextRound(ev)
 }
 
 // void ends the round in play with no result, returning every bet (RWS Baccarat 5.15;
 // NC Insurance 5.16). The caller decides what comes next.
-func (c *Controller) void(reason string) {
+func (c *Controller) void(ev *Event, reason string) {
 	var ss []Settlement
 	for _, w := range c.st.Wagers {
 		ss = append(ss, Settlement{Wager: w, Resolution: baccarat.Pushed, Returned: w.Stake})
@@ -766,76 +779,76 @@ func (c *Controller) void(reason string) {
 	c.st.Offers = c.st.Offers[:0]
 	c.st.Wagers, c.st.Insurance = nil, nil
 	c.st.Phase, c.st.Voided = Complete, true // no card is due in a void round
-	c.emit(Effect{Kind: RoundVoided, Coup: c.st.Coup, Settlements: ss, Reason: reason})
-	c.raiseShuffleWarning()
+	c.emit(ev, Effect{Kind: RoundVoided, Coup: c.st.Coup, Settlements: ss, Reason: reason})
+	c.raiseShuffleWarning(ev)
 }
 
-func (c *Controller) cutCard() {
+func (c *Controller) cutCard(ev *Event) {
 	switch {
 	case c.st.Phase == NoShoe || c.st.Phase == ShoeDone:
-		c.refuse("no round is to be dealt (%s)", c.st.Phase)
+		c.refuse(ev, "no round is to be dealt (%s)", c.st.Phase)
 		return
 	case c.st.CutCard:
-		c.refuse("the cut card has already come out")
+		c.refuse(ev, "the cut card has already come out")
 		return
 	}
 	c.st.CutCard, c.st.RoundsLeft = true, c.cfg.RoundsAfterCut
-	c.emit(Effect{Kind: CutCardReached, Count: c.st.RoundsLeft})
+	c.emit(ev, Effect{Kind: CutCardReached, Count: c.st.RoundsLeft})
 }
 
-func (c *Controller) shoeEnd() {
+func (c *Controller) shoeEnd(ev *Event) {
 	switch {
 	case c.st.Phase == NoShoe:
-		c.refuse("no shoe is in play")
+		c.refuse(ev, "no shoe is in play")
 		return
 	case c.st.Held.ID != 0:
-		c.refuse("the table is held for irregularity #%d (%s): decide it first", c.st.Held.ID, c.st.Held.Kind)
+		c.refuse(ev, "the table is held for irregularity #%d (%s): decide it first", c.st.Held.ID, c.st.Held.Kind)
 		return
 	case c.st.Phase == Complete && !c.st.Voided:
-		c.refuse("round %d is complete: confirm it before ending the shoe", c.st.Round)
+		c.refuse(ev, "round %d is complete: confirm it before ending the shoe", c.st.Round)
 		return
 	case c.st.Phase == BettingOpen:
-		c.void("the shoe ended before the round was dealt")
+		c.void(ev, "the shoe ended before the round was dealt")
 	case c.st.Phase == Dealing:
-		c.raise(irregularities.InsufficientCards, fmt.Sprintf("the shoe ended with round %d incomplete", c.st.Round))
-		c.void("insufficient cards to complete the round (" + c.rule(irregularities.InsufficientCards) + ")")
+		c.raise(ev, irregularities.InsufficientCards, fmt.Sprintf("the shoe ended with round %d incomplete", c.st.Round))
+		c.void(ev, "insufficient cards to complete the round ("+c.rule(irregularities.InsufficientCards)+")")
 	}
 	// Reconciliation: an empty shoe must have given every card of the set (RWS 5.5.2).
-	if total := 52 * c.st.Decks; c.ev.Empty && c.st.CardsDrawn != total {
-		c.raise(irregularities.CardCount, fmt.Sprintf("the shoe is empty after %d cards; the set holds %d", c.st.CardsDrawn, total))
+	if total := 52 * c.st.Decks; ev.Empty && c.st.CardsDrawn != total {
+		c.raise(ev, irregularities.CardCount, fmt.Sprintf("the shoe is empty after %d cards; the set holds %d", c.st.CardsDrawn, total))
 	}
 	rounds := int(c.st.Round)
 	c.st.Phase = NoShoe
-	c.emit(Effect{Kind: ShoeEnded, Count: rounds})
+	c.emit(ev, Effect{Kind: ShoeEnded, Count: rounds})
 }
 
 // powerRestored applies RWS Baccarat 5.4 to the round interrupted by a technical failure:
 // it goes on when an outcome has been established (5.4.1) and is voided when not (5.4.2).
 // An irregularity that was held stays held.
-func (c *Controller) powerRestored() {
+func (c *Controller) powerRestored(ev *Event) {
 	switch {
 	case c.st.Held.ID != 0:
-		c.emit(Effect{Kind: Resumed, Reason: fmt.Sprintf("the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)})
+		c.emit(ev, Effect{Kind: Resumed, Reason: fmt.Sprintf("the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)})
 	case c.st.Phase == Dealing:
-		id := c.raise(irregularities.TechnicalInterruption, fmt.Sprintf("power restored with round %d being dealt", c.st.Round))
-		c.decideByRule(id)
+		id := c.raise(ev, irregularities.TechnicalInterruption, fmt.Sprintf("power restored with round %d being dealt", c.st.Round))
+		c.decideByRule(ev, id)
 	case c.st.Phase == Complete:
-		c.emit(Effect{Kind: Resumed, Reason: "the round is complete: awaiting the dealer's confirmation (RWS Baccarat 5.4.1)"})
+		c.emit(ev, Effect{Kind: Resumed, Reason: "the round is complete: awaiting the dealer's confirmation (RWS Baccarat 5.4.1)"})
 	case c.st.Phase == BettingOpen:
-		c.emit(Effect{Kind: Resumed, Reason: "betting is open"})
+		c.emit(ev, Effect{Kind: Resumed, Reason: "betting is open"})
 	case c.st.Phase == Burning:
-		c.emit(Effect{Kind: Resumed, Reason: "the burn continues"})
+		c.emit(ev, Effect{Kind: Resumed, Reason: "the burn continues"})
 	default:
-		c.emit(Effect{Kind: Resumed, Reason: "no round in play (" + c.st.Phase.String() + ")"})
+		c.emit(ev, Effect{Kind: Resumed, Reason: "no round in play (" + c.st.Phase.String() + ")"})
 	}
 }
 
 // decideByRule resolves held technical interruption id as RWS Baccarat 5.4 says.
-func (c *Controller) decideByRule(id uint32) {
+func (c *Controller) decideByRule(ev *Event, id uint32) {
 	established := c.st.Coup.Len() > 0 && c.cfg.Rules.Established(c.st.Coup)
 	choice, why := irregularities.Void, "technical interruption before any outcome was established (RWS Baccarat 5.4.2)"
 	if established {
 		choice, why = irregularities.Proceed, "an outcome has been established (RWS Baccarat 5.4.1)"
 	}
-	c.resolve(choice, 0, "", why)
+	c.resolve(ev, choice, 0, "", why)
 }

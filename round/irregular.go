@@ -9,23 +9,23 @@ import (
 )
 
 // report takes an irregularity reported by a dealer, a supervisor or a device.
-func (c *Controller) report() {
-	k := c.ev.Irregularity
+func (c *Controller) report(ev *Event) {
+	k := ev.Irregularity
 	e := irregularities.Lookup(k)
 	switch {
 	case e.Kind == 0:
-		c.refuse("unknown irregularity kind %d", k)
+		c.refuse(ev, "unknown irregularity kind %d", k)
 		return
-	case c.ev.Role < irregularities.Dealer || c.ev.Role > irregularities.ShiftManager:
-		c.refuse("a report needs the role of who makes it")
+	case ev.Role < irregularities.Dealer || ev.Role > irregularities.ShiftManager:
+		c.refuse(ev, "a report needs the role of who makes it")
 		return
 	case c.st.Held.ID != 0 && len(e.Choices) > 0:
-		c.refuse("the table is already held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
+		c.refuse(ev, "the table is already held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
 		return
 	}
-	what := c.ev.Detail
+	what := ev.Detail
 	if what == "" {
-		what = "reported by the " + c.ev.Role.String()
+		what = "reported by the " + ev.Role.String()
 	}
 	inRound := c.st.Phase == Dealing || c.st.Phase == Complete
 	switch k {
@@ -33,78 +33,78 @@ func (c *Controller) report() {
 		irregularities.IncorrectCards, irregularities.ExcessCard:
 		if k == irregularities.SimultaneousDraw && c.st.Phase == BettingOpen && c.cfg.CloseBetsOnFirstCard && c.st.Held.ID == 0 {
 			// Cards drawn together are the round's first cards: betting is over.
-			c.closeBets(nil)
+			c.closeBets(ev, nil)
 			inRound = c.st.Phase == Dealing
 		}
 		if !inRound {
-			c.refuse("%s: no round is being dealt (%s)", k, c.st.Phase)
+			c.refuse(ev, "%s: no round is being dealt (%s)", k, c.st.Phase)
 			return
 		}
-		c.raise(k, what)
+		c.raise(ev, k, what)
 	case irregularities.LateError:
 		// RWS Baccarat 5.11: noticed after a later round began; the later rounds stand.
-		if c.ev.Role < irregularities.Supervisor {
-			c.refuse("a late error is reported by a supervisor or above")
+		if ev.Role < irregularities.Supervisor {
+			c.refuse(ev, "a late error is reported by a supervisor or above")
 			return
 		}
-		if c.ev.Round == 0 || c.ev.Round >= c.st.Round {
-			c.refuse("round %d is not an earlier round of shoe %d (round %d is in play)", c.ev.Round, c.st.Shoe, c.st.Round)
+		if ev.Round == 0 || ev.Round >= c.st.Round {
+			c.refuse(ev, "round %d is not an earlier round of shoe %d (round %d is in play)", ev.Round, c.st.Shoe, c.st.Round)
 			return
 		}
-		c.raise(k, fmt.Sprintf("round %d: %s; the rounds after it stand", c.ev.Round, what))
+		c.raise(ev, k, fmt.Sprintf("round %d: %s; the rounds after it stand", ev.Round, what))
 	case irregularities.ForeignCard:
 		if c.st.Phase == NoShoe {
-			c.refuse("no shoe is in play")
+			c.refuse(ev, "no shoe is in play")
 			return
 		}
-		c.foundForeign(what)
+		c.foundForeign(ev, what)
 	case irregularities.TechnicalInterruption:
 		if c.st.Phase != Dealing {
-			c.refuse("no round is being dealt (%s)", c.st.Phase)
+			c.refuse(ev, "no round is being dealt (%s)", c.st.Phase)
 			return
 		}
-		c.raise(k, what)
+		c.raise(ev, k, what)
 	case irregularities.InsufficientCards, irregularities.NotShuffled, irregularities.CardCount:
 		// The set cannot go on: the round in play is void (RWS Baccarat 5.5) and no more
 		// rounds are dealt from this shoe.
 		if c.st.Phase == NoShoe {
-			c.raise(k, what)
+			c.raise(ev, k, what)
 			return
 		}
-		c.raise(k, what)
+		c.raise(ev, k, what)
 		if c.roundInPlay() && c.st.Phase != Complete {
-			c.void(fmt.Sprintf("%s (%s)", irregularities.Lookup(k).Display, c.rule(k)))
+			c.void(ev, fmt.Sprintf("%s (%s)", irregularities.Lookup(k).Display, c.rule(k)))
 		}
 		if c.st.Phase != ShoeDone {
 			c.st.Phase = ShoeDone
-			c.emit(Effect{Kind: ShoeFinished})
+			c.emit(ev, Effect{Kind: ShoeFinished})
 		}
 	case irregularities.InsuranceNotOffered:
 		if !c.cfg.Rules.Insurance {
-			c.refuse("rule set %s offers no insurance", c.cfg.Rules.Name)
+			c.refuse(ev, "rule set %s offers no insurance", c.cfg.Rules.Name)
 			return
 		}
-		c.raise(k, what)
+		c.raise(ev, k, what)
 	default:
-		c.refuse("%s is raised by the controller, not reported", k)
+		c.refuse(ev, "%s is raised by the controller, not reported", k)
 	}
 }
 
 // decide applies a decision on the held irregularity.
-func (c *Controller) decide() {
+func (c *Controller) decide(ev *Event) {
 	h := c.st.Held
 	e := irregularities.Lookup(h.Kind)
 	switch {
 	case h.ID == 0:
-		c.refuse("no irregularity is waiting for a decision")
-	case c.ev.ID != 0 && c.ev.ID != h.ID:
-		c.refuse("irregularity #%d (%s) is waiting for a decision, not #%d", h.ID, h.Kind, c.ev.ID)
-	case !e.Allows(c.ev.Choice):
-		c.refuse("%q is not a decision for %s: allowed are %s", c.ev.Choice, h.Kind, choiceList(e.Choices))
-	case c.ev.Role < e.DecidedBy || c.ev.Role > irregularities.ShiftManager:
-		c.refuse("a %s may not decide %s: it takes a %s or above (%s)", roleName(c.ev.Role), h.Kind, e.DecidedBy, c.rule(h.Kind))
+		c.refuse(ev, "no irregularity is waiting for a decision")
+	case ev.ID != 0 && ev.ID != h.ID:
+		c.refuse(ev, "irregularity #%d (%s) is waiting for a decision, not #%d", h.ID, h.Kind, ev.ID)
+	case !e.Allows(ev.Choice):
+		c.refuse(ev, "%q is not a decision for %s: allowed are %s", ev.Choice, h.Kind, choiceList(e.Choices))
+	case ev.Role < e.DecidedBy || ev.Role > irregularities.ShiftManager:
+		c.refuse(ev, "a %s may not decide %s: it takes a %s or above (%s)", roleName(ev.Role), h.Kind, e.DecidedBy, c.rule(h.Kind))
 	default:
-		c.resolve(c.ev.Choice, c.ev.Role, c.ev.Actor, "")
+		c.resolve(ev, ev.Choice, ev.Role, ev.Actor, "")
 	}
 }
 
@@ -125,10 +125,10 @@ func choiceList(cs []irregularities.Choice) string {
 
 // resolve ends the hold with choice, made by role and actor (role 0: by the rules
 // themselves), and carries it out.
-func (c *Controller) resolve(choice irregularities.Choice, role irregularities.Role, actor, why string) {
+func (c *Controller) resolve(ev *Event, choice irregularities.Choice, role irregularities.Role, actor, why string) {
 	h := c.st.Held
 	c.st.Held = Held{}
-	c.emit(Effect{Kind: IrregularityResolved, ID: h.ID, Irregularity: h.Kind, Choice: choice, Role: role, Actor: actor, Reason: why})
+	c.emit(ev, Effect{Kind: IrregularityResolved, ID: h.ID, Irregularity: h.Kind, Choice: choice, Role: role, Actor: actor, Reason: why})
 	switch choice {
 	case irregularities.Void:
 		if c.roundInPlay() {
@@ -136,49 +136,49 @@ func (c *Controller) resolve(choice irregularities.Choice, role irregularities.R
 			if reason == "" {
 				reason = fmt.Sprintf("%s decided void (%s)", h.Kind, c.rule(h.Kind))
 			}
-			c.void(reason)
+			c.void(ev, reason)
 		}
-		c.afterVoid()
+		c.afterVoid(ev)
 	case irregularities.AsRead:
-		c.dealPending(h.Pending)
+		c.dealPending(ev, h.Pending)
 	case irregularities.Swapped:
 		pending := h.Pending
 		if h.Paired && len(pending) > 0 {
 			// The card placed last and the first held card came out together: the held one
 			// goes first.
 			last, seq := c.unplaceLast()
-			c.emit(Effect{Kind: Reconstructed, Coup: c.st.Coup})
+			c.emit(ev, Effect{Kind: Reconstructed, Coup: c.st.Coup})
 			pending = append([]Kept{pending[0], {Card: last, Seq: seq}}, pending[1:]...)
 		} else if len(pending) >= 2 {
 			pending = append([]Kept{pending[1], pending[0]}, pending[2:]...)
 		}
-		c.dealPending(pending)
+		c.dealPending(ev, pending)
 	case irregularities.Reconstructed:
-		c.emit(Effect{Kind: Reconstructed, Coup: c.st.Coup})
-		c.dealPending(h.Pending)
+		c.emit(ev, Effect{Kind: Reconstructed, Coup: c.st.Coup})
+		c.dealPending(ev, h.Pending)
 	case irregularities.Proceed:
 		switch h.Kind {
 		case irregularities.ForeignCard:
-			c.afterVoid()
+			c.afterVoid(ev)
 		case irregularities.TechnicalInterruption:
 			if c.st.Phase == Dealing && c.st.Coup.Len() > 0 && !c.cfg.Rules.Established(c.st.Coup) && role == 0 {
-				c.void("technical interruption before any outcome was established (RWS Baccarat 5.4.2)")
-				c.afterVoid()
+				c.void(ev, "technical interruption before any outcome was established (RWS Baccarat 5.4.2)")
+				c.afterVoid(ev)
 				return
 			}
-			c.emit(Effect{Kind: Resumed, Reason: "the round continues (RWS Baccarat 5.4.1)"})
-			c.dealPending(h.Pending)
+			c.emit(ev, Effect{Kind: Resumed, Reason: "the round continues (RWS Baccarat 5.4.1)"})
+			c.dealPending(ev, h.Pending)
 		default:
-			c.dealPending(h.Pending)
+			c.dealPending(ev, h.Pending)
 		}
 	}
 }
 
 // afterVoid opens the next round once a void round is over (or ends the shoe after the
 // cut card). When no round was voided there is nothing to open.
-func (c *Controller) afterVoid() {
+func (c *Controller) afterVoid(ev *Event) {
 	if c.st.Voided && c.st.Phase == Complete {
-		c.nextRound()
+		c.nextRound(ev)
 	}
 }
 
@@ -189,13 +189,13 @@ func (c *Controller) roundInPlay() bool {
 
 // dealPending places the cards held during an irregularity, in order; those the round
 // has no place for are excess cards (RWS Baccarat 5.7).
-func (c *Controller) dealPending(ks []Kept) {
+func (c *Controller) dealPending(ev *Event, ks []Kept) {
 	for _, k := range ks {
 		if c.st.Phase == Dealing {
-			c.place(k.Card, k.Seq)
+			c.place(ev, k.Card, k.Seq)
 			continue
 		}
-		c.excess(k.Card, k.Seq, "the round is complete")
+		c.excess(ev, k.Card, k.Seq, "the round is complete")
 	}
 }
 
@@ -221,15 +221,15 @@ func (c *Controller) unplaceLast() (card baccarat.Card, seq uint64) {
 	return last, lastSeq
 }
 
-func (c *Controller) deviceLost() {
+func (c *Controller) deviceLost(ev *Event) {
 	if c.st.Phase == Dealing && c.st.Held.ID == 0 {
-		c.raise(irregularities.TechnicalInterruption, fmt.Sprintf("%s disconnected with round %d being dealt", deviceName(c.ev.Detail), c.st.Round))
+		c.raise(ev, irregularities.TechnicalInterruption, fmt.Sprintf("%s disconnected with round %d being dealt", deviceName(ev.Detail), c.st.Round))
 	}
 }
 
-func (c *Controller) deviceBack() {
+func (c *Controller) deviceBack(ev *Event) {
 	if c.st.Held.ID != 0 && c.st.Held.Kind == irregularities.TechnicalInterruption {
-		c.decideByRule(c.st.Held.ID)
+		c.decideByRule(ev, c.st.Held.ID)
 	}
 }
 
