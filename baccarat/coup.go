@@ -8,14 +8,14 @@ type Hand struct {
 }
 
 // Len is the number of cards in the hand.
-func (h Hand) Len() int { return int(h.n) }
+func (h *Hand) Len() int { return int(h.n) }
 
 // Card returns the i-th card (0-based) of the hand.
-func (h Hand) Card(i int) Card { return h.cards[i] }
+func (h *Hand) Card(i int) Card { return h.cards[i] }
 
 // Points is the hand's Point Total: the sum of the card values, modulo 10
 // (RWS Baccarat 1.17 and 3.2; NC Tournament 3.8).
-func (h Hand) Points() int {
+func (h *Hand) Points() int {
 	t := 0
 	for i := 0; i < int(h.n); i++ {
 		t += h.cards[i].Points()
@@ -24,13 +24,13 @@ func (h Hand) Points() int {
 }
 
 // TwoCardPoints is the Point Total of the first two cards.
-func (h Hand) TwoCardPoints() int {
+func (h *Hand) TwoCardPoints() int {
 	return (h.cards[0].Points() + h.cards[1].Points()) % 10
 }
 
 // Pair reports whether the first two cards have the same rank (RWS Baccarat 1.15: 10-10
 // or K-K is a pair; 10-K is not).
-func (h Hand) Pair() bool {
+func (h *Hand) Pair() bool {
 	return h.n >= 2 && h.cards[0].Rank == h.cards[1].Rank
 }
 
@@ -74,11 +74,11 @@ type Coup struct {
 }
 
 // Len is the number of cards dealt so far, 0 to 6.
-func (c Coup) Len() int { return c.Player.Len() + c.Banker.Len() }
+func (c *Coup) Len() int { return c.Player.Len() + c.Banker.Len() }
 
 // Natural reports whether either hand's first two cards total 8 or 9 (RWS Baccarat 1.10),
 // after which neither hand draws.
-func (c Coup) Natural() bool {
+func (c *Coup) Natural() bool {
 	if c.Player.n < 2 || c.Banker.n < 2 {
 		return false
 	}
@@ -87,7 +87,7 @@ func (c Coup) Natural() bool {
 
 // Next is the slot the next card goes to by the Baccarat Table of Play, or NoSlot when the
 // round is complete.
-func (c Coup) Next() Slot {
+func (c *Coup) Next() Slot {
 	pn, bn := c.Player.n, c.Banker.n
 	if pn+bn < 4 {
 		return Slot(pn + bn + 1)
@@ -112,7 +112,7 @@ func (c Coup) Next() Slot {
 }
 
 // Complete reports whether the round needs no more cards.
-func (c Coup) Complete() bool { return c.Next() == NoSlot }
+func (c *Coup) Complete() bool { return c.Next() == NoSlot }
 
 // Place puts card into the slot Next gives and returns that slot. When the round is
 // complete it changes nothing and returns NoSlot: a card that is not due is never
@@ -154,7 +154,7 @@ func (c *Coup) PlaceNext(card Card) (placed, next Slot) {
 }
 
 // SlotCard returns the card in slot s and whether that slot has been dealt.
-func (c Coup) SlotCard(s Slot) (Card, bool) {
+func (c *Coup) SlotCard(s Slot) (Card, bool) {
 	h, i := &c.Player, 0
 	switch s {
 	case P1:
