@@ -1,0 +1,178 @@
+// Package broker runs the embedded MQTT broker that tablectl starts when no external
+// broker is configured: a TCP listener for MQTT clients and an optional WebSocket
+// listener for browsers, both on loopback by default.
+//
+// # Access policy
+//
+// The embedded broker allows every client to connect, publish and subscribe: it has no
+// users, passwords or ACL. That is acceptable because it listens on loopback
+// (127.0.0.1) by default, so only processes on the table's own machine can reach it,
+// and those already run with the rights of the table controller. A table whose display
+// boards, dealer consoles or pit system connect over the network must use an external
+// broker with users and an ACL instead (see deploy/mosquitto/). Start refuses a
+// non-loopback address unless Options.AllowRemote is set, so an open broker is never
+// exposed by accident.
+package broker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"syscall"
+
+	mqtt "github.com/mochi-mqtt/server/v2"
+	"github.com/mochi-mqtt/server/v2/hooks/auth"
+	"github.com/mochi-mqtt/server/v2/listeners"
+)
+
+// DefaultListen is the MQTT listen address used when Options.Listen is empty.
+const DefaultListen = "127.0.0.1:1883"
+
+// ErrAddressInUse is wrapped by the error Start returns when a listen address is already
+// taken by another process.
+var ErrAddressInUse = errors.New("address already in use")
+
+// Options configures the embedded broker.
+type Options struct {
+	// Listen is the host:port of the MQTT (TCP) listener; DefaultListen when empty.
+	// Port 0 picks a free port (see Broker.Addr).
+	Listen string
+	// WebSocket is the host:port of the MQTT-over-WebSocket listener for browsers
+	// (subprotocol "mqtt", any path); no WebSocket listener when empty.
+	WebSocket string
+	// AllowRemote lets Listen and WebSocket be non-loopback addresses. The broker has
+	// no authentication (see the package comment), so leave it false unless the
+	// network is trusted.
+	AllowRemote bool
+	// Logger receives the broker's log; slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// Broker is a running embedded broker.
+type Broker struct {
+	server *mqtt.Server
+	addr   string
+	wsAddr string
+	once   sync.Once
+	done   chan struct{}
+	stop   func() bool
+}
+
+// Start binds the listeners and starts serving. It returns once the listeners accept
+// connections. An address that is taken gives an error wrapping ErrAddressInUse that
+// names the address. Cancelling ctx closes the broker, as Close does.
+func Start(ctx context.Context, opts Options) (*Broker, error) {
+	if opts.Listen == "" {
+		opts.Listen = DefaultListen
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	log = log.With("component", "broker")
+	if !opts.AllowRemote {
+		if err := checkLoopback("MQTT listen", opts.Listen); err != nil {
+			return nil, err
+		}
+		if opts.WebSocket != "" {
+			if err := checkLoopback("WebSocket listen", opts.WebSocket); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	server := mqtt.New(&mqtt.Options{Logger: log, InlineClient: false})
+	// The allow-all hook is the access policy documented in the package comment.
+	if err := server.AddHook(new(auth.AllowHook), nil); err != nil {
+		return nil, fmt.Errorf("broker: add allow-all hook: %w", err)
+	}
+
+	tcp := listeners.NewTCP(listeners.Config{ID: "tcp", Address: opts.Listen})
+	if err := server.AddListener(tcp); err != nil {
+		return nil, listenError("MQTT", opts.Listen, err)
+	}
+	b := &Broker{server: server, addr: tcp.Address(), done: make(chan struct{})}
+	if opts.WebSocket != "" {
+		ws := newWebSocket("ws", opts.WebSocket)
+		if err := server.AddListener(ws); err != nil {
+			server.Close()
+			return nil, listenError("WebSocket", opts.WebSocket, err)
+		}
+		b.wsAddr = ws.Address()
+	}
+	if err := server.Serve(); err != nil {
+		server.Close()
+		return nil, fmt.Errorf("broker: serve: %w", err)
+	}
+	b.stop = context.AfterFunc(ctx, func() { b.Close() })
+	log.Info("embedded MQTT broker listening", "mqtt", b.addr, "websocket", b.wsAddr)
+	return b, nil
+}
+
+// Addr is the bound host:port of the MQTT listener (the real port when Listen asked
+// for port 0).
+func (b *Broker) Addr() string { return b.addr }
+
+// URL is the broker URL a client uses for the MQTT listener, "tcp://host:port".
+func (b *Broker) URL() string { return "tcp://" + b.addr }
+
+// WebSocketAddr is the bound host:port of the WebSocket listener, or "" when there is
+// none.
+func (b *Broker) WebSocketAddr() string { return b.wsAddr }
+
+// WebSocketURL is the broker URL a client uses for the WebSocket listener,
+// "ws://host:port/mqtt", or "" when there is none.
+func (b *Broker) WebSocketURL() string {
+	if b.wsAddr == "" {
+		return ""
+	}
+	return "ws://" + b.wsAddr + "/mqtt"
+}
+
+// Done is closed when the broker has stopped.
+func (b *Broker) Done() <-chan struct{} { return b.done }
+
+// Close disconnects every client, closes the listeners and waits for the broker's
+// goroutines to end. Clients that did not send DISCONNECT see their connection drop,
+// so their wills are published to any subscriber still attached while it stops. It is
+// safe to call more than once.
+func (b *Broker) Close() error {
+	var err error
+	b.once.Do(func() {
+		if b.stop != nil {
+			b.stop()
+		}
+		if cerr := b.server.Close(); cerr != nil {
+			err = fmt.Errorf("broker: close: %w", cerr)
+		}
+		close(b.done)
+	})
+	return err
+}
+
+// checkLoopback refuses an address whose host is not a loopback IP or "localhost".
+func checkLoopback(what, addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("broker: %s address %q: %w", what, addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("broker: %s address %q is not a loopback address; the embedded broker has no authentication, so it listens on loopback only (use 127.0.0.1 or [::1], or an external broker with users and an ACL)", what, addr)
+	}
+	return nil
+}
+
+// listenError words a bind failure, saying plainly when the address is taken.
+func listenError(what, addr string, err error) error {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("broker: %s listen address %s is already in use by another process (is another broker running?): %w", what, addr, ErrAddressInUse)
+	}
+	return fmt.Errorf("broker: %s listen address %s: %w", what, addr, err)
+}
