@@ -108,6 +108,17 @@ func (p Phase) String() string {
 // MarshalText prints the phase's name.
 func (p Phase) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
 
+// UnmarshalText reads a phase's name.
+func (p *Phase) UnmarshalText(b []byte) error {
+	for i, n := range phaseNames {
+		if n == string(b) {
+			*p = Phase(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown phase %q", b)
+}
+
 // State is everything the controller knows: the whole current picture of the table.
 type State struct {
 	Phase Phase

@@ -81,16 +81,17 @@ var ErrNoSettings = errors.New("journal has events before any settings")
 // like were recorded as events when they happened. It returns the controller in the
 // state the journal ends in and the settings last recorded (nil for an empty journal).
 func Replay(j *journal.Journal, h Handler) (*round.Controller, *Settings, error) {
-	return ReplayRecords(j, func(_ uint64, e Entry, effs []round.Effect) {
+	return ReplayRecords(j, func(_ uint64, e Entry, effs []round.Effect, ctl *round.Controller) {
 		if h != nil && e.Event != nil {
-			h(*e.Event, effs)
+			h(*e.Event, effs, ctl.State())
 		}
 	})
 }
 
 // ReplayRecords is Replay handing on every record with its sequence number: settings
-// (with no effects) and events with their effects. The audit reads a journal this way.
-func ReplayRecords(j *journal.Journal, fn func(seq uint64, e Entry, effs []round.Effect)) (*round.Controller, *Settings, error) {
+// (with no effects) and events with their effects, and the controller after it. The
+// audit reads a journal this way.
+func ReplayRecords(j *journal.Journal, fn func(seq uint64, e Entry, effs []round.Effect, ctl *round.Controller)) (*round.Controller, *Settings, error) {
 	var ctl *round.Controller
 	var settings *Settings
 	if j.LastSeq() == 0 {
@@ -109,13 +110,13 @@ func ReplayRecords(j *journal.Journal, fn func(seq uint64, e Entry, effs []round
 				return nil, nil, fmt.Errorf("replay: record %d: %w", rec.Seq, err)
 			}
 			settings = e.Settings
-			fn(rec.Seq, e, nil)
+			fn(rec.Seq, e, nil, ctl)
 			continue
 		}
 		if ctl == nil {
 			return nil, nil, fmt.Errorf("replay: record %d: %w", rec.Seq, ErrNoSettings)
 		}
-		fn(rec.Seq, e, ctl.Step(*e.Event))
+		fn(rec.Seq, e, ctl.Step(*e.Event), ctl)
 	}
 	return ctl, settings, nil
 }
@@ -133,13 +134,17 @@ func resettle(ctl *round.Controller, s Settings) (*round.Controller, error) {
 }
 
 // Start opens the table on journal j. It replays what the journal holds (handing the
-// replayed effects to replayed, when not nil), records the table's settings if they
+// replayed events, effects and states to replayed, when not nil), records the table's settings if they
 // differ from the journal's, and, when the journal held events, steps PowerRestored:
 // after a restart RWS Baccarat 5.4 decides the round that was interrupted. The effects of
 // steps from here on go to cfg.Handler. Settings can change only while no shoe is in
 // play: otherwise Start fails and names the shoe.
 func Start(cfg Config, j *journal.Journal, table string, replayed Handler) (*Table, error) {
-	ctl, recorded, err := Replay(j, replayed)
+	ctl, recorded, err := ReplayRecords(j, func(_ uint64, e Entry, effs []round.Effect, ctl *round.Controller) {
+		if replayed != nil && e.Event != nil {
+			replayed(*e.Event, effs, ctl.State())
+		}
+	})
 	if err != nil {
 		return nil, err
 	}

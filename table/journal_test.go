@@ -87,12 +87,12 @@ func TestRestartMidRound(t *testing.T) {
 	}
 	var replayed, after []string
 	cfg := testConfig("rws")
-	cfg.Handler = func(ev round.Event, effs []round.Effect) {
+	cfg.Handler = func(ev round.Event, effs []round.Effect, _ round.State) {
 		for _, e := range effs {
 			after = append(after, e.String())
 		}
 	}
-	tbl, err = Start(cfg, j, "T1", func(ev round.Event, effs []round.Effect) {
+	tbl, err = Start(cfg, j, "T1", func(ev round.Event, effs []round.Effect, _ round.State) {
 		for _, e := range effs {
 			replayed = append(replayed, e.String())
 		}
@@ -136,7 +136,7 @@ func TestRestartVoids(t *testing.T) {
 	defer j.Close()
 	var after []string
 	cfg := testConfig("classic")
-	cfg.Handler = func(ev round.Event, effs []round.Effect) {
+	cfg.Handler = func(ev round.Event, effs []round.Effect, _ round.State) {
 		for _, e := range effs {
 			after = append(after, e.String())
 		}

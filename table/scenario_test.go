@@ -127,7 +127,7 @@ func playScenario(t *testing.T, sc *simulator.Scenario, rules string, quietRound
 	rc.SimultaneousWindow = 0 // the simulator deals as fast as it can
 	var lines []string
 	tbl, err := New(Config{Round: rc, AutoConfirm: true, AutoCloseInsurance: true, Seqless: format != "tablectl",
-		Handler: func(ev round.Event, effs []round.Effect) {
+		Handler: func(ev round.Event, effs []round.Effect, _ round.State) {
 			for _, e := range effs {
 				if e.Kind != round.CardBurned && !(quietRounds && routine[e.Kind]) {
 					lines = append(lines, e.String())
@@ -153,7 +153,7 @@ func playScenario(t *testing.T, sc *simulator.Scenario, rules string, quietRound
 	var runErr error
 	go func() {
 		defer wg.Done()
-		runErr = tbl.Run(context.Background(), shoeCh, shufCh)
+		runErr = tbl.Run(context.Background(), shoeCh, shufCh, nil)
 	}()
 	err = sim.Connect(ctx)
 	if err == nil {

@@ -15,9 +15,9 @@ type Recorder interface {
 	Record(ev round.Event) error
 }
 
-// Handler receives each event stepped and the effects it produced, in order. The effects
-// are valid only during the call.
-type Handler func(ev round.Event, effects []round.Effect)
+// Handler receives each event stepped, the effects it produced, in order, and the
+// controller's state after it. The effects are valid only during the call.
+type Handler func(ev round.Event, effects []round.Effect, st round.State)
 
 // Config sets up a Table.
 type Config struct {
@@ -36,6 +36,9 @@ type Config struct {
 	// Now stamps the events the table makes itself (the power-restored event after a
 	// restart); nil means time.Now.
 	Now func() time.Time
+	// Observe, when set, sees every device event ("shoe" or "shuffler") before it is
+	// translated: to follow the devices' connections, say.
+	Observe func(device string, ev device.Event)
 }
 
 func (cfg Config) now() time.Time {
@@ -85,10 +88,10 @@ func (t *Table) Step(ev round.Event) error {
 			complete = complete || e.Kind == round.RoundComplete
 			offered = offered || e.Kind == round.InsuranceOffered
 		}
-		if t.cfg.Handler != nil {
-			t.cfg.Handler(ev, effs)
-		}
 		st := t.ctl.State()
+		if t.cfg.Handler != nil {
+			t.cfg.Handler(ev, effs, st)
+		}
 		if t.cfg.AutoCloseInsurance && offered && len(st.Offers) > 0 {
 			queue = append(queue, round.Event{Kind: round.InsuranceWindowClosed, At: ev.At, Actor: "auto"})
 		}
@@ -101,10 +104,20 @@ func (t *Table) Step(ev round.Event) error {
 }
 
 // Shoe steps what a shoe event means for the round.
-func (t *Table) Shoe(ev device.Event) error { return t.stepAll(t.tr.Shoe(ev, t.ctl.State())) }
+func (t *Table) Shoe(ev device.Event) error {
+	if t.cfg.Observe != nil {
+		t.cfg.Observe("shoe", ev)
+	}
+	return t.stepAll(t.tr.Shoe(ev, t.ctl.State()))
+}
 
 // Shuffler steps what a shuffler event means for the round.
-func (t *Table) Shuffler(ev device.Event) error { return t.stepAll(t.tr.Shuffler(ev, t.ctl.State())) }
+func (t *Table) Shuffler(ev device.Event) error {
+	if t.cfg.Observe != nil {
+		t.cfg.Observe("shuffler", ev)
+	}
+	return t.stepAll(t.tr.Shuffler(ev, t.ctl.State()))
+}
 
 // drainShuffler steps the shuffler events already waiting, without blocking.
 func (t *Table) drainShuffler(ch *<-chan device.Event) error {
@@ -134,13 +147,23 @@ func (t *Table) stepAll(evs []round.Event) error {
 	return nil
 }
 
-// Run steps the events of the shoe and shuffler drivers until ctx is done or both
-// channels are closed. A nil channel is a device the table does not have.
-func (t *Table) Run(ctx context.Context, shoe, shuffler <-chan device.Event) error {
-	for shoe != nil || shuffler != nil {
+// Run steps the events of the shoe and shuffler drivers until ctx is done or every
+// channel is closed. A nil channel is a device the table does not have. Jobs (commands,
+// say) run on the same goroutine, between events, so they may step the table too; a job's
+// error ends Run.
+func (t *Table) Run(ctx context.Context, shoe, shuffler <-chan device.Event, jobs <-chan func() error) error {
+	for shoe != nil || shuffler != nil || jobs != nil {
 		select {
 		case <-ctx.Done():
 			return nil
+		case job, ok := <-jobs:
+			if !ok {
+				jobs = nil
+				continue
+			}
+			if err := job(); err != nil {
+				return err
+			}
 		case ev, ok := <-shoe:
 			if !ok {
 				shoe = nil

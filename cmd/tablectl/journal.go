@@ -162,7 +162,7 @@ func runJournalReplay(ctx context.Context, args []string, io stdio) error {
 	}
 	enc := json.NewEncoder(io.out)
 	var werr error
-	_, _, err = table.ReplayRecords(j, func(seq uint64, e table.Entry, effs []round.Effect) {
+	_, _, err = table.ReplayRecords(j, func(seq uint64, e table.Entry, effs []round.Effect, _ *round.Controller) {
 		if werr != nil {
 			return
 		}

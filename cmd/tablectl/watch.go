@@ -58,7 +58,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	rc.SimultaneousWindow = *window
 	log := slog.New(slog.NewTextHandler(io.err, nil))
 	tcfg := table.Config{Round: rc, AutoConfirm: *auto, AutoCloseInsurance: *auto, Seqless: *format != "tablectl",
-		Handler: func(ev round.Event, effs []round.Effect) {
+		Handler: func(ev round.Event, effs []round.Effect, _ round.State) {
 			for _, e := range effs {
 				fmt.Fprintf(io.out, "%s %s\n", ev.At.Format("15:04:05.000"), e)
 			}
@@ -110,7 +110,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 		shufflerEvents = tap(xd.Events(), *showDevice, "shuffler", io)
 	}
 	runDone := make(chan error, 1)
-	go func() { runDone <- tbl.Run(ctx, shoeEvents, shufflerEvents) }()
+	go func() { runDone <- tbl.Run(ctx, shoeEvents, shufflerEvents, nil) }()
 	select {
 	case err := <-runDone:
 		return err

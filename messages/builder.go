@@ -1,0 +1,280 @@
+package messages
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/irregularities"
+	"github.com/tablectl/tablectl/roadmap"
+	"github.com/tablectl/tablectl/round"
+)
+
+// Topic says which topic a message goes to.
+type Topic uint8
+
+// The topics.
+const (
+	TopicCard Topic = iota + 1
+	TopicResult
+	TopicIrregularity
+	TopicState   // retained
+	TopicRoadmap // retained
+	TopicStatus  // retained
+)
+
+var topicNames = [...]string{"?", "card", "result", "irregularity", "state", "roadmap", "status"}
+
+// String is the topic's last level, e.g. "card".
+func (t Topic) String() string {
+	if int(t) < len(topicNames) {
+		return topicNames[t]
+	}
+	return "?"
+}
+
+// Retained reports whether the topic keeps its last message for late subscribers.
+func (t Topic) Retained() bool { return t >= TopicState }
+
+// Message is one message to publish: its topic, its sequence number (0 for retained
+// messages, which repeat the latest number in their payload) and its JSON payload.
+type Message struct {
+	Topic   Topic
+	Seq     uint64
+	Payload []byte
+}
+
+// Builder turns the effects of each event into messages for one table. It keeps the
+// message sequence number, the Insurance offers of the round in play and the roads of
+// the shoe. Feed it every event, from the first in the journal, in order: the same
+// events always give the same messages. It is not safe for concurrent use.
+type Builder struct {
+	table   string
+	rules   *baccarat.RuleSet
+	seq     uint64
+	offered []baccarat.InsuranceOffer
+	road    *roadmap.Map
+}
+
+// NewBuilder returns a builder for the table, dealing under rule set rs.
+func NewBuilder(table string, rs *baccarat.RuleSet, roads roadmap.Settings) (*Builder, error) {
+	m, err := roadmap.New(roads)
+	if err != nil {
+		return nil, fmt.Errorf("messages: %w", err)
+	}
+	return &Builder{table: table, rules: rs, road: m}, nil
+}
+
+// SetRules changes the rule set, for a journal whose settings change between shoes.
+func (b *Builder) SetRules(rs *baccarat.RuleSet) { b.rules = rs }
+
+// Seq is the sequence number of the latest message.
+func (b *Builder) Seq() uint64 { return b.seq }
+
+// Roadmap is the shoe's roads.
+func (b *Builder) Roadmap() *roadmap.Map { return b.road }
+
+func (b *Builder) envelope(e round.Effect, at round.Event) Envelope {
+	return Envelope{Schema: Schema, Table: b.table, Shoe: e.Shoe, Round: e.Round, Seq: b.seq, At: at.At}
+}
+
+// Effects returns the messages that event ev and its effects give: one message per card
+// placed, round settled or voided, and irregularity raised, resolved or warned of; then
+// the retained roadmap when it changed; then the retained state st (the controller's
+// state after the event).
+func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) ([]Message, error) {
+	var out []Message
+	roadChanged := false
+	add := func(t Topic, v any) error {
+		p, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("messages: %s: %w", t, err)
+		}
+		out = append(out, Message{Topic: t, Seq: b.seq, Payload: p})
+		return nil
+	}
+	for _, e := range effs {
+		var err error
+		switch e.Kind {
+		case round.ShoeStarted:
+			b.road.Reset()
+			b.road.SetCardsRemaining(52 * e.Count)
+			roadChanged = true
+		case round.BettingOpened:
+			b.offered = b.offered[:0]
+		case round.InsuranceOffered:
+			b.offered = append(b.offered, e.Offer)
+		case round.CardPlaced:
+			b.seq++
+			p, bk := pointsThrough(st.Coup, e.Slot)
+			err = add(TopicCard, Card{Envelope: b.envelope(e, ev), SlotCard: SlotCard{Slot: e.Slot, Card: e.Card, Seq: e.Seq},
+				PlayerPoints: p, BankerPoints: bk})
+		case round.RoundSettled:
+			b.seq++
+			err = add(TopicResult, b.result(e, ev))
+			if err == nil {
+				if err = b.road.Add(roadmap.FromOutcome(e.Outcome)); err != nil {
+					err = fmt.Errorf("messages: roadmap: %w", err)
+				}
+				roadChanged = true
+			}
+		case round.RoundVoided:
+			b.seq++
+			err = add(TopicResult, b.voided(e, ev))
+		case round.IrregularityRaised:
+			b.seq++
+			en := irregularities.Lookup(e.Irregularity)
+			m := Irregularity{Envelope: b.envelope(e, ev), Event: "raised", ID: e.ID, Kind: e.Irregularity,
+				Rule: irregularities.Rule(e.Irregularity, b.rules.Name), Severity: en.Severity, Action: en.Action,
+				Display: en.Display, Reason: e.Reason, PlayerOptions: e.PlayerOptions}
+			if st.Held.ID == e.ID {
+				m.Choices, m.DecidedBy = en.Choices, en.DecidedBy
+			}
+			err = add(TopicIrregularity, m)
+		case round.IrregularityResolved:
+			b.seq++
+			err = add(TopicIrregularity, Irregularity{Envelope: b.envelope(e, ev), Event: "resolved", ID: e.ID, Kind: e.Irregularity,
+				Rule: irregularities.Rule(e.Irregularity, b.rules.Name), Reason: e.Reason,
+				Choice: e.Choice, Role: e.Role, Actor: e.Actor})
+		case round.DealerWarning:
+			b.seq++
+			err = add(TopicIrregularity, Irregularity{Envelope: b.envelope(e, ev), Event: "dealer_warning", Reason: e.Reason})
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if drawn := st.CardsDrawn; st.Decks > 0 {
+		b.road.SetCardsRemaining(max(0, 52*st.Decks-drawn))
+	}
+	env := Envelope{Schema: Schema, Table: b.table, Shoe: st.Shoe, Round: st.Round, Seq: b.seq, At: ev.At}
+	if roadChanged {
+		if err := add(TopicRoadmap, struct {
+			Envelope
+			roadmap.JSON
+		}{env, b.road.JSON()}); err != nil {
+			return nil, err
+		}
+	}
+	if err := add(TopicState, b.State(st, env)); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if out[i].Topic.Retained() {
+			out[i].Seq = 0
+		}
+	}
+	return out, nil
+}
+
+// RoadmapMessage is the retained roadmap as it stands, stamped with env.
+func (b *Builder) RoadmapMessage(env Envelope) ([]byte, error) {
+	return json.Marshal(struct {
+		Envelope
+		roadmap.JSON
+	}{env, b.road.JSON()})
+}
+
+// pointsThrough is the two hands' points counting the cards up to slot s.
+func pointsThrough(c baccarat.Coup, s baccarat.Slot) (player, banker int) {
+	for x := baccarat.P1; x <= s; x++ {
+		if card, ok := c.SlotCard(x); ok {
+			if x.Player() {
+				player += card.Points()
+			} else {
+				banker += card.Points()
+			}
+		}
+	}
+	return player % 10, banker % 10
+}
+
+func hand(h baccarat.Hand) []baccarat.Card {
+	cs := make([]baccarat.Card, h.Len())
+	for i := range cs {
+		cs[i] = h.Card(i)
+	}
+	return cs
+}
+
+// result is a settled round with every bet's resolution: every bet the rule set offers,
+// and the Insurance offered in the round.
+func (b *Builder) result(e round.Effect, ev round.Event) Result {
+	o := e.Outcome
+	r := Result{Envelope: b.envelope(e, ev), Player: hand(e.Coup.Player), Banker: hand(e.Coup.Banker),
+		PlayerPoints: int(o.PlayerPoints), BankerPoints: int(o.BankerPoints), Winner: o.Winner, Natural: o.Natural(),
+		PlayerPair: o.PlayerPair, BankerPair: o.BankerPair, Settlements: e.Settlements}
+	if b.rules.NeedsSuits() {
+		r.Suits = o.Suits.String()
+	}
+	for _, bet := range b.rules.Bets {
+		if bet.Insurance() {
+			continue
+		}
+		r.Bets = append(r.Bets, betResult(bet, b.rules.Resolve(bet, o), nil))
+	}
+	for _, off := range b.offered {
+		off := off
+		r.Bets = append(r.Bets, betResult(off.Info().Bet, baccarat.ResolveInsurance(off, o), &off))
+	}
+	return r
+}
+
+// voided is a void round: every bet is returned (RWS Baccarat 5.15).
+func (b *Builder) voided(e round.Effect, ev round.Event) Result {
+	r := Result{Envelope: b.envelope(e, ev), Void: true, Reason: e.Reason, Player: hand(e.Coup.Player),
+		Banker: hand(e.Coup.Banker), Settlements: e.Settlements}
+	for _, bet := range b.rules.Bets {
+		if !bet.Insurance() {
+			r.Bets = append(r.Bets, betResult(bet, baccarat.Pushed, nil))
+		}
+	}
+	for _, off := range b.offered {
+		off := off
+		r.Bets = append(r.Bets, betResult(off.Info().Bet, baccarat.Pushed, &off))
+	}
+	return r
+}
+
+func betResult(bet baccarat.Bet, res baccarat.Resolution, off *baccarat.InsuranceOffer) BetResult {
+	br := BetResult{Bet: bet, Result: res.Result, Offer: off}
+	if res.Result == baccarat.Win {
+		br.Odds, br.OddsNum, br.OddsDen = res.Odds.String(), res.Odds.Num, res.Odds.Den
+	}
+	return br
+}
+
+// State describes the controller's state st as the state topic carries it.
+func (b *Builder) State(st round.State, env Envelope) State {
+	s := State{Envelope: env, Phase: st.Phase, BettingOpen: st.Phase == round.BettingOpen, Rules: b.rules.Name,
+		Decks: st.Decks, Set: st.Set, Cards: []SlotCard{}, Offers: append([]baccarat.InsuranceOffer{}, st.Offers...),
+		CutCard: st.CutCard, CardsDrawn: st.CardsDrawn, Burning: st.Phase == round.Burning}
+	if st.Decks > 0 {
+		s.CardsRemaining = max(0, 52*st.Decks-st.CardsDrawn)
+	}
+	if st.Phase == round.BettingOpen || st.Phase == round.Dealing || st.Phase == round.Complete || st.Phase == round.ShoeDone {
+		for x := baccarat.P1; x <= baccarat.B3; x++ {
+			if c, ok := st.Coup.SlotCard(x); ok {
+				s.Cards = append(s.Cards, SlotCard{Slot: x, Card: c, Seq: st.Seqs[x-1]})
+			}
+		}
+		s.PlayerPoints, s.BankerPoints = pointsThrough(st.Coup, baccarat.B3)
+		if st.Phase == round.Dealing {
+			s.Next = st.Coup.Next()
+		}
+		if st.Phase == round.Complete && !st.Voided {
+			o := st.Outcome
+			s.Outcome = &o
+		}
+	}
+	if h := st.Held; h.ID != 0 {
+		en := irregularities.Lookup(h.Kind)
+		held := &Held{ID: h.ID, Kind: h.Kind, Rule: irregularities.Rule(h.Kind, b.rules.Name), Display: en.Display,
+			Choices: en.Choices, DecidedBy: en.DecidedBy}
+		for _, k := range h.Pending {
+			held.Pending = append(held.Pending, k.Card)
+		}
+		s.Held = held
+	}
+	return s
+}

@@ -1,0 +1,159 @@
+// Package messages builds the JSON payloads tablectl publishes over MQTT, one type a
+// topic: status, state, card, result, roadmap, irregularity, and command replies. It
+// turns the round controller's effects into messages deterministically, so replaying a
+// journal gives the same messages with the same sequence numbers, which is what lets the
+// daemon re-publish after a reconnect or a restart and lets subscribers drop duplicates.
+// docs/mqtt.md documents every message with an example.
+package messages
+
+import (
+	"time"
+
+	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/irregularities"
+	"github.com/tablectl/tablectl/round"
+)
+
+// Schema is the version of the message layout, in every message.
+const Schema = 1
+
+// Envelope is what every message carries: which table, shoe and round it belongs to, a
+// sequence number and the time of the event it reports. Seq counts the messages of the
+// card, result and irregularity topics of a table in one series, with no gaps: a
+// subscriber that sees a number skipped has missed a message, and one it has seen before
+// is a duplicate. The retained state and roadmap carry the Seq of the latest message.
+type Envelope struct {
+	Schema int       `json:"schema"`
+	Table  string    `json:"table"`
+	Shoe   uint32    `json:"shoe"`
+	Round  uint32    `json:"round"`
+	Seq    uint64    `json:"seq"`
+	At     time.Time `json:"at"`
+}
+
+// Status is the retained status of the table (topic status).
+type Status struct {
+	Envelope
+	State   string `json:"state"` // "online" or "offline"
+	Rules   string `json:"rules"`
+	Decks   int    `json:"decks,omitempty"`
+	Set     string `json:"set,omitempty"`
+	Version string `json:"version"`
+	// Devices says, per device, "connected", "disconnected" or "absent".
+	Devices map[string]string `json:"devices,omitempty"`
+}
+
+// SlotCard is a card in its slot.
+type SlotCard struct {
+	Slot baccarat.Slot `json:"slot"`
+	Card baccarat.Card `json:"card"`
+	Seq  uint64        `json:"shoe_seq,omitempty"`
+}
+
+// Card is one card placed in its hand (topic card).
+type Card struct {
+	Envelope
+	SlotCard
+	PlayerPoints int `json:"player_points"`
+	BankerPoints int `json:"banker_points"`
+}
+
+// BetResult is one bet identifier's resolution in a round.
+type BetResult struct {
+	Bet    baccarat.Bet    `json:"bet"`
+	Result baccarat.Result `json:"result"`
+	// Odds is what a win pays, e.g. "0.95:1"; OddsNum and OddsDen the exact ratio.
+	Odds    string `json:"odds,omitempty"`
+	OddsNum uint32 `json:"odds_num,omitempty"`
+	OddsDen uint32 `json:"odds_den,omitempty"`
+	// Offer is the Insurance pay-table row the bet was offered on.
+	Offer *baccarat.InsuranceOffer `json:"offer,omitempty"`
+}
+
+// Result is a finished or void round (topic result).
+type Result struct {
+	Envelope
+	Void         bool               `json:"void"`
+	Reason       string             `json:"reason,omitempty"`
+	Player       []baccarat.Card    `json:"player"`
+	Banker       []baccarat.Card    `json:"banker"`
+	PlayerPoints int                `json:"player_points"`
+	BankerPoints int                `json:"banker_points"`
+	Winner       baccarat.Winner    `json:"winner"`
+	Natural      bool               `json:"natural"`
+	PlayerPair   bool               `json:"player_pair"`
+	BankerPair   bool               `json:"banker_pair"`
+	Suits        string             `json:"suits,omitempty"`
+	Bets         []BetResult        `json:"bets"`
+	Settlements  []round.Settlement `json:"settlements,omitempty"`
+}
+
+// Irregularity is an irregularity raised or resolved, or a warning for the dealer
+// (topic irregularity).
+type Irregularity struct {
+	Envelope
+	// Event is "raised", "resolved" or "dealer_warning".
+	Event         string                  `json:"event"`
+	ID            uint32                  `json:"id,omitempty"`
+	Kind          irregularities.Kind     `json:"kind,omitempty"`
+	Rule          string                  `json:"rule,omitempty"`
+	Severity      irregularities.Severity `json:"severity,omitempty"`
+	Action        irregularities.Action   `json:"action,omitempty"`
+	Display       string                  `json:"display,omitempty"`
+	Reason        string                  `json:"reason,omitempty"`
+	PlayerOptions bool                    `json:"player_options,omitempty"`
+	// Choices and DecidedBy, while the table is held: the decisions allowed and the
+	// lowest role that may make them.
+	Choices   []irregularities.Choice `json:"choices,omitempty"`
+	DecidedBy irregularities.Role     `json:"decided_by,omitempty"`
+	// Choice, Role and Actor, once resolved: what was decided and by whom (Role empty:
+	// by the rule itself).
+	Choice irregularities.Choice `json:"choice,omitempty"`
+	Role   irregularities.Role   `json:"role,omitempty"`
+	Actor  string                `json:"actor,omitempty"`
+}
+
+// Held is the irregularity the table is held for, in the state.
+type Held struct {
+	ID        uint32                  `json:"id"`
+	Kind      irregularities.Kind     `json:"kind"`
+	Rule      string                  `json:"rule"`
+	Display   string                  `json:"display"`
+	Choices   []irregularities.Choice `json:"choices"`
+	DecidedBy irregularities.Role     `json:"decided_by"`
+	Pending   []baccarat.Card         `json:"pending,omitempty"`
+}
+
+// State is the whole current picture of the table (topic state, retained).
+type State struct {
+	Envelope
+	Phase          round.Phase               `json:"phase"`
+	BettingOpen    bool                      `json:"betting_open"`
+	Rules          string                    `json:"rules"`
+	Decks          int                       `json:"decks,omitempty"`
+	Set            string                    `json:"set,omitempty"`
+	Cards          []SlotCard                `json:"cards"`
+	PlayerPoints   int                       `json:"player_points"`
+	BankerPoints   int                       `json:"banker_points"`
+	Next           baccarat.Slot             `json:"next_slot,omitempty"`
+	Outcome        *baccarat.Outcome         `json:"outcome,omitempty"`
+	Offers         []baccarat.InsuranceOffer `json:"insurance_offers"`
+	Held           *Held                     `json:"held,omitempty"`
+	CutCard        bool                      `json:"cut_card"`
+	CardsDrawn     int                       `json:"cards_drawn"`
+	CardsRemaining int                       `json:"cards_remaining"`
+	Burning        bool                      `json:"burning,omitempty"`
+}
+
+// Reply answers a command (topic cmd/reply).
+type Reply struct {
+	Schema int       `json:"schema"`
+	Table  string    `json:"table"`
+	At     time.Time `json:"at"`
+	ID     string    `json:"id,omitempty"`
+	Role   string    `json:"role"`
+	OK     bool      `json:"ok"`
+	Error  string    `json:"error,omitempty"`
+	// Effects are what the command did, as one-line texts.
+	Effects []string `json:"effects,omitempty"`
+}
