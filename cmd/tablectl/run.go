@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/broker"
+	"github.com/tablectl/tablectl/daemon"
+	"github.com/tablectl/tablectl/drivers/device"
+	"github.com/tablectl/tablectl/drivers/display"
+	"github.com/tablectl/tablectl/drivers/shoe"
+	"github.com/tablectl/tablectl/drivers/shuffler"
+	"github.com/tablectl/tablectl/round"
+	"github.com/tablectl/tablectl/simulator"
+	"github.com/tablectl/tablectl/web"
+)
+
+// runRun runs the table: devices (or the simulator), the journal, the round controller
+// and MQTT (an external broker, or the embedded one).
+func runRun(ctx context.Context, args []string, io stdio) error {
+	fs := newFlagSet("run", io)
+	tableID := fs.String("table", "table-1", "the table's id, the third level of every MQTT topic")
+	rules := fs.String("rules", "classic", "rule set: classic, rws, nc-tournament, nc-insurance, royal")
+	journalDir := fs.String("journal", "", "the journal directory (default: tablectl-journal in the working directory; with --simulate a new temporary one)")
+	mqttURL := fs.String("mqtt", "", "external MQTT broker, tcp://host:1883 or ssl://host:8883 (default: start the embedded broker)")
+	mqttUser := fs.String("mqtt-user", "", "MQTT username")
+	mqttPassword := fs.String("mqtt-password", "", "MQTT password (or TABLECTL_MQTT_PASSWORD)")
+	mqttCA := fs.String("mqtt-ca", "", "CA certificates (PEM) that sign the broker's certificate")
+	mqttCert := fs.String("mqtt-cert", "", "client certificate (PEM)")
+	mqttKey := fs.String("mqtt-key", "", "client certificate's key (PEM)")
+	brokerListen := fs.String("broker-listen", broker.DefaultListen, "the embedded broker's MQTT address")
+	brokerWS := fs.String("broker-websocket", "127.0.0.1:1884", "the embedded broker's WebSocket address for browsers (\"\": none)")
+	shoePath := fs.String("shoe", "", "the shoe's serial port")
+	shoeFormat := fs.String("shoe-format", "tablectl", "the shoe's wire format: tablectl, ascii or scanner")
+	shufflerPath := fs.String("shuffler", "", "the shuffler's serial port")
+	baud := fs.Int("baud", 9600, "the serial ports' speed")
+	simulate := fs.Bool("simulate", false, "deal from a simulated shoe and shuffler started in-process")
+	pace := fs.Duration("pace", time.Second, "with --simulate: pause before each card (0: as fast as possible)")
+	rounds := fs.Int("rounds", 0, "with --simulate: stop after this many rounds (0: until interrupted)")
+	seed := fs.Uint64("seed", 1, "with --simulate: seed of the shuffles")
+	decks := fs.Int("decks", 8, "with --simulate: decks in a set")
+	auto := fs.Bool("auto", false, "stand in for the dealer's buttons: close betting on a round's first card, close Insurance at once, confirm each complete round (default with --simulate)")
+	httpAddr := fs.String("http", "127.0.0.1:8080", "serve the display board here (\"\": none); :8080 serves it to the network")
+	logJSON := fs.Bool("log-json", false, "log as JSON lines")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("run: unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *simulate && !set["auto"] {
+		*auto = true
+	}
+	if *simulate && (*shoePath != "" || *shufflerPath != "") {
+		return errors.New("run: --simulate brings its own devices: leave out --shoe and --shuffler")
+	}
+	if *mqttURL != "" && set["broker-listen"] {
+		return errors.New("run: --broker-listen is for the embedded broker; it contradicts --mqtt")
+	}
+	var log *slog.Logger
+	if *logJSON {
+		log = slog.New(slog.NewJSONHandler(io.err, nil))
+	} else {
+		log = slog.New(slog.NewTextHandler(io.err, nil))
+	}
+	rs, err := baccarat.Lookup(*rules, baccarat.Options{})
+	if err != nil {
+		return fmt.Errorf("run: --rules: %w", err)
+	}
+	if *simulate {
+		if err := rs.CheckDecks(*decks); err != nil {
+			return fmt.Errorf("run: --decks: %w", err)
+		}
+	}
+	rc := round.DefaultConfig(rs)
+	rc.CloseBetsOnFirstCard = *auto
+	if *simulate && *pace < rc.SimultaneousWindow {
+		rc.SimultaneousWindow = 0 // the simulator deals faster than any dealer could
+	}
+	cfg := daemon.Config{Table: *tableID, Round: rc, AutoConfirm: *auto, AutoCloseInsurance: *auto, Logger: log}
+	if *journalDir == "" {
+		*journalDir = "tablectl-journal"
+		if *simulate {
+			tmp, err := os.MkdirTemp("", "tablectl-journal-")
+			if err != nil {
+				return fmt.Errorf("run: %w", err)
+			}
+			defer os.RemoveAll(tmp)
+			*journalDir = tmp
+		}
+	}
+	cfg.JournalDir = *journalDir
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	simDone := make(chan error, 1)
+	if *simulate {
+		sim, cleanup, err := startSimulator(ctx, simulator.Config{Protocol: *shoeFormat, Seed: *seed, Pace: *pace,
+			Decks: *decks, Cut: 16, Logger: log}, *rounds, simDone)
+		if err != nil {
+			return fmt.Errorf("run: simulator: %w", err)
+		}
+		defer cleanup()
+		*shoePath, *shufflerPath = sim.Shoe.Link, sim.Shuffler.Link
+	} else {
+		simDone = nil
+	}
+	if *shoePath != "" {
+		cfg.Shoe = &shoe.Config{Format: *shoeFormat, Port: device.Config{Path: *shoePath, Baud: *baud}}
+	}
+
+	// The journal is replayed and checked before anything is published.
+	d, err := daemon.Open(cfg)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	defer d.Close()
+
+	url := *mqttURL
+	if url == "" {
+		b, err := broker.Start(context.WithoutCancel(ctx), broker.Options{Listen: *brokerListen, WebSocket: *brokerWS, Logger: log})
+		if err != nil {
+			if errors.Is(err, broker.ErrAddressInUse) {
+				return fmt.Errorf("run: embedded broker: %w (choose another with --broker-listen or --broker-websocket, or use an external broker with --mqtt)", err)
+			}
+			return fmt.Errorf("run: embedded broker: %w", err)
+		}
+		defer b.Close() // after the client: its offline status goes out first
+		url = b.URL()
+		fmt.Fprintf(io.out, "embedded MQTT broker: %s", url)
+		if *brokerWS != "" {
+			fmt.Fprintf(io.out, ", WebSocket %s", b.WebSocketURL())
+		}
+		fmt.Fprintln(io.out)
+	}
+	if *mqttPassword == "" {
+		*mqttPassword = os.Getenv("TABLECTL_MQTT_PASSWORD")
+	}
+	client, err := display.Dial(display.Options{Broker: url, Table: *tableID, Username: *mqttUser, Password: *mqttPassword,
+		TLS:    display.TLSFiles{CAFile: *mqttCA, CertFile: *mqttCert, KeyFile: *mqttKey},
+		Online: d.Status("online"), Offline: d.Status("offline"), OnConnect: d.OnConnect, Logger: log})
+	if err != nil {
+		return fmt.Errorf("run: --mqtt: %w", err)
+	}
+	defer client.Close()
+
+	var shoeEvents, shufflerEvents <-chan device.Event
+	opts := func(name string) device.Options { return device.Options{Name: name, Logger: log} }
+	if cfg.Shoe != nil {
+		sd, err := shoe.Start(*cfg.Shoe, opts("shoe"))
+		if err != nil {
+			return fmt.Errorf("run: --shoe: %w", err)
+		}
+		defer sd.Close()
+		shoeEvents = sd.Events()
+	}
+	if *shufflerPath != "" {
+		xd, err := shuffler.Start(device.Config{Path: *shufflerPath, Baud: *baud}, opts("shuffler"))
+		if err != nil {
+			return fmt.Errorf("run: --shuffler: %w", err)
+		}
+		defer xd.Close()
+		shufflerEvents = xd.Events()
+	}
+	if *httpAddr != "" {
+		stop, addr, err := serveBoard(url, *tableID, *mqttUser, *mqttPassword, *httpAddr, log)
+		if err != nil {
+			return fmt.Errorf("run: --http %s: %w", *httpAddr, err)
+		}
+		defer stop()
+		fmt.Fprintf(io.out, "display board: http://%s/\n", addr)
+	}
+	st := d.State()
+	fmt.Fprintf(io.out, "table %s: rule set %s, journal %s (shoe %d, round %d), MQTT topics tablectl/v1/%s/#\n",
+		*tableID, rs.Name, *journalDir, st.Shoe, st.Round, *tableID)
+
+	served := make(chan error, 1)
+	go func() { served <- d.Serve(ctx, client, shoeEvents, shufflerEvents) }()
+	select {
+	case err := <-served:
+		return err
+	case err := <-simDone:
+		// The simulator dealt its rounds: let the last events and messages go out.
+		if err == nil {
+			waitQuiet(d, shoeEvents, shufflerEvents, 10*time.Second)
+		}
+		cancel()
+		return errors.Join(err, <-served)
+	}
+}
+
+// waitQuiet waits until the daemon has taken every device event and the broker has
+// acknowledged every message, or until limit.
+func waitQuiet(d *daemon.Daemon, shoe, shuffler <-chan device.Event, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	quiet := 0
+	for quiet < 3 && time.Now().Before(deadline) {
+		if n, _ := d.Pending(); n == 0 && len(shoe) == 0 && len(shuffler) == 0 {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// serveBoard serves the web display board, fed from the table's MQTT topics, on addr.
+// stop closes the board first (it ends the open event streams), then the server.
+func serveBoard(brokerURL, table, user, password, addr string, log *slog.Logger) (stop func(), bound string, err error) {
+	board, err := web.New(web.Options{Broker: brokerURL, Table: table, Username: user, Password: password, Logger: log})
+	if err != nil {
+		return nil, "", err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		board.Close()
+		return nil, "", err
+	}
+	srv := &http.Server{Handler: board.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("display board server", "err", err)
+		}
+	}()
+	return func() {
+		board.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		<-served
+	}, ln.Addr().String(), nil
+}

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/tablectl/tablectl/internal/mosquittotest"
+)
+
+// subscriber is a paho client with a persistent session that keeps the results it gets,
+// as a pit system would.
+type subscriber struct {
+	mu      sync.Mutex
+	results []resultMsg
+	client  mqtt.Client
+}
+
+type resultMsg struct {
+	Seq    uint64 `json:"seq"`
+	Round  uint32 `json:"round"`
+	Winner string `json:"winner"`
+	Void   bool   `json:"void"`
+}
+
+func subscribe(t *testing.T, url, topic string) *subscriber {
+	t.Helper()
+	s := &subscriber{}
+	opts := mqtt.NewClientOptions().AddBroker(url).SetClientID("pit-" + t.Name()).SetCleanSession(false).
+		SetAutoReconnect(true).SetConnectRetry(true).SetConnectRetryInterval(50 * time.Millisecond).
+		SetMaxReconnectInterval(200 * time.Millisecond)
+	opts.SetOnConnectHandler(func(c mqtt.Client) {
+		c.Subscribe(topic, 1, func(_ mqtt.Client, m mqtt.Message) {
+			var r resultMsg
+			if err := json.Unmarshal(m.Payload(), &r); err == nil {
+				s.mu.Lock()
+				s.results = append(s.results, r)
+				s.mu.Unlock()
+			}
+		})
+	})
+	s.client = mqtt.NewClient(opts)
+	if tok := s.client.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("subscriber: %v", tok.Error())
+	}
+	t.Cleanup(func() { s.client.Disconnect(100) })
+	return s
+}
+
+// rounds are the results received, duplicates dropped by sequence number, in order.
+func (s *subscriber) rounds(t *testing.T) []resultMsg {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := map[uint64]bool{}
+	var out []resultMsg
+	var last uint64
+	for _, r := range s.results {
+		if seen[r.Seq] {
+			continue
+		}
+		if r.Seq < last {
+			t.Errorf("result seq %d after %d: out of order", r.Seq, last)
+		}
+		seen[r.Seq], last = true, r.Seq
+		out = append(out, r)
+	}
+	return out
+}
+
+// startRun runs "tablectl run ARGS" in-process and returns a channel with its end and
+// the lines it prints.
+func startRun(t *testing.T, ctx context.Context, args ...string) (<-chan error, <-chan string) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	lines := make(chan string, 64)
+	go func() {
+		err := run(ctx, append([]string{"run"}, args...), stdio{in: strings.NewReader(""), out: pw, err: io.Discard})
+		pw.Close()
+		done <- err
+	}()
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	return done, lines
+}
+
+// TestRunWithMosquittoRestart: tablectl deals a simulated shoe to Debian's Mosquitto,
+// which is stopped and started again in the middle; a pit system with a persistent
+// session receives every result once, in order, after dropping duplicates.
+func TestRunWithMosquittoRestart(t *testing.T) {
+	b := mosquittotest.Start(t, mosquittotest.Config{Persistence: true})
+	sub := subscribe(t, b.URL(), "tablectl/v1/T9/result")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	done, lines := startRun(t, ctx, "--simulate", "--rounds", "30", "--pace", "15ms", "--table", "T9",
+		"--mqtt", b.URL(), "--http", "", "--rules", "rws")
+	go func() {
+		for range lines {
+		}
+	}()
+	// Stop the broker once a few results are in, and start it again a little later.
+	deadline := time.Now().Add(60 * time.Second)
+	for len(sub.rounds(t)) < 5 {
+		if time.Now().After(deadline) {
+			t.Fatal("no results before the restart")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	b.Stop()
+	time.Sleep(300 * time.Millisecond)
+	b.StartAgain()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for len(sub.rounds(t)) < 30 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	got := sub.rounds(t)
+	if len(got) != 30 {
+		t.Fatalf("%d results, want 30: %+v", len(got), got)
+	}
+	for i, r := range got {
+		if r.Round != uint32(i+1) || r.Winner == "" && !r.Void {
+			t.Errorf("result %d: %+v", i+1, r)
+		}
+	}
+}
+
+// TestRunEmbeddedBroker: with no broker given, tablectl starts its own, and a subscriber
+// that connects late finds the retained state of the table.
+func TestRunEmbeddedBroker(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	done, lines := startRun(t, ctx, "--simulate", "--pace", "20ms", "--table", "E1",
+		"--broker-listen", "127.0.0.1:0", "--broker-websocket", "", "--http", "127.0.0.1:0")
+	var url, board string
+	for l := range lines {
+		if u, ok := strings.CutPrefix(l, "embedded MQTT broker: "); ok {
+			url = strings.Split(u, ",")[0]
+		}
+		if u, ok := strings.CutPrefix(l, "display board: "); ok {
+			board = u
+			break
+		}
+	}
+	go func() {
+		for range lines {
+		}
+	}()
+	if url == "" {
+		t.Fatal("no broker address printed")
+	}
+	time.Sleep(500 * time.Millisecond) // a few rounds are dealt before the subscriber comes
+	got := make(chan string, 64)
+	c := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(url).SetClientID("late"))
+	if tok := c.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatalf("connect: %v", tok.Error())
+	}
+	c.Subscribe("tablectl/v1/E1/+", 1, func(_ mqtt.Client, m mqtt.Message) {
+		if m.Retained() {
+			select {
+			case got <- m.Topic() + " " + string(m.Payload()):
+			default:
+			}
+		}
+	})
+	retained := map[string]string{}
+	timeout := time.After(10 * time.Second)
+	for len(retained) < 3 {
+		select {
+		case m := <-got:
+			topic, payload, _ := strings.Cut(m, " ")
+			retained[topic] = payload
+		case <-timeout:
+			t.Fatalf("retained topics received: %v", retained)
+		}
+	}
+	if s := retained["tablectl/v1/E1/state"]; !strings.Contains(s, `"table":"E1"`) || !strings.Contains(s, `"rules":"classic"`) {
+		t.Errorf("retained state: %s", s)
+	}
+	if s := retained["tablectl/v1/E1/status"]; !strings.Contains(s, `"state":"online"`) {
+		t.Errorf("retained status: %s", s)
+	}
+	// The board's page is served, and its event stream carries the table's state.
+	resp, err := http.Get(board)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(page), "<html") {
+		t.Errorf("board page: %d %.200s", resp.StatusCode, page)
+	}
+	resp, err = http.Get(board + "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	sawState := false
+	for sc.Scan() && !sawState {
+		sawState = sc.Text() == "event: state"
+	}
+	resp.Body.Close()
+	if !sawState {
+		t.Error("the board's event stream carried no state")
+	}
+	c.Disconnect(50)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRunFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--rules", "punto"}, `unknown rule set "punto"`},
+		{[]string{"run", "--simulate", "--shoe", "/dev/ttyUSB0"}, "leave out --shoe"},
+		{[]string{"run", "--mqtt", "tcp://x:1883", "--broker-listen", "127.0.0.1:1"}, "contradicts --mqtt"},
+		{[]string{"run", "--simulate", "--rules", "royal", "--decks", "5"}, "5 decks not permitted"},
+		{[]string{"run", "--table", "a/b", "--simulate", "--rounds", "1"}, "table id"},
+	} {
+		_, _, err := runCmd(t, "", tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,424 @@
+// Package web is tablectl's display board: a page for a screen beside the table (the
+// five roads, the round's cards, the last result, the statistics, the predictions and a
+// banner when the table is held for an irregularity) and the Server-Sent Events stream
+// that feeds it.
+//
+// The board is fed only by the table's MQTT topics (docs/mqtt.md): a Board subscribes
+// to tablectl/v1/<table>/# with its own MQTT client, leaves out the command topics
+// (cmd/...), and streams every other message to each browser at /events as an SSE event
+// named after the topic's last level ("state", "card", "result", "irregularity",
+// "roadmap", "status") with the message's JSON payload as its data. It keeps the latest
+// payload of the retained topics (status, roadmap, state), so a browser that connects
+// late, or reconnects, is given the current picture at once. Whatever a board shows, any
+// MQTT subscriber can build from the same messages.
+//
+// The page, its style sheet and its script are embedded in the binary and load nothing
+// from anywhere else. docs/board.md describes what the page shows and how to open it.
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+	"github.com/tablectl/tablectl/drivers/display"
+)
+
+// Defaults and limits of a Board.
+const (
+	// DefaultClientBuffer is how many events a browser may fall behind before it is
+	// dropped, when Options.ClientBuffer is zero.
+	DefaultClientBuffer = 256
+	// MinReconnectInterval is the first wait after a failed connection attempt or a lost
+	// connection to the broker; it doubles after each further failure up to
+	// MaxReconnectInterval.
+	MinReconnectInterval = 100 * time.Millisecond
+	// MaxReconnectInterval is the longest wait between connection attempts.
+	MaxReconnectInterval = 10 * time.Second
+	// MaxPayload is the largest MQTT payload the board forwards, in bytes; a roadmap of
+	// a whole eight-deck shoe is a few tens of kilobytes.
+	MaxPayload = 1 << 20
+)
+
+const (
+	connectTimeout = 10 * time.Second
+	keepAlive      = 30 * time.Second
+	// heartbeat is how often an idle event stream gets a comment line, so that proxies
+	// keep it open and a browser that went away is noticed.
+	heartbeat = 15 * time.Second
+	// writeTimeout bounds one write to a browser.
+	writeTimeout = 10 * time.Second
+	// retryMillis is the reconnection delay the stream asks browsers to use.
+	retryMillis = 1000
+	// disconnectQuiesce is how long paho may take to finish work in hand at Close.
+	disconnectQuiesce = 250 // milliseconds
+)
+
+//go:embed static
+var static embed.FS
+
+// ErrClosed is the error of an event stream asked for after Close.
+var ErrClosed = errors.New("web: board closed")
+
+// Options configures a Board.
+type Options struct {
+	// Broker is the MQTT broker URL: tcp://host:1883, ssl://host:8883 (also tls:// and
+	// mqtts://), ws://host:port/path or wss://host:port/path. A TLS broker is verified
+	// against the system's roots.
+	Broker string
+	// Table is the table id, the third level of the topics (see display.NewTopics).
+	Table string
+	// Username and Password authenticate to the broker when Username is set (the
+	// "board" user of deploy/mosquitto/ reads the table topics and publishes nothing).
+	Username string
+	Password string
+	// ClientID is the MQTT client id; "tablectl-board-<table>-<random>" when empty, so
+	// that several boards of one table do not push each other off the broker.
+	ClientID string
+	// ClientBuffer is how many events one browser may fall behind before the board
+	// drops it (the browser reconnects and gets the retained picture again).
+	// DefaultClientBuffer when zero.
+	ClientBuffer int
+	// Logger receives connection events and refused messages; slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// Board subscribes to one table's topics and serves the display board page and its
+// event stream. Create it with New, mount Handler on an HTTP server, and end it with
+// Close. It is safe for concurrent use.
+type Board struct {
+	topics display.Topics
+	filter string
+	log    *slog.Logger
+	pc     mqtt.Client
+	hub    *hub
+	in     inbox
+	lost   chan error    // connection-lost signals from paho (capacity 1)
+	quit   chan struct{} // closed by Close
+	wg     sync.WaitGroup
+	once   sync.Once
+	files  http.Handler
+}
+
+// New checks the options and starts a Board that connects to the broker in the
+// background and reconnects whenever the connection is lost, waiting
+// MinReconnectInterval at first and twice as long after each further failure, up to
+// MaxReconnectInterval. It returns without waiting for the broker; browsers see the
+// picture as soon as the first messages arrive. An error names the option at fault.
+func New(opts Options) (*Board, error) {
+	topics, err := display.NewTopics(opts.Table)
+	if err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	if err := checkBrokerURL(opts.Broker); err != nil {
+		return nil, err
+	}
+	if opts.Password != "" && opts.Username == "" {
+		return nil, errors.New("web: a password is given without a username")
+	}
+	if opts.ClientBuffer < 0 {
+		return nil, fmt.Errorf("web: client buffer %d is negative", opts.ClientBuffer)
+	}
+	if opts.ClientBuffer == 0 {
+		opts.ClientBuffer = DefaultClientBuffer
+	}
+	if opts.ClientID == "" {
+		var r [4]byte
+		if _, err := rand.Read(r[:]); err != nil {
+			return nil, fmt.Errorf("web: client id: %w", err)
+		}
+		opts.ClientID = "tablectl-board-" + opts.Table + "-" + hex.EncodeToString(r[:])
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	sub, err := fs.Sub(static, "static")
+	if err != nil {
+		return nil, fmt.Errorf("web: embedded files: %w", err)
+	}
+	b := &Board{
+		topics: topics,
+		filter: display.Prefix + "/" + topics.Table() + "/#",
+		log:    opts.Logger.With("component", "board", "table", opts.Table),
+		lost:   make(chan error, 1),
+		quit:   make(chan struct{}),
+		files:  http.FileServerFS(sub),
+	}
+	b.hub = newHub(opts.ClientBuffer, b.log)
+	b.in.wake = make(chan struct{}, 1)
+
+	po := mqtt.NewClientOptions().
+		AddBroker(opts.Broker).
+		SetClientID(opts.ClientID).
+		SetCleanSession(true).
+		// Reconnection is the manager goroutine's, with its own backoff.
+		SetAutoReconnect(false).
+		SetConnectRetry(false).
+		// Messages are handed over in order by one goroutine of paho's; the handler
+		// only queues them, so it never holds paho up.
+		SetOrderMatters(true).
+		SetKeepAlive(keepAlive).
+		SetPingTimeout(keepAlive / 2).
+		SetConnectTimeout(connectTimeout).
+		SetConnectionLostHandler(func(_ mqtt.Client, err error) {
+			select {
+			case b.lost <- err:
+			default: // a loss is already signalled
+			}
+		})
+	if opts.Username != "" {
+		po.SetUsername(opts.Username).SetPassword(opts.Password)
+	}
+	b.pc = mqtt.NewClient(po)
+
+	b.wg.Add(2)
+	go b.manage()
+	go b.dispatch()
+	return b, nil
+}
+
+// checkBrokerURL checks that broker is an MQTT URL paho can dial.
+func checkBrokerURL(broker string) error {
+	if broker == "" {
+		return errors.New("web: broker URL is empty (want tcp://host:1883, ssl://host:8883, ws:// or wss://)")
+	}
+	u, err := url.Parse(broker)
+	if err != nil {
+		return fmt.Errorf("web: broker URL: %w", err)
+	}
+	switch u.Scheme {
+	case "tcp", "mqtt", "ws", "ssl", "tls", "mqtts", "tcps", "wss":
+	default:
+		return fmt.Errorf("web: broker URL %q: unknown scheme %q (want tcp, ssl, tls, mqtts, ws or wss)", u.Redacted(), u.Scheme)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("web: broker URL %q has no host (want scheme://host:port)", u.Redacted())
+	}
+	return nil
+}
+
+// Handler serves the board: the page at "/" (with its style sheet and script) and the
+// event stream at "/events". Every response is made from what is embedded in the binary
+// and the MQTT messages received. An event stream lasts until the browser leaves or the
+// Board is closed, so close the Board before shutting the HTTP server down
+// (http.Server.Shutdown waits for the streams).
+func (b *Board) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /events", b.serveEvents)
+	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		// Nothing but the board's own files and stream may load.
+		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "no-cache")
+		b.files.ServeHTTP(w, r)
+	})
+	return mux
+}
+
+// Close disconnects from the broker, ends every event stream and waits for the board's
+// goroutines and paho's to stop. It is safe to call more than once.
+func (b *Board) Close() error {
+	b.once.Do(func() {
+		close(b.quit)
+		b.hub.close()
+	})
+	b.wg.Wait()
+	return nil
+}
+
+// manage connects, waits for the connection to be lost, and reconnects, until Close.
+func (b *Board) manage() {
+	defer b.wg.Done()
+	delay := MinReconnectInterval
+	for {
+		if b.connect() {
+			delay = MinReconnectInterval
+			select {
+			case err := <-b.lost:
+				b.log.Warn("MQTT connection lost; reconnecting", "error", err)
+			case <-b.quit:
+				b.pc.Disconnect(disconnectQuiesce)
+				return
+			}
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-b.quit:
+			t.Stop()
+			b.pc.Disconnect(disconnectQuiesce)
+			return
+		}
+		delay = min(delay*2, MaxReconnectInterval)
+	}
+}
+
+// connect makes one connection attempt and subscribes to the table's topics. It reports
+// whether the connection is up.
+func (b *Board) connect() bool {
+	select {
+	case <-b.lost: // a stale signal from the previous connection
+	default:
+	}
+	tok := b.pc.Connect()
+	select {
+	case <-tok.Done():
+	case <-b.quit:
+		<-tok.Done() // bounded by the connect timeout; manage then disconnects
+		return false
+	}
+	if err := tok.Error(); err != nil {
+		b.log.Warn("MQTT connect failed", "error", err)
+		return false
+	}
+	sub := b.pc.Subscribe(b.filter, 1, b.onMessage)
+	select {
+	case <-sub.Done():
+	case <-b.quit:
+		return true
+	}
+	if err := sub.Error(); err != nil {
+		b.log.Error("MQTT subscribe failed", "filter", b.filter, "error", err)
+	} else if st, ok := sub.(*mqtt.SubscribeToken); ok && st.Result()[b.filter] == 0x80 {
+		b.log.Error("the broker refused the board's subscription (check its ACL)", "filter", b.filter)
+	} else {
+		b.log.Info("MQTT connected and subscribed", "filter", b.filter)
+	}
+	return true
+}
+
+// onMessage runs on paho's goroutine for each message, in order. It only queues the
+// message, so it never blocks paho (a blocked handler stops paho reading
+// acknowledgements and pings).
+func (b *Board) onMessage(_ mqtt.Client, m mqtt.Message) {
+	b.in.push(inMessage{topic: m.Topic(), payload: append([]byte(nil), m.Payload()...)})
+}
+
+// dispatch turns queued MQTT messages into events for the browsers, until Close.
+func (b *Board) dispatch() {
+	defer b.wg.Done()
+	for {
+		m, ok := b.in.pop()
+		if !ok {
+			select {
+			case <-b.in.wake:
+				continue
+			case <-b.quit:
+				return
+			}
+		}
+		ev, err := b.eventOf(m.topic, m.payload)
+		if err != nil {
+			b.log.Warn("ignoring an MQTT message", "error", err)
+			continue
+		}
+		if ev.name == "" {
+			continue // a command topic: not for the board
+		}
+		b.hub.publish(ev)
+	}
+}
+
+// inMessage is one MQTT message as received.
+type inMessage struct {
+	topic   string
+	payload []byte
+}
+
+// inbox is the FIFO between paho's handler and the dispatcher. It never blocks its
+// writer: the dispatcher never waits on a browser, so the queue stays short.
+type inbox struct {
+	mu    sync.Mutex
+	items []inMessage
+	wake  chan struct{} // capacity 1
+}
+
+func (q *inbox) push(m inMessage) {
+	q.mu.Lock()
+	q.items = append(q.items, m)
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (q *inbox) pop() (inMessage, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.items) == 0 {
+		return inMessage{}, false
+	}
+	m := q.items[0]
+	q.items[0] = inMessage{}
+	q.items = q.items[1:]
+	return m, true
+}
+
+// serveEvents streams the events to one browser: first the retained picture, then each
+// event as it arrives, until the browser goes away, falls too far behind, or the board
+// is closed.
+func (b *Board) serveEvents(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	c, err := b.hub.join(r.Context())
+	if err != nil {
+		http.Error(w, "the board is closing", http.StatusServiceUnavailable)
+		return
+	}
+	defer b.hub.leave(c)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // no buffering in a reverse proxy
+	w.WriteHeader(http.StatusOK)
+
+	// A dropped client may be stuck in a write to a browser that reads nothing: the
+	// deadline set on the drop ends that write at once.
+	stop := context.AfterFunc(c.ctx, func() { _ = rc.SetWriteDeadline(time.Now()) })
+	defer stop()
+
+	send := func(frame []byte) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout)) // not every writer has deadlines
+		if c.ctx.Err() != nil {
+			return false
+		}
+		if _, err := w.Write(frame); err != nil {
+			return false
+		}
+		if err := rc.Flush(); err != nil {
+			b.log.Debug("event stream ended", "remote", r.RemoteAddr, "error", err)
+			return false
+		}
+		return true
+	}
+	if !send(fmt.Appendf(nil, "retry: %d\n\n", retryMillis)) {
+		return
+	}
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case ev := <-c.ch:
+			if !send(ev.frame()) {
+				return
+			}
+		case <-tick.C:
+			if !send([]byte(": ping\n\n")) {
+				return
+			}
+		}
+	}
+}
