@@ -43,7 +43,11 @@ func runSimulate(ctx context.Context, args []string, io stdio) error {
 		}
 		cfg.Protocol, cfg.Seed, cfg.Decks, cfg.Cut, steps = sc.Protocol, sc.Seed, sc.Decks, sc.Cut, sc.Steps
 	}
-	if cfg.Dir = *dir; cfg.Dir == "" {
+	if cfg.Dir = *dir; cfg.Dir != "" {
+		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+			return fmt.Errorf("simulate: --dir: %w", err)
+		}
+	} else {
 		tmp, err := os.MkdirTemp("", "tablectl-simulate-")
 		if err != nil {
 			return fmt.Errorf("simulate: %w", err)
