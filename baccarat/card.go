@@ -127,6 +127,7 @@ type ParseError struct {
 	Reason string // what was wrong with it
 }
 
+// Error says which notation could not be read and why.
 func (e *ParseError) Error() string {
 	return fmt.Sprintf("card %q: %s", e.Input, e.Reason)
 }

@@ -18,6 +18,7 @@ type WagerError struct {
 	Reason string
 }
 
+// Error names the box, the bet, the stake and the reason.
 func (e *WagerError) Error() string {
 	return fmt.Sprintf("box %s, %s %d: %s", e.Wager.Box, e.Wager.Bet, e.Wager.Stake, e.Reason)
 }

@@ -80,6 +80,7 @@ func (k *EventKind) UnmarshalText(b []byte) error {
 // UnknownKindError reports an event kind the controller does not know.
 type UnknownKindError struct{ Kind string }
 
+// Error names the kind.
 func (e *UnknownKindError) Error() string { return "unknown event kind " + quote(e.Kind) }
 
 // Event is one input to the controller. It is a flat value so it can be journalled as it
