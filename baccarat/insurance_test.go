@@ -266,3 +266,34 @@ func TestEstablished(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveEveryInsuranceRow settles every row of the pay table (NC Insurance 4.1.2)
+// both ways and on a Tie: paid at the row's odds when the insured hand loses (3.11),
+// returned on a Tie except the Player-9 row (3.17, 4.2.1), lost when the insured hand
+// wins. The expected odds are written out from the document, row by row.
+func TestResolveEveryInsuranceRow(t *testing.T) {
+	want := []string{"2:1", "3:1", "4:1", "2:1", "3:1", "4:1", "6:1", "7:1", "4:1", "1.5:1", "2:1", "3:1", "4:1", "7:1", "8:1"}
+	if len(InsuranceTable) != len(want) {
+		t.Fatalf("%d rows, want %d", len(InsuranceTable), len(want))
+	}
+	for i, row := range InsuranceTable {
+		o := InsuranceOffer{Row: i}
+		insuredWins, insuredLoses := PlayerWins, BankerWins
+		if row.Bet == BetBankerInsurance {
+			insuredWins, insuredLoses = BankerWins, PlayerWins
+		}
+		if got := ResolveInsurance(o, Outcome{Winner: insuredLoses}).String(); got != "win "+want[i] {
+			t.Errorf("row %d (%s %s): insured hand loses: %s, want win %s", i, row.Bet, row.Stage, got, want[i])
+		}
+		if got := ResolveInsurance(o, Outcome{Winner: insuredWins}).String(); got != "lose" {
+			t.Errorf("row %d: insured hand wins: %s", i, got)
+		}
+		tie := "push"
+		if row.Bet == BetPlayerInsurance && row.Stage == AfterPlayerThird && row.PlayerLo == 9 {
+			tie = "win 8:1"
+		}
+		if got := ResolveInsurance(o, Outcome{Winner: Tie}).String(); got != tie {
+			t.Errorf("row %d: tie: %s, want %s", i, got, tie)
+		}
+	}
+}
