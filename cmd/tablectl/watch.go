@@ -123,16 +123,19 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 }
 
 // startSimulator starts a simulator in a temporary directory and deals rounds rounds on
-// it in the background; done receives the end of the dealing. cleanup unplugs the
-// simulator and removes the directory: call it once the drivers are closed.
+// it in the background; done receives the end of the dealing. cleanup stops the
+// dealing, unplugs the simulator and removes the directory: call it once the drivers are
+// closed.
 func startSimulator(ctx context.Context, cfg simulator.Config, rounds int, done chan<- error) (sim *simulator.Simulator, cleanup func(), err error) {
 	dir, err := os.MkdirTemp("", "tablectl-simulate-")
 	if err != nil {
 		return nil, nil, err
 	}
+	ctx, cancel := context.WithCancel(ctx)
 	cfg.Dir = dir
 	sim, err = simulator.New(cfg)
 	if err != nil {
+		cancel()
 		os.RemoveAll(dir)
 		return nil, nil, err
 	}
@@ -152,6 +155,7 @@ func startSimulator(ctx context.Context, cfg simulator.Config, rounds int, done 
 		done <- err
 	}()
 	cleanup = func() {
+		cancel()
 		<-dealt
 		sim.Close()
 		os.RemoveAll(dir)
