@@ -126,6 +126,7 @@ func Open(cfg Config) (*Daemon, error) {
 		}
 	}
 	d.out.prepend(rebuilt)
+	d.out.add(d.topics.Status(), 0, d.Status("online"), true)
 	return d, nil
 }
 
@@ -209,7 +210,8 @@ func (d *Daemon) logEffect(ev round.Event, e round.Effect) {
 // State is the table's current state.
 func (d *Daemon) State() round.State { return d.tbl.State() }
 
-// Status is the retained status message for state "online" or "offline".
+// Status is the retained status message for state "online" or "offline". Call it from
+// the goroutine that runs the table (or before Serve).
 func (d *Daemon) Status(state string) []byte {
 	st := d.tbl.State()
 	devs := map[string]string{}
@@ -289,7 +291,9 @@ func (d *Daemon) Close() error {
 
 // OnConnect is the transport's hook (display.Options.OnConnect): it re-publishes every
 // message not yet acknowledged, in order, then the retained picture.
+//
+// It runs on the transport's goroutine: it touches only the outbox, whose retained
+// status the table's goroutine keeps up to date.
 func (d *Daemon) OnConnect(resend display.Publisher) {
-	d.out.add(d.topics.Status(), 0, d.Status("online"), true)
 	d.out.onConnect(resend)
 }
