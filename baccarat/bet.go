@@ -139,6 +139,17 @@ func (r Result) String() string {
 // MarshalText prints the result as String does.
 func (r Result) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
+// UnmarshalText reads a result's name.
+func (r *Result) UnmarshalText(b []byte) error {
+	for i, n := range resultNames {
+		if n == string(b) {
+			*r = Result(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown bet result %q", b)
+}
+
 // Resolution is a bet's result and, for a Win, the odds it is paid at.
 type Resolution struct {
 	Result Result `json:"result"`

@@ -39,6 +39,17 @@ func (w Winner) MarshalText() ([]byte, error) {
 	return []byte("none"), nil
 }
 
+// UnmarshalText reads "player", "banker", "tie" or "none".
+func (w *Winner) UnmarshalText(b []byte) error {
+	for _, x := range []Winner{NoWinner, PlayerWins, BankerWins, Tie} {
+		if t, _ := x.MarshalText(); string(t) == string(b) {
+			*w = x
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown winner %q", b)
+}
+
 // SuitClass classifies the suits and ranks of all the cards of a round, for the Royal
 // Baccarat Tie bet. tablectl reads the Royal Baccarat tiers as follows:
 //

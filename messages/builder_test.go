@@ -1,0 +1,139 @@
+package messages
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/roadmap"
+	"github.com/tablectl/tablectl/round"
+)
+
+// play steps events through a controller and a builder and returns every message.
+func play(t *testing.T, rules string, evs []round.Event) []Message {
+	t.Helper()
+	rs := baccarat.MustLookup(rules, baccarat.Options{})
+	cfg := round.DefaultConfig(rs)
+	cfg.Burn = round.BurnNone
+	ctl, err := round.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewBuilder("T1", rs, roadmap.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Message
+	for i, ev := range evs {
+		ev.At = time.Date(2026, 11, 22, 23, 0, i, 0, time.UTC)
+		effs := ctl.Step(ev)
+		msgs, err := b.Effects(ev, effs, ctl.State())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, msgs...)
+	}
+	return out
+}
+
+func cardEvents(t *testing.T, s string) []round.Event {
+	cs, err := baccarat.ParseCards(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []round.Event
+	for i, c := range cs {
+		evs = append(evs, round.Event{Kind: round.CardDrawn, Card: c, Seq: uint64(i + 1)})
+	}
+	return evs
+}
+
+func TestResultCarriesEveryBet(t *testing.T) {
+	// nc-insurance: Player 4, Banker 6 opens Banker Insurance 3:1; the Player draws a King
+	// and the Banker 6 stands: Banker wins on 6 with two cards.
+	evs := append([]round.Event{{Kind: round.NewShoe, Set: "S", Decks: 8}, {Kind: round.BetsClosed}},
+		cardEvents(t, "3H 6D AC KD")...)
+	evs = append(evs, round.Event{Kind: round.InsuranceWindowClosed})
+	evs = append(evs, round.Event{Kind: round.CardDrawn, Card: baccarat.MustParseCard("KS"), Seq: 5},
+		round.Event{Kind: round.ConfirmResult})
+	msgs := play(t, "nc-insurance", evs)
+	var seqs []uint64
+	var res Result
+	var cards []Card
+	for _, m := range msgs {
+		if m.Topic.Retained() {
+			if m.Seq != 0 {
+				t.Errorf("retained %s carries seq %d in the message", m.Topic, m.Seq)
+			}
+			continue
+		}
+		seqs = append(seqs, m.Seq)
+		switch m.Topic {
+		case TopicCard:
+			var c Card
+			json.Unmarshal(m.Payload, &c)
+			cards = append(cards, c)
+		case TopicResult:
+			if err := json.Unmarshal(m.Payload, &res); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !reflect.DeepEqual(seqs, []uint64{1, 2, 3, 4, 5, 6}) {
+		t.Errorf("sequence numbers %v, want 1 to 6", seqs)
+	}
+	// The hands' points as each card is placed.
+	points := [][2]int{{3, 0}, {3, 6}, {4, 6}, {4, 6}, {4, 6}}
+	for i, c := range cards {
+		if c.PlayerPoints != points[i][0] || c.BankerPoints != points[i][1] {
+			t.Errorf("card %d %s: points %d/%d, want %v", i+1, c.Card, c.PlayerPoints, c.BankerPoints, points[i])
+		}
+	}
+	got := map[string]string{}
+	for _, b := range res.Bets {
+		got[b.Bet.String()] = b.Result.String() + " " + b.Odds
+	}
+	want := map[string]string{"player": "lose ", "banker": "win 1:2", "tie": "lose ", "player_pair": "lose ",
+		"banker_pair": "lose ", "super_six_plus": "win 12:1", "banker_insurance": "lose "}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("bets %v, want %v", got, want)
+	}
+	if res.Winner != baccarat.BankerWins || res.BankerPoints != 6 || res.Void {
+		t.Errorf("result %+v", res)
+	}
+}
+
+func TestVoidReturnsEveryBet(t *testing.T) {
+	evs := append([]round.Event{{Kind: round.NewShoe, Set: "S", Decks: 8},
+		{Kind: round.BetsClosed, Wagers: []baccarat.Wager{{Box: "1", Bet: baccarat.BetPlayer, Stake: 100}}}},
+		cardEvents(t, "3H 4C")...)
+	evs = append(evs, round.Event{Kind: round.ShoeEnd})
+	var res Result
+	for _, m := range play(t, "classic", evs) {
+		if m.Topic == TopicResult {
+			json.Unmarshal(m.Payload, &res)
+		}
+	}
+	if !res.Void || res.Reason == "" || len(res.Bets) != 3 || len(res.Settlements) != 1 || res.Settlements[0].Returned != 100 {
+		t.Fatalf("void result %+v", res)
+	}
+	for _, b := range res.Bets {
+		if b.Result != baccarat.Push {
+			t.Errorf("%s: %s, want push", b.Bet, b.Result)
+		}
+	}
+}
+
+// TestDeterministic: the same events give the same messages, byte for byte: what a
+// restart relies on to re-publish with the same numbers.
+func TestDeterministic(t *testing.T) {
+	evs := append([]round.Event{{Kind: round.NewShoe, Set: "S", Decks: 8}, {Kind: round.BetsClosed}},
+		cardEvents(t, "9H 5C KS KD")...)
+	evs = append(evs, round.Event{Kind: round.ConfirmResult})
+	a, b := play(t, "rws", evs), play(t, "rws", evs)
+	if !reflect.DeepEqual(a, b) {
+		t.Error("the same events gave different messages")
+	}
+}
