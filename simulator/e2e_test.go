@@ -105,7 +105,9 @@ func cardsOf(evs []device.Event) []baccarat.Card {
 // shuffler's order is a full set and is the order the cards came out; the first card
 // burns as many as it says; every round takes the cards the Table of Play gives (RWS
 // Baccarat 3.10 to 3.12); the cut card comes out 16 cards from the end; one more round
-// follows the round it came out in; then the lid is opened; and no byte was lost.
+// follows the round it came out in; then the lid is opened; and no byte was lost. The
+// cards are numbered 1, 2, 3 and on apart from the frames, which also number the cut card
+// and the lid (docs/protocol.md, "Card numbers").
 func TestWholeShoeOverPty(t *testing.T) {
 	shoeEvs, shufEvs := runScenario(t, Config{Seed: 20260101, Decks: 8, Cut: 16},
 		[]Step{{Op: "shuffle"}, {Op: "deal"}})
@@ -145,6 +147,15 @@ func TestWholeShoeOverPty(t *testing.T) {
 			t.Fatalf("card %d drawn is %s, the shuffler's order has %s", i, c, order[i])
 		}
 	}
+	no := 0
+	for _, e := range shoeEvs {
+		if e.Kind != device.CardDrawn {
+			continue
+		}
+		if no++; !e.HasCardNo || int(e.CardNo) != no {
+			t.Fatalf("card %d drawn: %v, want card number %d", no, e, no)
+		}
+	}
 	// Where the cut card came out, counted in cards drawn before it.
 	cutAt, n := -1, 0
 	for _, e := range shoeEvs {
@@ -182,12 +193,20 @@ func TestWholeShoeOverPty(t *testing.T) {
 }
 
 // TestWholeShoeEveryFormat deals the same shoe in each wire format: the cards the driver
-// reports are the same.
+// reports are the same, none is unreadable, and only the tablectl protocol numbers them.
 func TestWholeShoeEveryFormat(t *testing.T) {
 	var want []baccarat.Card
 	for _, format := range shoe.Formats {
 		shoeEvs, _ := runScenario(t, Config{Protocol: format, Seed: 99, Decks: 6, Cut: 30},
 			[]Step{{Op: "shuffle"}, {Op: "deal"}})
+		for _, e := range shoeEvs {
+			if e.Kind == device.Unreadable {
+				t.Fatalf("%s: %v", format, e)
+			}
+			if e.Kind == device.CardDrawn && e.HasCardNo != (format == "tablectl") {
+				t.Fatalf("%s: %v: only the tablectl protocol numbers cards", format, e)
+			}
+		}
 		got := cardsOf(shoeEvs)
 		if want == nil {
 			want = got
@@ -202,11 +221,6 @@ func TestWholeShoeEveryFormat(t *testing.T) {
 		for i := range got {
 			if got[i] != want[i] {
 				t.Fatalf("%s: card %d is %s, in the tablectl format %s", format, i, got[i], want[i])
-			}
-		}
-		for _, e := range shoeEvs {
-			if e.Kind == device.Unreadable {
-				t.Fatalf("%s: %v", format, e)
 			}
 		}
 	}

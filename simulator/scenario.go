@@ -55,7 +55,8 @@ import (
 //
 //	noise HEX...         these bytes appear on the line
 //	corrupt              the next card's message is damaged on the line
-//	drop                 the next card's message is lost on the line
+//	drop                 the shoe's next message (a card, a signal, a heartbeat) is lost
+//	                     on the line; the shoe has numbered it all the same
 //	unplug               the line is unplugged and plugged in again
 type Scenario struct {
 	Protocol string

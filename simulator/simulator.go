@@ -37,7 +37,7 @@ type Simulator struct {
 	cfg     Config
 	log     *slog.Logger
 	rng     *rand.Rand
-	shoeEnc shoe.Encoder
+	shoeEnc shoe.Encoder // one shoe from its power-up: it numbers frames and cards
 	shufEnc *shuffler.Encoder
 	line    tap // the shoe's line, with its faults
 
@@ -382,7 +382,8 @@ func ignoreEmpty(err error) error {
 }
 
 // replug unplugs the shoe's line and plugs it in again; on the tablectl protocol the shoe
-// waits for the driver's hello and answers.
+// waits for the driver's hello and answers. The shoe stays powered, so its frame and card
+// numbers go on from where they were (docs/protocol.md, "Card numbers").
 func (s *Simulator) replug(ctx context.Context) error {
 	if err := s.Shoe.Drain(ctx); err != nil {
 		return err
@@ -399,8 +400,8 @@ func (s *Simulator) replug(ctx context.Context) error {
 	return s.shoeEnc.Hello("tablectl simulator shoe")
 }
 
-// tap is the shoe's line: it passes each message on, or damages or loses the next card
-// message when a fault is set.
+// tap is the shoe's line: it passes each message on, or damages the next message (a card,
+// in the scenarios) or loses the next message when a fault is set.
 type tap struct {
 	w     io.Writer
 	fault string // "", "corrupt" or "drop"

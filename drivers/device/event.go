@@ -18,7 +18,7 @@ type Kind uint8
 // The kinds of event a shoe or shuffler driver reports.
 const (
 	KindNone        Kind = iota
-	CardDrawn            // a card left the shoe: Card
+	CardDrawn            // a card left the shoe: Card, Flags, CardNo
 	CutCard              // the cut card was reached
 	ShoeEmpty            // the shoe has no card left
 	LidOpened            // the shoe's lid was opened
@@ -27,7 +27,7 @@ const (
 	Heartbeat            // the device is alive
 	Fault                // a device fault: Code, Text
 	Hello                // the device said who it is: Version, Text
-	Unreadable           // input that is not a message: Reason
+	Unreadable           // input that is not a message: Reason (and CardNo for an unreadable card)
 	SeqGap               // sequence numbers were skipped: Seq, Expected
 	Disconnected         // the port went away: Reason
 	Reconnected          // the port is back
@@ -67,6 +67,13 @@ type Event struct {
 
 	Card  baccarat.Card // CardDrawn
 	Flags uint8         // CardDrawn: the frame's flag bits (docs/protocol.md)
+	// CardNo is the shoe's count of the cards it has read since it powered up and said
+	// Hello, this card included: 1 for the first, wrapping from 65535 to 0
+	// (docs/protocol.md, "Card numbers"). It is valid when HasCardNo: for CardDrawn, and
+	// for Unreadable when a Card drawn message's card code is not a card. Only the
+	// tablectl protocol carries it, not the ASCII and scanner formats.
+	CardNo    uint16
+	HasCardNo bool
 
 	SetID    uint32          // the card-set identity, where the protocol carries one
 	Decks    int             // ShuffleComplete
@@ -81,7 +88,7 @@ type Event struct {
 }
 
 // String prints the event on one line without its time, as the scenario transcripts do,
-// for example "card KS seq=12" or "unreadable: line 3: unknown suit 'x'".
+// for example "card KS no=12 seq=13" or "unreadable: line 3: unknown suit 'x'".
 func (e Event) String() string {
 	var b strings.Builder
 	b.WriteString(e.Kind.String())
@@ -90,6 +97,9 @@ func (e Event) String() string {
 		fmt.Fprintf(&b, " %s", e.Card)
 		if e.Flags != 0 {
 			fmt.Fprintf(&b, " flags=0x%02X", e.Flags)
+		}
+		if e.HasCardNo {
+			fmt.Fprintf(&b, " no=%d", e.CardNo)
 		}
 	case SeqGap:
 		fmt.Fprintf(&b, " expected=%d", e.Expected)

@@ -85,24 +85,108 @@ func TestFramed(t *testing.T) {
 	must(t, e.Lid(false))
 	must(t, e.DoubleCard())
 	must(t, e.ShoeEmpty())
-	must(t, e.Send(TypeCard, 0x5E, 0))            // not a card code
-	must(t, e.Send(TypeCard, 0x1D))               // short payload
+	must(t, e.Send(TypeCard, 0x5E, 0, 0, 2))      // not a card code, card number 2
+	must(t, e.Send(TypeCard, 0x1D, 0, 0))         // short payload
 	must(t, e.Send(TypeCutCard, 1))               // payload where none belongs
-	e.Flags = FlagReread                          //
-	must(t, e.Card(baccarat.MustParseCard("AH"))) // seq 10
+	e.Flags, e.CardNo = FlagReread, 2             //
+	must(t, e.Card(baccarat.MustParseCard("AH"))) // seq 10, card 3
 	check(t, decode(t, "tablectl", buf.Bytes()),
 		`hello version=1 "sim shoe" seq=0`,
-		"card KS seq=1",
+		"card KS no=1 seq=1",
 		"cut-card seq=2",
 		"lid-opened seq=3",
 		"lid-closed seq=4",
 		"double-card seq=5",
 		"shoe-empty seq=6",
-		"unreadable seq=7: frame type 0x10 at sequence 7: unreadable card code 0x5E",
-		"unreadable seq=8: frame type 0x10 at sequence 8: card message of 1 payload bytes, want 2",
+		"unreadable seq=7: frame type 0x10 at sequence 7: unreadable card code 0x5E, card number 2",
+		"unreadable seq=8: frame type 0x10 at sequence 8: card message of 3 payload bytes, want 4 (card code, flags, card number)",
 		"unreadable seq=9: frame type 0x11 at sequence 9: cut-card message with 1 payload bytes, want none",
-		"card AH flags=0x01 seq=10",
+		"card AH flags=0x01 no=3 seq=10",
 	)
+}
+
+// TestFramedCardNumbers checks the card number of the Card drawn message
+// (docs/protocol.md, "Card numbers"): the shoe's first card is 1; only cards are
+// counted, not signals or heartbeats; a Hello does not start the count again; the number
+// is big-endian and wraps from 65535 to 0; the decoder hands each number on as it came.
+func TestFramedCardNumbers(t *testing.T) {
+	var buf bytes.Buffer
+	e := NewFramedEncoder(&buf)
+	must(t, e.Hello("shoe"))
+	must(t, e.Card(baccarat.MustParseCard("2C")))
+	must(t, e.Heartbeat())
+	must(t, e.CutCard())
+	must(t, e.Card(baccarat.MustParseCard("3C")))
+	must(t, e.Hello("shoe")) // in answer to a host hello: the counts go on
+	must(t, e.Card(baccarat.MustParseCard("4C")))
+	e.CardNo = 0x0101
+	must(t, e.Card(baccarat.MustParseCard("5C"))) // 0x0102: the high byte first
+	e.CardNo = 65534
+	must(t, e.Card(baccarat.MustParseCard("6C")))
+	must(t, e.Card(baccarat.MustParseCard("7C")))
+	must(t, e.Card(baccarat.MustParseCard("8C")))
+	if i := bytes.Index(buf.Bytes(), []byte{0x45, 0x00, 0x01, 0x02}); i < 0 {
+		t.Fatalf("no 5C with card number 01 02 in % X", buf.Bytes())
+	}
+	check(t, decode(t, "tablectl", buf.Bytes()),
+		`hello version=1 "shoe" seq=0`,
+		"card 2C no=1 seq=1",
+		"heartbeat seq=2",
+		"cut-card seq=3",
+		"card 3C no=2 seq=4",
+		`hello version=1 "shoe" seq=5`,
+		"card 4C no=3 seq=6",
+		"card 5C no=258 seq=7",
+		"card 6C no=65535 seq=8",
+		"card 7C no=0 seq=9",
+		"card 8C no=1 seq=10",
+	)
+	d := NewFramedDecoder()
+	for _, ev := range d.Decode(nil, buf.Bytes()) {
+		if ev.Kind == device.CardDrawn && !ev.HasCardNo {
+			t.Fatalf("%v has no card number", ev)
+		}
+		if ev.Kind != device.CardDrawn && ev.HasCardNo {
+			t.Fatalf("%v has a card number", ev)
+		}
+	}
+}
+
+// TestFramedCardOfWrongLength checks that a Card drawn frame whose payload is not four
+// bytes, such as the two bytes (card code, flags) of a shoe that sends no card number, is
+// reported unreadable with its length and never as a card, and is no sequence gap.
+func TestFramedCardOfWrongLength(t *testing.T) {
+	// The king of spades, sequence 41, in two bytes of payload: a good frame, old length.
+	old := unhex(t, "02 05 10 00 29 1D 00 24 33 03")
+	var buf bytes.Buffer
+	buf.Write(old)
+	e := NewFramedEncoder(&buf)
+	e.Seq = 42
+	must(t, e.Send(TypeCard, 0x1D, 0, 0, 7, 0)) // five bytes
+	must(t, e.Send(TypeCard))                   // none
+	must(t, e.Card(baccarat.MustParseCard("KS")))
+	check(t, decode(t, "tablectl", buf.Bytes()),
+		"unreadable seq=41: frame type 0x10 at sequence 41: card message of 2 payload bytes, want 4 (card code, flags, card number)",
+		"unreadable seq=42: frame type 0x10 at sequence 42: card message of 5 payload bytes, want 4 (card code, flags, card number)",
+		"unreadable seq=43: frame type 0x10 at sequence 43: card message of 0 payload bytes, want 4 (card code, flags, card number)",
+		"card KS no=1 seq=44",
+	)
+}
+
+// TestFramedUnreadableCardKeepsItsNumber checks that a Card drawn frame whose card code is
+// not a card gives an Unreadable event with the card's number, so the host can count it
+// as a card that left the shoe.
+func TestFramedUnreadableCardKeepsItsNumber(t *testing.T) {
+	var buf bytes.Buffer
+	e := NewFramedEncoder(&buf)
+	must(t, e.Send(TypeCard, 0x5E, 0, 0x12, 0x34))
+	evs := NewFramedDecoder().Decode(nil, buf.Bytes())
+	if len(evs) != 1 || evs[0].Kind != device.Unreadable || !evs[0].HasCardNo || evs[0].CardNo != 0x1234 {
+		t.Fatalf("got %+v, want one unreadable event with card number %d", evs, 0x1234)
+	}
+	if !strings.Contains(evs[0].Reason, "0x5E") || !strings.Contains(evs[0].Reason, "card number 4660") {
+		t.Fatalf("reason %q names neither the code nor the card number", evs[0].Reason)
+	}
 }
 
 func TestFramedCorruptCardIsUnreadableNotGap(t *testing.T) {
@@ -113,15 +197,16 @@ func TestFramedCorruptCardIsUnreadableNotGap(t *testing.T) {
 	must(t, e.Card(baccarat.MustParseCard("3D")))
 	buf.Bytes()[n+5] ^= 0x40 // flip a bit of the card code: bad checksum
 	must(t, e.Card(baccarat.MustParseCard("4D")))
-	e.Seq++ // a frame lost outright
+	e.Seq++    // a frame lost outright,
+	e.CardNo++ // and it was a card
 	must(t, e.Card(baccarat.MustParseCard("5D")))
 	got := decode(t, "tablectl", buf.Bytes())
 	want := []string{
-		"card 2D seq=0",
-		"unreadable: 10 bytes at offset 10: bad checksum",
-		"card 4D seq=2",
+		"card 2D no=1 seq=0",
+		"unreadable: 12 bytes at offset 12: bad checksum",
+		"card 4D no=3 seq=2",
 		"seq-gap expected=3 seq=4: 1 frames lost",
-		"card 5D seq=4",
+		"card 5D no=5 seq=4",
 	}
 	gl := strings.Split(got, "\n")
 	if len(gl) != len(want) {
@@ -153,7 +238,7 @@ func TestEncodersRoundTrip(t *testing.T) {
 				must(t, e.Card(c))
 				w := "card " + c.String()
 				if format == "tablectl" {
-					w += " seq=" + strconv.Itoa(i)
+					w += " no=" + strconv.Itoa(i+1) + " seq=" + strconv.Itoa(i)
 				}
 				want = append(want, w)
 			}

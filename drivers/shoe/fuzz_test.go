@@ -1,14 +1,18 @@
 package shoe
 
 import (
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/tablectl/tablectl/drivers/device"
 )
 
 // fuzzDecoder checks, for any input, that decoding never panics, that every card it
-// reports is a real card, and that the events do not depend on where the input was cut
-// into reads.
+// reports is a real card, with a card number exactly when the format carries one (the
+// tablectl protocol), and that the events do not depend on where the input was cut into
+// reads.
 func fuzzDecoder(f *testing.F, format string) {
 	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
 		whole := decode(t, format, data)
@@ -21,6 +25,9 @@ func fuzzDecoder(f *testing.F, format string) {
 			if e.Kind == device.CardDrawn && !e.Card.Valid() {
 				t.Fatalf("invalid card reported: %+v", e)
 			}
+			if e.Kind == device.CardDrawn && e.HasCardNo != (format == "tablectl") {
+				t.Fatalf("card in the %s format with HasCardNo %t: %+v", format, e.HasCardNo, e)
+			}
 			if e.Kind == device.Unreadable && e.Reason == "" {
 				t.Fatalf("unreadable input with no reason: %+v", e)
 			}
@@ -31,3 +38,49 @@ func fuzzDecoder(f *testing.F, format string) {
 func FuzzFramed(f *testing.F)  { fuzzDecoder(f, "tablectl") }
 func FuzzASCII(f *testing.F)   { fuzzDecoder(f, "ascii") }
 func FuzzScanner(f *testing.F) { fuzzDecoder(f, "scanner") }
+
+// TestFramedSeedsExercisePayloads decodes the seed corpus of FuzzFramed and checks that it
+// still holds what it is there for: cards with card numbers (the first, one at 65535, one
+// at 258), a card code that is no card, a Card drawn frame of the old two-byte payload
+// reported unreadable by its length, damage and a frame cut off. A change of the wire
+// format that leaves the seeds behind fails here instead of fuzzing only noise.
+func TestFramedSeedsExercisePayloads(t *testing.T) {
+	for _, c := range []struct {
+		seed string
+		want []string
+	}{
+		{"seed0", []string{`hello version=1 "shoe" seq=0`, "card KS no=1 seq=1", "cut-card seq=2"}},
+		{"seed1", []string{
+			"unreadable: 5 bytes at offset 0: noise between frames",
+			"card AH flags=0x01 no=65535 seq=5",
+			"unreadable: 2 bytes at offset 17: bad frame length 255",
+			"unreadable: 1 bytes at offset 19: bad frame length 2",
+			"shoe-empty seq=6",
+		}},
+		{"seed2", []string{
+			"unreadable seq=9: frame type 0x10 at sequence 9: unreadable card code 0x5E, card number 0",
+			"heartbeat seq=10",
+		}},
+		{"seed3", []string{"unreadable: 3 bytes at offset 0: frame cut off after 3 bytes"}},
+		{"seed4", []string{
+			"unreadable seq=41: frame type 0x10 at sequence 41: card message of 2 payload bytes, want 4 (card code, flags, card number)",
+			"card AH no=258 seq=42",
+		}},
+	} {
+		b, err := os.ReadFile("testdata/fuzz/FuzzFramed/" + c.seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(b), "\n")
+		if len(lines) < 2 || !strings.HasPrefix(lines[1], "[]byte(") || !strings.HasSuffix(lines[1], ")") {
+			t.Fatalf("%s: line 2 is not a []byte value: %q", c.seed, lines)
+		}
+		data, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
+		if err != nil {
+			t.Fatalf("%s: %v", c.seed, err)
+		}
+		if got := decode(t, "tablectl", []byte(data)); got != strings.Join(c.want, "\n") {
+			t.Errorf("%s decodes to\n%s\nwant\n%s", c.seed, got, strings.Join(c.want, "\n"))
+		}
+	}
+}

@@ -3,6 +3,7 @@ package shoe
 import (
 	"bytes"
 	"encoding/hex"
+	"os"
 	"strings"
 	"testing"
 
@@ -19,38 +20,64 @@ func unhex(t *testing.T, s string) []byte {
 }
 
 // TestProtocolDocExamples checks the byte examples of docs/protocol.md against the
-// encoders, so the specification and the code cannot drift apart.
+// encoders and the decoder, and that each is in the document, so the specification and
+// the code cannot drift apart.
 func TestProtocolDocExamples(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inDoc := func(example string) {
+		t.Helper()
+		if !bytes.Contains(doc, []byte("    "+example+"\n")) {
+			t.Errorf("docs/protocol.md has no example line %q", example)
+		}
+	}
 	for _, c := range []struct {
-		name string
-		seq  uint16
-		send func(e *FramedEncoder) error
-		want string
+		name   string
+		seq    uint16
+		cardNo uint16 // the number of the card sent before
+		flags  byte
+		send   func(e *FramedEncoder) error
+		want   string
+		event  string // what the decoder reports for it
 	}{
-		{"hello", 0, func(e *FramedEncoder) error { return e.Hello("ACME-7") }, "02 0B 01 00 00 01 53 41 43 4D 45 2D 37 70 02 03"},
-		{"king of spades", 41, func(e *FramedEncoder) error { return e.Card(baccarat.MustParseCard("KS")) }, "02 05 10 00 29 1D 00 24 33 03"},
-		{"cut card", 42, (*FramedEncoder).CutCard, "02 03 11 00 2A EE 67 03"},
-		{"heartbeat", 43, func(e *FramedEncoder) error { return e.Heartbeat() }, "02 03 02 00 2B E4 75 03"},
-		{"shoe empty", 44, (*FramedEncoder).ShoeEmpty, "02 03 12 00 2C D7 F1 03"},
-		{"fault", 45, func(e *FramedEncoder) error { return e.Fault(7, "jam") }, "02 07 03 00 2D 07 6A 61 6D 8F FD 03"},
+		{"hello", 0, 0, 0, func(e *FramedEncoder) error { return e.Hello("ACME-7") },
+			"02 0B 01 00 00 01 53 41 43 4D 45 2D 37 70 02 03", `hello version=1 "ACME-7" seq=0`},
+		{"king of spades, card 30", 41, 29, 0, func(e *FramedEncoder) error { return e.Card(baccarat.MustParseCard("KS")) },
+			"02 07 10 00 29 1D 00 00 1E B0 4B 03", "card KS no=30 seq=41"},
+		{"cut card", 42, 0, 0, (*FramedEncoder).CutCard, "02 03 11 00 2A EE 67 03", "cut-card seq=42"},
+		{"heartbeat", 43, 0, 0, func(e *FramedEncoder) error { return e.Heartbeat() },
+			"02 03 02 00 2B E4 75 03", "heartbeat seq=43"},
+		{"shoe empty", 44, 0, 0, (*FramedEncoder).ShoeEmpty, "02 03 12 00 2C D7 F1 03", "shoe-empty seq=44"},
+		{"fault", 45, 0, 0, func(e *FramedEncoder) error { return e.Fault(7, "jam") },
+			"02 07 03 00 2D 07 6A 61 6D 8F FD 03", `fault code=7 "jam" seq=45`},
+		{"ace of hearts reread, card 258", 46, 257, FlagReread, func(e *FramedEncoder) error { return e.Card(baccarat.MustParseCard("AH")) },
+			"02 07 10 00 2E 21 01 01 02 63 F8 03", "card AH flags=0x01 no=258 seq=46"},
 	} {
 		var buf bytes.Buffer
 		e := NewFramedEncoder(&buf)
-		e.Seq = c.seq
+		e.Seq, e.CardNo, e.Flags = c.seq, c.cardNo, c.flags
 		if err := c.send(e); err != nil {
 			t.Fatal(err)
 		}
 		if want := unhex(t, c.want); !bytes.Equal(buf.Bytes(), want) {
 			t.Errorf("%s: encoded % X, the spec says % X", c.name, buf.Bytes(), want)
 		}
+		if got := decode(t, "tablectl", unhex(t, c.want)); got != c.event {
+			t.Errorf("%s: decoded %q, want %q", c.name, got, c.event)
+		}
+		inDoc(c.want)
 	}
 	var greet bytes.Buffer
 	if err := NewFramedDecoder().Greet(&greet); err != nil {
 		t.Fatal(err)
 	}
-	if want := unhex(t, "02 0C 81 00 00 01 74 61 62 6C 65 63 74 6C D8 A2 03"); !bytes.Equal(greet.Bytes(), want) {
+	const hostHello = "02 0C 81 00 00 01 74 61 62 6C 65 63 74 6C D8 A2 03"
+	if want := unhex(t, hostHello); !bytes.Equal(greet.Bytes(), want) {
 		t.Errorf("host hello % X, the spec says % X", greet.Bytes(), want)
 	}
+	inDoc(hostHello)
 	check(t, decode(t, "ascii", unhex(t, "53 41 0D 0A 68 31 30 0D 0A")), "card AS", "card TH")
 	check(t, decode(t, "scanner", unhex(t, "78 31 31 33 30 78 34 31 30 30")), "card KS", "card TD")
 }
