@@ -488,7 +488,7 @@ func (c *Controller) cardDrawn(ev *Event) {
 		return
 	}
 	c.st.CardsDrawn++
-	gap := seq != 0 && c.st.LastSeq != 0 && seq != c.st.LastSeq+1
+	gap := seq != 0 && c.st.LastSeq != 0 && !ev.Renumbered && seq != c.st.LastSeq+1
 	lastSeq, lastAt := c.st.LastSeq, c.st.LastCardAt
 	if seq != 0 {
 		c.st.LastSeq = seq

@@ -102,8 +102,11 @@ type Event struct {
 	Empty bool          `json:"empty,omitempty"`
 	Card  baccarat.Card `json:"card,omitzero"`
 	// Seq is the shoe's sequence number of a card; 0 when the shoe gives none.
-	Seq    uint64           `json:"seq,omitempty"`
-	Wagers []baccarat.Wager `json:"wagers,omitempty"`
+	// Renumbered: the shoe's numbering started again with this card (it was powered off
+	// and on), so no card is missing before it.
+	Seq        uint64           `json:"seq,omitempty"`
+	Renumbered bool             `json:"renumbered,omitempty"`
+	Wagers     []baccarat.Wager `json:"wagers,omitempty"`
 	// Irregularity is the kind reported (Report).
 	Irregularity irregularities.Kind `json:"irregularity,omitempty"`
 	// ID is the held irregularity decided (Decide).

@@ -175,12 +175,12 @@ func Start(cfg Config, j *journal.Journal, table string, replayed Handler) (*Tab
 	}
 	cfg.Recorder = JournalRecorder{J: j}
 	t := &Table{cfg: cfg, ctl: ctl, tr: Translator{Seqless: cfg.Seqless}}
-	// The shoe's numbering goes on from the last card recorded; its first frame after the
-	// restart is taken as following on (cards drawn while the table was down are the
-	// technical interruption's to judge).
-	t.tr.cardSeq = ctl.State().LastSeq
-	t.tr.seq.resync = true
-	if recorded != nil {
+	// The shoe's card numbers go on from the last card recorded: the next card tells
+	// whether any passed while the table was down (a gap: RWS Baccarat 5.5.3), or whether
+	// the shoe was powered off and on too (RWS Baccarat 5.4). A shoe without card
+	// numbers cannot tell: then RWS Baccarat 5.4 decides the round at once.
+	t.tr.cardNo = ctl.State().LastSeq
+	if recorded != nil && (cfg.Seqless || t.tr.cardNo == 0) {
 		if err := t.Step(round.Event{Kind: round.PowerRestored, At: cfg.now()}); err != nil {
 			return nil, err
 		}

@@ -15,69 +15,86 @@ import (
 
 // Translator turns driver events into round events. It is not safe for concurrent use.
 type Translator struct {
-	// Seqless: the shoe's wire format carries no sequence numbers (the ASCII and scanner
+	// Seqless: the shoe's wire format carries no card numbers (the ASCII and scanner
 	// formats), so an unreadable card can only be caught as it happens.
 	Seqless bool
 
-	seq      seqExtender
-	lastSeq  uint64        // the shoe's last frame number, extended
-	lost     uint64        // frames lost since the last card
-	cardSeq  uint64        // the number given to the last card
+	// cardNo is the number of the last card, the shoe's 16-bit card number extended to
+	// 64 bits; it goes on across a restart of the table (Start sets it from the
+	// journal), which is what shows the cards that passed while the table was down.
+	cardNo uint64
+	// hello: the shoe said hello since the last card; a card numbered 1 after it means
+	// the shoe was powered off and on and counts from 1 again.
+	hello    bool
+	frameSeq uint64 // the shoe's last frame number, extended, to notice lost signals
+	frames   seqExtender
 	next     *round.Event  // the last set shuffled, to load when no shoe is in play
 	deferred []round.Event // reports on a set not yet loaded
 }
 
-// seqExtender extends the shoe's 16-bit sequence numbers to 64 bits across wraps. The
-// first number seen, and the first after the device says hello again (it restarted),
-// continue from the last without a gap.
+// seqExtender extends 16-bit sequence numbers to 64 bits across wraps.
 type seqExtender struct {
-	last   uint64
-	raw    uint16
-	resync bool
+	last uint64
 }
 
 func (s *seqExtender) extend(v uint16) uint64 {
-	switch {
-	case s.last == 0:
-		s.last = 1
-	case s.resync:
-		s.last++
-	default:
-		s.last += uint64(v - s.raw) // forward distance, modulo 2^16
+	if s.last == 0 {
+		s.last = uint64(v)
+		if s.last == 0 {
+			s.last = 1 << 16
+		}
+		return s.last
 	}
-	s.raw, s.resync = v, false
+	s.last += uint64(v - uint16(s.last)) // forward distance, modulo 2^16
 	return s.last
+}
+
+// nextCard is the extended number of a card numbered n (always n modulo 2^16, so a
+// number read back from the journal extends the same way), and whether the shoe counts
+// from 1 again because it was powered off and on.
+func (t *Translator) nextCard(n uint16) (no uint64, restarted bool) {
+	if t.cardNo == 0 {
+		no = uint64(n)
+		if no == 0 {
+			no = 1 << 16
+		}
+	} else {
+		no = t.cardNo + uint64(n-uint16(t.cardNo)) // forward distance, modulo 2^16
+		restarted = t.hello && n == 1 && no != t.cardNo+1
+	}
+	t.cardNo, t.hello = no, false
+	return no, restarted
 }
 
 // Shoe translates an event of the shoe. st is the controller's state before it.
 //
-// The tablectl protocol numbers every frame (docs/protocol.md), cards and signals alike.
-// The controller numbers cards: each card gets the number after the last card's, plus
-// one for every frame lost in between, since a lost frame may have been a card. So a gap
-// in the cards' numbers is a frame that never arrived.
+// Each card's Seq is its card number (docs/protocol.md), so the controller sees a card
+// that passed unread as a gap (RWS Baccarat 5.5.3), also across a restart of the table;
+// a shoe powered off and on is a technical interruption (RWS Baccarat 5.4).
 func (t *Translator) Shoe(ev device.Event, st round.State) []round.Event {
 	at := ev.Time
 	if ev.HasSeq && ev.Kind != device.Hello {
-		n := t.seq.extend(ev.Seq)
-		if t.lastSeq != 0 && n > t.lastSeq+1 {
-			t.lost += n - t.lastSeq - 1
-		}
-		t.lastSeq = n
+		n := t.frames.extend(ev.Seq)
+		t.frameSeq = n
 	}
 	switch ev.Kind {
 	case device.CardDrawn:
 		e := round.Event{Kind: round.CardDrawn, At: at, Card: ev.Card}
-		if ev.HasSeq {
-			t.cardSeq += 1 + t.lost
-			t.lost = 0
-			e.Seq = t.cardSeq
+		var out []round.Event
+		if ev.HasCardNo {
+			no, restarted := t.nextCard(ev.CardNo)
+			e.Seq, e.Renumbered = no, restarted
+			if restarted && st.Phase == round.Dealing {
+				out = append(out, round.Event{Kind: round.DeviceLost, At: at, Detail: "shoe (powered off and on)"},
+					round.Event{Kind: round.DeviceBack, At: at, Detail: "shoe"})
+			}
 		}
 		if ev.SetID != 0 {
 			e.Set = setName(ev.SetID)
 		}
-		return []round.Event{e}
+		return append(out, e)
 	case device.Hello:
-		t.seq.resync = true
+		t.hello = true
 	case device.CutCard:
 		return []round.Event{{Kind: round.CutCard, At: at}}
 	case device.ShoeEmpty:
@@ -90,9 +107,13 @@ func (t *Translator) Shoe(ev device.Event, st round.State) []round.Event {
 	case device.DoubleCard:
 		return []round.Event{report(irregularities.SimultaneousDraw, at, "shoe", "two cards sensed at once")}
 	case device.Unreadable:
-		// With sequence numbers a lost card shows as a gap at the next card; without, an
-		// unreadable card in a round is a card the round cannot place (RWS Baccarat 5.5.3).
-		if t.Seqless && st.Phase == round.Dealing {
+		// A numbered card that could not be named still took its number; without numbers,
+		// an unreadable card in a round is a card the round cannot place (RWS Baccarat
+		// 5.5.3). Damage with no card in it is noticed at the next card's number.
+		if ev.HasCardNo {
+			t.nextCard(ev.CardNo)
+		}
+		if (ev.HasCardNo || t.Seqless) && st.Phase == round.Dealing {
 			return []round.Event{report(irregularities.IncorrectCards, at, "shoe", "unreadable card: "+ev.Reason)}
 		}
 	case device.Disconnected:

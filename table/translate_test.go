@@ -1,0 +1,142 @@
+package table
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/drivers/device"
+	"github.com/tablectl/tablectl/round"
+)
+
+func card(no uint16) device.Event {
+	return device.Event{Kind: device.CardDrawn, Card: baccarat.MustParseCard("KS"), CardNo: no, HasCardNo: true}
+}
+
+func TestCardNumbers(t *testing.T) {
+	dealing := round.State{Phase: round.Dealing}
+	seqs := func(tr *Translator, evs ...device.Event) string {
+		var out []string
+		for _, ev := range evs {
+			for _, e := range tr.Shoe(ev, dealing) {
+				switch {
+				case e.Kind != round.CardDrawn:
+					out = append(out, e.Kind.String())
+				case e.Renumbered:
+					out = append(out, "renumbered:"+itoa(e.Seq))
+				default:
+					out = append(out, itoa(e.Seq))
+				}
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		name string
+		tr   Translator
+		evs  []device.Event
+		want string
+	}{
+		{"in order", Translator{}, []device.Event{card(1), card(2), card(3)}, "1 2 3"},
+		{"a card lost: a gap the controller sees", Translator{}, []device.Event{card(1), card(2), card(4)}, "1 2 4"},
+		{"wrap past 65535", Translator{}, []device.Event{card(65534), card(65535), card(0), card(1)}, "65534 65535 65536 65537"},
+		// After a restart of the table the numbering goes on from the journal's last card.
+		{"restart, nothing lost", Translator{cardNo: 21}, []device.Event{{Kind: device.Hello}, card(22), card(23)}, "22 23"},
+		{"restart, two cards lost", Translator{cardNo: 21}, []device.Event{{Kind: device.Hello}, card(24)}, "24"},
+		{"restart past a wrap", Translator{cardNo: 65536 + 5}, []device.Event{card(6)}, "65542"},
+		// A shoe powered off and on counts from 1 again: a technical interruption.
+		{"shoe powered off and on", Translator{cardNo: 21}, []device.Event{{Kind: device.Hello}, card(1), card(2)},
+			"device-lost device-back renumbered:65537 65538"},
+		// Card 1 with no hello before it is not a restart: just numbers running on.
+		{"no hello, no restart", Translator{cardNo: 65535}, []device.Event{card(1)}, "65537"},
+		// An unreadable but numbered card took its number: the next card is no gap.
+		{"unreadable numbered card", Translator{}, []device.Event{card(1),
+			{Kind: device.Unreadable, CardNo: 2, HasCardNo: true, Reason: "card code 0x77"}, card(3)}, "1 report 3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := tc.tr
+			if got := seqs(&tr, tc.evs...); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func itoa(n uint64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// TestRestartCardContinuity: tablectl restarts in the middle of a round while the shoe
+// keeps its count. The next card follows on: nothing was lost, the round simply goes on
+// (no RWS Baccarat 5.4 needed). A card that passed while the table was down shows as a
+// gap: the table is held (RWS Baccarat 5.5.3).
+func TestRestartCardContinuity(t *testing.T) {
+	for _, tc := range []struct {
+		next uint16
+		want string
+	}{
+		{4, "card-placed B2 3D seq=4"},
+		{5, "irregularity-raised #1 incorrect_cards: shoe sequence 5 follows 3: a card was not read (RWS Baccarat 5.5.3)"},
+	} {
+		dir := t.TempDir()
+		j := openJournal(t, dir)
+		tbl, err := Start(testConfig("classic"), j, "T1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		feed := []device.Event{{Kind: device.ShuffleComplete, SetID: 1, Decks: 8, Cards: 416}}
+		for i, c := range []string{"2H", "3C", "4D"} {
+			feed = append(feed, device.Event{Kind: device.CardDrawn, Card: baccarat.MustParseCard(c), CardNo: uint16(i + 1), HasCardNo: true,
+				Time: t0.Add(time.Duration(i) * time.Second)})
+		}
+		for _, ev := range feed[:1] {
+			if err := tbl.Shuffler(ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tbl.Step(round.Event{Kind: round.BetsClosed, At: t0}); err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range feed[1:] {
+			if err := tbl.Shoe(ev); err != nil {
+				t.Fatal(err)
+			}
+		}
+		j.Close()
+
+		j = openJournal(t, dir)
+		var after []string
+		cfg := testConfig("classic")
+		cfg.Handler = func(ev round.Event, effs []round.Effect, _ round.State) {
+			for _, e := range effs {
+				after = append(after, e.String())
+			}
+		}
+		tbl, err = Start(cfg, j, "T1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(after) != 0 {
+			t.Errorf("the restart itself did something: %v", after)
+		}
+		tbl.Shoe(device.Event{Kind: device.Hello})
+		if err := tbl.Shoe(device.Event{Kind: device.CardDrawn, Card: baccarat.MustParseCard("3D"), CardNo: tc.next, HasCardNo: true,
+			Time: t0.Add(10 * time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(after, "\n"); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("next card %d after the restart:\n%s\nwant it to begin %q", tc.next, got, tc.want)
+		}
+		j.Close()
+	}
+}
