@@ -29,6 +29,7 @@ type Journal struct {
 	opt      Options
 	log      *slog.Logger
 	readOnly bool
+	lock     *dirLock // held while open for writing: one writer at a time
 
 	mu      sync.Mutex
 	segs    []segment
@@ -135,6 +136,7 @@ func (j *Journal) Close() error {
 		err = fmt.Errorf("journal: close: %w", cerr)
 	}
 	j.f = nil
+	j.lock.release()
 	return err
 }
 

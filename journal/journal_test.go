@@ -480,3 +480,32 @@ func TestConcurrentAppendAndRead(t *testing.T) {
 	<-done
 	checkRecords(t, readAll(t, j, 1), 1, 40)
 }
+
+// TestOneWriter: a second Open for writing fails with ErrLocked while the first is open,
+// and works once it is closed; reading needs no lock.
+func TestOneWriter(t *testing.T) {
+	dir := t.TempDir()
+	j, _, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Append([]byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Open(dir, Options{}); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("second writer: %v, want ErrLocked naming the directory", err)
+	}
+	r, _, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("reader while a writer is open: %v", err)
+	}
+	r.Close()
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	j2, rep, err := Open(dir, Options{})
+	if err != nil || rep.Records != 1 {
+		t.Fatalf("open after close: %v, %d records", err, rep.Records)
+	}
+	j2.Close()
+}

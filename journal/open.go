@@ -47,6 +47,29 @@ type segment struct {
 // interrupted segment creation or snapshot. The Report is filled in up to the damage even
 // when Open fails.
 func Open(dir string, opt Options) (*Journal, Report, error) {
+	if opt.ReadOnly {
+		return openDir(dir, opt)
+	}
+	created, err := ensureDir(dir, false)
+	if err != nil {
+		return nil, Report{Dir: dir}, err
+	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, Report{Dir: dir}, err
+	}
+	j, rep, err := openDir(dir, opt)
+	rep.Created = rep.Created || created
+	if err != nil {
+		lock.release()
+		return nil, rep, err
+	}
+	j.lock = lock
+	return j, rep, nil
+}
+
+// openDir opens the journal in dir, the lock (if any) already held.
+func openDir(dir string, opt Options) (*Journal, Report, error) {
 	if opt.SegmentSize <= 0 {
 		opt.SegmentSize = DefaultSegmentSize
 	}
