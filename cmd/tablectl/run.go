@@ -48,6 +48,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	seed := fs.Uint64("seed", 1, "with --simulate: seed of the shuffles")
 	decks := fs.Int("decks", 8, "with --simulate: decks in a set")
 	auto := fs.Bool("auto", false, "stand in for the dealer's buttons: close betting on a round's first card, close Insurance at once, confirm each complete round (default with --simulate)")
+	window := fs.Duration("simultaneous-window", 150*time.Millisecond, "two cards of a round read closer together than this were drawn together (RWS Baccarat 5.10); 0 turns the check off")
 	httpAddr := fs.String("http", "127.0.0.1:8080", "serve the display board here (\"\": none); :8080 serves it to the network")
 	logJSON := fs.Bool("log-json", false, "log as JSON lines")
 	if err := fs.Parse(args); err != nil {
@@ -84,7 +85,8 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	}
 	rc := round.DefaultConfig(rs)
 	rc.CloseBetsOnFirstCard = *auto
-	if *simulate && *pace < rc.SimultaneousWindow {
+	rc.SimultaneousWindow = *window
+	if *simulate && *pace < rc.SimultaneousWindow && !set["simultaneous-window"] {
 		rc.SimultaneousWindow = 0 // the simulator deals faster than any dealer could
 	}
 	cfg := daemon.Config{Table: *tableID, Round: rc, AutoConfirm: *auto, AutoCloseInsurance: *auto, Logger: log}
