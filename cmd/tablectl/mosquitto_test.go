@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/tablectl/tablectl/internal/mosquittotest"
+)
+
+// TestMain lets the test binary stand in for tablectl in a child process, so a test can
+// kill a real tablectl.
+func TestMain(m *testing.M) {
+	if os.Getenv("TABLECTL_TEST_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// clients numbers the test's MQTT clients: two with one id push each other off the broker.
+var clients int
+
+// collector is an MQTT client that keeps the payloads of one topic filter.
+type collector struct {
+	mu   sync.Mutex
+	msgs []string
+	c    mqtt.Client
+}
+
+func collect(t *testing.T, url, user, password, filter string) *collector {
+	t.Helper()
+	col := &collector{}
+	clients++
+	opts := mqtt.NewClientOptions().AddBroker(url).SetClientID(fmt.Sprintf("c%d-%s", clients, user)).SetUsername(user).SetPassword(password)
+	col.c = mqtt.NewClient(opts)
+	if tok := col.c.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("connect as %q: %v", user, tok.Error())
+	}
+	if tok := col.c.Subscribe(filter, 1, func(_ mqtt.Client, m mqtt.Message) {
+		col.mu.Lock()
+		col.msgs = append(col.msgs, string(m.Payload()))
+		col.mu.Unlock()
+	}); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("subscribe: %v", tok.Error())
+	}
+	t.Cleanup(func() { col.c.Disconnect(50) })
+	return col
+}
+
+// waitFor waits until a message containing all of want has come.
+func (col *collector) waitFor(t *testing.T, want ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		col.mu.Lock()
+		for _, m := range col.msgs {
+			ok := true
+			for _, w := range want {
+				ok = ok && strings.Contains(m, w)
+			}
+			if ok {
+				col.mu.Unlock()
+				return m
+			}
+		}
+		col.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	t.Fatalf("no message with %q; got %q", want, col.msgs)
+	return ""
+}
+
+func (col *collector) seen(sub string) bool {
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	for _, m := range col.msgs {
+		if strings.Contains(m, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestWillOnKilledTablectl: a tablectl killed with SIGKILL sends no DISCONNECT; the
+// broker publishes its retained last will, so the table shows offline, also to a
+// subscriber that comes later.
+func TestWillOnKilledTablectl(t *testing.T) {
+	b := mosquittotest.Start(t, mosquittotest.Config{})
+	status := collect(t, b.URL(), "", "", "tablectl/v1/K1/status")
+	cmd := exec.Command(os.Args[0], "run", "--simulate", "--pace", "200ms", "--table", "K1", "--mqtt", b.URL(), "--http", "")
+	cmd.Env = append(os.Environ(), "TABLECTL_TEST_MAIN=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	status.waitFor(t, `"state":"online"`)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	status.waitFor(t, `"state":"offline"`, `"table":"K1"`)
+	late := collect(t, b.URL(), "", "", "tablectl/v1/K1/status")
+	late.waitFor(t, `"state":"offline"`)
+}
+
+func deployUsers(t *testing.T) map[string]string {
+	t.Helper()
+	f, err := os.Open("../../deploy/mosquitto/passwd.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	users := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if u, p, ok := strings.Cut(strings.TrimSpace(sc.Text()), ":"); ok && !strings.HasPrefix(u, "#") {
+			users[u] = p
+		}
+	}
+	return users
+}
+
+// TestDeployACLThroughTablectl: with the shipped ACL and users, a dealer's attempt at a
+// supervisor's decision never reaches tablectl (the broker drops it); the same command on
+// the dealer's own topic reaches it and is refused for the role; a supervisor's reaches
+// it and is answered.
+func TestDeployACLThroughTablectl(t *testing.T) {
+	acl, err := os.ReadFile("../../deploy/mosquitto/acl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := deployUsers(t)
+	b := mosquittotest.Start(t, mosquittotest.Config{Users: users, ACL: string(acl)})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	done, lines := startRun(t, ctx, "--simulate", "--pace", "100ms", "--table", "A1", "--mqtt", b.URL(),
+		"--mqtt-user", "tablectl", "--mqtt-password", users["tablectl"], "--http", "")
+	go func() {
+		for range lines {
+		}
+	}()
+	replies := collect(t, b.URL(), "dealer", users["dealer"], "tablectl/v1/A1/cmd/reply")
+	collect(t, b.URL(), "dealer", users["dealer"], "tablectl/v1/A1/status").waitFor(t, `"state":"online"`)
+	publish := func(user, role, payload string) {
+		t.Helper()
+		c := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("p-" + user).SetUsername(user).SetPassword(users[user]))
+		if tok := c.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+			t.Fatalf("connect as %s: %v", user, tok.Error())
+		}
+		defer c.Disconnect(50)
+		tok := c.Publish("tablectl/v1/A1/cmd/"+role, 1, false, payload)
+		tok.WaitTimeout(10 * time.Second)
+	}
+	publish("dealer", "supervisor", `{"id":"x1","cmd":"decide","irregularity":1,"choice":"void"}`)
+	publish("dealer", "dealer", `{"id":"x2","cmd":"decide","irregularity":1,"choice":"void"}`)
+	r := replies.waitFor(t, `"id":"x2"`)
+	var rep struct {
+		OK    bool   `json:"ok"`
+		Error string `json:"error"`
+	}
+	json.Unmarshal([]byte(r), &rep)
+	if rep.OK || !strings.Contains(rep.Error, `a dealer may not give "decide"`) {
+		t.Errorf("dealer's decide on its own topic: %s", r)
+	}
+	publish("supervisor", "supervisor", `{"id":"x3","cmd":"decide","irregularity":1,"choice":"void"}`)
+	r = replies.waitFor(t, `"id":"x3"`)
+	if !strings.Contains(r, "no irregularity is waiting for a decision") || !strings.Contains(r, `"role":"supervisor"`) {
+		t.Errorf("supervisor's decide: %s", r)
+	}
+	// Two later commands have been answered: x1, published before both, would have been too.
+	if replies.seen(`"id":"x1"`) {
+		t.Error("the dealer's publish on cmd/supervisor reached tablectl: the ACL did not refuse it")
+	}
+	cancel()
+	<-done
+}
