@@ -105,6 +105,8 @@ func TestWillOnKilledTablectl(t *testing.T) {
 		t.Fatal(err)
 	}
 	status.waitFor(t, `"state":"online"`)
+	// A subscriber that comes late finds the retained state of the table.
+	collect(t, b.URL(), "", "", "tablectl/v1/K1/state").waitFor(t, `"table":"K1"`, `"phase"`)
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -184,4 +186,30 @@ func TestDeployACLThroughTablectl(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// TestTLSClientCertificate: tablectl connects over TLS to a broker whose certificate a
+// generated CA signed, and which requires a client certificate from that CA.
+func TestTLSClientCertificate(t *testing.T) {
+	b := mosquittotest.Start(t, mosquittotest.Config{TLS: true, RequireClientCert: true})
+	cert, key := b.ClientCert("tablectl")
+	status := collect(t, b.URL(), "", "", "tablectl/v1/S1/status")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	done, lines := startRun(t, ctx, "--simulate", "--pace", "100ms", "--table", "S1", "--mqtt", b.TLSURL(),
+		"--mqtt-ca", b.CAFile(), "--mqtt-cert", cert, "--mqtt-key", key, "--http", "")
+	go func() {
+		for range lines {
+		}
+	}()
+	status.waitFor(t, `"state":"online"`, `"table":"S1"`)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// Without the CA the broker's certificate is not trusted: a clear error, not a hang.
+	_, _, err := runCmd(t, "", "run", "--simulate", "--rounds", "1", "--mqtt", b.TLSURL(), "--mqtt-ca", "/nonexistent/ca.pem", "--http", "")
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/ca.pem") {
+		t.Errorf("missing CA file: %v", err)
+	}
 }
