@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -240,5 +241,19 @@ func TestRunFlagErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestBrokerPortTaken: when the embedded broker's port is taken, run says so and names
+// the flag to change.
+func TestBrokerPortTaken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, _, err = runCmd(t, "", "run", "--simulate", "--rounds", "1", "--broker-listen", ln.Addr().String(), "--http", "")
+	if err == nil || !strings.Contains(err.Error(), "--broker-listen") || !strings.Contains(err.Error(), ln.Addr().String()) {
+		t.Errorf("port taken: %v", err)
 	}
 }
