@@ -39,6 +39,10 @@ type Config struct {
 	// Observe, when set, sees every device event ("shoe" or "shuffler") before it is
 	// translated: to follow the devices' connections, say.
 	Observe func(device string, ev device.Event)
+	// Ack, when set, acknowledges to the shoe each numbered card once it is recorded
+	// (docs/protocol.md): the shoe resends the cards it has no acknowledgement for, so
+	// none is lost while the table is down.
+	Ack func(cardNo uint16)
 }
 
 func (cfg Config) now() time.Time {
@@ -103,12 +107,22 @@ func (t *Table) Step(ev round.Event) error {
 	return nil
 }
 
-// Shoe steps what a shoe event means for the round.
+// SetAck sets the function that acknowledges recorded cards to the shoe.
+func (t *Table) SetAck(ack func(cardNo uint16)) { t.cfg.Ack = ack }
+
+// Shoe steps what a shoe event means for the round, then acknowledges a numbered card to
+// the shoe: it is recorded by then (or was already, when the shoe resent it).
 func (t *Table) Shoe(ev device.Event) error {
 	if t.cfg.Observe != nil {
 		t.cfg.Observe("shoe", ev)
 	}
-	return t.stepAll(t.tr.Shoe(ev, t.ctl.State()))
+	if err := t.stepAll(t.tr.Shoe(ev, t.ctl.State())); err != nil {
+		return err
+	}
+	if t.cfg.Ack != nil && ev.HasCardNo && (ev.Kind == device.CardDrawn || ev.Kind == device.Unreadable) {
+		t.cfg.Ack(ev.CardNo)
+	}
+	return nil
 }
 
 // Shuffler steps what a shuffler event means for the round.

@@ -23,9 +23,12 @@ type Translator struct {
 	// 64 bits; it goes on across a restart of the table (Start sets it from the
 	// journal), which is what shows the cards that passed while the table was down.
 	cardNo uint64
-	// hello: the shoe said hello since the last card; a card numbered 1 after it means
-	// the shoe was powered off and on and counts from 1 again.
+	// hello: the shoe said hello of its own accord since the last card (not in answer to
+	// the host's hello at a connect); a card numbered 1 after it means the shoe was
+	// powered off and on and counts from 1 again. answered: the shoe has answered the
+	// host's hello of the current connection.
 	hello    bool
+	answered bool
 	frameSeq uint64 // the shoe's last frame number, extended, to notice lost signals
 	frames   seqExtender
 	next     *round.Event  // the last set shuffled, to load when no shoe is in play
@@ -50,20 +53,28 @@ func (s *seqExtender) extend(v uint16) uint64 {
 }
 
 // nextCard is the extended number of a card numbered n (always n modulo 2^16, so a
-// number read back from the journal extends the same way), and whether the shoe counts
-// from 1 again because it was powered off and on.
-func (t *Translator) nextCard(n uint16) (no uint64, restarted bool) {
+// number read back from the journal extends the same way); whether the shoe counts from
+// 1 again because it was powered off and on; and whether the card is one the table has
+// already (a shoe resends the cards it has no acknowledgement for: docs/protocol.md).
+func (t *Translator) nextCard(n uint16) (no uint64, restarted, seen bool) {
 	if t.cardNo == 0 {
 		no = uint64(n)
 		if no == 0 {
 			no = 1 << 16
 		}
-	} else {
-		no = t.cardNo + uint64(n-uint16(t.cardNo)) // forward distance, modulo 2^16
-		restarted = t.hello && n == 1 && no != t.cardNo+1
+		t.cardNo, t.hello = no, false
+		return no, false, false
 	}
+	d := n - uint16(t.cardNo) // forward distance, modulo 2^16
+	switch {
+	case t.hello && n == 1 && d != 1:
+		restarted = true
+	case d == 0 || d >= 1<<15:
+		return t.cardNo, false, true // at or before the last card: resent
+	}
+	no = t.cardNo + uint64(d)
 	t.cardNo, t.hello = no, false
-	return no, restarted
+	return no, restarted, false
 }
 
 // Shoe translates an event of the shoe. st is the controller's state before it.
@@ -82,7 +93,10 @@ func (t *Translator) Shoe(ev device.Event, st round.State) []round.Event {
 		e := round.Event{Kind: round.CardDrawn, At: at, Card: ev.Card}
 		var out []round.Event
 		if ev.HasCardNo {
-			no, restarted := t.nextCard(ev.CardNo)
+			no, restarted, seen := t.nextCard(ev.CardNo)
+			if seen {
+				return nil // resent: recorded already
+			}
 			e.Seq, e.Renumbered = no, restarted
 			if restarted && st.Phase == round.Dealing {
 				out = append(out, round.Event{Kind: round.DeviceLost, At: at, Detail: "shoe (powered off and on)"},
@@ -94,7 +108,12 @@ func (t *Translator) Shoe(ev device.Event, st round.State) []round.Event {
 		}
 		return append(out, e)
 	case device.Hello:
-		t.hello = true
+		// The first hello of a connection answers the host's; any other is the shoe's own,
+		// at its power-up.
+		if t.answered {
+			t.hello = true
+		}
+		t.answered = true
 	case device.CutCard:
 		return []round.Event{{Kind: round.CutCard, At: at}}
 	case device.ShoeEmpty:
@@ -111,14 +130,18 @@ func (t *Translator) Shoe(ev device.Event, st round.State) []round.Event {
 		// an unreadable card in a round is a card the round cannot place (RWS Baccarat
 		// 5.5.3). Damage with no card in it is noticed at the next card's number.
 		if ev.HasCardNo {
-			t.nextCard(ev.CardNo)
+			if _, _, seen := t.nextCard(ev.CardNo); seen {
+				return nil
+			}
 		}
 		if (ev.HasCardNo || t.Seqless) && st.Phase == round.Dealing {
 			return []round.Event{report(irregularities.IncorrectCards, at, "shoe", "unreadable card: "+ev.Reason)}
 		}
 	case device.Disconnected:
+		t.answered = false
 		return []round.Event{{Kind: round.DeviceLost, At: at, Detail: "shoe"}}
 	case device.Reconnected:
+		t.answered = false
 		return []round.Event{{Kind: round.DeviceBack, At: at, Detail: "shoe"}}
 	}
 	return nil

@@ -45,9 +45,15 @@ func TestCardNumbers(t *testing.T) {
 		{"restart, nothing lost", Translator{cardNo: 21}, []device.Event{{Kind: device.Hello}, card(22), card(23)}, "22 23"},
 		{"restart, two cards lost", Translator{cardNo: 21}, []device.Event{{Kind: device.Hello}, card(24)}, "24"},
 		{"restart past a wrap", Translator{cardNo: 65536 + 5}, []device.Event{card(6)}, "65542"},
-		// A shoe powered off and on counts from 1 again: a technical interruption.
-		{"shoe powered off and on", Translator{cardNo: 21}, []device.Event{{Kind: device.Hello}, card(1), card(2)},
-			"device-lost device-back renumbered:65537 65538"},
+		// A shoe powered off and on counts from 1 again: a technical interruption. Its own
+		// hello is the second of the connection (the first answered the host's).
+		{"shoe powered off and on", Translator{cardNo: 21}, []device.Event{{Kind: device.Hello}, card(22), {Kind: device.Hello}, card(1), card(2)},
+			"22 device-lost device-back renumbered:65537 65538"},
+		// The hello that answers the host's at a connect is no restart, even before card 1.
+		{"answer to the host's hello", Translator{cardNo: 0}, []device.Event{{Kind: device.Hello}, card(1), card(2)}, "1 2"},
+		// Cards resent after a reconnect that the table has already are dropped.
+		{"resent cards", Translator{cardNo: 21}, []device.Event{{Kind: device.Hello}, card(19), card(20), card(21), card(22)}, "22"},
+		{"resent card 1", Translator{cardNo: 1}, []device.Event{{Kind: device.Hello}, card(1), card(2)}, "2"},
 		// Card 1 with no hello before it is not a restart: just numbers running on.
 		{"no hello, no restart", Translator{cardNo: 65535}, []device.Event{card(1)}, "65537"},
 		// An unreadable but numbered card took its number: the next card is no gap.
