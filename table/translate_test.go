@@ -1,6 +1,8 @@
 package table
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -144,5 +146,38 @@ func TestRestartCardContinuity(t *testing.T) {
 			t.Errorf("next card %d after the restart:\n%s\nwant it to begin %q", tc.next, got, tc.want)
 		}
 		j.Close()
+	}
+}
+
+type failingRecorder struct{ fail bool }
+
+func (r *failingRecorder) Record(round.Event) error {
+	if r.fail {
+		return errors.New("disk full")
+	}
+	return nil
+}
+
+// TestAckAfterRecord: each numbered card is acknowledged once it is recorded (resent
+// ones too, so the shoe stops resending them); a card that could not be recorded is not.
+func TestAckAfterRecord(t *testing.T) {
+	rec := &failingRecorder{}
+	var acks []uint16
+	tbl, err := New(Config{Round: round.DefaultConfig(baccarat.MustLookup("classic", baccarat.Options{})), Recorder: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl.SetAck(func(n uint16) { acks = append(acks, n) })
+	for _, n := range []uint16{1, 2, 2, 3} {
+		if err := tbl.Shoe(card(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec.fail = true
+	if err := tbl.Shoe(card(4)); err == nil {
+		t.Fatal("a card that could not be recorded was taken")
+	}
+	if got := fmt.Sprint(acks); got != "[1 2 2 3]" {
+		t.Errorf("acknowledged %s, want [1 2 2 3]", got)
 	}
 }
