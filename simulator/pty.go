@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tablectl/tablectl/drivers/frame"
+	"github.com/tablectl/tablectl/drivers/shoe"
 )
 
 // Port is a simulated device's end of a serial line: a pseudo-terminal whose slave side
@@ -27,6 +28,8 @@ type Port struct {
 	slave  *os.File // held open, so bytes wait for the driver and line settings hold
 	wg     sync.WaitGroup
 	hellos chan struct{} // one per host hello read
+	acked  uint16        // the card number of the last Host ack read, when hasAck
+	hasAck bool
 }
 
 // OpenPort opens a pseudo-terminal and points link at its slave side.
@@ -94,7 +97,8 @@ func makeRaw(f *os.File) error {
 	return unix.IoctlSetTermios(fd, unix.TCSETS, t)
 }
 
-// listen reads what the driver writes and notes each host hello, until master closes.
+// listen reads what the driver writes and notes each host hello and the last Host ack,
+// until master closes.
 func (p *Port) listen(master *os.File) {
 	defer p.wg.Done()
 	var s frame.Splitter
@@ -102,10 +106,17 @@ func (p *Port) listen(master *os.File) {
 	for {
 		n, err := master.Read(buf)
 		s.Feed(buf[:n], func(f frame.Frame) {
-			if f.Type == frame.TypeHostHello {
+			switch f.Type {
+			case frame.TypeHostHello:
 				select {
 				case p.hellos <- struct{}{}:
 				default:
+				}
+			case shoe.TypeHostAck:
+				if no, err := shoe.ParseHostAck(f); err == nil {
+					p.mu.Lock()
+					p.acked, p.hasAck = no, true
+					p.mu.Unlock()
 				}
 			}
 		}, func(frame.Problem) {})
@@ -113,6 +124,14 @@ func (p *Port) listen(master *os.File) {
 			return
 		}
 	}
+}
+
+// LastAck is the card number of the last Host ack the driver wrote, if it wrote one;
+// the Host acks and hellos read are noted in the order written.
+func (p *Port) LastAck() (cardNo uint16, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.acked, p.hasAck
 }
 
 // WaitHello waits for the driver's next host hello.

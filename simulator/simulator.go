@@ -37,9 +37,12 @@ type Simulator struct {
 	cfg     Config
 	log     *slog.Logger
 	rng     *rand.Rand
-	shoeEnc shoe.Encoder // one shoe from its power-up: it numbers frames and cards
+	shoeEnc *shoeLine // one shoe from its power-up: it numbers frames and cards
 	shufEnc *shuffler.Encoder
 	line    tap // the shoe's line, with its faults
+
+	stop    context.CancelFunc // stops answering the host's hellos
+	stopped chan struct{}      // closed once no longer answering
 
 	set     uint32          // the set in the shoe
 	cards   []baccarat.Card // the cards in the shoe, in order
@@ -80,16 +83,33 @@ func New(cfg Config) (*Simulator, error) {
 		return nil, errors.Join(err, s.Shoe.Close())
 	}
 	s.line.w = s.Shoe
-	if s.shoeEnc, err = shoe.NewEncoder(cfg.Protocol, &s.line); err != nil {
+	enc, err := shoe.NewEncoder(cfg.Protocol, &s.line)
+	if err != nil {
 		return nil, errors.Join(err, s.Close())
 	}
+	s.shoeEnc = newShoeLine(s.Shoe, &s.line, enc)
 	s.shufEnc = shuffler.NewEncoder(s.Shuffler)
+	if cfg.Protocol == "tablectl" {
+		ctx, cancel := context.WithCancel(context.Background())
+		s.stop, s.stopped = cancel, make(chan struct{})
+		go func() {
+			defer close(s.stopped)
+			s.shoeEnc.answerHellos(ctx, s.log)
+		}()
+	}
 	return s, nil
 }
 
 // Close unplugs both devices and removes their links.
 func (s *Simulator) Close() error {
-	return errors.Join(s.Shoe.Close(), s.Shuffler.Close())
+	if s.stop != nil {
+		s.stop()
+	}
+	err := errors.Join(s.Shoe.Close(), s.Shuffler.Close())
+	if s.stopped != nil {
+		<-s.stopped
+	}
+	return err
 }
 
 // Drain waits until the drivers have read everything both devices sent.
@@ -101,7 +121,9 @@ func (s *Simulator) Drain(ctx context.Context) error {
 func (s *Simulator) Rounds() int { return s.rounds }
 
 // Connect waits for the driver of each device that speaks the tablectl protocol to say
-// hello, and answers.
+// hello, and for the device to answer. The shoe answers each later hello too, whenever it
+// comes, and sends again after its Hello the cards the host has not acknowledged
+// (docs/protocol.md, "Acknowledgement and resend").
 func (s *Simulator) Connect(ctx context.Context) error {
 	if err := s.Shuffler.WaitHello(ctx); err != nil {
 		return fmt.Errorf("shuffler: wait for the host: %w", err)
@@ -110,11 +132,8 @@ func (s *Simulator) Connect(ctx context.Context) error {
 		return fmt.Errorf("shuffler: %w", err)
 	}
 	if s.cfg.Protocol == "tablectl" {
-		if err := s.Shoe.WaitHello(ctx); err != nil {
+		if err := s.shoeEnc.waitAnswer(ctx, 0); err != nil {
 			return fmt.Errorf("shoe: wait for the host: %w", err)
-		}
-		if err := s.shoeEnc.Hello("tablectl simulator shoe"); err != nil {
-			return fmt.Errorf("shoe: %w", err)
 		}
 	}
 	return nil
@@ -212,10 +231,9 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 	case "fault":
 		return optional(s.shoeEnc.Fault(byte(st.N), st.Text))
 	case "noise":
-		_, err := s.Shoe.Write(st.Bytes)
-		return err
+		return s.shoeEnc.Noise(st.Bytes)
 	case "corrupt", "drop":
-		s.line.fault = st.Op
+		s.shoeEnc.SetFault(st.Op)
 	case "unplug":
 		return s.replug(ctx)
 	default:
@@ -382,22 +400,24 @@ func ignoreEmpty(err error) error {
 }
 
 // replug unplugs the shoe's line and plugs it in again; on the tablectl protocol the shoe
-// waits for the driver's hello and answers. The shoe stays powered, so its frame and card
-// numbers go on from where they were (docs/protocol.md, "Card numbers").
+// waits until it has answered the driver's hello, with its Hello and the cards not
+// acknowledged. The shoe stays powered, so its frame and card numbers go on from where
+// they were (docs/protocol.md, "Card numbers").
 func (s *Simulator) replug(ctx context.Context) error {
 	if err := s.Shoe.Drain(ctx); err != nil {
 		return err
 	}
+	answered := s.shoeEnc.Answers()
 	if err := s.Shoe.Replug(); err != nil {
 		return err
 	}
 	if s.cfg.Protocol != "tablectl" {
 		return nil
 	}
-	if err := s.Shoe.WaitHello(ctx); err != nil {
+	if err := s.shoeEnc.waitAnswer(ctx, answered); err != nil {
 		return fmt.Errorf("wait for the host: %w", err)
 	}
-	return s.shoeEnc.Hello("tablectl simulator shoe")
+	return nil
 }
 
 // tap is the shoe's line: it passes each message on, or damages the next message (a card,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/drivers/device"
+	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/round"
 )
@@ -22,13 +23,7 @@ type Translator struct {
 	// cardNo is the number of the last card, the shoe's 16-bit card number extended to
 	// 64 bits; it goes on across a restart of the table (Start sets it from the
 	// journal), which is what shows the cards that passed while the table was down.
-	cardNo uint64
-	// hello: the shoe said hello of its own accord since the last card (not in answer to
-	// the host's hello at a connect); a card numbered 1 after it means the shoe was
-	// powered off and on and counts from 1 again. answered: the shoe has answered the
-	// host's hello of the current connection.
-	hello    bool
-	answered bool
+	cardNo   uint64
 	frameSeq uint64 // the shoe's last frame number, extended, to notice lost signals
 	frames   seqExtender
 	next     *round.Event  // the last set shuffled, to load when no shoe is in play
@@ -55,26 +50,32 @@ func (s *seqExtender) extend(v uint16) uint64 {
 // nextCard is the extended number of a card numbered n (always n modulo 2^16, so a
 // number read back from the journal extends the same way); whether the shoe counts from
 // 1 again because it was powered off and on; and whether the card is one the table has
-// already (a shoe resends the cards it has no acknowledgement for: docs/protocol.md).
-func (t *Translator) nextCard(n uint16) (no uint64, restarted, seen bool) {
+// already. A shoe resends, flagged, the cards it has no acknowledgement for
+// (docs/protocol.md): a number at or before the last one is a resend when flagged, and
+// otherwise a shoe that counts anew.
+func (t *Translator) nextCard(n uint16, resent bool) (no uint64, restarted, seen bool) {
 	if t.cardNo == 0 {
 		no = uint64(n)
 		if no == 0 {
 			no = 1 << 16
 		}
-		t.cardNo, t.hello = no, false
+		t.cardNo = no
 		return no, false, false
 	}
-	d := n - uint16(t.cardNo) // forward distance, modulo 2^16
+	d := uint64(n - uint16(t.cardNo)) // forward distance, modulo 2^16
 	switch {
-	case t.hello && n == 1 && d != 1:
-		restarted = true
+	case (d == 0 || d >= 1<<15) && resent:
+		return t.cardNo, false, true
 	case d == 0 || d >= 1<<15:
-		return t.cardNo, false, true // at or before the last card: resent
+		// A new count: go on to the next number with the shoe's low 16 bits. The jump is
+		// no gap: the card is marked Renumbered.
+		restarted = true
+		if d == 0 {
+			d = 1 << 16
+		}
 	}
-	no = t.cardNo + uint64(d)
-	t.cardNo, t.hello = no, false
-	return no, restarted, false
+	t.cardNo += d
+	return t.cardNo, restarted, false
 }
 
 // Shoe translates an event of the shoe. st is the controller's state before it.
@@ -93,7 +94,7 @@ func (t *Translator) Shoe(ev device.Event, st round.State) []round.Event {
 		e := round.Event{Kind: round.CardDrawn, At: at, Card: ev.Card}
 		var out []round.Event
 		if ev.HasCardNo {
-			no, restarted, seen := t.nextCard(ev.CardNo)
+			no, restarted, seen := t.nextCard(ev.CardNo, ev.Flags&shoe.FlagResent != 0)
 			if seen {
 				return nil // resent: recorded already
 			}
@@ -107,13 +108,6 @@ func (t *Translator) Shoe(ev device.Event, st round.State) []round.Event {
 			e.Set = setName(ev.SetID)
 		}
 		return append(out, e)
-	case device.Hello:
-		// The first hello of a connection answers the host's; any other is the shoe's own,
-		// at its power-up.
-		if t.answered {
-			t.hello = true
-		}
-		t.answered = true
 	case device.CutCard:
 		return []round.Event{{Kind: round.CutCard, At: at}}
 	case device.ShoeEmpty:
@@ -130,7 +124,7 @@ func (t *Translator) Shoe(ev device.Event, st round.State) []round.Event {
 		// an unreadable card in a round is a card the round cannot place (RWS Baccarat
 		// 5.5.3). Damage with no card in it is noticed at the next card's number.
 		if ev.HasCardNo {
-			if _, _, seen := t.nextCard(ev.CardNo); seen {
+			if _, _, seen := t.nextCard(ev.CardNo, ev.Flags&shoe.FlagResent != 0); seen {
 				return nil
 			}
 		}
@@ -138,10 +132,8 @@ func (t *Translator) Shoe(ev device.Event, st round.State) []round.Event {
 			return []round.Event{report(irregularities.IncorrectCards, at, "shoe", "unreadable card: "+ev.Reason)}
 		}
 	case device.Disconnected:
-		t.answered = false
 		return []round.Event{{Kind: round.DeviceLost, At: at, Detail: "shoe"}}
 	case device.Reconnected:
-		t.answered = false
 		return []round.Event{{Kind: round.DeviceBack, At: at, Detail: "shoe"}}
 	}
 	return nil

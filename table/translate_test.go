@@ -9,6 +9,7 @@ import (
 
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/drivers/device"
+	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/round"
 )
 
@@ -47,15 +48,14 @@ func TestCardNumbers(t *testing.T) {
 		{"restart, nothing lost", Translator{cardNo: 21}, []device.Event{{Kind: device.Hello}, card(22), card(23)}, "22 23"},
 		{"restart, two cards lost", Translator{cardNo: 21}, []device.Event{{Kind: device.Hello}, card(24)}, "24"},
 		{"restart past a wrap", Translator{cardNo: 65536 + 5}, []device.Event{card(6)}, "65542"},
-		// A shoe powered off and on counts from 1 again: a technical interruption. Its own
-		// hello is the second of the connection (the first answered the host's).
+		// A shoe powered off and on counts from 1 again, unflagged: a technical
+		// interruption, and the numbers run on from there.
 		{"shoe powered off and on", Translator{cardNo: 21}, []device.Event{{Kind: device.Hello}, card(22), {Kind: device.Hello}, card(1), card(2)},
 			"22 device-lost device-back renumbered:65537 65538"},
-		// The hello that answers the host's at a connect is no restart, even before card 1.
-		{"answer to the host's hello", Translator{cardNo: 0}, []device.Event{{Kind: device.Hello}, card(1), card(2)}, "1 2"},
-		// Cards resent after a reconnect that the table has already are dropped.
-		{"resent cards", Translator{cardNo: 21}, []device.Event{{Kind: device.Hello}, card(19), card(20), card(21), card(22)}, "22"},
-		{"resent card 1", Translator{cardNo: 1}, []device.Event{{Kind: device.Hello}, card(1), card(2)}, "2"},
+		{"first card", Translator{cardNo: 0}, []device.Event{{Kind: device.Hello}, card(1), card(2)}, "1 2"},
+		// Cards resent (flagged) after a reconnect that the table has already are dropped.
+		{"resent cards", Translator{cardNo: 21}, []device.Event{{Kind: device.Hello}, resent(19), resent(20), resent(21), resent(22)}, "22"},
+		{"resent card 1", Translator{cardNo: 1}, []device.Event{{Kind: device.Hello}, resent(1), card(2)}, "2"},
 		// Card 1 with no hello before it is not a restart: just numbers running on.
 		{"no hello, no restart", Translator{cardNo: 65535}, []device.Event{card(1)}, "65537"},
 		// An unreadable but numbered card took its number: the next card is no gap.
@@ -69,6 +69,12 @@ func TestCardNumbers(t *testing.T) {
 			}
 		})
 	}
+}
+
+func resent(no uint16) device.Event {
+	e := card(no)
+	e.Flags |= shoe.FlagResent
+	return e
 }
 
 func itoa(n uint64) string {
@@ -168,8 +174,8 @@ func TestAckAfterRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	tbl.SetAck(func(n uint16) { acks = append(acks, n) })
-	for _, n := range []uint16{1, 2, 2, 3} {
-		if err := tbl.Shoe(card(n)); err != nil {
+	for _, ev := range []device.Event{card(1), card(2), resent(2), card(3)} {
+		if err := tbl.Shoe(ev); err != nil {
 			t.Fatal(err)
 		}
 	}

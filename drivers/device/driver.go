@@ -3,14 +3,16 @@ package device
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// Decoder turns the bytes of one wire format into events. The Driver calls it from one
-// goroutine only. Decoded events carry no Time: the Driver stamps them.
+// Decoder turns the bytes of one wire format into events. The Driver calls Decode and
+// Flush from one goroutine only. Decoded events carry no Time: the Driver stamps them.
 type Decoder interface {
 	// Decode consumes p, appends the events it completes to dst and returns dst. The
 	// events must not depend on how the stream was cut into calls.
@@ -26,6 +28,19 @@ type Decoder interface {
 type Greeter interface {
 	Greet(w io.Writer) error
 }
+
+// Acker is a Decoder whose protocol has the host acknowledge the cards it has recorded, as
+// the tablectl protocol's Host ack does (docs/protocol.md, "Acknowledgement and resend").
+// The Driver calls Greet and Ack one at a time, holding its write lock, possibly from
+// another goroutine than the one calling Decode.
+type Acker interface {
+	// Ack writes the acknowledgement of the cards up to and with number cardNo.
+	Ack(w io.Writer, cardNo uint16) error
+}
+
+// ErrPortDown is the error Ack returns while the driver has no open port: the device keeps
+// the card, and sends it again when the port opens and the host says hello.
+var ErrPortDown = errors.New("port is not open")
 
 // Options tune a Driver. The zero Options work.
 type Options struct {
@@ -57,6 +72,9 @@ type Driver struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	counts [NotShuffled + 1]atomic.Uint64
+
+	mu   sync.Mutex // held while writing to the port, and while port changes
+	port Port       // the open port, greeted; nil while there is none
 }
 
 // Start starts a Driver reading from the port op opens. It returns at once; call Close to
@@ -101,6 +119,29 @@ func (d *Driver) Events() <-chan Event { return d.events }
 func (d *Driver) Close() error {
 	d.cancel()
 	<-d.done
+	return nil
+}
+
+// Ack acknowledges to the device the cards up to and with number cardNo: the owner calls
+// it once it has recorded the card durably, and the device will not send those cards
+// again. It may be called from any goroutine. It returns an error wrapping ErrPortDown
+// while the port is not open (the device sends the card again after the next hello), and
+// the write's error when writing fails. The ASCII and scanner formats have no
+// acknowledgement: for them (any Decoder that is not an Acker) Ack does nothing and
+// returns nil.
+func (d *Driver) Ack(cardNo uint16) error {
+	a, ok := d.dec.(Acker)
+	if !ok {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.port == nil {
+		return fmt.Errorf("acknowledge card %d: %w", cardNo, ErrPortDown)
+	}
+	if err := a.Ack(d.port, cardNo); err != nil {
+		return fmt.Errorf("acknowledge card %d: %w", cardNo, err)
+	}
 	return nil
 }
 
@@ -161,26 +202,24 @@ func (d *Driver) run(ctx context.Context) {
 	}
 }
 
-// serve reads port until it fails or ctx is done, and closes it.
+// serve greets the device, reads port until it fails or ctx is done, and closes it.
 func (d *Driver) serve(ctx context.Context, port Port, batch *[]Event) (err error) {
 	closed := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
-		_ = port.Close()
+		d.closePort(port)
 		close(closed)
 	})
 	defer func() {
 		if stop() {
-			_ = port.Close()
+			d.closePort(port)
 		} else {
 			<-closed
 		}
 		*batch = d.dec.Flush((*batch)[:0])
 		d.deliverAll(ctx, *batch, d.opt.Now())
 	}()
-	if g, ok := d.dec.(Greeter); ok {
-		if err := g.Greet(port); err != nil {
-			return err
-		}
+	if err := d.greet(ctx, port); err != nil {
+		return err
 	}
 	buf := make([]byte, 4096)
 	for {
@@ -199,6 +238,33 @@ func (d *Driver) serve(ctx context.Context, port Port, batch *[]Event) (err erro
 		}
 		// n == 0 and err == nil: the read timed out with nothing to read; read again.
 	}
+}
+
+// greet says the host's hello on a port just opened, when the protocol has one, and makes
+// port the one Ack writes to.
+func (d *Driver) greet(ctx context.Context, port Port) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err // Close has begun: port is closed, or about to be
+	}
+	if g, ok := d.dec.(Greeter); ok {
+		if err := g.Greet(port); err != nil {
+			return fmt.Errorf("greet the device: %w", err)
+		}
+	}
+	d.port = port
+	return nil
+}
+
+// closePort closes port once no write to it is under way; Ack then finds no port.
+func (d *Driver) closePort(port Port) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.port == port {
+		d.port = nil
+	}
+	_ = port.Close()
 }
 
 // deliverAll hands over events stamped with t; false means ctx ended first.

@@ -14,9 +14,9 @@ import (
 
 // Port is an open serial line. Read may return (0, nil) when a read timeout expires with
 // no byte received; callers read again. Close makes a blocked Read return; calling Close
-// more than once is harmless. Whether Read and Write may run at the same time as each
-// other is up to the implementation; the Driver reads from one goroutine and writes only
-// when a port opens.
+// more than once is harmless. Write must be safe while a Read is under way: the Driver
+// reads from its own goroutine and writes (the host's hello when the port opens, an
+// acknowledgement when its owner asks) from any, one write at a time, never after Close.
 type Port interface {
 	io.Reader
 	io.Writer

@@ -198,3 +198,29 @@ func eventLines(evs []device.Event) string {
 	}
 	return strings.Join(s, "\n")
 }
+
+// TestHostFramesNumbered checks the host's frame numbers (docs/protocol.md, "Sequence
+// numbers"): the Host hello is frame 0 at each opening of the port, and the host's
+// frames after it go on from 1.
+func TestHostFramesNumbered(t *testing.T) {
+	var buf bytes.Buffer
+	d := &Decoder{}
+	for range 2 { // two openings of the port
+		if err := d.Greet(&buf); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := d.WriteHost(&buf, 0x90, 0, 7); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got := split(buf.Bytes())
+	want := []string{
+		"frame 81 seq=0 01 74 61 62 6C 65 63 74 6C", "frame 90 seq=1 00 07", "frame 90 seq=2 00 07",
+		"frame 81 seq=0 01 74 61 62 6C 65 63 74 6C", "frame 90 seq=1 00 07", "frame 90 seq=2 00 07",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

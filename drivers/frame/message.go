@@ -64,7 +64,11 @@ func (s *Sequence) Check(seq uint16) (expected uint16, gap bool) {
 
 // Decoder decodes the tablectl protocol into device events: it cuts frames, follows the
 // sequence numbers, handles the common messages, and hands every other good frame to
-// Message. It is a device.Decoder and a device.Greeter.
+// Message. It is a device.Decoder and a device.Greeter, and writes the host's frames:
+// Greet the Host hello, numbered 0, and WriteHost the host's later frames on that
+// connection, numbered 1, 2 and on. Decode and Flush share nothing with Greet and
+// WriteHost, so the host may write from another goroutine than the one decoding, one
+// write at a time.
 type Decoder struct {
 	// Message decodes a frame of a device-specific type, appending its events to dst. It
 	// returns ok false for a type it does not know. The frame's payload is valid only
@@ -73,9 +77,10 @@ type Decoder struct {
 	// Host names the host in its hello; empty means "tablectl".
 	Host string
 
-	split Splitter
-	seq   Sequence
-	out   []device.Event
+	split   Splitter
+	seq     Sequence
+	out     []device.Event
+	hostSeq uint16 // the number of the host's next frame
 }
 
 // Decode implements device.Decoder.
@@ -92,13 +97,23 @@ func (d *Decoder) Flush(dst []device.Event) []device.Event {
 	return d.out
 }
 
-// Greet implements device.Greeter: the host's hello, sent each time the port opens.
+// Greet implements device.Greeter: the host's hello, sent each time the port opens. It is
+// the host's frame 0 on the connection.
 func (d *Decoder) Greet(w io.Writer) error {
 	host := d.Host
 	if host == "" {
 		host = "tablectl"
 	}
+	d.hostSeq = 1
 	return Write(w, Frame{Type: TypeHostHello, Payload: append([]byte{Version}, host...)})
+}
+
+// WriteHost writes a host message of type typ to the device, numbered after the Host
+// hello and the host's frames since (docs/protocol.md, "Sequence numbers").
+func (d *Decoder) WriteHost(w io.Writer, typ byte, payload ...byte) error {
+	f := Frame{Type: typ, Seq: d.hostSeq, Payload: payload}
+	d.hostSeq++
+	return Write(w, f)
 }
 
 func (d *Decoder) problem(p Problem) {

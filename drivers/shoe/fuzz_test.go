@@ -42,8 +42,9 @@ func FuzzScanner(f *testing.F) { fuzzDecoder(f, "scanner") }
 // TestFramedSeedsExercisePayloads decodes the seed corpus of FuzzFramed and checks that it
 // still holds what it is there for: cards with card numbers (the first, one at 65535, one
 // at 258), a card code that is no card, a Card drawn frame of the old two-byte payload
-// reported unreadable by its length, damage and a frame cut off. A change of the wire
-// format that leaves the seeds behind fails here instead of fuzzing only noise.
+// reported unreadable by its length, damage, a frame cut off, and cards resent after a
+// Hello with their old numbers. A change of the wire format that leaves the seeds behind
+// fails here instead of fuzzing only noise.
 func TestFramedSeedsExercisePayloads(t *testing.T) {
 	for _, c := range []struct {
 		seed string
@@ -65,6 +66,13 @@ func TestFramedSeedsExercisePayloads(t *testing.T) {
 		{"seed4", []string{
 			"unreadable seq=41: frame type 0x10 at sequence 41: card message of 2 payload bytes, want 4 (card code, flags, card number)",
 			"card AH no=258 seq=42",
+		}},
+		{"seed5", []string{ // cards, then the Hello and the same cards resent: no gap
+			"card KS no=1 seq=1",
+			"card AH no=2 seq=2",
+			`hello version=1 "shoe" seq=3`,
+			"card KS flags=0x02 no=1 seq=4",
+			"card AH flags=0x02 no=2 seq=5",
 		}},
 	} {
 		b, err := os.ReadFile("testdata/fuzz/FuzzFramed/" + c.seed)

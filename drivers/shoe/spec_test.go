@@ -78,6 +78,34 @@ func TestProtocolDocExamples(t *testing.T) {
 		t.Errorf("host hello % X, the spec says % X", greet.Bytes(), want)
 	}
 	inDoc(hostHello)
+
+	// Acknowledgement and resend: the Host ack of card 30, the host's frame 1 after its
+	// hello; the king of spades, card 31, sent at sequence 59 and sent again at 61, after
+	// the shoe's Hello at 60.
+	const hostAck = "02 05 90 00 01 00 1E AF 54 03"
+	d, greet := NewFramedDecoder(), bytes.Buffer{}
+	must(t, d.Greet(&greet))
+	greet.Reset()
+	must(t, d.Ack(&greet, 30))
+	if want := unhex(t, hostAck); !bytes.Equal(greet.Bytes(), want) {
+		t.Errorf("host ack % X, the spec says % X", greet.Bytes(), want)
+	}
+	inDoc(hostAck)
+	const resent = "02 07 10 00 3D 1D 02 00 1F 43 56 03"
+	var shoeSide bytes.Buffer
+	e := NewFramedEncoder(&shoeSide)
+	e.Seq, e.CardNo = 59, 30
+	must(t, e.Card(baccarat.MustParseCard("KS")))
+	must(t, e.Hello("ACME-7"))
+	n := shoeSide.Len()
+	must(t, e.Resend())
+	if want := unhex(t, resent); !bytes.Equal(shoeSide.Bytes()[n:], want) {
+		t.Errorf("resent card % X, the spec says % X", shoeSide.Bytes()[n:], want)
+	}
+	if got := decode(t, "tablectl", unhex(t, resent)); got != "card KS flags=0x02 no=31 seq=61" {
+		t.Errorf("resent card decoded %q", got)
+	}
+	inDoc(resent)
 	check(t, decode(t, "ascii", unhex(t, "53 41 0D 0A 68 31 30 0D 0A")), "card AS", "card TH")
 	check(t, decode(t, "scanner", unhex(t, "78 31 31 33 30 78 34 31 30 30")), "card KS", "card TD")
 }

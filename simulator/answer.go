@@ -1,0 +1,146 @@
+package simulator
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/drivers/shoe"
+)
+
+// shoeIdent is what the simulated shoe says in its Hello.
+const shoeIdent = "tablectl simulator shoe"
+
+// shoeLine is the simulated shoe as its line carries it: its encoder, one shoe from its
+// power-up, and the faults of the line. The dealer's goroutine and the one answering the
+// host's hellos both speak through it, one message at a time. On the tablectl protocol
+// the shoe keeps the cards the host has not acknowledged and sends them again after each
+// Hello it answers with (docs/protocol.md, "Acknowledgement and resend").
+type shoeLine struct {
+	port *Port
+
+	mu       sync.Mutex
+	enc      shoe.Encoder
+	framed   *shoe.FramedEncoder // enc on the tablectl protocol, nil otherwise
+	line     *tap
+	answers  int           // host hellos answered
+	answered chan struct{} // closed, and replaced, at each answer
+}
+
+func newShoeLine(port *Port, line *tap, enc shoe.Encoder) *shoeLine {
+	l := &shoeLine{port: port, enc: enc, line: line, answered: make(chan struct{})}
+	l.framed, _ = enc.(*shoe.FramedEncoder)
+	return l
+}
+
+// say sends one message, once the host's acknowledgements read so far are taken.
+func (l *shoeLine) say(msg func(shoe.Encoder) error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.takeAck()
+	return msg(l.enc)
+}
+
+// takeAck drops the cards the host has acknowledged from those to send again.
+func (l *shoeLine) takeAck() {
+	if no, ok := l.port.LastAck(); ok && l.framed != nil {
+		l.framed.Ack(no)
+	}
+}
+
+// Card sends a card drawn.
+func (l *shoeLine) Card(c baccarat.Card) error {
+	return l.say(func(e shoe.Encoder) error { return e.Card(c) })
+}
+
+// CutCard sends the cut card reached.
+func (l *shoeLine) CutCard() error { return l.say(shoe.Encoder.CutCard) }
+
+// ShoeEmpty sends the shoe empty.
+func (l *shoeLine) ShoeEmpty() error { return l.say(shoe.Encoder.ShoeEmpty) }
+
+// Lid sends the lid opened or closed.
+func (l *shoeLine) Lid(open bool) error {
+	return l.say(func(e shoe.Encoder) error { return e.Lid(open) })
+}
+
+// DoubleCard sends a double card sensed.
+func (l *shoeLine) DoubleCard() error { return l.say(shoe.Encoder.DoubleCard) }
+
+// Heartbeat sends a heartbeat.
+func (l *shoeLine) Heartbeat() error { return l.say(shoe.Encoder.Heartbeat) }
+
+// Fault sends a shoe fault.
+func (l *shoeLine) Fault(code byte, text string) error {
+	return l.say(func(e shoe.Encoder) error { return e.Fault(code, text) })
+}
+
+// Noise puts bytes on the line between two messages.
+func (l *shoeLine) Noise(b []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, err := l.port.Write(b)
+	return err
+}
+
+// SetFault damages ("corrupt") or loses ("drop") the next message on the line.
+func (l *shoeLine) SetFault(fault string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.line.fault = fault
+}
+
+// answer says the shoe's Hello, then sends again the cards the host has not acknowledged.
+func (l *shoeLine) answer() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.takeAck()
+	err := l.enc.Hello(shoeIdent)
+	if err == nil && l.framed != nil {
+		err = l.framed.Resend()
+	}
+	l.answers++
+	close(l.answered)
+	l.answered = make(chan struct{})
+	return err
+}
+
+// Answers is how many host hellos the shoe has answered.
+func (l *shoeLine) Answers() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.answers
+}
+
+// waitAnswer waits until the shoe has answered more than n host hellos.
+func (l *shoeLine) waitAnswer(ctx context.Context, n int) error {
+	for {
+		l.mu.Lock()
+		done, ch := l.answers > n, l.answered
+		l.mu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// answerHellos answers each host hello on the line, whenever it comes, until ctx is done:
+// the shoe goes on dealing meanwhile, and a host that went away and came back gets the
+// cards it missed.
+func (l *shoeLine) answerHellos(ctx context.Context, log *slog.Logger) {
+	for {
+		if err := l.port.WaitHello(ctx); err != nil {
+			return
+		}
+		if err := l.answer(); err != nil && ctx.Err() == nil {
+			// The line was unplugged or closed meanwhile: the next hello is answered anew.
+			log.Warn("shoe could not answer the host's hello", "err", err)
+		}
+	}
+}
