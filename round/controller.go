@@ -366,7 +366,9 @@ func (c *Controller) newShoe(ev *Event) {
 	prev := c.st
 	c.st = State{Shoe: prev.Shoe + 1, Set: ev.Set, Decks: ev.Decks,
 		Offers: prev.Offers[:0], Offered: prev.Offered[:0], Irregularities: prev.Irregularities,
-		Orders: prev.Orders, Watch: irregularities.ShuffleWatch{Limits: c.cfg.Runs}}
+		Orders: prev.Orders, Watch: irregularities.ShuffleWatch{Limits: c.cfg.Runs},
+		// The shoe device numbers its cards across sets: the numbering goes on.
+		LastSeq: prev.LastSeq, LastCardAt: prev.LastCardAt}
 	if ev.Order != nil {
 		c.st.Order = append([]baccarat.Card(nil), ev.Order...)
 		c.st.Orders = append(c.st.Orders, fp)

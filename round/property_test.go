@@ -198,3 +198,24 @@ func TestRefusedEventsChangeNothing(t *testing.T) {
 		}
 	})
 }
+
+// TestCardNumbersRunOnAcrossShoes: the shoe device numbers its cards across sets, so the
+// first card of a new shoe that skips a number is a card not read (RWS Baccarat 5.5.3).
+func TestCardNumbersRunOnAcrossShoes(t *testing.T) {
+	cfg := DefaultConfig(baccarat.MustLookup("classic", baccarat.Options{}))
+	cfg.Burn, cfg.SimultaneousWindow = BurnNone, 0
+	ctl, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl.Step(Event{Kind: NewShoe, Set: "A", Decks: 8})
+	ctl.Step(Event{Kind: BetsClosed})
+	ctl.Step(Event{Kind: CardDrawn, Card: baccarat.MustParseCard("2H"), Seq: 40})
+	ctl.Step(Event{Kind: ShoeEnd})
+	ctl.Step(Event{Kind: NewShoe, Set: "B", Decks: 8})
+	ctl.Step(Event{Kind: BetsClosed})
+	effs := ctl.Step(Event{Kind: CardDrawn, Card: baccarat.MustParseCard("3H"), Seq: 42})
+	if len(effs) == 0 || effs[0].Kind != IrregularityRaised || effs[0].Irregularity != irregularities.IncorrectCards {
+		t.Errorf("card 42 after card 40 of the last shoe: %v", effs)
+	}
+}

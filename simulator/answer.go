@@ -7,6 +7,7 @@ import (
 
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/drivers/shoe"
+	"github.com/tablectl/tablectl/drivers/shuffler"
 )
 
 // shoeIdent is what the simulated shoe says in its Hello.
@@ -141,6 +142,84 @@ func (l *shoeLine) answerHellos(ctx context.Context, log *slog.Logger) {
 		if err := l.answer(); err != nil && ctx.Err() == nil {
 			// The line was unplugged or closed meanwhile: the next hello is answered anew.
 			log.Warn("shoe could not answer the host's hello", "err", err)
+		}
+	}
+}
+
+// shufflerIdent is what the simulated shuffler says in its Hello.
+const shufflerIdent = "tablectl simulator shuffler"
+
+// shufflerLine is the simulated shuffler as its line carries it: its encoder and its
+// latest report on a set. It answers every host hello with its Hello and that report
+// again, so a host that was down when the set was reported still learns of it; the
+// host ignores a report of a set it has (docs/protocol.md).
+type shufflerLine struct {
+	port *Port
+
+	mu       sync.Mutex
+	enc      *shuffler.Encoder
+	last     func(*shuffler.Encoder) error // the latest report on a set, nil before one
+	answers  int
+	answered chan struct{}
+}
+
+func newShufflerLine(port *Port) *shufflerLine {
+	return &shufflerLine{port: port, enc: shuffler.NewEncoder(port), answered: make(chan struct{})}
+}
+
+// report sends a report on a set and keeps it to send again after each Hello.
+func (l *shufflerLine) report(msg func(*shuffler.Encoder) error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.last = msg
+	return msg(l.enc)
+}
+
+// say sends a message that is not a report on a set (a jam).
+func (l *shufflerLine) say(msg func(*shuffler.Encoder) error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return msg(l.enc)
+}
+
+func (l *shufflerLine) answer() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	err := l.enc.Hello(shufflerIdent)
+	if err == nil && l.last != nil {
+		err = l.last(l.enc)
+	}
+	l.answers++
+	close(l.answered)
+	l.answered = make(chan struct{})
+	return err
+}
+
+// waitAnswer waits until the shuffler has answered more than n host hellos.
+func (l *shufflerLine) waitAnswer(ctx context.Context, n int) error {
+	for {
+		l.mu.Lock()
+		done, ch := l.answers > n, l.answered
+		l.mu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// answerHellos answers each host hello on the shuffler's line until ctx is done.
+func (l *shufflerLine) answerHellos(ctx context.Context, log *slog.Logger) {
+	for {
+		if err := l.port.WaitHello(ctx); err != nil {
+			return
+		}
+		if err := l.answer(); err != nil && ctx.Err() == nil {
+			log.Warn("shuffler could not answer the host's hello", "err", err)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
@@ -38,7 +39,7 @@ type Simulator struct {
 	log     *slog.Logger
 	rng     *rand.Rand
 	shoeEnc *shoeLine // one shoe from its power-up: it numbers frames and cards
-	shufEnc *shuffler.Encoder
+	shufEnc *shufflerLine
 	line    tap // the shoe's line, with its faults
 
 	stop    context.CancelFunc // stops answering the host's hellos
@@ -88,15 +89,26 @@ func New(cfg Config) (*Simulator, error) {
 		return nil, errors.Join(err, s.Close())
 	}
 	s.shoeEnc = newShoeLine(s.Shoe, &s.line, enc)
-	s.shufEnc = shuffler.NewEncoder(s.Shuffler)
+	s.shufEnc = newShufflerLine(s.Shuffler)
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stop, s.stopped = cancel, make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.shufEnc.answerHellos(ctx, s.log)
+	}()
 	if cfg.Protocol == "tablectl" {
-		ctx, cancel := context.WithCancel(context.Background())
-		s.stop, s.stopped = cancel, make(chan struct{})
+		wg.Add(1)
 		go func() {
-			defer close(s.stopped)
+			defer wg.Done()
 			s.shoeEnc.answerHellos(ctx, s.log)
 		}()
 	}
+	go func() {
+		wg.Wait()
+		close(s.stopped)
+	}()
 	return s, nil
 }
 
@@ -125,11 +137,8 @@ func (s *Simulator) Rounds() int { return s.rounds }
 // comes, and sends again after its Hello the cards the host has not acknowledged
 // (docs/protocol.md, "Acknowledgement and resend").
 func (s *Simulator) Connect(ctx context.Context) error {
-	if err := s.Shuffler.WaitHello(ctx); err != nil {
+	if err := s.shufEnc.waitAnswer(ctx, 0); err != nil {
 		return fmt.Errorf("shuffler: wait for the host: %w", err)
-	}
-	if err := s.shufEnc.Hello("tablectl simulator shuffler"); err != nil {
-		return fmt.Errorf("shuffler: %w", err)
 	}
 	if s.cfg.Protocol == "tablectl" {
 		if err := s.shoeEnc.waitAnswer(ctx, 0); err != nil {
@@ -183,14 +192,18 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 		if st.Text != "no-order" {
 			order = cards
 		}
-		return s.reported(ctx, s.shufEnc.Shuffled(s.set, s.cfg.Decks, len(cards), order))
+		set, decks := s.set, s.cfg.Decks
+		return s.reported(ctx, s.shufEnc.report(func(e *shuffler.Encoder) error { return e.Shuffled(set, decks, len(cards), order) }))
 	case "not-shuffled":
 		s.newSet(false)
-		return s.reported(ctx, s.shufEnc.NotShuffled(s.set))
+		set := s.set
+		return s.reported(ctx, s.shufEnc.report(func(e *shuffler.Encoder) error { return e.NotShuffled(set) }))
 	case "count-error":
-		return s.reported(ctx, s.shufEnc.CountError(s.set+1, st.N, st.M))
+		set, want, got := s.set+1, st.N, st.M
+		return s.reported(ctx, s.shufEnc.report(func(e *shuffler.Encoder) error { return e.CountError(set, want, got) }))
 	case "jam":
-		return s.reported(ctx, s.shufEnc.Jam(s.set+1))
+		set := s.set + 1
+		return s.reported(ctx, s.shufEnc.say(func(e *shuffler.Encoder) error { return e.Jam(set) }))
 	case "burn":
 		return s.burn(ctx)
 	case "round":

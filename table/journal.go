@@ -179,9 +179,18 @@ func Start(cfg Config, j *journal.Journal, table string, replayed Handler) (*Tab
 	// whether any passed while the table was down (a gap: RWS Baccarat 5.5.3), or whether
 	// the shoe was powered off and on too (RWS Baccarat 5.4). A shoe without card
 	// numbers cannot tell: then RWS Baccarat 5.4 decides the round at once.
-	t.tr.cardNo = ctl.State().LastSeq
+	st := ctl.State()
+	t.tr.cardNo = st.LastSeq
 	if recorded != nil && (cfg.Seqless || t.tr.cardNo == 0) {
 		if err := t.Step(round.Event{Kind: round.PowerRestored, At: cfg.now()}); err != nil {
+			return nil, err
+		}
+		st = ctl.State()
+	}
+	// What the stand-ins for the dealer would have done had the table not stopped: the
+	// confirmation of a complete round, the closing of an open Insurance offer.
+	for _, ev := range t.automatic(st, cfg.now(), len(st.Offers) > 0, st.Phase == round.Complete) {
+		if err := t.Step(ev); err != nil {
 			return nil, err
 		}
 	}

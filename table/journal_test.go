@@ -239,3 +239,41 @@ func TestReplayRefusesEventsBeforeSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRestartConfirmsCompleteRound: the table stopped after a round was complete and
+// before its automatic confirmation was recorded; started again, it confirms it, as it
+// would have.
+func TestRestartConfirmsCompleteRound(t *testing.T) {
+	dir := t.TempDir()
+	j := openJournal(t, dir)
+	cfg := testConfig("classic")
+	cfg.AutoConfirm = true
+	tbl, err := Start(cfg, j, "T1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The table stops between recording the round complete and recording its automatic
+	// confirmation: here, its stand-in is switched off for the round.
+	tbl.cfg.AutoConfirm = false
+	steps(t, tbl, append([]round.Event{{Kind: round.NewShoe, Set: "S", Decks: 8}, {Kind: round.BetsClosed}},
+		cards(t, "9H 5C KS KD")...)...)
+	if st := tbl.State(); st.Phase != round.Complete {
+		t.Fatalf("phase %s", st.Phase)
+	}
+	j.Close()
+	j = openJournal(t, dir)
+	defer j.Close()
+	var after []string
+	cfg.Handler = func(ev round.Event, effs []round.Effect, _ round.State) {
+		for _, e := range effs {
+			after = append(after, e.String())
+		}
+	}
+	tbl, err = Start(cfg, j, "T1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := strings.Join(after, "\n"); !strings.Contains(s, "round-settled round=1 P") || tbl.State().Round != 2 {
+		t.Errorf("after the restart:\n%s", s)
+	}
+}

@@ -96,15 +96,23 @@ func (t *Table) Step(ev round.Event) error {
 		if t.cfg.Handler != nil {
 			t.cfg.Handler(ev, effs, st)
 		}
-		if t.cfg.AutoCloseInsurance && offered && len(st.Offers) > 0 {
-			queue = append(queue, round.Event{Kind: round.InsuranceWindowClosed, At: ev.At, Actor: "auto"})
-		}
-		if t.cfg.AutoConfirm && complete && st.Phase == round.Complete && st.Held.ID == 0 {
-			queue = append(queue, round.Event{Kind: round.ConfirmResult, At: ev.At, Actor: "auto"})
-		}
+		queue = append(queue, t.automatic(st, ev.At, offered, complete)...)
 		queue = append(queue, t.tr.Pending(st)...)
 	}
 	return nil
+}
+
+// automatic is what the table's stand-ins for the dealer do in state st: close the
+// Insurance offers just opened, confirm the round just completed.
+func (t *Table) automatic(st round.State, at time.Time, offered, complete bool) []round.Event {
+	var evs []round.Event
+	if t.cfg.AutoCloseInsurance && offered && len(st.Offers) > 0 {
+		evs = append(evs, round.Event{Kind: round.InsuranceWindowClosed, At: at, Actor: "auto"})
+	}
+	if t.cfg.AutoConfirm && complete && st.Phase == round.Complete && !st.Voided && st.Held.ID == 0 {
+		evs = append(evs, round.Event{Kind: round.ConfirmResult, At: at, Actor: "auto"})
+	}
+	return evs
 }
 
 // SetAck sets the function that acknowledges recorded cards to the shoe.

@@ -147,6 +147,9 @@ func (t *Translator) Shuffler(ev device.Event, st round.State) []round.Event {
 	set := setName(ev.SetID)
 	switch ev.Kind {
 	case device.ShuffleComplete:
+		if set == st.Set && st.Shoe > 0 {
+			return nil // the shuffler repeats its report on a set the table has: after a reconnect
+		}
 		e := round.Event{Kind: round.NewShoe, At: at, Set: set, Decks: ev.Decks, Cards: ev.Cards, Order: ev.Order, Actor: "shuffler"}
 		t.next = &e
 		return t.Pending(st)

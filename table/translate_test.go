@@ -187,3 +187,22 @@ func TestAckAfterRecord(t *testing.T) {
 		t.Errorf("acknowledged %s, want [1 2 2 3]", got)
 	}
 }
+
+// TestShufflerRepeatIgnored: a shuffler repeats its latest report when the host says
+// hello again; a report on the set in play, or just ended, loads nothing.
+func TestShufflerRepeatIgnored(t *testing.T) {
+	var tr Translator
+	report := device.Event{Kind: device.ShuffleComplete, SetID: 7, Decks: 8, Cards: 416}
+	if evs := tr.Shuffler(report, round.State{}); len(evs) != 1 || evs[0].Kind != round.NewShoe {
+		t.Fatalf("first report: %v", evs)
+	}
+	for _, st := range []round.State{{Shoe: 1, Set: "7", Phase: round.Dealing}, {Shoe: 1, Set: "7", Phase: round.NoShoe}} {
+		if evs := tr.Shuffler(report, st); len(evs) != 0 {
+			t.Errorf("repeat in %s: %v", st.Phase, evs)
+		}
+	}
+	report.SetID = 8
+	if evs := tr.Shuffler(report, round.State{Shoe: 1, Set: "7", Phase: round.NoShoe}); len(evs) != 1 || evs[0].Set != "8" {
+		t.Errorf("the next set: %v", evs)
+	}
+}

@@ -221,11 +221,19 @@ func (d *Driver) serve(ctx context.Context, port Port, batch *[]Event) (err erro
 	if err := d.greet(ctx, port); err != nil {
 		return err
 	}
+	// On a protocol with acknowledgement, a card that comes before the device's hello on
+	// a new connection was sent before the device heard the host's: it is not
+	// acknowledged, so the device sends it again after its hello, in its place. Taking it
+	// now would put it ahead of the cards resent before it.
+	_, awaitHello := d.dec.(Acker)
 	buf := make([]byte, 4096)
 	for {
 		n, err := port.Read(buf)
 		if n > 0 {
 			*batch = d.dec.Decode((*batch)[:0], buf[:n])
+			if awaitHello {
+				*batch, awaitHello = dropBeforeHello(*batch)
+			}
 			if !d.deliverAll(ctx, *batch, d.opt.Now()) {
 				return ctx.Err()
 			}
@@ -248,6 +256,17 @@ func (d *Driver) greet(ctx context.Context, port Port) error {
 	if err := ctx.Err(); err != nil {
 		return err // Close has begun: port is closed, or about to be
 	}
+	if _, resends := d.dec.(Acker); resends {
+		// What waits in the line is a previous connection's: perhaps the end of a frame
+		// whose start a host that has since stopped had read. The device resends every card
+		// not acknowledged after its hello, in order, so the rest is dropped: it would come
+		// ahead of the resent cards and look like a gap.
+		if r, ok := port.(inputResetter); ok {
+			if err := r.ResetInputBuffer(); err != nil {
+				return fmt.Errorf("discard what waits in the line: %w", err)
+			}
+		}
+	}
 	if g, ok := d.dec.(Greeter); ok {
 		if err := g.Greet(port); err != nil {
 			return fmt.Errorf("greet the device: %w", err)
@@ -256,6 +275,27 @@ func (d *Driver) greet(ctx context.Context, port Port) error {
 	d.port = port
 	return nil
 }
+
+// dropBeforeHello removes the cards before the first Hello in evs and says whether the
+// Hello is still awaited.
+func dropBeforeHello(evs []Event) ([]Event, bool) {
+	kept := evs[:0]
+	await := true
+	for _, e := range evs {
+		switch {
+		case e.Kind == Hello:
+			await = false
+		case await && (e.Kind == CardDrawn || e.Kind == Unreadable && e.HasCardNo):
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return kept, await
+}
+
+// inputResetter is a port that can discard the bytes waiting to be read (go.bug.st/serial
+// ports can).
+type inputResetter interface{ ResetInputBuffer() error }
 
 // closePort closes port once no write to it is under way; Ack then finds no port.
 func (d *Driver) closePort(port Port) {
