@@ -197,20 +197,20 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	case err := <-simDone:
 		// The simulator dealt its rounds: let the last events and messages go out.
 		if err == nil {
-			waitQuiet(d, shoeEvents, shufflerEvents, 10*time.Second)
+			waitQuiet(func() int { n, _ := d.Pending(); return n }, shoeEvents, shufflerEvents, 10*time.Second)
 		}
 		cancel()
 		return errors.Join(err, <-served)
 	}
 }
 
-// waitQuiet waits until the daemon has taken every device event and the broker has
-// acknowledged every message, or until limit.
-func waitQuiet(d *daemon.Daemon, shoe, shuffler <-chan device.Event, limit time.Duration) {
+// waitQuiet waits until every device event has been taken and pending (messages not
+// yet acknowledged, say) is 0, or until limit.
+func waitQuiet(pending func() int, shoe, shuffler <-chan device.Event, limit time.Duration) {
 	deadline := time.Now().Add(limit)
 	quiet := 0
 	for quiet < 3 && time.Now().Before(deadline) {
-		if n, _ := d.Pending(); n == 0 && len(shoe) == 0 && len(shuffler) == 0 {
+		if pending() == 0 && len(shoe) == 0 && len(shuffler) == 0 {
 			quiet++
 		} else {
 			quiet = 0

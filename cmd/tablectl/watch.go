@@ -117,6 +117,9 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 		return err
 	case err := <-simDone:
 		// The simulator dealt its rounds: let the table take the last events, then stop.
+		if err == nil {
+			waitQuiet(func() int { return 0 }, shoeEvents, shufflerEvents, 10*time.Second)
+		}
 		cancel()
 		<-runDone
 		return err
