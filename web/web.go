@@ -32,6 +32,7 @@ import (
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 	"github.com/tablectl/tablectl/drivers/display"
+	"github.com/tablectl/tablectl/internal/fifo"
 )
 
 // Defaults and limits of a Board.
@@ -102,7 +103,7 @@ type Board struct {
 	log    *slog.Logger
 	pc     mqtt.Client
 	hub    *hub
-	in     inbox
+	in     *fifo.Queue[inMessage]
 	lost   chan error    // connection-lost signals from paho (capacity 1)
 	quit   chan struct{} // closed by Close
 	wg     sync.WaitGroup
@@ -155,7 +156,7 @@ func New(opts Options) (*Board, error) {
 		files:  http.FileServerFS(sub),
 	}
 	b.hub = newHub(opts.ClientBuffer, b.log)
-	b.in.wake = make(chan struct{}, 1)
+	b.in = fifo.New[inMessage]()
 
 	po := mqtt.NewClientOptions().
 		AddBroker(opts.Broker).
@@ -302,17 +303,17 @@ func (b *Board) connect() bool {
 // message, so it never blocks paho (a blocked handler stops paho reading
 // acknowledgements and pings).
 func (b *Board) onMessage(_ mqtt.Client, m mqtt.Message) {
-	b.in.push(inMessage{topic: m.Topic(), payload: append([]byte(nil), m.Payload()...)})
+	b.in.Push(inMessage{topic: m.Topic(), payload: append([]byte(nil), m.Payload()...)})
 }
 
 // dispatch turns queued MQTT messages into events for the browsers, until Close.
 func (b *Board) dispatch() {
 	defer b.wg.Done()
 	for {
-		m, ok := b.in.pop()
+		m, ok := b.in.Pop()
 		if !ok {
 			select {
-			case <-b.in.wake:
+			case <-b.in.Wake():
 				continue
 			case <-b.quit:
 				return
@@ -334,36 +335,6 @@ func (b *Board) dispatch() {
 type inMessage struct {
 	topic   string
 	payload []byte
-}
-
-// inbox is the FIFO between paho's handler and the dispatcher. It never blocks its
-// writer: the dispatcher never waits on a browser, so the queue stays short.
-type inbox struct {
-	mu    sync.Mutex
-	items []inMessage
-	wake  chan struct{} // capacity 1
-}
-
-func (q *inbox) push(m inMessage) {
-	q.mu.Lock()
-	q.items = append(q.items, m)
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (q *inbox) pop() (inMessage, bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if len(q.items) == 0 {
-		return inMessage{}, false
-	}
-	m := q.items[0]
-	q.items[0] = inMessage{}
-	q.items = q.items[1:]
-	return m, true
 }
 
 // serveEvents streams the events to one browser: first the retained picture, then each

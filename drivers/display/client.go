@@ -11,6 +11,8 @@ import (
 	"time"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/tablectl/tablectl/internal/fifo"
 )
 
 // closeWait bounds how long Close waits for the offline status to be acknowledged and
@@ -39,7 +41,7 @@ type Client struct {
 	ready   chan struct{} // closed when open becomes true; replaced when open ends
 	closed  bool
 
-	pending   pendingQueue
+	pending   *fifo.Queue[pendingResult]
 	fwdStop   chan struct{} // closed once paho is disconnected: pending results end
 	closeOnce sync.Once
 
@@ -68,7 +70,7 @@ func Dial(opts Options) (*Client, error) {
 		fwdStop: make(chan struct{}),
 		cmds:    make(chan Command, opts.CommandQueue),
 	}
-	c.pending.wake = make(chan struct{}, 1)
+	c.pending = fifo.New[pendingResult]()
 	c.ready = make(chan struct{})
 
 	po := mqtt.NewClientOptions().
@@ -162,7 +164,7 @@ func (c *Client) publish(mode publishMode, gen uint64, topic string, payload []b
 	}
 	res := make(chan error, 1)
 	tok := c.pc.Publish(topic, 1, retained, payload)
-	c.pending.push(pendingResult{tok: tok, res: res, topic: topic})
+	c.pending.Push(pendingResult{tok: tok, res: res, topic: topic})
 	return res
 }
 
@@ -399,47 +401,18 @@ type pendingResult struct {
 	topic string
 }
 
-// pendingQueue is the FIFO of results between Publish and the forwarder goroutine.
-type pendingQueue struct {
-	mu    sync.Mutex
-	items []pendingResult
-	wake  chan struct{} // capacity 1
-}
-
-func (q *pendingQueue) push(p pendingResult) {
-	q.mu.Lock()
-	q.items = append(q.items, p)
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (q *pendingQueue) pop() (pendingResult, bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if len(q.items) == 0 {
-		return pendingResult{}, false
-	}
-	p := q.items[0]
-	q.items[0] = pendingResult{}
-	q.items = q.items[1:]
-	return p, true
-}
-
 // forward delivers results in the order of the Publish calls.
 func (c *Client) forward() {
 	defer c.wg.Done()
 	stopping := false
 	for {
-		p, ok := c.pending.pop()
+		p, ok := c.pending.Pop()
 		if !ok {
 			if stopping {
 				return
 			}
 			select {
-			case <-c.pending.wake:
+			case <-c.pending.Wake():
 			case <-c.fwdStop:
 				stopping = true
 			}
