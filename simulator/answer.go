@@ -21,16 +21,15 @@ const shoeIdent = "tablectl simulator shoe"
 type shoeLine struct {
 	port *Port
 
-	mu       sync.Mutex
-	enc      shoe.Encoder
-	framed   *shoe.FramedEncoder // enc on the tablectl protocol, nil otherwise
-	line     *tap
-	answers  int           // host hellos answered
-	answered chan struct{} // closed, and replaced, at each answer
+	mu      sync.Mutex
+	enc     shoe.Encoder
+	framed  *shoe.FramedEncoder // enc on the tablectl protocol, nil otherwise
+	line    *tap
+	answers answerCount // host hellos answered
 }
 
 func newShoeLine(port *Port, line *tap, enc shoe.Encoder) *shoeLine {
-	l := &shoeLine{port: port, enc: enc, line: line, answered: make(chan struct{})}
+	l := &shoeLine{port: port, enc: enc, line: line, answers: newAnswerCount()}
 	l.framed, _ = enc.(*shoe.FramedEncoder)
 	return l
 }
@@ -101,25 +100,53 @@ func (l *shoeLine) answer() error {
 	if err == nil && l.framed != nil {
 		err = l.framed.Resend()
 	}
-	l.answers++
-	close(l.answered)
-	l.answered = make(chan struct{})
+	l.answers.add()
 	return err
 }
 
 // Answers is how many host hellos the shoe has answered.
-func (l *shoeLine) Answers() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.answers
-}
+func (l *shoeLine) Answers() int { return l.answers.count() }
 
 // waitAnswer waits until the shoe has answered more than n host hellos.
-func (l *shoeLine) waitAnswer(ctx context.Context, n int) error {
+func (l *shoeLine) waitAnswer(ctx context.Context, n int) error { return l.answers.wait(ctx, n) }
+
+// answerHellos answers each host hello on the line, whenever it comes, until ctx is done:
+// the shoe goes on dealing meanwhile, and a host that went away and came back gets the
+// cards it missed.
+func (l *shoeLine) answerHellos(ctx context.Context, log *slog.Logger) {
+	answerHellos(ctx, l.port, l.answer, log, "shoe")
+}
+
+// answerCount counts the host hellos a device has answered and wakes those waiting for
+// the next.
+type answerCount struct {
+	mu sync.Mutex
+	n  int
+	ch chan struct{} // closed, and replaced, at each answer
+}
+
+func newAnswerCount() answerCount { return answerCount{ch: make(chan struct{})} }
+
+func (a *answerCount) add() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.n++
+	close(a.ch)
+	a.ch = make(chan struct{})
+}
+
+func (a *answerCount) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.n
+}
+
+// wait waits until more than n hellos have been answered, or ctx is done.
+func (a *answerCount) wait(ctx context.Context, n int) error {
 	for {
-		l.mu.Lock()
-		done, ch := l.answers > n, l.answered
-		l.mu.Unlock()
+		a.mu.Lock()
+		done, ch := a.n > n, a.ch
+		a.mu.Unlock()
 		if done {
 			return nil
 		}
@@ -131,17 +158,16 @@ func (l *shoeLine) waitAnswer(ctx context.Context, n int) error {
 	}
 }
 
-// answerHellos answers each host hello on the line, whenever it comes, until ctx is done:
-// the shoe goes on dealing meanwhile, and a host that went away and came back gets the
-// cards it missed.
-func (l *shoeLine) answerHellos(ctx context.Context, log *slog.Logger) {
+// answerHellos answers each host hello on port with answer until ctx is done; a failed
+// answer (the line unplugged or closed meanwhile) is logged and the next hello answered
+// anew.
+func answerHellos(ctx context.Context, port *Port, answer func() error, log *slog.Logger, device string) {
 	for {
-		if err := l.port.WaitHello(ctx); err != nil {
+		if err := port.WaitHello(ctx); err != nil {
 			return
 		}
-		if err := l.answer(); err != nil && ctx.Err() == nil {
-			// The line was unplugged or closed meanwhile: the next hello is answered anew.
-			log.Warn("shoe could not answer the host's hello", "err", err)
+		if err := answer(); err != nil && ctx.Err() == nil {
+			log.Warn(device+" could not answer the host's hello", "err", err)
 		}
 	}
 }
@@ -156,15 +182,14 @@ const shufflerIdent = "tablectl simulator shuffler"
 type shufflerLine struct {
 	port *Port
 
-	mu       sync.Mutex
-	enc      *shuffler.Encoder
-	last     func(*shuffler.Encoder) error // the latest report on a set, nil before one
-	answers  int
-	answered chan struct{}
+	mu      sync.Mutex
+	enc     *shuffler.Encoder
+	last    func(*shuffler.Encoder) error // the latest report on a set, nil before one
+	answers answerCount
 }
 
 func newShufflerLine(port *Port) *shufflerLine {
-	return &shufflerLine{port: port, enc: shuffler.NewEncoder(port), answered: make(chan struct{})}
+	return &shufflerLine{port: port, enc: shuffler.NewEncoder(port), answers: newAnswerCount()}
 }
 
 // report sends a report on a set and keeps it to send again after each Hello.
@@ -189,37 +214,14 @@ func (l *shufflerLine) answer() error {
 	if err == nil && l.last != nil {
 		err = l.last(l.enc)
 	}
-	l.answers++
-	close(l.answered)
-	l.answered = make(chan struct{})
+	l.answers.add()
 	return err
 }
 
 // waitAnswer waits until the shuffler has answered more than n host hellos.
-func (l *shufflerLine) waitAnswer(ctx context.Context, n int) error {
-	for {
-		l.mu.Lock()
-		done, ch := l.answers > n, l.answered
-		l.mu.Unlock()
-		if done {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
+func (l *shufflerLine) waitAnswer(ctx context.Context, n int) error { return l.answers.wait(ctx, n) }
 
 // answerHellos answers each host hello on the shuffler's line until ctx is done.
 func (l *shufflerLine) answerHellos(ctx context.Context, log *slog.Logger) {
-	for {
-		if err := l.port.WaitHello(ctx); err != nil {
-			return
-		}
-		if err := l.answer(); err != nil && ctx.Err() == nil {
-			log.Warn("shuffler could not answer the host's hello", "err", err)
-		}
-	}
+	answerHellos(ctx, l.port, l.answer, log, "shuffler")
 }
