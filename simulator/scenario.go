@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -126,10 +127,18 @@ func (sc *Scenario) parse(line int, op string, args []string) error {
 	case "cut":
 		return setting(&sc.Cut, 0, 416)
 	case "seed":
-		var n int
-		err := setting(&n, 0, 1<<62)
-		sc.Seed = uint64(n)
-		return err
+		if len(sc.Steps) > 0 {
+			return fmt.Errorf("a setting must come before the first action")
+		}
+		if len(args) != 1 {
+			return fmt.Errorf("want one number")
+		}
+		n, err := strconv.ParseUint(args[0], 10, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a seed: want a whole number from 0 to %d", args[0], uint64(math.MaxUint64))
+		}
+		sc.Seed = n
+		return nil
 	case "stack", "top", "remove", "add", "card":
 		cards, err := baccarat.ParseCards(strings.Join(args, " "))
 		if err != nil {

@@ -2,6 +2,8 @@ package simulator
 
 import (
 	"flag"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,10 +79,26 @@ func TestParseScenarioErrorsNameTheLine(t *testing.T) {
 		{"\n\nnoise 0G\n", "scenario line 3: noise: want hex bytes"},
 		{"lid ajar\n", "scenario line 1: lid: want open or closed"},
 		{"teleport\n", "scenario line 1: teleport: unknown directive"},
+		{"seed -1\n", "scenario line 1: seed: \"-1\" is not a seed"},
+		{"burn\nseed 7\n", "scenario line 2: seed: a setting must come before the first action"},
 	} {
 		_, err := ParseScenario(strings.NewReader(c.in))
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("ParseScenario(%q) = %v, want an error starting %q", c.in, err, c.want)
+		}
+	}
+}
+
+// TestParseScenarioSeedTakesAnyUint64 checks that a script takes every seed the command
+// line's --seed takes, on 32-bit ARM as on 64-bit machines.
+func TestParseScenarioSeedTakesAnyUint64(t *testing.T) {
+	for _, seed := range []uint64{0, 1 << 31, 1 << 40, math.MaxUint64} {
+		sc, err := ParseScenario(strings.NewReader(fmt.Sprintf("seed %d\nburn\n", seed)))
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if sc.Seed != seed {
+			t.Errorf("seed %d parsed as %d", seed, sc.Seed)
 		}
 	}
 }
