@@ -47,6 +47,11 @@ type Config struct {
 	// Logger logs; Now stamps the events the table makes itself.
 	Logger *slog.Logger
 	Now    func() time.Time
+	// Heartbeat, when set, is called every HeartbeatEvery from the table's own loop,
+	// between the events it steps: a loop that is stuck stops calling it. The service
+	// manager's watchdog is fed from it.
+	Heartbeat      func()
+	HeartbeatEvery time.Duration
 }
 
 // Daemon is a running table.
@@ -234,6 +239,13 @@ func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEv
 	defer cancel()
 	jobs := make(chan func() error)
 	forwarded := make(chan struct{})
+	var beat <-chan time.Time
+	if d.cfg.Heartbeat != nil && d.cfg.HeartbeatEvery > 0 {
+		t := time.NewTicker(d.cfg.HeartbeatEvery)
+		defer t.Stop()
+		beat = t.C
+	}
+	heartbeat := func() error { d.cfg.Heartbeat(); return nil }
 	go func() {
 		defer close(forwarded)
 		defer close(jobs)
@@ -241,6 +253,14 @@ func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEv
 			select {
 			case <-ctx.Done():
 				return
+			case <-beat:
+				// Through the table's loop, as a command is: a loop that is stuck takes
+				// no heartbeat.
+				select {
+				case jobs <- heartbeat:
+				case <-ctx.Done():
+					return
+				}
 			case c, ok := <-tr.Commands():
 				if !ok {
 					return

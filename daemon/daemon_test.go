@@ -74,7 +74,13 @@ type running struct {
 
 func start(t *testing.T, dir string) *running {
 	t.Helper()
-	d, err := Open(testConfig(t, dir))
+	return startWith(t, testConfig(t, dir), nil)
+}
+
+// startWith starts a daemon on cfg; prepare, when set, runs before it serves.
+func startWith(t *testing.T, cfg Config, prepare func(*Daemon)) *running {
+	t.Helper()
+	d, err := Open(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +91,9 @@ func start(t *testing.T, dir string) *running {
 	r := &running{d: d, rec: rec, f: newFeed(), done: make(chan error, 1)}
 	d.out.attach(rec)
 	rec.Reconnect() // as a Client's first connect
+	if prepare != nil {
+		prepare(d)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.stop = cancel
 	go func() { r.done <- d.Serve(ctx, rec, r.f.shoe, r.f.shuffler) }()
@@ -206,6 +215,40 @@ func TestPublishesRounds(t *testing.T) {
 	}
 	if len(road.BigRoad) != 2 {
 		t.Errorf("big road has %d cells, want 2", len(road.BigRoad))
+	}
+	r.close(t)
+}
+
+// TestHeartbeatComesFromTheTableLoop checks that the heartbeat (which feeds the service
+// manager's watchdog) stops while the table's loop is stuck and comes back after it.
+func TestHeartbeatComesFromTheTableLoop(t *testing.T) {
+	beats := make(chan struct{}, 1000)
+	cfg := testConfig(t, t.TempDir())
+	cfg.Heartbeat = func() { beats <- struct{}{} }
+	cfg.HeartbeatEvery = 2 * time.Millisecond
+	acked, release := make(chan uint16, 1), make(chan struct{})
+	r := startWith(t, cfg, func(d *Daemon) {
+		// The acknowledgement runs on the table's loop: blocking it holds the loop.
+		d.SetShoeAck(func(n uint16) { acked <- n; <-release })
+	})
+	for range 3 {
+		<-beats
+	}
+	r.f.shoe <- device.Event{Kind: device.CardDrawn, Card: baccarat.MustParseCard("9H"), CardNo: 1, HasCardNo: true,
+		Time: time.Date(2026, 11, 22, 22, 0, 1, 0, time.UTC)}
+	<-acked
+	for len(beats) > 0 {
+		<-beats
+	}
+	// While the loop is held no heartbeat is taken, however many ticks go by.
+	select {
+	case <-beats:
+		t.Fatal("a heartbeat while the table's loop was stuck")
+	case <-time.After(50 * cfg.HeartbeatEvery):
+	}
+	close(release)
+	for range 3 {
+		<-beats
 	}
 	r.close(t)
 }

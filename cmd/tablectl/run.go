@@ -90,6 +90,13 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		rc.SimultaneousWindow = 0 // the simulator deals faster than any dealer could
 	}
 	cfg := daemon.Config{Table: *tableID, Round: rc, AutoConfirm: *auto, AutoCloseInsurance: *auto, Logger: log}
+	svc, err := newServiceManager(log)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	if every := svc.heartbeatEvery(); every > 0 {
+		cfg.Heartbeat, cfg.HeartbeatEvery = svc.beat, every
+	}
 	if *journalDir == "" {
 		*journalDir = "tablectl-journal"
 		if *simulate {
@@ -188,6 +195,8 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	st := d.State()
 	fmt.Fprintf(io.out, "table %s: rule set %s, journal %s (shoe %d, round %d), MQTT topics tablectl/v1/%s/#\n",
 		*tableID, rs.Name, *journalDir, st.Shoe, st.Round, *tableID)
+	svc.ready(fmt.Sprintf("table %s: shoe %d, round %d", *tableID, st.Shoe, st.Round))
+	defer svc.stopping() // the first of the deferred calls: before anything is closed
 
 	served := make(chan error, 1)
 	go func() { served <- d.Serve(ctx, client, shoeEvents, shufflerEvents) }()

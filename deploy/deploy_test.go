@@ -1,0 +1,117 @@
+package deploy
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// install runs install.sh into root with bin, and returns what it printed.
+func install(t *testing.T, root, bin string) string {
+	t.Helper()
+	cmd := exec.Command("sh", "install.sh", bin)
+	cmd.Env = append(os.Environ(), "DESTDIR="+root)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("install.sh: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// TestInstallIsIdempotent installs into a directory, then again: the second run changes
+// nothing, keeps the table's own settings, and an upgrade replaces only the binary.
+func TestInstallIsIdempotent(t *testing.T) {
+	root, dir := t.TempDir(), t.TempDir()
+	bin := filepath.Join(dir, "tablectl")
+	if err := os.WriteFile(bin, []byte("first build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := install(t, root, bin)
+	for _, f := range []struct {
+		path string
+		mode os.FileMode
+	}{
+		{"usr/local/bin/tablectl", 0o755},
+		{"etc/systemd/system/tablectl.service", 0o644},
+		{"etc/udev/rules.d/99-tablectl.rules", 0o644},
+		{"etc/tablectl/tablectl.env", 0o640},
+		{"usr/local/share/doc/tablectl/protocol.md", 0o644},
+	} {
+		st, err := os.Stat(filepath.Join(root, f.path))
+		if err != nil {
+			t.Fatalf("after the first install: %v\n%s", err, out)
+		}
+		if st.Mode().Perm() != f.mode {
+			t.Errorf("%s: mode %v, want %v", f.path, st.Mode().Perm(), f.mode)
+		}
+	}
+
+	env := filepath.Join(root, "etc/tablectl/tablectl.env")
+	mine := []byte("TABLECTL_ARGS=--table pit3-t12 --rules rws\n")
+	if err := os.WriteFile(env, mine, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if out := install(t, root, bin); strings.TrimSpace(out) != "install.sh: done" {
+		t.Errorf("a second install changed something:\n%s", out)
+	}
+	if got, _ := os.ReadFile(env); !bytes.Equal(got, mine) {
+		t.Errorf("the table's settings were overwritten: %q", got)
+	}
+
+	if err := os.WriteFile(bin, []byte("second build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out = install(t, root, bin)
+	want := "install.sh: installed " + filepath.Join(root, "usr/local/bin/tablectl") + "\ninstall.sh: done\n"
+	if out != want {
+		t.Errorf("upgrade printed\n%s\nwant\n%s", out, want)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "usr/local/bin/tablectl")); string(got) != "second build" {
+		t.Errorf("installed binary %q after the upgrade", got)
+	}
+}
+
+// TestInstallRefusesNoBinary: without a binary it says how to get one.
+func TestInstallRefusesNoBinary(t *testing.T) {
+	cmd := exec.Command("sh", "install.sh", filepath.Join(t.TempDir(), "missing"))
+	cmd.Env = append(os.Environ(), "DESTDIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "usage:") {
+		t.Errorf("install.sh with no binary: %v\n%s", err, out)
+	}
+}
+
+// TestUnitVerifies has systemd check the unit, with its binary path pointed at one that
+// exists.
+func TestUnitVerifies(t *testing.T) {
+	analyze, err := exec.LookPath("systemd-analyze")
+	if err != nil {
+		if os.Getenv("TABLECTL_REQUIRE_INTEGRATION") != "" {
+			t.Fatal("systemd-analyze not found")
+		}
+		t.Skip("systemd-analyze not found")
+	}
+	unit, err := os.ReadFile("tablectl.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(unit, []byte("ExecStart=/usr/local/bin/tablectl run ")) {
+		t.Fatal("the unit's ExecStart is not /usr/local/bin/tablectl run")
+	}
+	for _, want := range []string{"Type=notify", "WatchdogSec=", "User=tablectl", "SupplementaryGroups=dialout gpio", "Restart=on-failure"} {
+		if !bytes.Contains(unit, []byte(want)) {
+			t.Errorf("the unit lacks %s", want)
+		}
+	}
+	unit = bytes.Replace(unit, []byte("/usr/local/bin/tablectl"), []byte("/bin/true"), 1)
+	path := filepath.Join(t.TempDir(), "tablectl.service")
+	if err := os.WriteFile(path, unit, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(analyze, "verify", path).CombinedOutput(); err != nil || len(out) > 0 {
+		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+	}
+}

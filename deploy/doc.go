@@ -1,0 +1,4 @@
+// Package deploy holds what installs tablectl on a table-side Raspberry Pi: the systemd
+// unit, the udev rules, install.sh and the example settings, with the broker's
+// configuration in deploy/mosquitto. Its tests check them (docs/deploy.md).
+package deploy

@@ -1,0 +1,76 @@
+#!/bin/sh
+# install.sh: installs tablectl on Raspberry Pi OS (Debian 12) from a built binary.
+#
+#   sudo deploy/install.sh ./tablectl-arm64
+#
+# It creates the tablectl system user (groups dialout and gpio), installs the binary,
+# the systemd unit, the udev rules and the documentation, writes
+# /etc/tablectl/tablectl.env from the example only when there is none, and enables the
+# service. Run it again to upgrade: it changes only what differs and never touches the
+# table's settings or journal. docs/deploy.md walks through it.
+#
+# DESTDIR=/some/dir installs the files under that directory and leaves users, udev and
+# systemd alone (for packaging and for checking what it installs).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${1:-}
+if [ -z "$bin" ] || [ ! -f "$bin" ]; then
+  echo "usage: $0 TABLECTL-BINARY   (build one with the commands in README.md, 'Building for the Raspberry Pi')" >&2
+  exit 2
+fi
+root=${DESTDIR:-}
+if [ -z "$root" ] && [ "$(id -u)" -ne 0 ]; then
+  echo "$0: run as root (sudo), or set DESTDIR" >&2
+  exit 2
+fi
+
+say() { echo "install.sh: $*"; }
+
+# put SRC DEST MODE: installs SRC at DEST when DEST is missing or differs.
+put() {
+  if [ -f "$2" ] && cmp -s "$1" "$2"; then
+    return 0
+  fi
+  install -D -m "$3" "$1" "$2"
+  say "installed $2"
+}
+
+if [ -z "$root" ]; then
+  getent group gpio >/dev/null || { groupadd --system gpio; say "created group gpio"; }
+  if ! id tablectl >/dev/null 2>&1; then
+    useradd --system --home-dir /var/lib/tablectl --no-create-home --shell /usr/sbin/nologin \
+      --user-group --groups dialout,gpio tablectl
+    say "created user tablectl"
+  else
+    usermod --append --groups dialout,gpio tablectl
+  fi
+fi
+
+put "$bin" "$root/usr/local/bin/tablectl" 0755
+put "$here/tablectl.service" "$root/etc/systemd/system/tablectl.service" 0644
+put "$here/99-tablectl.rules" "$root/etc/udev/rules.d/99-tablectl.rules" 0644
+for doc in "$here"/../docs/*.md; do
+  put "$doc" "$root/usr/local/share/doc/tablectl/$(basename "$doc")" 0644
+done
+install -d -m 0750 "$root/etc/tablectl"
+if [ ! -e "$root/etc/tablectl/tablectl.env" ]; then
+  install -m 0640 "$here/tablectl.env.example" "$root/etc/tablectl/tablectl.env"
+  say "wrote $root/etc/tablectl/tablectl.env: set this table's flags in it"
+fi
+
+if [ -z "$root" ]; then
+  chgrp tablectl /etc/tablectl /etc/tablectl/tablectl.env
+  udevadm control --reload-rules
+  udevadm trigger --subsystem-match=tty --subsystem-match=gpio
+  if [ -d /run/systemd/system ]; then
+    systemctl daemon-reload
+    systemctl enable tablectl.service >/dev/null
+    say "enabled tablectl.service: start it with 'systemctl start tablectl' once the env file is set"
+    if systemctl is-active --quiet tablectl.service; then
+      systemctl restart tablectl.service
+      say "restarted tablectl.service"
+    fi
+  fi
+fi
+say "done"
