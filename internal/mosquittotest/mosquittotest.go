@@ -45,6 +45,9 @@ type Config struct {
 	// Persistence keeps retained messages, sessions and queued messages across
 	// Restart.
 	Persistence bool
+	// Extra is configuration appended after the listeners, such as a bridge's
+	// "connection" section.
+	Extra string
 }
 
 // Broker is a running Mosquitto process.
@@ -279,6 +282,9 @@ func (b *Broker) writeConfig(cfg Config) error {
 		if cfg.RequireClientCert {
 			fmt.Fprintf(&c, "require_certificate true\n")
 		}
+	}
+	if cfg.Extra != "" {
+		fmt.Fprintf(&c, "\n%s\n", cfg.Extra)
 	}
 	if err := os.WriteFile(b.conf, []byte(c.String()), 0o600); err != nil {
 		return fmt.Errorf("write config: %w", err)

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablectl/tablectl/internal/mosquittotest"
+)
+
+// bridgeSection is deploy/mosquitto-bridge.conf from its "connection" line on, with the
+// placeholders filled in for central.
+func bridgeSection(t *testing.T, central *mosquittotest.Broker, site, pit, table string) string {
+	t.Helper()
+	conf, err := os.ReadFile("../../deploy/mosquitto-bridge.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(conf), "\nconnection ")
+	if i < 0 {
+		t.Fatal("deploy/mosquitto-bridge.conf has no connection section")
+	}
+	cert, key := central.ClientCert("bridge-" + table)
+	return strings.NewReplacer(
+		"CENTRAL-BROKER:8883", strings.TrimPrefix(central.TLSURL(), "ssl://"),
+		"/etc/mosquitto/certs/central-ca.pem", central.CAFile(),
+		"/etc/mosquitto/certs/TABLE.pem", cert,
+		"/etc/mosquitto/certs/TABLE.key", key,
+		"SITE", site, "PIT", pit, "TABLE", table,
+	).Replace(string(conf[i:]))
+}
+
+// TestBridgeToCentralBroker runs a table against a table-side Mosquitto configured from
+// deploy/mosquitto-bridge.conf, bridged over TLS with a client certificate to a central
+// Mosquitto. The central broker goes away in mid-shoe and comes back: the table goes on
+// dealing, and a pit system on the central broker gets every result once, in order,
+// under the casino-wide topics.
+func TestBridgeToCentralBroker(t *testing.T) {
+	central := mosquittotest.Start(t, mosquittotest.Config{TLS: true, RequireClientCert: true, Persistence: true})
+	local := mosquittotest.Start(t, mosquittotest.Config{Persistence: true,
+		Extra: bridgeSection(t, central, "lv1", "pit3", "B1")})
+	sub := subscribe(t, central.URL(), "casino/lv1/pit3/tablectl/v1/B1/result")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	const rounds = 30
+	done, lines := startRun(t, ctx, "--simulate", "--rounds", "30", "--pace", "15ms", "--table", "B1",
+		"--mqtt", local.URL(), "--http", "")
+	go func() {
+		for range lines {
+		}
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for len(sub.rounds(t)) < 5 {
+		if time.Now().After(deadline) {
+			t.Fatal("no results through the bridge before the outage")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	central.Stop() // the floor network goes down
+	time.Sleep(500 * time.Millisecond)
+	central.StartAgain()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for len(sub.rounds(t)) < rounds && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	got := sub.rounds(t)
+	if len(got) != rounds {
+		t.Fatalf("%d results at the central broker, want %d: %+v", len(got), rounds, got)
+	}
+	for i, r := range got {
+		if r.Round != uint32(i+1) || r.Winner == "" && !r.Void {
+			t.Errorf("result %d: %+v", i+1, r)
+		}
+	}
+}
