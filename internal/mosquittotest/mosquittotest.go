@@ -121,6 +121,14 @@ func (b *Broker) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.It
 // URL is the broker URL of the plain MQTT listener, tcp://127.0.0.1:port.
 func (b *Broker) URL() string { return "tcp://" + b.Addr() }
 
+// PID is the broker process's id; 0 when it is stopped.
+func (b *Broker) PID() int {
+	if b.cmd == nil || b.cmd.Process == nil {
+		return 0
+	}
+	return b.cmd.Process.Pid
+}
+
 // TLSURL is the broker URL of the TLS listener, ssl://127.0.0.1:port; "" without TLS.
 func (b *Broker) TLSURL() string {
 	if b.tlsPort == 0 {

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/tablectl/tablectl/internal/mosquittotest"
+)
+
+// envInt is the integer in the environment variable name, or def.
+func envInt(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a whole number above 0", name, v)
+	}
+	return n
+}
+
+// cpuSeconds is the user and system CPU time a process has used, from /proc.
+func cpuSeconds(t *testing.T, pid int) float64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fields after the command name (which may hold spaces) in parentheses.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	utime, _ := strconv.Atoi(f[11])
+	stime, _ := strconv.Atoi(f[12])
+	return float64(utime+stime) / 100 // USER_HZ is 100 on Linux
+}
+
+// peakRSS is a process's peak resident memory (VmHWM) in MB, from /proc.
+func peakRSS(t *testing.T, pid int) float64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return float64(kb) / 1024
+		}
+	}
+	t.Fatalf("/proc/%d/status has no VmHWM", pid)
+	return 0
+}
+
+// TestScaleBridgedTables runs many tables as a casino floor does: each a tablectl
+// process with its own simulated shoe, publishing at --pace 0 to its own table-side
+// Mosquitto configured from deploy/mosquitto-bridge.conf, bridged over TLS to one
+// central Mosquitto. A pit system on the central broker must receive every result of
+// every table exactly once and in order per table.
+//
+// CI runs a short form; the full one (docs/BENCHMARKS.md, "Many tables") is
+//
+//	TABLECTL_SCALE_TABLES=20 TABLECTL_SCALE_ROUNDS=80 go test -run TestScaleBridgedTables -count=1 -v ./cmd/tablectl
+func TestScaleBridgedTables(t *testing.T) {
+	tables := envInt(t, "TABLECTL_SCALE_TABLES", 6)
+	rounds := envInt(t, "TABLECTL_SCALE_ROUNDS", 15)
+	central := mosquittotest.Start(t, mosquittotest.Config{TLS: true, RequireClientCert: true})
+
+	// The pit system: every message of the floor, results kept by table.
+	var mu sync.Mutex
+	results := map[string][]resultMsg{}
+	messages := 0
+	pit := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(central.URL()).SetClientID("pit-system").SetOrderMatters(true))
+	if tok := pit.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("pit system: %v", tok.Error())
+	}
+	defer pit.Disconnect(50)
+	if tok := pit.Subscribe("casino/#", 1, func(_ mqtt.Client, m mqtt.Message) {
+		mu.Lock()
+		defer mu.Unlock()
+		messages++
+		// casino/<site>/<pit>/tablectl/v1/<table>/result
+		if lv := strings.Split(m.Topic(), "/"); len(lv) == 7 && lv[6] == "result" {
+			var r resultMsg
+			if err := json.Unmarshal(m.Payload(), &r); err != nil {
+				t.Errorf("%s: %v", m.Topic(), err)
+			}
+			results[lv[5]] = append(results[lv[5]], r)
+		}
+	}); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("subscribe: %v", tok.Error())
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cpu0 := cpuSeconds(t, central.PID())
+	start := time.Now()
+	var procs []*exec.Cmd
+	for i := range tables {
+		id := fmt.Sprintf("t%02d", i+1)
+		local := mosquittotest.Start(t, mosquittotest.Config{Persistence: true,
+			Extra: bridgeSection(t, central, "lv1", fmt.Sprintf("pit%d", i%4+1), id)})
+		cmd := exec.CommandContext(ctx, os.Args[0], "run", "--simulate", "--pace", "0", "--rounds", strconv.Itoa(rounds),
+			"--table", id, "--mqtt", local.URL(), "--http", "", "--seed", strconv.Itoa(i+1))
+		cmd.Env = append(os.Environ(), "TABLECTL_TEST_MAIN=1")
+		if out, err := os.Create(t.TempDir() + "/out"); err == nil {
+			cmd.Stdout, cmd.Stderr = out, out
+			defer out.Close()
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		procs = append(procs, cmd)
+	}
+	for i, cmd := range procs {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("table t%02d: %v", i+1, err)
+		}
+	}
+	want := tables * rounds
+	got := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, rs := range results {
+			n += len(rs)
+		}
+		return n
+	}
+	for got() < want && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	cpu := cpuSeconds(t, central.PID()) - cpu0
+	time.Sleep(200 * time.Millisecond) // a duplicate would come now
+
+	mu.Lock()
+	defer mu.Unlock()
+	for i := range tables {
+		id := fmt.Sprintf("t%02d", i+1)
+		rs := results[id]
+		if len(rs) != rounds {
+			t.Errorf("table %s: %d results at the central broker, want %d", id, len(rs), rounds)
+			continue
+		}
+		for j := 1; j < len(rs); j++ {
+			if rs[j].Seq <= rs[j-1].Seq {
+				t.Errorf("table %s: result seq %d after %d: repeated or out of order", id, rs[j].Seq, rs[j-1].Seq)
+			}
+		}
+	}
+	t.Logf("%d tables x %d rounds: %d results and %d messages at the central broker in %.2f s: %.0f results/s, %.0f messages/s; central Mosquitto used %.2f s of CPU (%.1f%% of one core, %.1f µs a message), peak RSS %.1f MB",
+		tables, rounds, want, messages, elapsed.Seconds(), float64(want)/elapsed.Seconds(), float64(messages)/elapsed.Seconds(),
+		cpu, 100*cpu/elapsed.Seconds(), 1e6*cpu/float64(messages), peakRSS(t, central.PID()))
+}
