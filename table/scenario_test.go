@@ -73,12 +73,16 @@ func TestScenarios(t *testing.T) {
 }
 
 // forward passes a driver's events on, and closes gone once the driver's n-th
-// Disconnected has been passed on (or its channel ends).
-func forward(in <-chan device.Event, n int) (<-chan device.Event, <-chan struct{}) {
+// Disconnected has been passed on (or its channel ends). With after set, a Disconnected
+// waits for after to close before it is passed on.
+func forward(in <-chan device.Event, n int, after <-chan struct{}) (<-chan device.Event, <-chan struct{}) {
 	out, gone := make(chan device.Event), make(chan struct{})
 	go func() {
 		defer close(out)
 		for ev := range in {
+			if ev.Kind == device.Disconnected && after != nil {
+				<-after
+			}
 			out <- ev
 			if ev.Kind == device.Disconnected {
 				if n--; n == 0 {
@@ -146,8 +150,11 @@ func playScenario(t *testing.T, sc *simulator.Scenario, rules string, quietRound
 			unplugs++
 		}
 	}
-	shoeCh, shoeGone := forward(shoeDrv.Events(), unplugs+1)
-	shufCh, shufGone := forward(shufDrv.Events(), 1)
+	shoeCh, shoeGone := forward(shoeDrv.Events(), unplugs+1, nil)
+	// The simulator unplugs both devices at once when it closes; the shuffler's
+	// Disconnected goes to the table after every event the shoe sent, as a table would
+	// see it were the shoe unplugged first, so that it never lands within the last round.
+	shufCh, shufGone := forward(shufDrv.Events(), 1, shoeGone)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	var runErr error
