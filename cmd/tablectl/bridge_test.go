@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
@@ -42,39 +41,6 @@ func TestBridgeToCentralBroker(t *testing.T) {
 	local := mosquittotest.Start(t, mosquittotest.Config{Persistence: true,
 		Extra: bridgeSection(t, central, "lv1", "pit3", "B1")})
 	sub := subscribe(t, central.URL(), "casino/lv1/pit3/tablectl/v1/B1/result")
-
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	const rounds = 30
-	done, lines := startRun(t, ctx, "--simulate", "--rounds", "30", "--pace", "15ms", "--table", "B1",
-		"--mqtt", local.URL(), "--http", "")
-	go func() {
-		for range lines {
-		}
-	}()
-	deadline := time.Now().Add(60 * time.Second)
-	for len(sub.rounds(t)) < 5 {
-		if time.Now().After(deadline) {
-			t.Fatal("no results through the bridge before the outage")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	central.Stop() // the floor network goes down
-	time.Sleep(500 * time.Millisecond)
-	central.StartAgain()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	for len(sub.rounds(t)) < rounds && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	got := sub.rounds(t)
-	if len(got) != rounds {
-		t.Fatalf("%d results at the central broker, want %d: %+v", len(got), rounds, got)
-	}
-	for i, r := range got {
-		if r.Round != uint32(i+1) || r.Winner == "" && !r.Void {
-			t.Errorf("result %d: %+v", i+1, r)
-		}
-	}
+	// The floor network goes down.
+	dealThroughOutage(t, sub, central, 500*time.Millisecond, "--table", "B1", "--mqtt", local.URL())
 }

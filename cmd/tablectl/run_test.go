@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -104,34 +105,41 @@ func startRun(t *testing.T, ctx context.Context, args ...string) (<-chan error, 
 func TestRunWithMosquittoRestart(t *testing.T) {
 	b := mosquittotest.Start(t, mosquittotest.Config{Persistence: true})
 	sub := subscribe(t, b.URL(), "tablectl/v1/T9/result")
+	dealThroughOutage(t, sub, b, 300*time.Millisecond, "--table", "T9", "--mqtt", b.URL(), "--rules", "rws")
+}
+
+// dealThroughOutage runs tablectl with args on a simulated table for 30 rounds; once sub
+// has 5 results it stops broker for outage and starts it again. sub must then have all
+// 30 results, once each and in order.
+func dealThroughOutage(t *testing.T, sub *subscriber, broker *mosquittotest.Broker, outage time.Duration, args ...string) {
+	t.Helper()
+	const rounds = 30
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	done, lines := startRun(t, ctx, "--simulate", "--rounds", "30", "--pace", "15ms", "--table", "T9",
-		"--mqtt", b.URL(), "--http", "", "--rules", "rws")
+	done, lines := startRun(t, ctx, append([]string{"--simulate", "--rounds", strconv.Itoa(rounds), "--pace", "15ms", "--http", ""}, args...)...)
 	go func() {
 		for range lines {
 		}
 	}()
-	// Stop the broker once a few results are in, and start it again a little later.
 	deadline := time.Now().Add(60 * time.Second)
 	for len(sub.rounds(t)) < 5 {
 		if time.Now().After(deadline) {
-			t.Fatal("no results before the restart")
+			t.Fatal("no results before the outage")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	b.Stop()
-	time.Sleep(300 * time.Millisecond)
-	b.StartAgain()
+	broker.Stop()
+	time.Sleep(outage)
+	broker.StartAgain()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	for len(sub.rounds(t)) < 30 && time.Now().Before(deadline) {
+	for len(sub.rounds(t)) < rounds && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	got := sub.rounds(t)
-	if len(got) != 30 {
-		t.Fatalf("%d results, want 30: %+v", len(got), got)
+	if len(got) != rounds {
+		t.Fatalf("%d results, want %d: %+v", len(got), rounds, got)
 	}
 	for i, r := range got {
 		if r.Round != uint32(i+1) || r.Winner == "" && !r.Void {
