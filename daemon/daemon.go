@@ -21,6 +21,7 @@ import (
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/messages"
+	"github.com/tablectl/tablectl/metrics"
 	"github.com/tablectl/tablectl/roadmap"
 	"github.com/tablectl/tablectl/round"
 	"github.com/tablectl/tablectl/table"
@@ -52,6 +53,9 @@ type Config struct {
 	// manager's watchdog is fed from it.
 	Heartbeat      func()
 	HeartbeatEvery time.Duration
+	// Metrics, when set, counts rounds, cards, irregularities, decode errors, MQTT
+	// connections, follows the devices' links and times the journal.
+	Metrics *metrics.Metrics
 }
 
 // Daemon is a running table.
@@ -115,6 +119,9 @@ func Open(cfg Config) (*Daemon, error) {
 	}
 	tcfg := table.Config{Round: cfg.Round, AutoConfirm: cfg.AutoConfirm, AutoCloseInsurance: cfg.AutoCloseInsurance,
 		Seqless: cfg.Shoe != nil && cfg.Shoe.Format != "tablectl", Now: cfg.Now, Handler: d.publish, Observe: d.device}
+	if cfg.Metrics != nil {
+		tcfg.Recorded = cfg.Metrics.Recorded
+	}
 	d.tbl, err = table.Start(tcfg, j, cfg.Table, replayed)
 	if err != nil {
 		return nil, d.closeOnError(fmt.Errorf("journal %s: %w", cfg.JournalDir, err))
@@ -170,10 +177,29 @@ func (d *Daemon) publish(ev round.Event, effs []round.Effect, st round.State) {
 		d.queue(m)
 	}
 	for _, e := range effs {
+		d.count(e)
 		d.logEffect(ev, e)
 		if d.capture != nil {
 			*d.capture = append(*d.capture, e.String())
 		}
+	}
+}
+
+// count counts an effect in the metrics.
+func (d *Daemon) count(e round.Effect) {
+	m := d.cfg.Metrics
+	if m == nil {
+		return
+	}
+	switch e.Kind {
+	case round.CardPlaced, round.CardBurned:
+		m.Card()
+	case round.RoundSettled:
+		m.Round(false)
+	case round.RoundVoided:
+		m.Round(true)
+	case round.IrregularityRaised:
+		m.Irregularity(e.Irregularity.String())
 	}
 }
 
@@ -292,8 +318,14 @@ func (d *Daemon) device(name string, ev device.Event) {
 			state = "connected"
 		}
 	}
+	if ev.Kind == device.Unreadable && d.cfg.Metrics != nil {
+		d.cfg.Metrics.DecodeError(name)
+	}
 	if state != "" && d.devices[name] != state {
 		d.devices[name] = state
+		if d.cfg.Metrics != nil {
+			d.cfg.Metrics.Link(name, state == "connected")
+		}
 		d.out.add(d.topics.Status(), 0, d.Status("online"), true)
 	}
 }
@@ -315,6 +347,9 @@ func (d *Daemon) Close() error {
 // It runs on the transport's goroutine: it touches only the outbox, whose retained
 // status the table's goroutine keeps up to date.
 func (d *Daemon) OnConnect(resend display.Publisher) {
+	if d.cfg.Metrics != nil {
+		d.cfg.Metrics.Connected()
+	}
 	d.out.onConnect(resend)
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/round"
@@ -50,6 +51,8 @@ func DecodeEntry(seq uint64, data []byte) (Entry, error) {
 // JournalRecorder records each event in a journal, durably, as an Entry.
 type JournalRecorder struct {
 	J *journal.Journal
+	// Took, when set, is told how long each Record took.
+	Took func(time.Duration)
 }
 
 // Record appends ev and returns once it is on disk.
@@ -58,7 +61,11 @@ func (r JournalRecorder) Record(ev round.Event) error {
 	if err != nil {
 		return err
 	}
+	start := time.Now()
 	_, err = r.J.Append(b)
+	if r.Took != nil && err == nil {
+		r.Took(time.Since(start))
+	}
 	return err
 }
 
@@ -173,7 +180,7 @@ func Start(cfg Config, j *journal.Journal, table string, replayed Handler) (*Tab
 			return nil, err
 		}
 	}
-	cfg.Recorder = JournalRecorder{J: j}
+	cfg.Recorder = JournalRecorder{J: j, Took: cfg.Recorded}
 	t := &Table{cfg: cfg, ctl: ctl, tr: Translator{Seqless: cfg.Seqless}}
 	// The shoe's card numbers go on from the last card recorded: the next card tells
 	// whether any passed while the table was down (a gap: RWS Baccarat 5.5.3), or whether

@@ -43,6 +43,9 @@ type Config struct {
 	// (docs/protocol.md): the shoe resends the cards it has no acknowledgement for, so
 	// none is lost while the table is down.
 	Ack func(cardNo uint16)
+	// Recorded, when set, is told how long each event took to be recorded durably
+	// (the journal's append and sync).
+	Recorded func(took time.Duration)
 }
 
 func (cfg Config) now() time.Time {

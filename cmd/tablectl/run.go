@@ -18,6 +18,7 @@ import (
 	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/drivers/shuffler"
+	"github.com/tablectl/tablectl/metrics"
 	"github.com/tablectl/tablectl/round"
 	"github.com/tablectl/tablectl/simulator"
 	"github.com/tablectl/tablectl/web"
@@ -51,6 +52,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	window := fs.Duration("simultaneous-window", 150*time.Millisecond, "two cards of a round read closer together than this were drawn together (RWS Baccarat 5.10); 0 turns the check off")
 	httpAddr := fs.String("http", "127.0.0.1:8080", "serve the display board here (\"\": none); :8080 serves it to the network")
 	logJSON := fs.Bool("log-json", false, "log as JSON lines")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (\"\": none), for example 127.0.0.1:9464")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -109,6 +111,11 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		}
 	}
 	cfg.JournalDir = *journalDir
+	var d *daemon.Daemon
+	if *metricsAddr != "" {
+		// Scraped only once d is open: the server starts after it.
+		cfg.Metrics = metrics.New(func() int { n, _ := d.Pending(); return n })
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -129,11 +136,21 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	}
 
 	// The journal is replayed and checked before anything is published.
-	d, err := daemon.Open(cfg)
+	d, err = daemon.Open(cfg)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	defer d.Close()
+	if cfg.Metrics != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", cfg.Metrics.Handler())
+		stop, addr, err := serveHTTP(*metricsAddr, mux, log)
+		if err != nil {
+			return fmt.Errorf("run: --metrics %s: %w", *metricsAddr, err)
+		}
+		defer stop()
+		fmt.Fprintf(io.out, "metrics: http://%s/metrics\n", addr)
+	}
 
 	url := *mqttURL
 	if url == "" {
@@ -235,21 +252,32 @@ func serveBoard(brokerURL, table, user, password, addr string, log *slog.Logger)
 	if err != nil {
 		return nil, "", err
 	}
-	ln, err := net.Listen("tcp", addr)
+	stopServer, bound, err := serveHTTP(addr, board.Handler(), log)
 	if err != nil {
 		board.Close()
 		return nil, "", err
 	}
-	srv := &http.Server{Handler: board.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	return func() {
+		board.Close()
+		stopServer()
+	}, bound, nil
+}
+
+// serveHTTP serves h on addr until stop, which waits for the server to end.
+func serveHTTP(addr string, h http.Handler, log *slog.Logger) (stop func(), bound string, err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("display board server", "err", err)
+			log.Error("HTTP server", "addr", addr, "err", err)
 		}
 	}()
 	return func() {
-		board.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -263,5 +264,56 @@ func TestBrokerPortTaken(t *testing.T) {
 	_, _, err = runCmd(t, "", "run", "--simulate", "--rounds", "1", "--broker-listen", ln.Addr().String(), "--http", "")
 	if err == nil || !strings.Contains(err.Error(), "--broker-listen") || !strings.Contains(err.Error(), ln.Addr().String()) {
 		t.Errorf("port taken: %v", err)
+	}
+}
+
+// TestRunMetrics: with --metrics, a Prometheus scrape of a dealing table shows its
+// rounds, cards and devices.
+func TestRunMetrics(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	done, lines := startRun(t, ctx, "--simulate", "--pace", "2ms", "--table", "M1", "--metrics", "127.0.0.1:0",
+		"--broker-listen", "127.0.0.1:0", "--broker-websocket", "", "--http", "")
+	var url string
+	for l := range lines {
+		if u, ok := strings.CutPrefix(l, "metrics: "); ok {
+			url = u
+			break
+		}
+	}
+	go func() {
+		for range lines {
+		}
+	}()
+	if url == "" {
+		t.Fatal("no metrics address printed")
+	}
+	settled := regexp.MustCompile(`(?m)^tablectl_rounds_total\{result="settled"\} (\d+)$`)
+	var page string
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		page = string(b)
+		if m := settled.FindStringSubmatch(page); m != nil && m[1] != "0" && m[1] != "1" && m[1] != "2" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("fewer than 3 rounds settled in the metrics:\n%s", page)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, want := range []string{`tablectl_device_connected{device="shoe"} 1`, `tablectl_device_connected{device="shuffler"} 1`,
+		`tablectl_mqtt_connects_total 1`, `tablectl_mqtt_queued_messages `, `tablectl_journal_record_seconds_count `} {
+		if !strings.Contains(page, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
