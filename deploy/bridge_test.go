@@ -1,37 +1,17 @@
 package deploy
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/tablectl/tablectl/internal/mosquittotest"
 )
-
-// lockedBuffer is a bytes.Buffer safe to read while a process writes to it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestBridgeConfUnderDebianDefaults loads deploy/mosquitto-bridge.conf whole, as
 // /etc/mosquitto/conf.d/ under a main file like Debian's (which sets persistence and
@@ -69,8 +49,14 @@ func TestBridgeConfUnderDebianDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "-c", filepath.Join(dir, "mosquitto.conf"))
-	var out lockedBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	logFile := filepath.Join(dir, "mosquitto.log")
+	f, err := os.Create(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd.Stdout, cmd.Stderr = f, f
+	output := func() string { b, _ := os.ReadFile(logFile); return string(b) }
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +71,7 @@ func TestBridgeConfUnderDebianDefaults(t *testing.T) {
 		select {
 		case err := <-exited:
 			exited <- err
-			t.Fatalf("mosquitto exited with the bridge configuration: %v\n%s", err, out.String())
+			t.Fatalf("mosquitto exited with the bridge configuration: %v\n%s", err, output())
 		default:
 		}
 		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
@@ -93,11 +79,11 @@ func TestBridgeConfUnderDebianDefaults(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("mosquitto never listened on %d:\n%s", port, out.String())
+			t.Fatalf("mosquitto never listened on %d:\n%s", port, output())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if strings.Contains(out.String(), "Error") {
-		t.Errorf("mosquitto reported an error:\n%s", out.String())
+	if strings.Contains(output(), "Error") {
+		t.Errorf("mosquitto reported an error:\n%s", output())
 	}
 }

@@ -43,7 +43,7 @@ const (
 	// MinReconnectInterval is the first wait after a failed connection attempt or a lost
 	// connection to the broker; it doubles after each further failure up to
 	// MaxReconnectInterval.
-	MinReconnectInterval = 100 * time.Millisecond
+	MinReconnectInterval = display.MinReconnectInterval
 	// MaxReconnectInterval is the longest wait between connection attempts.
 	MaxReconnectInterval = 10 * time.Second
 	// MaxPayload is the largest MQTT payload the board forwards, in bytes; a roadmap of
@@ -241,46 +241,14 @@ func (b *Board) Close() error {
 // manage connects, waits for the connection to be lost, and reconnects, until Close.
 func (b *Board) manage() {
 	defer b.wg.Done()
-	delay := MinReconnectInterval
-	for {
-		if b.connect() {
-			delay = MinReconnectInterval
-			select {
-			case err := <-b.lost:
-				b.log.Warn("MQTT connection lost; reconnecting", "error", err)
-			case <-b.quit:
-				b.pc.Disconnect(disconnectQuiesce)
-				return
-			}
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-b.quit:
-			t.Stop()
-			b.pc.Disconnect(disconnectQuiesce)
-			return
-		}
-		delay = min(delay*2, MaxReconnectInterval)
-	}
+	display.KeepConnected(b.quit, b.lost, MaxReconnectInterval, b.log, b.connect, nil,
+		func() { b.pc.Disconnect(disconnectQuiesce) })
 }
 
 // connect makes one connection attempt and subscribes to the table's topics. It reports
 // whether the connection is up.
 func (b *Board) connect() bool {
-	select {
-	case <-b.lost: // a stale signal from the previous connection
-	default:
-	}
-	tok := b.pc.Connect()
-	select {
-	case <-tok.Done():
-	case <-b.quit:
-		<-tok.Done() // bounded by the connect timeout; manage then disconnects
-		return false
-	}
-	if err := tok.Error(); err != nil {
-		b.log.Warn("MQTT connect failed", "error", err)
+	if !display.ConnectOnce(b.pc, b.lost, b.quit, b.log) {
 		return false
 	}
 	sub := b.pc.Subscribe(b.filter, 1, b.onMessage)

@@ -182,46 +182,13 @@ func (r resend) Publish(topic string, payload []byte, retained bool) <-chan erro
 // manage connects, waits for the connection to be lost, and reconnects, until Close.
 func (c *Client) manage() {
 	defer c.wg.Done()
-	delay := MinReconnectInterval
-	for {
-		if c.connect() {
-			delay = MinReconnectInterval
-			select {
-			case err := <-c.lost:
-				c.setDown()
-				c.log.Warn("MQTT connection lost; reconnecting", "error", err)
-			case <-c.quit:
-				c.shutdown()
-				return
-			}
-		} else {
-			delay = min(delay*2, c.opts.MaxReconnectInterval)
-		}
-		select {
-		case <-time.After(delay):
-		case <-c.quit:
-			c.shutdown()
-			return
-		}
-	}
+	KeepConnected(c.quit, c.lost, c.opts.MaxReconnectInterval, c.log, c.connect, c.setDown, c.shutdown)
 }
 
 // connect makes one connection attempt and, when it succeeds, subscribes, publishes
 // the online status and runs OnConnect. It reports whether the connection is up.
 func (c *Client) connect() bool {
-	select {
-	case <-c.lost: // a stale signal from the previous connection
-	default:
-	}
-	tok := c.pc.Connect()
-	select {
-	case <-tok.Done():
-	case <-c.quit:
-		<-tok.Done() // bounded by the connect timeout; shutdown then disconnects
-		return false
-	}
-	if err := tok.Error(); err != nil {
-		c.log.Warn("MQTT connect failed", "error", err)
+	if !ConnectOnce(c.pc, c.lost, c.quit, c.log) {
 		return false
 	}
 	sub := c.pc.Subscribe(c.topics.CommandFilter(), 1, c.onCommand)
