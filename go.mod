@@ -34,3 +34,8 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
+
+// The embedded broker carries one fix not yet released upstream: subscribers
+// scanning for retained messages read a topic's retained path without the
+// lock its writer holds. See third_party/mochi-mqtt-server/PATCHES.md.
+replace github.com/mochi-mqtt/server/v2 => ./third_party/mochi-mqtt-server

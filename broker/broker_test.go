@@ -3,6 +3,7 @@ package broker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -134,5 +135,54 @@ func TestCancelContextClosesBroker(t *testing.T) {
 	}
 	if err := b.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
+	}
+}
+
+// TestRetainedWritesRaceWildcardSubscribes publishes and clears retained
+// messages while another client subscribes with wildcards, which makes the
+// broker scan its topic tree for retained messages as they change. Under
+// -race it guards the embedded broker's fix for an unlocked read of a
+// topic's retained path (third_party/mochi-mqtt-server/PATCHES.md); without
+// the fix the race detector fails this test.
+func TestRetainedWritesRaceWildcardSubscribes(t *testing.T) {
+	b := start(t, Options{Listen: "127.0.0.1:0"})
+	pub := connect(t, b.URL(), "publisher")
+	sub := connect(t, b.URL(), "subscriber")
+
+	const rounds = 200
+	done := make(chan error, 1)
+	go func() {
+		for i := range rounds {
+			topic := fmt.Sprintf("tablectl/v1/t%d/state", i%4)
+			payload := "state"
+			if i%3 == 2 {
+				payload = "" // clearing a retained message rewrites the path too
+			}
+			if tok := pub.Publish(topic, 1, true, payload); !tok.WaitTimeout(guard) || tok.Error() != nil {
+				done <- fmt.Errorf("publish %d: %v", i, tok.Error())
+				return
+			}
+		}
+		done <- nil
+	}()
+	for i := 0; ; i++ {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				t.Fatal("no subscribe overlapped the publishes")
+			}
+			return
+		default:
+		}
+		filter := []string{"tablectl/v1/+/state", "tablectl/v1/#"}[i%2]
+		if tok := sub.Subscribe(filter, 1, func(mqtt.Client, mqtt.Message) {}); !tok.WaitTimeout(guard) || tok.Error() != nil {
+			t.Fatalf("subscribe %s: %v", filter, tok.Error())
+		}
+		if tok := sub.Unsubscribe(filter); !tok.WaitTimeout(guard) || tok.Error() != nil {
+			t.Fatalf("unsubscribe %s: %v", filter, tok.Error())
+		}
 	}
 }
