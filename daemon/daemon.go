@@ -353,6 +353,6 @@ func (d *Daemon) OnConnect(resend display.Publisher) {
 	d.out.onConnect(resend)
 }
 
-// SetShoeAck sets how recorded cards are acknowledged to the shoe (the shoe driver's
-// Ack). Call it before Serve.
-func (d *Daemon) SetShoeAck(ack func(cardNo uint16)) { d.tbl.SetAck(ack) }
+// SetShoeAck sets how recorded cards and signals are acknowledged to the shoe (the shoe
+// driver's Ack). Call it before Serve.
+func (d *Daemon) SetShoeAck(ack func(ev device.Event)) { d.tbl.SetAck(ack) }

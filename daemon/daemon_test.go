@@ -229,7 +229,7 @@ func TestHeartbeatComesFromTheTableLoop(t *testing.T) {
 	acked, release := make(chan uint16, 1), make(chan struct{})
 	r := startWith(t, cfg, func(d *Daemon) {
 		// The acknowledgement runs on the table's loop: blocking it holds the loop.
-		d.SetShoeAck(func(n uint16) { acked <- n; <-release })
+		d.SetShoeAck(func(ev device.Event) { acked <- ev.CardNo; <-release })
 	})
 	for range 3 {
 		<-beats

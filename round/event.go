@@ -104,9 +104,14 @@ type Event struct {
 	// Seq is the shoe's sequence number of a card; 0 when the shoe gives none.
 	// Renumbered: the shoe's numbering started again with this card (it was powered off
 	// and on), so no card is missing before it.
-	Seq        uint64           `json:"seq,omitempty"`
-	Renumbered bool             `json:"renumbered,omitempty"`
-	Wagers     []baccarat.Wager `json:"wagers,omitempty"`
+	Seq        uint64 `json:"seq,omitempty"`
+	Renumbered bool   `json:"renumbered,omitempty"`
+	// Signal is the shoe's number of the signal (cut card, shoe empty, lid, double card)
+	// the event came from, extended to 64 bits; 0 when none. The controller does not use
+	// it: a table restarted reads it back from the journal to know which of the signals
+	// the shoe sends again it has already (docs/protocol.md, "Signal numbers").
+	Signal uint64           `json:"signal,omitempty"`
+	Wagers []baccarat.Wager `json:"wagers,omitempty"`
 	// Irregularity is the kind reported (Report).
 	Irregularity irregularities.Kind `json:"irregularity,omitempty"`
 	// ID is the held irregularity decided (Decide).

@@ -16,10 +16,11 @@ const shoeIdent = "tablectl simulator shoe"
 // shoeLine is the simulated shoe as its line carries it: its encoder, one shoe from its
 // power-up, and the faults of the line. The dealer's goroutine and the one answering the
 // host's hellos both speak through it, one message at a time. On the tablectl protocol
-// the shoe keeps the cards the host has not acknowledged and sends them again after each
-// Hello it answers with (docs/protocol.md, "Acknowledgement and resend").
+// the shoe keeps the cards and signals the host has not acknowledged and sends them again
+// after each Hello it answers with (docs/protocol.md, "Acknowledgement and resend").
 type shoeLine struct {
 	port *Port
+	log  *slog.Logger
 
 	mu      sync.Mutex
 	enc     shoe.Encoder
@@ -28,8 +29,8 @@ type shoeLine struct {
 	answers answerCount // host hellos answered
 }
 
-func newShoeLine(port *Port, line *tap, enc shoe.Encoder) *shoeLine {
-	l := &shoeLine{port: port, enc: enc, line: line, answers: newAnswerCount()}
+func newShoeLine(port *Port, line *tap, enc shoe.Encoder, log *slog.Logger) *shoeLine {
+	l := &shoeLine{port: port, log: log, enc: enc, line: line, answers: newAnswerCount()}
 	l.framed, _ = enc.(*shoe.FramedEncoder)
 	return l
 }
@@ -42,10 +43,18 @@ func (l *shoeLine) say(msg func(shoe.Encoder) error) error {
 	return msg(l.enc)
 }
 
-// takeAck drops the cards the host has acknowledged from those to send again.
+// takeAck drops the cards and signals the host has acknowledged from those to send
+// again.
 func (l *shoeLine) takeAck() {
-	if no, ok := l.port.LastAck(); ok && l.framed != nil {
-		l.framed.Ack(no)
+	if l.framed == nil {
+		return
+	}
+	a := l.port.LastAcks()
+	if a.HasCard {
+		l.framed.Ack(a.Card)
+	}
+	if a.HasSignal {
+		l.framed.AckSignal(a.Signal)
 	}
 }
 
@@ -91,13 +100,15 @@ func (l *shoeLine) SetFault(fault string) {
 	l.line.fault = fault
 }
 
-// answer says the shoe's Hello, then sends again the cards the host has not acknowledged.
+// answer says the shoe's Hello, then sends again the cards and signals the host has not
+// acknowledged.
 func (l *shoeLine) answer() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.takeAck()
 	err := l.enc.Hello(shoeIdent)
 	if err == nil && l.framed != nil {
+		l.log.Debug("shoe answers the host's hello", "resending", l.framed.Unacked())
 		err = l.framed.Resend()
 	}
 	l.answers.add()

@@ -28,8 +28,13 @@ type Port struct {
 	slave  *os.File // held open, so bytes wait for the driver and line settings hold
 	wg     sync.WaitGroup
 	hellos chan struct{} // one per host hello read
-	acked  uint16        // the card number of the last Host ack read, when hasAck
-	hasAck bool
+	acks   Acks          // the last Host acks read
+}
+
+// Acks are the last Host ack and Host signal ack the driver wrote.
+type Acks struct {
+	Card, Signal       uint16 // the card and signal numbers acknowledged
+	HasCard, HasSignal bool   // whether there was any
 }
 
 // OpenPort opens a pseudo-terminal and points link at its slave side.
@@ -112,10 +117,14 @@ func (p *Port) listen(master *os.File) {
 				case p.hellos <- struct{}{}:
 				default:
 				}
-			case shoe.TypeHostAck:
-				if no, err := shoe.ParseHostAck(f); err == nil {
+			case shoe.TypeHostAck, shoe.TypeHostSignalAck:
+				if no, signal, err := shoe.ParseHostAck(f); err == nil {
 					p.mu.Lock()
-					p.acked, p.hasAck = no, true
+					if signal {
+						p.acks.Signal, p.acks.HasSignal = no, true
+					} else {
+						p.acks.Card, p.acks.HasCard = no, true
+					}
 					p.mu.Unlock()
 				}
 			}
@@ -126,12 +135,12 @@ func (p *Port) listen(master *os.File) {
 	}
 }
 
-// LastAck is the card number of the last Host ack the driver wrote, if it wrote one;
-// the Host acks and hellos read are noted in the order written.
-func (p *Port) LastAck() (cardNo uint16, ok bool) {
+// LastAcks are the last Host ack and Host signal ack the driver wrote; the Host acks
+// and hellos read are noted in the order written.
+func (p *Port) LastAcks() Acks {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.acked, p.hasAck
+	return p.acks
 }
 
 // WaitHello waits for the driver's next host hello.

@@ -45,9 +45,11 @@ func startHost(t *testing.T, link string) *ackingHost {
 			if e.Kind == device.CardDrawn {
 				h.cards++
 				h.last = e.CardNo
-				if drv.Ack(e.CardNo) == nil {
+				if drv.Ack(e) == nil {
 					h.acked = append(h.acked, e.CardNo)
 				}
+			} else if e.Numbered() {
+				drv.Ack(e)
 			}
 			h.mu.Unlock()
 		}

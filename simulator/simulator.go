@@ -88,7 +88,7 @@ func New(cfg Config) (*Simulator, error) {
 	if err != nil {
 		return nil, errors.Join(err, s.Close())
 	}
-	s.shoeEnc = newShoeLine(s.Shoe, &s.line, enc)
+	s.shoeEnc = newShoeLine(s.Shoe, &s.line, enc, s.log)
 	s.shufEnc = newShufflerLine(s.Shuffler)
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop, s.stopped = cancel, make(chan struct{})
@@ -127,6 +127,24 @@ func (s *Simulator) Close() error {
 // Drain waits until the drivers have read everything both devices sent.
 func (s *Simulator) Drain(ctx context.Context) error {
 	return errors.Join(s.Shoe.Drain(ctx), s.Shuffler.Drain(ctx))
+}
+
+// ShoeHellos is how many host hellos the shoe has answered: one more each time a host
+// (re)connects.
+func (s *Simulator) ShoeHellos() int { return s.shoeEnc.Answers() }
+
+// Unacknowledged lists what the shoe has sent and the host has not acknowledged, oldest
+// first ("card 31", "signal 4"): what it would send again after its next Hello. It is
+// empty on a wire format without acknowledgement.
+func (s *Simulator) Unacknowledged() []string {
+	l := s.shoeEnc
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.framed == nil {
+		return nil
+	}
+	l.takeAck()
+	return l.framed.Unacked()
 }
 
 // Rounds is how many rounds the shoe has dealt.

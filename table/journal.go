@@ -147,7 +147,11 @@ func resettle(ctl *round.Controller, s Settings) (*round.Controller, error) {
 // steps from here on go to cfg.Handler. Settings can change only while no shoe is in
 // play: otherwise Start fails and names the shoe.
 func Start(cfg Config, j *journal.Journal, table string, replayed Handler) (*Table, error) {
+	var signal uint64 // the shoe's last signal recorded
 	ctl, recorded, err := ReplayRecords(j, func(_ uint64, e Entry, effs []round.Effect, ctl *round.Controller) {
+		if e.Event != nil && e.Event.Signal != 0 {
+			signal = e.Event.Signal
+		}
 		if replayed != nil && e.Event != nil {
 			replayed(*e.Event, effs, ctl.State())
 		}
@@ -185,10 +189,11 @@ func Start(cfg Config, j *journal.Journal, table string, replayed Handler) (*Tab
 	// The shoe's card numbers go on from the last card recorded: the next card tells
 	// whether any passed while the table was down (a gap: RWS Baccarat 5.5.3), or whether
 	// the shoe was powered off and on too (RWS Baccarat 5.4). A shoe without card
-	// numbers cannot tell: then RWS Baccarat 5.4 decides the round at once.
+	// numbers cannot tell: then RWS Baccarat 5.4 decides the round at once. The signal
+	// numbers go on likewise, so a signal the shoe sends again is not taken twice.
 	st := ctl.State()
-	t.tr.cardNo = st.LastSeq
-	if recorded != nil && (cfg.Seqless || t.tr.cardNo == 0) {
+	t.tr.cards.last, t.tr.signals.last = st.LastSeq, signal
+	if recorded != nil && (cfg.Seqless || t.tr.cards.last == 0) {
 		if err := t.Step(round.Event{Kind: round.PowerRestored, At: cfg.now()}); err != nil {
 			return nil, err
 		}

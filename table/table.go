@@ -39,10 +39,10 @@ type Config struct {
 	// Observe, when set, sees every device event ("shoe" or "shuffler") before it is
 	// translated: to follow the devices' connections, say.
 	Observe func(device string, ev device.Event)
-	// Ack, when set, acknowledges to the shoe each numbered card once it is recorded
-	// (docs/protocol.md): the shoe resends the cards it has no acknowledgement for, so
-	// none is lost while the table is down.
-	Ack func(cardNo uint16)
+	// Ack, when set, acknowledges to the shoe each numbered card and signal once it is
+	// recorded (docs/protocol.md): the shoe resends those it has no acknowledgement for,
+	// so none is lost while the table is down.
+	Ack func(ev device.Event)
 	// Recorded, when set, is told how long each event took to be recorded durably
 	// (the journal's append and sync).
 	Recorded func(took time.Duration)
@@ -118,11 +118,11 @@ func (t *Table) automatic(st round.State, at time.Time, offered, complete bool) 
 	return evs
 }
 
-// SetAck sets the function that acknowledges recorded cards to the shoe.
-func (t *Table) SetAck(ack func(cardNo uint16)) { t.cfg.Ack = ack }
+// SetAck sets the function that acknowledges recorded cards and signals to the shoe.
+func (t *Table) SetAck(ack func(ev device.Event)) { t.cfg.Ack = ack }
 
-// Shoe steps what a shoe event means for the round, then acknowledges a numbered card to
-// the shoe: it is recorded by then (or was already, when the shoe resent it).
+// Shoe steps what a shoe event means for the round, then acknowledges a numbered card or
+// signal to the shoe: it is recorded by then (or was already, when the shoe resent it).
 func (t *Table) Shoe(ev device.Event) error {
 	if t.cfg.Observe != nil {
 		t.cfg.Observe("shoe", ev)
@@ -130,8 +130,8 @@ func (t *Table) Shoe(ev device.Event) error {
 	if err := t.stepAll(t.tr.Shoe(ev, t.ctl.State())); err != nil {
 		return err
 	}
-	if t.cfg.Ack != nil && ev.HasCardNo && (ev.Kind == device.CardDrawn || ev.Kind == device.Unreadable) {
-		t.cfg.Ack(ev.CardNo)
+	if t.cfg.Ack != nil && ev.Numbered() {
+		t.cfg.Ack(ev)
 	}
 	return nil
 }

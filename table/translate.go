@@ -1,7 +1,7 @@
 // Package table runs one baccarat table: it turns what the devices report (the shoe, the
 // shuffler) into round events, records each event, steps the round controller with it,
 // and hands the effects on. It holds what that needs across events: the shoe's 16-bit
-// sequence numbers extended to 64 bits, and the shuffled sets waiting to be loaded.
+// card and signal numbers extended to 64 bits, and the shuffled sets waiting to be loaded.
 package table
 
 import (
@@ -20,81 +20,83 @@ type Translator struct {
 	// formats), so an unreadable card can only be caught as it happens.
 	Seqless bool
 
-	// cardNo is the number of the last card, the shoe's 16-bit card number extended to
-	// 64 bits; it goes on across a restart of the table (Start sets it from the
-	// journal), which is what shows the cards that passed while the table was down.
-	cardNo   uint64
-	frameSeq uint64 // the shoe's last frame number, extended, to notice lost signals
-	frames   seqExtender
-	next     *round.Event  // the last set shuffled, to load when no shoe is in play
-	deferred []round.Event // reports on a set not yet loaded
+	// cards and signals are the numbers of the last card and the last signal, the shoe's
+	// 16-bit numbers extended to 64 bits. They go on across a restart of the table
+	// (Start sets them from the journal): the card number shows the cards that passed
+	// while the table was down, and both tell a card or signal the shoe sends again that
+	// the table has recorded already.
+	cards, signals counter
+	next           *round.Event  // the last set shuffled, to load when no shoe is in play
+	deferred       []round.Event // reports on a set not yet loaded
 }
 
-// seqExtender extends 16-bit sequence numbers to 64 bits across wraps.
-type seqExtender struct {
-	last uint64
+// counter extends a shoe's 16-bit card or signal numbers to 64 bits.
+type counter struct {
+	last uint64 // 0 before the first
 }
 
-func (s *seqExtender) extend(v uint16) uint64 {
-	if s.last == 0 {
-		s.last = uint64(v)
-		if s.last == 0 {
-			s.last = 1 << 16
-		}
-		return s.last
-	}
-	s.last += uint64(v - uint16(s.last)) // forward distance, modulo 2^16
-	return s.last
-}
-
-// nextCard is the extended number of a card numbered n (always n modulo 2^16, so a
-// number read back from the journal extends the same way); whether the shoe counts from
-// 1 again because it was powered off and on; and whether the card is one the table has
-// already. A shoe resends, flagged, the cards it has no acknowledgement for
-// (docs/protocol.md): a number at or before the last one is a resend when flagged, and
-// otherwise a shoe that counts anew.
-func (t *Translator) nextCard(n uint16, resent bool) (no uint64, restarted, seen bool) {
-	if t.cardNo == 0 {
+// next is the extended number of a card or signal numbered n (always n modulo 2^16, so
+// a number read back from the journal extends the same way); whether the shoe counts from
+// 1 again because it was powered off and on; and whether the table has it already. A
+// shoe resends, flagged, what it has no acknowledgement for (docs/protocol.md): a number
+// at or before the last one is a resend when flagged, and otherwise a shoe that counts
+// anew.
+func (c *counter) next(n uint16, resent bool) (no uint64, restarted, seen bool) {
+	if c.last == 0 {
 		no = uint64(n)
 		if no == 0 {
 			no = 1 << 16
 		}
-		t.cardNo = no
+		c.last = no
 		return no, false, false
 	}
-	d := uint64(n - uint16(t.cardNo)) // forward distance, modulo 2^16
+	d := uint64(n - uint16(c.last)) // forward distance, modulo 2^16
 	switch {
 	case (d == 0 || d >= 1<<15) && resent:
-		return t.cardNo, false, true
+		return c.last, false, true
 	case d == 0 || d >= 1<<15:
 		// A new count: go on to the next number with the shoe's low 16 bits. The jump is
-		// no gap: the card is marked Renumbered.
+		// no gap: a card is marked Renumbered.
 		restarted = true
 		if d == 0 {
 			d = 1 << 16
 		}
 	}
-	t.cardNo += d
-	return t.cardNo, restarted, false
+	c.last += d
+	return c.last, restarted, false
 }
 
 // Shoe translates an event of the shoe. st is the controller's state before it.
 //
 // Each card's Seq is its card number (docs/protocol.md), so the controller sees a card
 // that passed unread as a gap (RWS Baccarat 5.5.3), also across a restart of the table;
-// a shoe powered off and on is a technical interruption (RWS Baccarat 5.4).
+// a shoe powered off and on is a technical interruption (RWS Baccarat 5.4). A card or
+// signal the shoe sends again that the table has already is dropped; the first event of
+// a signal carries its number (round.Event.Signal) into the journal.
 func (t *Translator) Shoe(ev device.Event, st round.State) []round.Event {
 	at := ev.Time
-	if ev.HasSeq && ev.Kind != device.Hello {
-		n := t.frames.extend(ev.Seq)
-		t.frameSeq = n
+	var signal uint64
+	if ev.HasSignalNo {
+		no, _, seen := t.signals.next(ev.SignalNo, ev.Flags&shoe.FlagResent != 0)
+		if seen {
+			return nil // resent: recorded already
+		}
+		signal = no
 	}
+	out := t.shoe(ev, st, at)
+	if signal != 0 && len(out) > 0 {
+		out[0].Signal = signal
+	}
+	return out
+}
+
+func (t *Translator) shoe(ev device.Event, st round.State, at time.Time) []round.Event {
 	switch ev.Kind {
 	case device.CardDrawn:
 		e := round.Event{Kind: round.CardDrawn, At: at, Card: ev.Card}
 		var out []round.Event
 		if ev.HasCardNo {
-			no, restarted, seen := t.nextCard(ev.CardNo, ev.Flags&shoe.FlagResent != 0)
+			no, restarted, seen := t.cards.next(ev.CardNo, ev.Flags&shoe.FlagResent != 0)
 			if seen {
 				return nil // resent: recorded already
 			}
@@ -124,7 +126,7 @@ func (t *Translator) Shoe(ev device.Event, st round.State) []round.Event {
 		// an unreadable card in a round is a card the round cannot place (RWS Baccarat
 		// 5.5.3). Damage with no card in it is noticed at the next card's number.
 		if ev.HasCardNo {
-			if _, _, seen := t.nextCard(ev.CardNo, ev.Flags&shoe.FlagResent != 0); seen {
+			if _, _, seen := t.cards.next(ev.CardNo, ev.Flags&shoe.FlagResent != 0); seen {
 				return nil
 			}
 		}

@@ -2,7 +2,6 @@ package table
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -45,19 +44,19 @@ func TestCardNumbers(t *testing.T) {
 		{"a card lost: a gap the controller sees", Translator{}, []device.Event{card(1), card(2), card(4)}, "1 2 4"},
 		{"wrap past 65535", Translator{}, []device.Event{card(65534), card(65535), card(0), card(1)}, "65534 65535 65536 65537"},
 		// After a restart of the table the numbering goes on from the journal's last card.
-		{"restart, nothing lost", Translator{cardNo: 21}, []device.Event{{Kind: device.Hello}, card(22), card(23)}, "22 23"},
-		{"restart, two cards lost", Translator{cardNo: 21}, []device.Event{{Kind: device.Hello}, card(24)}, "24"},
-		{"restart past a wrap", Translator{cardNo: 65536 + 5}, []device.Event{card(6)}, "65542"},
+		{"restart, nothing lost", Translator{cards: counter{last: 21}}, []device.Event{{Kind: device.Hello}, card(22), card(23)}, "22 23"},
+		{"restart, two cards lost", Translator{cards: counter{last: 21}}, []device.Event{{Kind: device.Hello}, card(24)}, "24"},
+		{"restart past a wrap", Translator{cards: counter{last: 65536 + 5}}, []device.Event{card(6)}, "65542"},
 		// A shoe powered off and on counts from 1 again, unflagged: a technical
 		// interruption, and the numbers run on from there.
-		{"shoe powered off and on", Translator{cardNo: 21}, []device.Event{{Kind: device.Hello}, card(22), {Kind: device.Hello}, card(1), card(2)},
+		{"shoe powered off and on", Translator{cards: counter{last: 21}}, []device.Event{{Kind: device.Hello}, card(22), {Kind: device.Hello}, card(1), card(2)},
 			"22 device-lost device-back renumbered:65537 65538"},
-		{"first card", Translator{cardNo: 0}, []device.Event{{Kind: device.Hello}, card(1), card(2)}, "1 2"},
+		{"first card", Translator{cards: counter{last: 0}}, []device.Event{{Kind: device.Hello}, card(1), card(2)}, "1 2"},
 		// Cards resent (flagged) after a reconnect that the table has already are dropped.
-		{"resent cards", Translator{cardNo: 21}, []device.Event{{Kind: device.Hello}, resent(19), resent(20), resent(21), resent(22)}, "22"},
-		{"resent card 1", Translator{cardNo: 1}, []device.Event{{Kind: device.Hello}, resent(1), card(2)}, "2"},
+		{"resent cards", Translator{cards: counter{last: 21}}, []device.Event{{Kind: device.Hello}, resent(19), resent(20), resent(21), resent(22)}, "22"},
+		{"resent card 1", Translator{cards: counter{last: 1}}, []device.Event{{Kind: device.Hello}, resent(1), card(2)}, "2"},
 		// Card 1 with no hello before it is not a restart: just numbers running on.
-		{"no hello, no restart", Translator{cardNo: 65535}, []device.Event{card(1)}, "65537"},
+		{"no hello, no restart", Translator{cards: counter{last: 65535}}, []device.Event{card(1)}, "65537"},
 		// An unreadable but numbered card took its number: the next card is no gap.
 		{"unreadable numbered card", Translator{}, []device.Event{card(1),
 			{Kind: device.Unreadable, CardNo: 2, HasCardNo: true, Reason: "card code 0x77"}, card(3)}, "1 report 3"},
@@ -168,13 +167,13 @@ func (r *failingRecorder) Record(round.Event) error {
 // ones too, so the shoe stops resending them); a card that could not be recorded is not.
 func TestAckAfterRecord(t *testing.T) {
 	rec := &failingRecorder{}
-	var acks []uint16
+	var acks []string
 	tbl, err := New(Config{Round: round.DefaultConfig(baccarat.MustLookup("classic", baccarat.Options{})), Recorder: rec})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl.SetAck(func(n uint16) { acks = append(acks, n) })
-	for _, ev := range []device.Event{card(1), card(2), resent(2), card(3)} {
+	tbl.SetAck(func(ev device.Event) { acks = append(acks, ev.String()) })
+	for _, ev := range []device.Event{card(1), card(2), resent(2), signal(device.LidOpened, 1), card(3), {Kind: device.Heartbeat}} {
 		if err := tbl.Shoe(ev); err != nil {
 			t.Fatal(err)
 		}
@@ -183,8 +182,108 @@ func TestAckAfterRecord(t *testing.T) {
 	if err := tbl.Shoe(card(4)); err == nil {
 		t.Fatal("a card that could not be recorded was taken")
 	}
-	if got := fmt.Sprint(acks); got != "[1 2 2 3]" {
-		t.Errorf("acknowledged %s, want [1 2 2 3]", got)
+	want := "card KS no=1,card KS no=2,card KS flags=0x02 no=2,lid-opened no=1,card KS no=3"
+	if got := strings.Join(acks, ","); got != want {
+		t.Errorf("acknowledged %s, want %s", got, want)
+	}
+}
+
+func signal(k device.Kind, no uint16) device.Event {
+	return device.Event{Kind: k, SignalNo: no, HasSignalNo: true}
+}
+
+func resentSignal(k device.Kind, no uint16) device.Event {
+	e := signal(k, no)
+	e.Flags |= shoe.FlagResent
+	return e
+}
+
+// TestSignalNumbers: a signal the shoe sends again (flagged) that the table has already
+// is dropped (docs/protocol.md, "Acknowledgement and resend"); the first event a signal
+// makes carries its extended number into the journal; a signal with no use where it comes
+// takes its number all the same; a lower number unflagged is a shoe counting anew.
+func TestSignalNumbers(t *testing.T) {
+	dealing := round.State{Phase: round.Dealing}
+	show := func(tr *Translator, evs ...device.Event) string {
+		var out []string
+		for _, ev := range evs {
+			for _, e := range tr.Shoe(ev, dealing) {
+				out = append(out, e.Kind.String()+":"+itoa(e.Signal))
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		name string
+		tr   Translator
+		evs  []device.Event
+		want string
+	}{
+		{"in order", Translator{}, []device.Event{signal(device.CutCard, 1), signal(device.LidOpened, 2), signal(device.DoubleCard, 3)},
+			"cut-card:1 report:3"},
+		{"after a restart of the table", Translator{signals: counter{last: 7}},
+			[]device.Event{resentSignal(device.CutCard, 6), resentSignal(device.CutCard, 7), resentSignal(device.ShoeEmpty, 8)},
+			"shoe-end:8"},
+		{"wrap past 65535", Translator{signals: counter{last: 65535}}, []device.Event{resentSignal(device.CutCard, 65535), signal(device.CutCard, 0)},
+			"cut-card:65536"},
+		{"a shoe counting anew", Translator{signals: counter{last: 9}}, []device.Event{signal(device.CutCard, 1)}, "cut-card:65537"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := tc.tr
+			if got := show(&tr, tc.evs...); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRestartSignalContinuity: the table records the cut card, stops before the shoe
+// hears its acknowledgement, and starts again on its journal. The shoe sends the cut card
+// again, flagged: the table has it, and takes nothing; the shoe's next signal is taken.
+func TestRestartSignalContinuity(t *testing.T) {
+	dir := t.TempDir()
+	j := openJournal(t, dir)
+	tbl, err := Start(testConfig("classic"), j, "T1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Shuffler(device.Event{Kind: device.ShuffleComplete, SetID: 1, Decks: 8, Cards: 416}); err != nil {
+		t.Fatal(err)
+	}
+	cut := signal(device.CutCard, 5)
+	cut.Time = t0
+	if err := tbl.Shoe(cut); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+
+	j = openJournal(t, dir)
+	defer j.Close()
+	var stepped []string
+	cfg := testConfig("classic")
+	cfg.Handler = func(ev round.Event, _ []round.Effect, _ round.State) { stepped = append(stepped, ev.String()) }
+	if tbl, err = Start(cfg, j, "T1", nil); err != nil {
+		t.Fatal(err)
+	}
+	stepped = nil // the restart's own power-restored: no card had been drawn
+	again := resentSignal(device.CutCard, 5)
+	again.Time = t0.Add(time.Second)
+	next := signal(device.LidOpened, 6)
+	next.Time = t0.Add(2 * time.Second)
+	for _, ev := range []device.Event{{Kind: device.Hello}, again, next} {
+		if err := tbl.Shoe(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(stepped) != 0 {
+		t.Fatalf("the resent cut card was taken again: %v", stepped)
+	}
+	if got := tbl.tr.signals.last; got != 6 {
+		t.Errorf("last signal %d, want 6", got)
+	}
+	tbl.Shoe(func() device.Event { e := signal(device.CutCard, 7); e.Time = t0.Add(3 * time.Second); return e }())
+	if len(stepped) != 1 || !strings.HasPrefix(stepped[0], "cut-card") {
+		t.Errorf("the next cut card: stepped %v", stepped)
 	}
 }
 

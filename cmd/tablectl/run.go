@@ -191,7 +191,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		shoeEvents = sd.Events()
 		// A card is acknowledged once journalled; while the port is down the shoe keeps it
 		// and resends it after the next hello.
-		d.SetShoeAck(func(n uint16) { _ = sd.Ack(n) })
+		d.SetShoeAck(func(ev device.Event) { _ = sd.Ack(ev) })
 	}
 	if *shufflerPath != "" {
 		xd, err := shuffler.Start(device.Config{Path: *shufflerPath, Baud: *baud}, opts("shuffler"))

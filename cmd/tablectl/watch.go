@@ -99,7 +99,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("watch: %w", err)
 	}
 	defer sd.Close()
-	tbl.SetAck(func(n uint16) { _ = sd.Ack(n) }) // after each card is recorded (or stepped)
+	tbl.SetAck(func(ev device.Event) { _ = sd.Ack(ev) }) // after each card is recorded (or stepped)
 	shoeEvents := tap(sd.Events(), *showDevice, "shoe", io)
 	var shufflerEvents <-chan device.Event
 	if *shufflerPath != "" {

@@ -13,12 +13,17 @@ import (
 	"github.com/tablectl/tablectl/drivers/frame"
 )
 
-// ackDecoder is the tablectl decoder with an acknowledgement, as the shoe's is: type 0x90,
-// the card number in two bytes.
+// ackDecoder is the tablectl decoder with an acknowledgement of cards, as the shoe's is:
+// type 0x90, the card number in two bytes.
 type ackDecoder struct{ frame.Decoder }
 
-func (d *ackDecoder) Ack(w io.Writer, cardNo uint16) error {
-	return d.WriteHost(w, 0x90, byte(cardNo>>8), byte(cardNo))
+func (d *ackDecoder) Ack(w io.Writer, ev device.Event) error {
+	return d.WriteHost(w, 0x90, byte(ev.CardNo>>8), byte(ev.CardNo))
+}
+
+// cardNo is a card drawn with card number no.
+func cardNo(no uint16) device.Event {
+	return device.Event{Kind: device.CardDrawn, CardNo: no, HasCardNo: true}
 }
 
 // written lists the host's frames on port, as "type seq payload".
@@ -57,14 +62,14 @@ func TestDriverAckWritesThroughThePort(t *testing.T) {
 	op := device.NewFakeOpener()
 	d := startAck(op, &ackDecoder{})
 	defer d.Close()
-	if err := d.Ack(29); !errors.Is(err, device.ErrPortDown) {
+	if err := d.Ack(cardNo(29)); !errors.Is(err, device.ErrPortDown) {
 		t.Fatalf("Ack before the port opened: %v, want ErrPortDown", err)
 	}
 	first := device.NewFakePort()
 	op.Offer(first)
 	greeted(t, first)
 	for _, no := range []uint16{30, 31, 0x0102} {
-		if err := d.Ack(no); err != nil {
+		if err := d.Ack(cardNo(no)); err != nil {
 			t.Fatalf("Ack(%d): %v", no, err)
 		}
 	}
@@ -77,14 +82,14 @@ func TestDriverAckWritesThroughThePort(t *testing.T) {
 
 	first.Unplug()
 	want(t, next(t, d, 1), "disconnected: fake port unplugged")
-	if err := d.Ack(32); !errors.Is(err, device.ErrPortDown) {
+	if err := d.Ack(cardNo(32)); !errors.Is(err, device.ErrPortDown) {
 		t.Fatalf("Ack with the port lost: %v, want ErrPortDown", err)
 	}
 	second := device.NewFakePort()
 	op.Offer(second)
 	want(t, next(t, d, 1), "reconnected")
 	greeted(t, second)
-	if err := d.Ack(33); err != nil {
+	if err := d.Ack(cardNo(33)); err != nil {
 		t.Fatal(err)
 	}
 	want(t, written(t, second), "81 seq=0 01 74 61 62 6C 65 63 74 6C", "90 seq=1 00 21")
@@ -94,7 +99,7 @@ func TestDriverAckWritesThroughThePort(t *testing.T) {
 
 	d.Close()
 	drain(t, d)
-	if err := d.Ack(34); !errors.Is(err, device.ErrPortDown) {
+	if err := d.Ack(cardNo(34)); !errors.Is(err, device.ErrPortDown) {
 		t.Fatalf("Ack after Close: %v, want ErrPortDown", err)
 	}
 }
@@ -109,7 +114,7 @@ func TestDriverAckWithoutAcknowledgementIsNoOp(t *testing.T) {
 	d := startAck(op, &frame.Decoder{})
 	defer d.Close()
 	greeted(t, port)
-	if err := d.Ack(30); err != nil {
+	if err := d.Ack(cardNo(30)); err != nil {
 		t.Fatalf("Ack on a protocol with no acknowledgement: %v", err)
 	}
 	want(t, written(t, port), "81 seq=0 01 74 61 62 6C 65 63 74 6C")
@@ -144,7 +149,7 @@ func TestDriverAckWhileReading(t *testing.T) {
 		sendErr <- nil
 	}()
 	for i := range n {
-		if err := d.Ack(uint16(i + 1)); err != nil {
+		if err := d.Ack(cardNo(uint16(i + 1))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -29,17 +29,18 @@ type Greeter interface {
 	Greet(w io.Writer) error
 }
 
-// Acker is a Decoder whose protocol has the host acknowledge the cards it has recorded, as
-// the tablectl protocol's Host ack does (docs/protocol.md, "Acknowledgement and resend").
-// The Driver calls Greet and Ack one at a time, holding its write lock, possibly from
-// another goroutine than the one calling Decode.
+// Acker is a Decoder whose protocol has the host acknowledge the cards and signals it has
+// recorded, as the tablectl protocol's Host acks do (docs/protocol.md, "Acknowledgement
+// and resend"). The Driver calls Greet and Ack one at a time, holding its write lock,
+// possibly from another goroutine than the one calling Decode.
 type Acker interface {
-	// Ack writes the acknowledgement of the cards up to and with number cardNo.
-	Ack(w io.Writer, cardNo uint16) error
+	// Ack writes the acknowledgement of ev (ev.Numbered()) and of every card or signal
+	// of its kind before it.
+	Ack(w io.Writer, ev Event) error
 }
 
 // ErrPortDown is the error Ack returns while the driver has no open port: the device keeps
-// the card, and sends it again when the port opens and the host says hello.
+// the card or signal, and sends it again when the port opens and the host says hello.
 var ErrPortDown = errors.New("port is not open")
 
 // Options tune a Driver. The zero Options work.
@@ -122,14 +123,14 @@ func (d *Driver) Close() error {
 	return nil
 }
 
-// Ack acknowledges to the device the cards up to and with number cardNo: the owner calls
-// it once it has recorded the card durably, and the device will not send those cards
-// again. It may be called from any goroutine. It returns an error wrapping ErrPortDown
-// while the port is not open (the device sends the card again after the next hello), and
-// the write's error when writing fails. The ASCII and scanner formats have no
-// acknowledgement: for them (any Decoder that is not an Acker) Ack does nothing and
-// returns nil.
-func (d *Driver) Ack(cardNo uint16) error {
+// Ack acknowledges to the device the numbered card or signal ev (ev.Numbered()) and those
+// of its kind before it: the owner calls it once it has recorded ev durably, and the
+// device will not send them again. It may be called from any goroutine. It returns an
+// error wrapping ErrPortDown while the port is not open (the device sends ev again after
+// the next hello), and the write's error when writing fails. The ASCII and scanner formats
+// have no acknowledgement: for them (any Decoder that is not an Acker) Ack does nothing
+// and returns nil.
+func (d *Driver) Ack(ev Event) error {
 	a, ok := d.dec.(Acker)
 	if !ok {
 		return nil
@@ -137,10 +138,10 @@ func (d *Driver) Ack(cardNo uint16) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.port == nil {
-		return fmt.Errorf("acknowledge card %d: %w", cardNo, ErrPortDown)
+		return fmt.Errorf("acknowledge %s: %w", ev, ErrPortDown)
 	}
-	if err := a.Ack(d.port, cardNo); err != nil {
-		return fmt.Errorf("acknowledge card %d: %w", cardNo, err)
+	if err := a.Ack(d.port, ev); err != nil {
+		return fmt.Errorf("acknowledge %s: %w", ev, err)
 	}
 	return nil
 }
@@ -221,10 +222,10 @@ func (d *Driver) serve(ctx context.Context, port Port, batch *[]Event) (err erro
 	if err := d.greet(ctx, port); err != nil {
 		return err
 	}
-	// On a protocol with acknowledgement, a card that comes before the device's hello on
-	// a new connection was sent before the device heard the host's: it is not
+	// On a protocol with acknowledgement, a card or signal that comes before the device's
+	// hello on a new connection was sent before the device heard the host's: it is not
 	// acknowledged, so the device sends it again after its hello, in its place. Taking it
-	// now would put it ahead of the cards resent before it.
+	// now would put it ahead of those resent before it.
 	_, awaitHello := d.dec.(Acker)
 	buf := make([]byte, 4096)
 	for {
@@ -259,8 +260,8 @@ func (d *Driver) greet(ctx context.Context, port Port) error {
 	if _, resends := d.dec.(Acker); resends {
 		// What waits in the line is a previous connection's: perhaps the end of a frame
 		// whose start a host that has since stopped had read. The device resends every card
-		// not acknowledged after its hello, in order, so the rest is dropped: it would come
-		// ahead of the resent cards and look like a gap.
+		// and signal not acknowledged after its hello, in order, so the rest is dropped: it
+		// would come ahead of those resent and look like a gap.
 		if r, ok := port.(inputResetter); ok {
 			if err := r.ResetInputBuffer(); err != nil {
 				return fmt.Errorf("discard what waits in the line: %w", err)
@@ -276,8 +277,8 @@ func (d *Driver) greet(ctx context.Context, port Port) error {
 	return nil
 }
 
-// dropBeforeHello removes the cards before the first Hello in evs and says whether the
-// Hello is still awaited.
+// dropBeforeHello removes the numbered cards and signals before the first Hello in evs
+// and says whether the Hello is still awaited.
 func dropBeforeHello(evs []Event) ([]Event, bool) {
 	kept := evs[:0]
 	await := true
@@ -285,7 +286,7 @@ func dropBeforeHello(evs []Event) ([]Event, bool) {
 		switch {
 		case e.Kind == Hello:
 			await = false
-		case await && (e.Kind == CardDrawn || e.Kind == Unreadable && e.HasCardNo):
+		case await && e.Numbered():
 			continue
 		}
 		kept = append(kept, e)

@@ -66,7 +66,7 @@ type Event struct {
 	HasSeq bool
 
 	Card  baccarat.Card // CardDrawn
-	Flags uint8         // CardDrawn: the frame's flag bits (docs/protocol.md)
+	Flags uint8         // CardDrawn and the shoe's signals: the frame's flag bits (docs/protocol.md)
 	// CardNo is the shoe's count of the cards it has read since it powered up and said
 	// Hello, this card included: 1 for the first, wrapping from 65535 to 0
 	// (docs/protocol.md, "Card numbers"). It is valid when HasCardNo: for CardDrawn, and
@@ -74,6 +74,11 @@ type Event struct {
 	// tablectl protocol carries it, not the ASCII and scanner formats.
 	CardNo    uint16
 	HasCardNo bool
+	// SignalNo is the shoe's count of its signals (cut card, shoe empty, lid opened or
+	// closed, double card), counted like CardNo (docs/protocol.md, "Signal numbers"). It
+	// is valid when HasSignalNo: for those kinds on the tablectl protocol.
+	SignalNo    uint16
+	HasSignalNo bool
 
 	SetID    uint32          // the card-set identity, where the protocol carries one
 	Decks    int             // ShuffleComplete
@@ -86,6 +91,10 @@ type Event struct {
 	Reason  string // Unreadable, Disconnected: what was wrong, and where
 	Version uint8  // Hello: protocol version
 }
+
+// Numbered says whether e is a card or signal the device numbers and sends again until
+// the host acknowledges it (docs/protocol.md, "Acknowledgement and resend").
+func (e Event) Numbered() bool { return e.HasCardNo || e.HasSignalNo }
 
 // String prints the event on one line without its time, as the scenario transcripts do,
 // for example "card KS no=12 seq=13" or "unreadable: line 3: unknown suit 'x'".
@@ -112,6 +121,13 @@ func (e Event) String() string {
 		fmt.Fprintf(&b, " set=%d", e.SetID)
 	case CountError:
 		fmt.Fprintf(&b, " set=%d expected=%d counted=%d", e.SetID, e.Expected, e.Cards)
+	case CutCard, ShoeEmpty, LidOpened, LidClosed, DoubleCard:
+		if e.Flags != 0 {
+			fmt.Fprintf(&b, " flags=0x%02X", e.Flags)
+		}
+		if e.HasSignalNo {
+			fmt.Fprintf(&b, " no=%d", e.SignalNo)
+		}
 	case Fault:
 		fmt.Fprintf(&b, " code=%d %q", e.Code, e.Text)
 	case Hello:

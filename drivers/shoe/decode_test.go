@@ -93,14 +93,14 @@ func TestFramed(t *testing.T) {
 	check(t, decode(t, "tablectl", buf.Bytes()),
 		`hello version=1 "sim shoe" seq=0`,
 		"card KS no=1 seq=1",
-		"cut-card seq=2",
-		"lid-opened seq=3",
-		"lid-closed seq=4",
-		"double-card seq=5",
-		"shoe-empty seq=6",
+		"cut-card no=1 seq=2",
+		"lid-opened no=2 seq=3",
+		"lid-closed no=3 seq=4",
+		"double-card no=4 seq=5",
+		"shoe-empty no=5 seq=6",
 		"unreadable seq=7: frame type 0x10 at sequence 7: unreadable card code 0x5E, card number 2",
 		"unreadable seq=8: frame type 0x10 at sequence 8: card message of 3 payload bytes, want 4 (card code, flags, card number)",
-		"unreadable seq=9: frame type 0x11 at sequence 9: cut-card message with 1 payload bytes, want none",
+		"unreadable seq=9: frame type 0x11 at sequence 9: cut-card message of 1 payload bytes, want 3 (flags, signal number)",
 		"card AH flags=0x01 no=3 seq=10",
 	)
 }
@@ -132,7 +132,7 @@ func TestFramedCardNumbers(t *testing.T) {
 		`hello version=1 "shoe" seq=0`,
 		"card 2C no=1 seq=1",
 		"heartbeat seq=2",
-		"cut-card seq=3",
+		"cut-card no=1 seq=3",
 		"card 3C no=2 seq=4",
 		`hello version=1 "shoe" seq=5`,
 		"card 4C no=3 seq=6",
@@ -245,7 +245,7 @@ func TestEncodersRoundTrip(t *testing.T) {
 			err = e.CutCard()
 			if format == "tablectl" {
 				must(t, err)
-				want = append(want, "cut-card seq=52")
+				want = append(want, "cut-card no=1 seq=52")
 			} else if !errors.Is(err, errors.ErrUnsupported) {
 				t.Fatalf("cut card in %s: %v, want ErrUnsupported", format, err)
 			}

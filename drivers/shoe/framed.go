@@ -12,7 +12,9 @@ import (
 
 // The shoe's message types in the tablectl protocol (docs/protocol.md, "Shoe messages").
 const (
-	TypeCard       = 0x10 // payload: card code, flags, card number (CARDNO, 2 bytes)
+	TypeCard = 0x10 // payload: card code, flags, card number (CARDNO, 2 bytes)
+
+	// The signals: payload flags, signal number (SIGNO, 2 bytes).
 	TypeCutCard    = 0x11 // the cut card was reached
 	TypeShoeEmpty  = 0x12 // no card left in the shoe
 	TypeLidOpened  = 0x13
@@ -23,14 +25,17 @@ const (
 	// recorded: payload the card number (CARDNO, 2 bytes) of the last of them
 	// (docs/protocol.md, "Acknowledgement and resend").
 	TypeHostAck = 0x90
+	// TypeHostSignalAck acknowledges the signals the host has recorded: payload the
+	// signal number (SIGNO, 2 bytes) of the last of them.
+	TypeHostSignalAck = 0x91
 )
 
-// Flag bits of a Card drawn message.
+// Flag bits of a Card drawn message and of a signal.
 const (
 	// FlagReread marks a card the shoe's reader read only at a second attempt.
 	FlagReread = 0x01
-	// FlagResent marks a card the shoe sends again because the host had not acknowledged
-	// it when it said hello: the host may have it already.
+	// FlagResent marks a card or signal the shoe sends again because the host had not
+	// acknowledged it when it said hello: the host may have it already.
 	FlagResent = 0x02
 )
 
@@ -38,16 +43,21 @@ const (
 // the flags (1) and the card number, big-endian (2).
 const CardPayload = 4
 
-// AckPayload is the length of a Host ack's payload: the card number, big-endian.
+// SignalPayload is the length of a signal's payload: the flags (1 byte) and the signal
+// number, big-endian (2).
+const SignalPayload = 3
+
+// AckPayload is the length of a Host ack's payload, and of a Host signal ack's: the
+// card or signal number, big-endian.
 const AckPayload = 2
 
-// ResendWindow is how many unacknowledged cards a shoe keeps to send again: past it the
-// oldest is dropped, and the host sees the gap in the card numbers.
+// ResendWindow is how many unacknowledged cards and signals a shoe keeps to send again:
+// past it the oldest is dropped, and the host sees the gap in the card or signal numbers.
 const ResendWindow = 64
 
 // FramedDecoder decodes the shoe's messages in the tablectl protocol and writes the
-// host's: its Host hello when the port opens, and a Host ack for each card recorded. It is
-// a device.Decoder, a device.Greeter and a device.Acker.
+// host's: its Host hello when the port opens, and a Host ack or Host signal ack for each
+// card or signal recorded. It is a device.Decoder, a device.Greeter and a device.Acker.
 type FramedDecoder struct {
 	frame.Decoder
 }
@@ -59,22 +69,36 @@ func NewFramedDecoder() *FramedDecoder {
 	return &FramedDecoder{frame.Decoder{Message: shoeMessage}}
 }
 
-// Ack implements device.Acker: it writes a Host ack of the cards up to and with number
-// cardNo, the last the host has recorded.
-func (d *FramedDecoder) Ack(w io.Writer, cardNo uint16) error {
-	return d.WriteHost(w, TypeHostAck, byte(cardNo>>8), byte(cardNo))
+// Ack implements device.Acker: for a card (ev.HasCardNo) it writes a Host ack of the
+// cards up to and with its number, for a signal (ev.HasSignalNo) a Host signal ack of the
+// signals up to and with its number; ev is the last the host has recorded.
+func (d *FramedDecoder) Ack(w io.Writer, ev device.Event) error {
+	switch {
+	case ev.HasCardNo:
+		return d.WriteHost(w, TypeHostAck, byte(ev.CardNo>>8), byte(ev.CardNo))
+	case ev.HasSignalNo:
+		return d.WriteHost(w, TypeHostSignalAck, byte(ev.SignalNo>>8), byte(ev.SignalNo))
+	}
+	return fmt.Errorf("%s has no card or signal number to acknowledge", ev.Kind)
 }
 
-// ParseHostAck reads the card number a Host ack frame acknowledges: the shoe's side of
-// Ack. It is an error when f is not a Host ack of the right length.
-func ParseHostAck(f frame.Frame) (uint16, error) {
-	if f.Type != TypeHostAck {
-		return 0, fmt.Errorf("frame type 0x%02X at sequence %d: not a host ack (0x%02X)", f.Type, f.Seq, TypeHostAck)
+// ParseHostAck reads a Host ack or Host signal ack frame: the shoe's side of Ack. signal
+// says which it is, no the card or signal number it acknowledges. It is an error when f
+// is neither, or not of the right length.
+func ParseHostAck(f frame.Frame) (no uint16, signal bool, err error) {
+	if f.Type != TypeHostAck && f.Type != TypeHostSignalAck {
+		return 0, false, fmt.Errorf("frame type 0x%02X at sequence %d: not a host ack (0x%02X or 0x%02X)",
+			f.Type, f.Seq, TypeHostAck, TypeHostSignalAck)
 	}
+	signal = f.Type == TypeHostSignalAck
 	if len(f.Payload) != AckPayload {
-		return 0, fmt.Errorf("host ack at sequence %d: %d payload bytes, want %d (card number)", f.Seq, len(f.Payload), AckPayload)
+		what := "card number"
+		if signal {
+			what = "signal number"
+		}
+		return 0, false, fmt.Errorf("host ack at sequence %d: %d payload bytes, want %d (%s)", f.Seq, len(f.Payload), AckPayload, what)
 	}
-	return binary.BigEndian.Uint16(f.Payload), nil
+	return binary.BigEndian.Uint16(f.Payload), signal, nil
 }
 
 var signals = map[byte]device.Kind{
@@ -108,16 +132,19 @@ func shoeMessage(dst []device.Event, f frame.Frame) ([]device.Event, bool) {
 	if !ok {
 		return dst, false
 	}
-	if len(f.Payload) != 0 {
-		return append(dst, frame.Bad(f, "%s message with %d payload bytes, want none", k, len(f.Payload))), true
+	p := f.Payload
+	if len(p) != SignalPayload {
+		return append(dst, frame.Bad(f, "%s message of %d payload bytes, want %d (flags, signal number)",
+			k, len(p), SignalPayload)), true
 	}
-	return append(dst, device.Event{Kind: k}), true
+	return append(dst, device.Event{Kind: k, Flags: p[0], SignalNo: binary.BigEndian.Uint16(p[1:]), HasSignalNo: true}), true
 }
 
 // FramedEncoder writes the shoe's side of the tablectl protocol. One FramedEncoder is one
 // shoe from its power-up: it numbers its frames (Seq) and, apart from them, its cards
-// (CardNo), and neither count starts again when it says Hello. It keeps the last
-// ResendWindow cards the host has not acknowledged (Ack) to send them again (Resend).
+// (CardNo) and its signals (SignalNo), and no count starts again when it says Hello. It
+// keeps the last ResendWindow cards and signals the host has not acknowledged (Ack,
+// AckSignal) to send them again (Resend).
 type FramedEncoder struct {
 	frame.Encoder
 	// Flags are sent with each card.
@@ -125,89 +152,128 @@ type FramedEncoder struct {
 	// CardNo is the number of the last card sent, 0 before the first: the next card is
 	// numbered CardNo+1, wrapping from 65535 to 0.
 	CardNo uint16
+	// SignalNo is the number of the last signal sent (cut card, shoe empty, lid, double
+	// card), counted like CardNo.
+	SignalNo uint16
 
-	unacked []sentCard // oldest first
+	unacked []sent // oldest first
 }
 
-// sentCard is a Card drawn message kept until the host acknowledges it.
-type sentCard struct {
-	code, flags byte
-	no          uint16
+// sent is a Card drawn message or a signal, kept until the host acknowledges it.
+type sent struct {
+	typ, code, flags byte // code only for a card
+	no               uint16
 }
 
-// NewFramedEncoder returns an encoder writing to w, starting at sequence number 0 and
-// card number 1.
+func (m sent) card() bool { return m.typ == TypeCard }
+
+// NewFramedEncoder returns an encoder writing to w, starting at sequence number 0, card
+// number 1 and signal number 1.
 func NewFramedEncoder(w io.Writer) *FramedEncoder {
 	return &FramedEncoder{Encoder: frame.Encoder{W: w}}
 }
 
-// Card sends a card drawn with the next card number. The card is counted even when the
-// write fails, as a shoe counts every card that leaves it whether or not the host reads
-// the message.
+// Card sends a card drawn with the next card number. The card is counted, and kept to
+// send again, even when the write fails, as a shoe counts every card that leaves it
+// whether or not the host reads the message.
 func (e *FramedEncoder) Card(c baccarat.Card) error {
 	e.CardNo++
-	sent := sentCard{code: frame.CardCode(c), flags: e.Flags, no: e.CardNo}
+	return e.keep(sent{typ: TypeCard, code: frame.CardCode(c), flags: e.Flags, no: e.CardNo})
+}
+
+// signal sends a signal of type typ with the next signal number, kept like a card.
+func (e *FramedEncoder) signal(typ byte) error {
+	e.SignalNo++
+	return e.keep(sent{typ: typ, no: e.SignalNo})
+}
+
+func (e *FramedEncoder) keep(m sent) error {
 	if len(e.unacked) == ResendWindow {
 		e.unacked = append(e.unacked[:0], e.unacked[1:]...)
 	}
-	e.unacked = append(e.unacked, sent)
-	return e.send(sent)
+	e.unacked = append(e.unacked, m)
+	return e.send(m)
 }
 
-func (e *FramedEncoder) send(c sentCard) error {
-	return e.Send(TypeCard, c.code, c.flags, byte(c.no>>8), byte(c.no))
+func (e *FramedEncoder) send(m sent) error {
+	if m.card() {
+		return e.Send(TypeCard, m.code, m.flags, byte(m.no>>8), byte(m.no))
+	}
+	return e.Send(m.typ, m.flags, byte(m.no>>8), byte(m.no))
 }
 
 // Ack takes the host's acknowledgement of the cards up to and with number cardNo: they
 // are not sent again. An acknowledgement of a card the shoe does not hold (one already
 // acknowledged, or dropped past ResendWindow) changes nothing.
-func (e *FramedEncoder) Ack(cardNo uint16) {
-	for i, c := range e.unacked {
-		if c.no == cardNo {
-			e.unacked = append(e.unacked[:0], e.unacked[i+1:]...)
-			return
+func (e *FramedEncoder) Ack(cardNo uint16) { e.ack(true, cardNo) }
+
+// AckSignal takes the host's acknowledgement of the signals up to and with number
+// signalNo, as Ack does for cards.
+func (e *FramedEncoder) AckSignal(signalNo uint16) { e.ack(false, signalNo) }
+
+func (e *FramedEncoder) ack(card bool, no uint16) {
+	last := -1
+	for i, m := range e.unacked {
+		if m.card() == card && m.no == no {
+			last = i
+			break
 		}
 	}
-}
-
-// Unacked returns the numbers of the cards the host has not acknowledged, oldest first.
-func (e *FramedEncoder) Unacked() []uint16 {
-	nos := make([]uint16, len(e.unacked))
-	for i, c := range e.unacked {
-		nos[i] = c.no
+	kept := e.unacked[:0]
+	for i, m := range e.unacked {
+		if i > last || m.card() != card {
+			kept = append(kept, m)
+		}
 	}
-	return nos
+	e.unacked = kept
 }
 
-// Resend sends again, in order, every card the host has not acknowledged, with its card
-// number and flags and FlagResent, each in a new frame with the next sequence number: a
-// shoe does so after the Hello it answers a Host hello with.
+// Unacked lists what the host has not acknowledged, oldest first: "card 31", "signal 4".
+func (e *FramedEncoder) Unacked() []string {
+	out := make([]string, len(e.unacked))
+	for i, m := range e.unacked {
+		what := "signal"
+		if m.card() {
+			what = "card"
+		}
+		out[i] = fmt.Sprintf("%s %d", what, m.no)
+	}
+	return out
+}
+
+// Resend sends again, in order, every card and signal the host has not acknowledged,
+// with its number and flags and FlagResent, each in a new frame with the next sequence
+// number: a shoe does so after the Hello it answers a Host hello with.
 func (e *FramedEncoder) Resend() error {
-	for _, c := range e.unacked {
-		c.flags |= FlagResent
-		if err := e.send(c); err != nil {
-			return fmt.Errorf("resend card %d: %w", c.no, err)
+	for _, m := range e.unacked {
+		m.flags |= FlagResent
+		if err := e.send(m); err != nil {
+			what := "signal"
+			if m.card() {
+				what = "card"
+			}
+			return fmt.Errorf("resend %s %d: %w", what, m.no, err)
 		}
 	}
 	return nil
 }
 
 // CutCard sends the cut card reached.
-func (e *FramedEncoder) CutCard() error { return e.Send(TypeCutCard) }
+func (e *FramedEncoder) CutCard() error { return e.signal(TypeCutCard) }
 
 // ShoeEmpty sends the shoe empty.
-func (e *FramedEncoder) ShoeEmpty() error { return e.Send(TypeShoeEmpty) }
+func (e *FramedEncoder) ShoeEmpty() error { return e.signal(TypeShoeEmpty) }
 
 // Lid sends the lid opened or closed.
 func (e *FramedEncoder) Lid(open bool) error {
 	if open {
-		return e.Send(TypeLidOpened)
+		return e.signal(TypeLidOpened)
 	}
-	return e.Send(TypeLidClosed)
+	return e.signal(TypeLidClosed)
 }
 
 // DoubleCard sends a double card sensed.
-func (e *FramedEncoder) DoubleCard() error { return e.Send(TypeDoubleCard) }
+func (e *FramedEncoder) DoubleCard() error { return e.signal(TypeDoubleCard) }
 
 // Hello sends the shoe's hello.
 func (e *FramedEncoder) Hello(ident string) error { return e.Encoder.Hello('S', ident) }

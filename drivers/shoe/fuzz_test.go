@@ -41,7 +41,7 @@ func FuzzScanner(f *testing.F) { fuzzDecoder(f, "scanner") }
 
 // TestFramedSeedsExercisePayloads decodes the seed corpus of FuzzFramed and checks that it
 // still holds what it is there for: cards with card numbers (the first, one at 65535, one
-// at 258), a card code that is no card, a Card drawn frame of the old two-byte payload
+// at 258), signals with signal numbers, a card code that is no card, a Card drawn frame of the old two-byte payload
 // reported unreadable by its length, damage, a frame cut off, and cards resent after a
 // Hello with their old numbers. A change of the wire format that leaves the seeds behind
 // fails here instead of fuzzing only noise.
@@ -50,13 +50,13 @@ func TestFramedSeedsExercisePayloads(t *testing.T) {
 		seed string
 		want []string
 	}{
-		{"seed0", []string{`hello version=1 "shoe" seq=0`, "card KS no=1 seq=1", "cut-card seq=2"}},
+		{"seed0", []string{`hello version=1 "shoe" seq=0`, "card KS no=1 seq=1", "cut-card no=1 seq=2"}},
 		{"seed1", []string{
 			"unreadable: 5 bytes at offset 0: noise between frames",
 			"card AH flags=0x01 no=65535 seq=5",
 			"unreadable: 2 bytes at offset 17: bad frame length 255",
 			"unreadable: 1 bytes at offset 19: bad frame length 2",
-			"shoe-empty seq=6",
+			"shoe-empty flags=0x02 no=258 seq=6",
 		}},
 		{"seed2", []string{
 			"unreadable seq=9: frame type 0x10 at sequence 9: unreadable card code 0x5E, card number 0",

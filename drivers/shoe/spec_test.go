@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/drivers/device"
 )
 
 // unhex reads bytes written as in docs/protocol.md, "02 05 10 ...".
@@ -34,22 +35,22 @@ func TestProtocolDocExamples(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		name   string
-		seq    uint16
-		cardNo uint16 // the number of the card sent before
-		flags  byte
-		send   func(e *FramedEncoder) error
-		want   string
-		event  string // what the decoder reports for it
+		name  string
+		seq   uint16
+		no    uint16 // the number of the card (for a signal: the signal) sent before
+		flags byte
+		send  func(e *FramedEncoder) error
+		want  string
+		event string // what the decoder reports for it
 	}{
 		{"hello", 0, 0, 0, func(e *FramedEncoder) error { return e.Hello("ACME-7") },
 			"02 0B 01 00 00 01 53 41 43 4D 45 2D 37 70 02 03", `hello version=1 "ACME-7" seq=0`},
 		{"king of spades, card 30", 41, 29, 0, func(e *FramedEncoder) error { return e.Card(baccarat.MustParseCard("KS")) },
 			"02 07 10 00 29 1D 00 00 1E B0 4B 03", "card KS no=30 seq=41"},
-		{"cut card", 42, 0, 0, (*FramedEncoder).CutCard, "02 03 11 00 2A EE 67 03", "cut-card seq=42"},
+		{"cut card, signal 3", 42, 2, 0, (*FramedEncoder).CutCard, "02 06 11 00 2A 00 00 03 60 49 03", "cut-card no=3 seq=42"},
 		{"heartbeat", 43, 0, 0, func(e *FramedEncoder) error { return e.Heartbeat() },
 			"02 03 02 00 2B E4 75 03", "heartbeat seq=43"},
-		{"shoe empty", 44, 0, 0, (*FramedEncoder).ShoeEmpty, "02 03 12 00 2C D7 F1 03", "shoe-empty seq=44"},
+		{"shoe empty, signal 4", 44, 3, 0, (*FramedEncoder).ShoeEmpty, "02 06 12 00 2C 00 00 04 F9 D7 03", "shoe-empty no=4 seq=44"},
 		{"fault", 45, 0, 0, func(e *FramedEncoder) error { return e.Fault(7, "jam") },
 			"02 07 03 00 2D 07 6A 61 6D 8F FD 03", `fault code=7 "jam" seq=45`},
 		{"ace of hearts reread, card 258", 46, 257, FlagReread, func(e *FramedEncoder) error { return e.Card(baccarat.MustParseCard("AH")) },
@@ -57,7 +58,7 @@ func TestProtocolDocExamples(t *testing.T) {
 	} {
 		var buf bytes.Buffer
 		e := NewFramedEncoder(&buf)
-		e.Seq, e.CardNo, e.Flags = c.seq, c.cardNo, c.flags
+		e.Seq, e.CardNo, e.SignalNo, e.Flags = c.seq, c.no, c.no, c.flags
 		if err := c.send(e); err != nil {
 			t.Fatal(err)
 		}
@@ -86,11 +87,19 @@ func TestProtocolDocExamples(t *testing.T) {
 	d, greet := NewFramedDecoder(), bytes.Buffer{}
 	must(t, d.Greet(&greet))
 	greet.Reset()
-	must(t, d.Ack(&greet, 30))
+	must(t, d.Ack(&greet, device.Event{Kind: device.CardDrawn, CardNo: 30, HasCardNo: true}))
 	if want := unhex(t, hostAck); !bytes.Equal(greet.Bytes(), want) {
 		t.Errorf("host ack % X, the spec says % X", greet.Bytes(), want)
 	}
 	inDoc(hostAck)
+	// The Host signal ack of signal 3, the host's frame 2.
+	const hostSignalAck = "02 05 91 00 02 00 03 9F C9 03"
+	greet.Reset()
+	must(t, d.Ack(&greet, device.Event{Kind: device.CutCard, SignalNo: 3, HasSignalNo: true}))
+	if want := unhex(t, hostSignalAck); !bytes.Equal(greet.Bytes(), want) {
+		t.Errorf("host signal ack % X, the spec says % X", greet.Bytes(), want)
+	}
+	inDoc(hostSignalAck)
 	const resent = "02 07 10 00 3D 1D 02 00 1F 43 56 03"
 	var shoeSide bytes.Buffer
 	e := NewFramedEncoder(&shoeSide)
