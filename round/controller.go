@@ -53,6 +53,10 @@ type Config struct {
 	SimultaneousWindow time.Duration `json:"simultaneous_window_ns"`
 	// Runs are the bad-shuffle alarm's limits.
 	Runs irregularities.RunLimits `json:"bad_shuffle_runs"`
+	// Decks is how many decks a set holds at this table; 0 takes any count the rule set
+	// allows. A set of another count is refused as a shortage or excess of cards (RWS
+	// Baccarat 5.5.2).
+	Decks int `json:"decks,omitempty"`
 }
 
 // DefaultConfig is the usual table setting for rule set rs: burn by the first card, one
@@ -74,6 +78,8 @@ func (c Config) check() error {
 		return fmt.Errorf("round config: %d rounds after the cut card: want 0 or 1", c.RoundsAfterCut)
 	case c.Rounding > baccarat.RoundUp:
 		return fmt.Errorf("round config: unknown rounding %d", c.Rounding)
+	case c.Decks != 0 && c.Rules.CheckDecks(c.Decks) != nil:
+		return fmt.Errorf("round config: %w", c.Rules.CheckDecks(c.Decks))
 	case c.SimultaneousWindow < 0:
 		return fmt.Errorf("round config: negative simultaneous-draw window %s", c.SimultaneousWindow)
 	case c.Runs.SameRank < 0 || c.Runs.SameSuit < 0 || c.Runs.Sequence < 0:
@@ -345,6 +351,11 @@ func (c *Controller) newShoe(ev *Event) {
 	// The shuffler's count and order: a set that is short or over is refused (RWS
 	// Baccarat 5.5.2), and so is one in an order already dealt: not shuffled (5.5.5).
 	total := 52 * ev.Decks
+	if c.cfg.Decks != 0 && ev.Decks != c.cfg.Decks {
+		c.raise(ev, irregularities.CardCount, fmt.Sprintf("set %s: %d decks at a table set for %d (%d cards, want %d)",
+			ev.Set, ev.Decks, c.cfg.Decks, total, 52*c.cfg.Decks))
+		return
+	}
 	if ev.Cards != 0 && ev.Cards != total {
 		c.raise(ev, irregularities.CardCount, fmt.Sprintf("set %s: the shuffler counted %d cards; %s %d", ev.Set, ev.Cards, decksText(ev.Decks), total))
 		return

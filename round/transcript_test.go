@@ -164,6 +164,8 @@ func parseConfig(fields []string) (Config, error) {
 			cfg.BurnExcessCards = v == "true"
 		case "window":
 			cfg.SimultaneousWindow, err = time.ParseDuration(v)
+		case "decks":
+			cfg.Decks = atoi(k)
 		default:
 			return Config{}, fmt.Errorf("config: unknown key %q", k)
 		}

@@ -29,6 +29,7 @@ type stdio struct {
 
 var commands = []command{
 	{"run", "run the table: shoe, shuffler, journal, round controller, MQTT (--simulate for a simulated table)", runRun},
+	{"check-config", "check a configuration file without starting the table", runCheckConfig},
 	{"analyze", "exact house edge and return of every bet of a rule set", runAnalyze},
 	{"roadmap", "draw the roads of a shoe's results read from standard input", runRoadmap},
 	{"journal", "verify or replay a table's journal", runJournal},

@@ -6,20 +6,22 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
-	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/broker"
+	"github.com/tablectl/tablectl/config"
 	"github.com/tablectl/tablectl/daemon"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/drivers/shuffler"
 	"github.com/tablectl/tablectl/metrics"
-	"github.com/tablectl/tablectl/round"
 	"github.com/tablectl/tablectl/simulator"
 	"github.com/tablectl/tablectl/web"
 )
@@ -28,29 +30,31 @@ import (
 // and MQTT (an external broker, or the embedded one).
 func runRun(ctx context.Context, args []string, io stdio) error {
 	fs := newFlagSet("run", io)
-	tableID := fs.String("table", "table-1", "the table's id, the third level of every MQTT topic")
-	rules := fs.String("rules", "classic", "rule set: classic, rws, nc-tournament, nc-insurance, royal")
-	journalDir := fs.String("journal", "", "the journal directory (default: tablectl-journal in the working directory; with --simulate a new temporary one)")
+	def := config.Default()
+	configFile := fs.String("config", "", "the configuration file (docs/config.md); the flags given override it")
+	tableID := fs.String("table", def.Table, "the table's id, the third level of every MQTT topic")
+	rules := fs.String("rules", def.Rules, "rule set: classic, rws, nc-tournament, nc-insurance, royal")
+	decks := fs.Int("decks", 0, "decks in a set at this table (0: any the rule set allows; the simulator deals 8)")
+	journalDir := fs.String("journal", "", "the journal directory (default: the file's, or tablectl-journal in the working directory; with --simulate a new temporary one)")
 	mqttURL := fs.String("mqtt", "", "external MQTT broker, tcp://host:1883 or ssl://host:8883 (default: start the embedded broker)")
 	mqttUser := fs.String("mqtt-user", "", "MQTT username")
-	mqttPassword := fs.String("mqtt-password", "", "MQTT password (or TABLECTL_MQTT_PASSWORD)")
+	mqttPassword := fs.String("mqtt-password", "", "MQTT password (or the file's password_file, or TABLECTL_MQTT_PASSWORD)")
 	mqttCA := fs.String("mqtt-ca", "", "CA certificates (PEM) that sign the broker's certificate")
 	mqttCert := fs.String("mqtt-cert", "", "client certificate (PEM)")
 	mqttKey := fs.String("mqtt-key", "", "client certificate's key (PEM)")
-	brokerListen := fs.String("broker-listen", broker.DefaultListen, "the embedded broker's MQTT address")
-	brokerWS := fs.String("broker-websocket", "127.0.0.1:1884", "the embedded broker's WebSocket address for browsers (\"\": none)")
+	brokerListen := fs.String("broker-listen", def.Broker.Listen, "the embedded broker's MQTT address")
+	brokerWS := fs.String("broker-websocket", def.Broker.WebSocket, "the embedded broker's WebSocket address for browsers (\"\": none)")
 	shoePath := fs.String("shoe", "", "the shoe's serial port")
 	shoeFormat := fs.String("shoe-format", "tablectl", "the shoe's wire format: tablectl, ascii or scanner")
 	shufflerPath := fs.String("shuffler", "", "the shuffler's serial port")
 	baud := fs.Int("baud", 9600, "the serial ports' speed")
-	simulate := fs.Bool("simulate", false, "deal from a simulated shoe and shuffler started in-process")
+	simulate := fs.Bool("simulate", false, "deal from a simulated shoe and shuffler started in-process (in place of the file's devices)")
 	pace := fs.Duration("pace", time.Second, "with --simulate: pause before each card (0: as fast as possible)")
 	rounds := fs.Int("rounds", 0, "with --simulate: stop after this many rounds (0: until interrupted)")
 	seed := fs.Uint64("seed", 1, "with --simulate: seed of the shuffles")
-	decks := fs.Int("decks", 8, "with --simulate: decks in a set")
 	auto := fs.Bool("auto", false, "stand in for the dealer's buttons: close betting on a round's first card, close Insurance at once, confirm each complete round (default with --simulate)")
-	window := fs.Duration("simultaneous-window", 150*time.Millisecond, "two cards of a round read closer together than this were drawn together (RWS Baccarat 5.10); 0 turns the check off")
-	httpAddr := fs.String("http", "127.0.0.1:8080", "serve the display board here (\"\": none); :8080 serves it to the network")
+	window := fs.Duration("simultaneous-window", def.Dealer.SimultaneousWindow, "two cards of a round read closer together than this were drawn together (RWS Baccarat 5.10); 0 turns the check off")
+	httpAddr := fs.String("http", def.HTTP, "serve the display board here (\"\": none); :8080 serves it to the network")
 	logJSON := fs.Bool("log-json", false, "log as JSON lines")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at http://ADDR/metrics (\"\": none), for example 127.0.0.1:9464")
 	if err := fs.Parse(args); err != nil {
@@ -61,37 +65,105 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if *simulate && !set["auto"] {
-		*auto = true
-	}
-	if *simulate && (*shoePath != "" || *shufflerPath != "") {
+	if *simulate && (set["shoe"] || set["shuffler"]) {
 		return errors.New("run: --simulate brings its own devices: leave out --shoe and --shuffler")
 	}
-	if *mqttURL != "" && set["broker-listen"] {
-		return errors.New("run: --broker-listen is for the embedded broker; it contradicts --mqtt")
+
+	// The file, then the flags given over it.
+	tc := def
+	tc.Journal = ""
+	if *configFile != "" {
+		var err error
+		if tc, err = config.Load(*configFile); err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
+	}
+	if tc.MQTT.URL != "" && set["broker-listen"] || *mqttURL != "" && set["broker-listen"] {
+		return errors.New("run: --broker-listen is for the embedded broker; it contradicts --mqtt (or the file's mqtt.url)")
+	}
+	overrides := map[string]func(){
+		"table": func() { tc.Table = *tableID }, "rules": func() { tc.Rules = *rules; tc.Royal = royalOnly(*rules, tc.Royal) }, "decks": func() { tc.Decks = *decks },
+		"journal": func() { tc.Journal = *journalDir }, "mqtt": func() { tc.MQTT.URL = *mqttURL },
+		"mqtt-user": func() { tc.MQTT.Username = *mqttUser }, "mqtt-ca": func() { tc.MQTT.CA = *mqttCA },
+		"mqtt-cert": func() { tc.MQTT.Cert = *mqttCert }, "mqtt-key": func() { tc.MQTT.Key = *mqttKey },
+		"broker-listen": func() { tc.Broker.Listen = *brokerListen }, "broker-websocket": func() { tc.Broker.WebSocket = *brokerWS },
+		"shoe": func() {
+			format := *shoeFormat
+			if tc.Shoe != nil && !set["shoe-format"] {
+				format = tc.Shoe.Format
+			}
+			tc.Shoe = &config.Shoe{Serial: config.Serial{Port: *shoePath}, Format: format}
+		},
+		"shoe-format": func() {
+			if tc.Shoe != nil {
+				tc.Shoe.Format = *shoeFormat
+			}
+		},
+		"shuffler": func() { tc.Shuffler = &config.Serial{Port: *shufflerPath} },
+		"auto":     func() { tc.Dealer.Auto = *auto }, "simultaneous-window": func() { tc.Dealer.SimultaneousWindow = *window },
+		"http": func() { tc.HTTP = *httpAddr }, "log-json": func() { tc.Log.JSON = *logJSON }, "metrics": func() { tc.Metrics = *metricsAddr },
+	}
+	overridden := false
+	for _, name := range slices.Sorted(maps.Keys(set)) {
+		if apply, ok := overrides[name]; ok {
+			apply()
+			overridden = true
+		}
+	}
+	if set["baud"] {
+		for _, s := range []*config.Serial{shoeSerial(tc.Shoe), tc.Shuffler} {
+			if s != nil {
+				s.Baud = *baud
+			}
+		}
+	}
+	if *simulate {
+		tc.Shoe, tc.Shuffler = nil, nil // the simulator's, below
+		if !set["auto"] {
+			tc.Dealer.Auto = true
+		}
+	}
+	if tc.Journal == "" {
+		tc.Journal = "tablectl-journal"
+		if *simulate {
+			tmp, err := os.MkdirTemp("", "tablectl-journal-")
+			if err != nil {
+				return fmt.Errorf("run: %w", err)
+			}
+			defer os.RemoveAll(tmp)
+			tc.Journal = tmp
+		}
+	}
+	if overridden || *configFile == "" {
+		if err := config.Check(&tc); err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
 	}
 	var log *slog.Logger
-	if *logJSON {
+	if tc.Log.JSON {
 		log = slog.New(slog.NewJSONHandler(io.err, nil))
 	} else {
 		log = slog.New(slog.NewTextHandler(io.err, nil))
 	}
-	rs, err := baccarat.Lookup(*rules, baccarat.Options{})
+	rc, err := tc.Round()
 	if err != nil {
-		return fmt.Errorf("run: --rules: %w", err)
+		return fmt.Errorf("run: %w", err)
+	}
+	rs := rc.Rules
+	simDecks := tc.Decks
+	if simDecks == 0 {
+		simDecks = 8
 	}
 	if *simulate {
-		if err := rs.CheckDecks(*decks); err != nil {
+		if err := rs.CheckDecks(simDecks); err != nil {
 			return fmt.Errorf("run: --decks: %w", err)
 		}
 	}
-	rc := round.DefaultConfig(rs)
-	rc.CloseBetsOnFirstCard = *auto
-	rc.SimultaneousWindow = *window
 	if *simulate && *pace < rc.SimultaneousWindow && !set["simultaneous-window"] {
 		rc.SimultaneousWindow = 0 // the simulator deals faster than any dealer could
 	}
-	cfg := daemon.Config{Table: *tableID, Round: rc, AutoConfirm: *auto, AutoCloseInsurance: *auto, Logger: log}
+	cfg := daemon.Config{Table: tc.Table, Round: rc, AutoConfirm: tc.Dealer.Auto, AutoCloseInsurance: tc.Dealer.Auto, Logger: log,
+		Shoe: tc.ShoeConfig(), Shuffler: tc.ShufflerConfig()}
 	svc, err := newServiceManager(log)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
@@ -99,20 +171,9 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	if every := svc.heartbeatEvery(); every > 0 {
 		cfg.Heartbeat, cfg.HeartbeatEvery = svc.beat, every
 	}
-	if *journalDir == "" {
-		*journalDir = "tablectl-journal"
-		if *simulate {
-			tmp, err := os.MkdirTemp("", "tablectl-journal-")
-			if err != nil {
-				return fmt.Errorf("run: %w", err)
-			}
-			defer os.RemoveAll(tmp)
-			*journalDir = tmp
-		}
-	}
-	cfg.JournalDir = *journalDir
+	cfg.JournalDir = tc.Journal
 	var d *daemon.Daemon
-	if *metricsAddr != "" {
+	if tc.Metrics != "" {
 		// Scraped only once d is open: the server starts after it.
 		cfg.Metrics = metrics.New(func() int { n, _ := d.Pending(); return n })
 	}
@@ -122,17 +183,15 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	simDone := make(chan error, 1)
 	if *simulate {
 		sim, cleanup, err := startSimulator(ctx, simulator.Config{Protocol: *shoeFormat, Seed: *seed, Pace: *pace,
-			Decks: *decks, Cut: 16, Logger: log}, *rounds, simDone)
+			Decks: simDecks, Cut: 16, Logger: log}, *rounds, simDone)
 		if err != nil {
 			return fmt.Errorf("run: simulator: %w", err)
 		}
 		defer cleanup()
-		*shoePath, *shufflerPath = sim.Shoe.Link, sim.Shuffler.Link
+		cfg.Shoe = &shoe.Config{Format: *shoeFormat, Port: device.Config{Path: sim.Shoe.Link}}
+		cfg.Shuffler = &device.Config{Path: sim.Shuffler.Link}
 	} else {
 		simDone = nil
-	}
-	if *shoePath != "" {
-		cfg.Shoe = &shoe.Config{Format: *shoeFormat, Port: device.Config{Path: *shoePath, Baud: *baud}}
 	}
 
 	// The journal is replayed and checked before anything is published.
@@ -144,17 +203,17 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	if cfg.Metrics != nil {
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", cfg.Metrics.Handler())
-		stop, addr, err := serveHTTP(*metricsAddr, mux, log)
+		stop, addr, err := serveHTTP(tc.Metrics, mux, log)
 		if err != nil {
-			return fmt.Errorf("run: --metrics %s: %w", *metricsAddr, err)
+			return fmt.Errorf("run: metrics %s: %w", tc.Metrics, err)
 		}
 		defer stop()
 		fmt.Fprintf(io.out, "metrics: http://%s/metrics\n", addr)
 	}
 
-	url := *mqttURL
+	url := tc.MQTT.URL
 	if url == "" {
-		b, err := broker.Start(context.WithoutCancel(ctx), broker.Options{Listen: *brokerListen, WebSocket: *brokerWS, Logger: log})
+		b, err := broker.Start(context.WithoutCancel(ctx), broker.Options{Listen: tc.Broker.Listen, WebSocket: tc.Broker.WebSocket, Logger: log})
 		if err != nil {
 			if errors.Is(err, broker.ErrAddressInUse) {
 				return fmt.Errorf("run: embedded broker: %w (choose another with --broker-listen or --broker-websocket, or use an external broker with --mqtt)", err)
@@ -164,19 +223,20 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		defer b.Close() // after the client: its offline status goes out first
 		url = b.URL()
 		fmt.Fprintf(io.out, "embedded MQTT broker: %s", url)
-		if *brokerWS != "" {
+		if tc.Broker.WebSocket != "" {
 			fmt.Fprintf(io.out, ", WebSocket %s", b.WebSocketURL())
 		}
 		fmt.Fprintln(io.out)
 	}
-	if *mqttPassword == "" {
-		*mqttPassword = os.Getenv("TABLECTL_MQTT_PASSWORD")
+	password, err := mqttPasswordOf(*mqttPassword, tc.MQTT.PasswordFile)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
 	}
-	client, err := display.Dial(display.Options{Broker: url, Table: *tableID, Username: *mqttUser, Password: *mqttPassword,
-		TLS:    display.TLSFiles{CAFile: *mqttCA, CertFile: *mqttCert, KeyFile: *mqttKey},
+	client, err := display.Dial(display.Options{Broker: url, Table: tc.Table, Username: tc.MQTT.Username, Password: password,
+		TLS:    display.TLSFiles{CAFile: tc.MQTT.CA, CertFile: tc.MQTT.Cert, KeyFile: tc.MQTT.Key},
 		Online: d.Status("online"), Offline: d.Status("offline"), OnConnect: d.OnConnect, Logger: log})
 	if err != nil {
-		return fmt.Errorf("run: --mqtt: %w", err)
+		return fmt.Errorf("run: mqtt: %w", err)
 	}
 	defer client.Close()
 
@@ -185,7 +245,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	if cfg.Shoe != nil {
 		sd, err := shoe.Start(*cfg.Shoe, opts("shoe"))
 		if err != nil {
-			return fmt.Errorf("run: --shoe: %w", err)
+			return fmt.Errorf("run: shoe: %w", err)
 		}
 		defer sd.Close()
 		shoeEvents = sd.Events()
@@ -193,26 +253,26 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		// and resends it after the next hello.
 		d.SetShoeAck(func(ev device.Event) { _ = sd.Ack(ev) })
 	}
-	if *shufflerPath != "" {
-		xd, err := shuffler.Start(device.Config{Path: *shufflerPath, Baud: *baud}, opts("shuffler"))
+	if cfg.Shuffler != nil {
+		xd, err := shuffler.Start(*cfg.Shuffler, opts("shuffler"))
 		if err != nil {
-			return fmt.Errorf("run: --shuffler: %w", err)
+			return fmt.Errorf("run: shuffler: %w", err)
 		}
 		defer xd.Close()
 		shufflerEvents = xd.Events()
 	}
-	if *httpAddr != "" {
-		stop, addr, err := serveBoard(url, *tableID, *mqttUser, *mqttPassword, *httpAddr, log)
+	if tc.HTTP != "" {
+		stop, addr, err := serveBoard(url, tc.Table, tc.MQTT.Username, password, tc.HTTP, log)
 		if err != nil {
-			return fmt.Errorf("run: --http %s: %w", *httpAddr, err)
+			return fmt.Errorf("run: http %s: %w", tc.HTTP, err)
 		}
 		defer stop()
 		fmt.Fprintf(io.out, "display board: http://%s/\n", addr)
 	}
 	st := d.State()
 	fmt.Fprintf(io.out, "table %s: rule set %s, journal %s (shoe %d, round %d), MQTT topics tablectl/v1/%s/#\n",
-		*tableID, rs.Name, *journalDir, st.Shoe, st.Round, *tableID)
-	svc.ready(fmt.Sprintf("table %s: shoe %d, round %d", *tableID, st.Shoe, st.Round))
+		tc.Table, rs.Name, tc.Journal, st.Shoe, st.Round, tc.Table)
+	svc.ready(fmt.Sprintf("table %s: shoe %d, round %d", tc.Table, st.Shoe, st.Round))
 	defer svc.stopping() // the first of the deferred calls: before anything is closed
 
 	served := make(chan error, 1)
@@ -283,4 +343,37 @@ func serveHTTP(addr string, h http.Handler, log *slog.Logger) (stop func(), boun
 		srv.Shutdown(ctx)
 		<-served
 	}, ln.Addr().String(), nil
+}
+
+// shoeSerial is the shoe's serial line, nil when there is no shoe.
+func shoeSerial(s *config.Shoe) *config.Serial {
+	if s == nil {
+		return nil
+	}
+	return &s.Serial
+}
+
+// mqttPasswordOf is the MQTT password: the flag's, else the file named in the
+// configuration (its first line), else TABLECTL_MQTT_PASSWORD.
+func mqttPasswordOf(flagValue, file string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("mqtt.password_file: %w", err)
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		return strings.TrimRight(line, "\r"), nil
+	}
+	return os.Getenv("TABLECTL_MQTT_PASSWORD"), nil
+}
+
+// royalOnly keeps the file's Royal Baccarat variant when the rule set given is royal.
+func royalOnly(rules string, r *config.Royal) *config.Royal {
+	if rules != "royal" {
+		return nil
+	}
+	return r
 }

@@ -244,7 +244,7 @@ func TestRunFlagErrors(t *testing.T) {
 		{[]string{"run", "--simulate", "--shoe", "/dev/ttyUSB0"}, "leave out --shoe"},
 		{[]string{"run", "--mqtt", "tcp://x:1883", "--broker-listen", "127.0.0.1:1"}, "contradicts --mqtt"},
 		{[]string{"run", "--simulate", "--rules", "royal", "--decks", "5"}, "5 decks not permitted"},
-		{[]string{"run", "--table", "a/b", "--simulate", "--rounds", "1"}, "table id"},
+		{[]string{"run", "--table", "a/b", "--simulate", "--rounds", "1"}, `table: "a/b": want 1 to 64 letters`},
 	} {
 		_, _, err := runCmd(t, "", tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

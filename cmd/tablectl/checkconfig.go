@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tablectl/tablectl/config"
+)
+
+// runCheckConfig checks a configuration file without starting anything: every fault is
+// printed with its file, line and key, and the command fails; a good file is summed up.
+func runCheckConfig(_ context.Context, args []string, io stdio) error {
+	fs := newFlagSet("check-config", io)
+	fs.Usage = func() {
+		fmt.Fprintln(io.err, "usage: tablectl check-config FILE\n\nChecks a configuration file (docs/config.md) without starting the table.")
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errors.New("check-config: give one configuration file")
+	}
+	path := fs.Arg(0)
+	cfg, err := config.Load(path)
+	var faults config.Errors
+	if errors.As(err, &faults) {
+		for _, f := range faults {
+			fmt.Fprintln(io.out, f)
+		}
+		return fmt.Errorf("check-config: %s: %d %s", path, len(faults), plural(len(faults), "fault", "faults"))
+	}
+	if err != nil {
+		return fmt.Errorf("check-config: %w", err)
+	}
+	fmt.Fprintf(io.out, "%s: OK\n%s", path, summary(cfg))
+	return nil
+}
+
+// summary says in a few lines what a configuration sets up.
+func summary(c config.Config) string {
+	var b strings.Builder
+	decks := "the shuffler's count"
+	if c.Decks != 0 {
+		decks = fmt.Sprint(c.Decks)
+	}
+	fmt.Fprintf(&b, "  table %s, rule set %s, decks %s, journal %s\n", c.Table, c.Rules, decks, c.Journal)
+	device := func(name string, s *config.Serial, format string) {
+		switch {
+		case s == nil:
+			fmt.Fprintf(&b, "  %s: none\n", name)
+		case s.Port != "":
+			fmt.Fprintf(&b, "  %s: %s%s\n", name, s.Port, format)
+		default:
+			fmt.Fprintf(&b, "  %s: USB %s:%s %s%s\n", name, s.USB.VID, s.USB.PID, s.USB.Serial, format)
+		}
+	}
+	if c.Shoe != nil {
+		device("shoe", &c.Shoe.Serial, " ("+c.Shoe.Format+")")
+	} else {
+		device("shoe", nil, "")
+	}
+	device("shuffler", c.Shuffler, "")
+	if c.MQTT.URL != "" {
+		fmt.Fprintf(&b, "  MQTT: %s\n", c.MQTT.URL)
+	} else {
+		fmt.Fprintf(&b, "  MQTT: embedded broker on %s\n", c.Broker.Listen)
+	}
+	fmt.Fprintf(&b, "  GPIO: %d %s\n", len(c.GPIO.Pins), plural(len(c.GPIO.Pins), "pin", "pins"))
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

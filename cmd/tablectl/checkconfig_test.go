@@ -1,0 +1,101 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/table"
+)
+
+// TestCheckConfig: check-config sums up a good file, and lists every fault of a bad one
+// with its file, line and key, and fails.
+func TestCheckConfig(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	port := filepath.Join(dir, "ttyUSB0") // a file stands in for the serial port
+	write(t, port, "")
+	write(t, good, "table: bac-07\nrules: rws\ndecks: 8\nshoe:\n  port: "+port+"\n  format: ascii\n")
+	out, _, err := runCmd(t, "", "check-config", good)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{good + ": OK", "table bac-07, rule set rws, decks 8", "shoe: " + port + " (ascii)", "shuffler: none", "MQTT: embedded broker on 127.0.0.1:1883"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+
+	bad := filepath.Join(dir, "bad.yaml")
+	write(t, bad, "rules: rws\ndecks: 12\nshuffler:\n  port: /dev/tablectl-nowhere\ngpio:\n  pins:\n    - {role: confirm, pin: GPIO40}\n")
+	out, _, err = runCmd(t, "", "check-config", bad)
+	if err == nil || !strings.Contains(err.Error(), "3 faults") {
+		t.Fatalf("err %v, want 3 faults", err)
+	}
+	want := []string{
+		bad + ":2: decks: rule set rws: 12 decks not permitted (allowed: 4 to 10)",
+		bad + ":4: shuffler.port: /dev/tablectl-nowhere does not exist",
+		bad + `:7: gpio.pins[1].pin: unknown pin name "GPIO40"`,
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("output:\n%s\nwant %d lines", out, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d: %s\nwant it to begin %s", i+1, lines[i], w)
+		}
+	}
+	if _, _, err := runCmd(t, "", "check-config", filepath.Join(dir, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestRunConfigFile runs a simulated table from a configuration file with a flag over it:
+// the file's rule set variant, decks and journal are used, and the flag's table id wins
+// over the file's. The journal's recorded settings show it.
+func TestRunConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	jdir := filepath.Join(dir, "journal")
+	file := filepath.Join(dir, "tablectl.yaml")
+	write(t, file, `table: from-file
+rules: royal
+royal:
+  paytable: 2
+  tiers: 3
+decks: 6
+journal: `+jdir+`
+broker:
+  listen: 127.0.0.1:0
+  websocket: ""
+http: ""
+`)
+	out, _, err := runCmd(t, "", "run", "--config", file, "--table", "from-flag", "--simulate", "--pace", "0", "--rounds", "2")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "table from-flag: rule set royal, journal "+jdir) {
+		t.Errorf("output:\n%s", out)
+	}
+	j, _, err := journal.Open(jdir, journal.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	_, s, err := table.Replay(j, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Table != "from-flag" || s.Round.Decks != 6 || s.Round.Rules.RoyalPaytable != 2 || s.Round.Rules.RoyalTiers != 3 || !s.AutoConfirm {
+		t.Errorf("recorded settings %+v, rules %+v", s, s.Round.Rules)
+	}
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

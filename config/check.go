@@ -1,0 +1,287 @@
+package config
+
+import (
+	"net"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/drivers/gpio"
+	"github.com/tablectl/tablectl/drivers/shoe"
+	"github.com/tablectl/tablectl/round"
+)
+
+// stat looks for a file: a serial port, a key. Tests stand in for it.
+var stat = os.Stat
+
+// MaxSimultaneousWindow is the longest simultaneous-draw window a table may set: two
+// cards further apart than this were not drawn together by any hand.
+const MaxSimultaneousWindow = 2 * time.Second
+
+// Check checks settings that came from elsewhere than a file (flags over a file, say):
+// the same checks Parse makes, with the faults named by key alone.
+func Check(cfg *Config) error { return (&file{lines: map[string]int{}}).check(cfg) }
+
+var (
+	tableID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	usbID   = regexp.MustCompile(`^[0-9A-Fa-f]{4}$`)
+)
+
+// check makes every check of a decoded configuration and returns Errors, or nil.
+func (f *file) check(c *Config) error {
+	if !tableID.MatchString(c.Table) {
+		f.at("table", "%q: want 1 to 64 letters, digits, '-', '_' or '.', the first a letter or digit (it is a level of every MQTT topic)", c.Table)
+	}
+	f.checkRules(c)
+	if c.Journal == "" {
+		f.at("journal", "no directory given")
+	}
+	f.checkDealer(c.Dealer)
+	if c.Shoe != nil {
+		if !slices.Contains([]string{"tablectl", "ascii", "scanner"}, c.Shoe.Format) {
+			f.at("shoe.format", "%q: want tablectl, ascii or scanner", c.Shoe.Format)
+		}
+		f.checkSerial("shoe", c.Shoe.Serial)
+	}
+	if c.Shuffler != nil {
+		f.checkSerial("shuffler", *c.Shuffler)
+	}
+	if c.Shoe != nil && c.Shuffler != nil && c.Shoe.Port != "" && c.Shoe.Port == c.Shuffler.Port {
+		f.at("shuffler.port", "%s is the shoe's port too", c.Shuffler.Port)
+	}
+	f.checkMQTT(c)
+	f.checkAddr("http", c.HTTP)
+	f.checkAddr("metrics", c.Metrics)
+	if c.HTTP != "" && c.HTTP == c.Metrics {
+		f.at("metrics", "%s is the display board's address (http) too", c.Metrics)
+	}
+	f.checkGPIO(c.GPIO)
+	if len(f.errs) > 0 {
+		return f.errs
+	}
+	return nil
+}
+
+func (f *file) checkRules(c *Config) {
+	opt := baccarat.Options{}
+	if c.Royal != nil {
+		if c.Rules != "royal" {
+			f.at("royal", "set for rule set %s: the royal section is for rules: royal", c.Rules)
+		}
+		opt.RoyalPaytable, opt.RoyalTiers = c.Royal.Paytable, c.Royal.Tiers
+	}
+	rs, err := baccarat.Lookup(c.Rules, opt)
+	if err != nil {
+		key := "rules"
+		if slices.Contains(baccarat.Names, c.Rules) {
+			key = "royal" // the name is right: the variant is not
+		}
+		f.at(key, "%v", err)
+		return
+	}
+	if c.Decks != 0 {
+		if err := rs.CheckDecks(c.Decks); err != nil {
+			f.at("decks", "%v", err)
+		}
+	}
+}
+
+func (f *file) checkDealer(d Dealer) {
+	if d.SimultaneousWindow < 0 || d.SimultaneousWindow > MaxSimultaneousWindow {
+		f.at("dealer.simultaneous_window", "%s: want 0 (off) to %s", d.SimultaneousWindow, MaxSimultaneousWindow)
+	}
+	var burn round.BurnRule
+	if err := burn.UnmarshalText([]byte(d.Burn)); err != nil {
+		f.at("dealer.burn", "%v", err)
+	}
+	switch {
+	case burn == round.BurnFixed && !f.set("dealer.burn_count") && f.set("dealer.burn"):
+		f.at("dealer.burn", "fixed takes burn_count, the cards burned: 1 to 52")
+	case burn == round.BurnFixed && (d.BurnCount < 1 || d.BurnCount > 52):
+		f.at("dealer.burn_count", "%d: a fixed burn takes 1 to 52 cards", d.BurnCount)
+	case burn != round.BurnFixed && f.set("dealer.burn_count"):
+		f.at("dealer.burn_count", "set, but the burn is %s: burn_count is for burn: fixed", d.Burn)
+	}
+	if d.RoundsAfterCut != 0 && d.RoundsAfterCut != 1 {
+		f.at("dealer.rounds_after_cut", "%d: want 0 or 1", d.RoundsAfterCut)
+	}
+	if _, err := baccarat.ParseRounding(d.Rounding); err != nil {
+		f.at("dealer.rounding", "%v", err)
+	}
+}
+
+func (f *file) checkSerial(dev string, s Serial) {
+	switch {
+	case s.Port != "" && s.USB != nil:
+		f.at(dev+".usb", "both port and usb are set: give one")
+	case s.Port == "" && s.USB == nil:
+		f.at(dev, "give its port, or its usb ids")
+	case s.Port != "":
+		if _, err := stat(s.Port); err != nil {
+			f.at(dev+".port", "%s does not exist (is the %s plugged in, and its udev rule installed?)", s.Port, dev)
+		}
+	default:
+		if !usbID.MatchString(s.USB.VID) {
+			f.at(dev+".usb.vid", "%q: want four hex digits, such as 0403", s.USB.VID)
+		}
+		if !usbID.MatchString(s.USB.PID) {
+			f.at(dev+".usb.pid", "%q: want four hex digits, such as 6001", s.USB.PID)
+		}
+	}
+	if s.Baud < 0 || s.Baud > 4_000_000 {
+		f.at(dev+".baud", "%d: want a speed up to 4000000 bits per second", s.Baud)
+	}
+	if s.DataBits != 0 && (s.DataBits < 5 || s.DataBits > 8) {
+		f.at(dev+".data_bits", "%d: want 5 to 8", s.DataBits)
+	}
+	if !slices.Contains([]string{"", "none", "odd", "even", "mark", "space"}, s.Parity) {
+		f.at(dev+".parity", "%q: want none, odd, even, mark or space", s.Parity)
+	}
+	if s.StopBits != 0 && s.StopBits != 1 && s.StopBits != 2 {
+		f.at(dev+".stop_bits", "%d: want 1 or 2", s.StopBits)
+	}
+}
+
+func (f *file) checkMQTT(c *Config) {
+	m := c.MQTT
+	if m.URL == "" {
+		for _, k := range []string{"username", "password_file", "ca", "cert", "key"} {
+			if f.set("mqtt." + k) {
+				f.at("mqtt."+k, "set without mqtt.url: the embedded broker takes no credentials")
+			}
+		}
+		f.checkAddr("broker.listen", c.Broker.Listen)
+		f.checkAddr("broker.websocket", c.Broker.WebSocket)
+		if c.Broker.Listen == "" {
+			f.at("broker.listen", "no address: the embedded broker needs one (or set mqtt.url)")
+		}
+		return
+	}
+	if f.set("broker") {
+		f.at("broker", "set with mqtt.url: the broker section is for the embedded broker, which does not run with an external one")
+	}
+	u, err := url.Parse(m.URL)
+	if err != nil || u.Host == "" || !slices.Contains([]string{"tcp", "ssl", "tls", "mqtt", "mqtts", "ws", "wss"}, u.Scheme) {
+		f.at("mqtt.url", "%q: want tcp://host:1883 or ssl://host:8883", m.URL)
+	}
+	for _, k := range []struct{ key, path string }{{"mqtt.password_file", m.PasswordFile}, {"mqtt.ca", m.CA},
+		{"mqtt.cert", m.Cert}, {"mqtt.key", m.Key}} {
+		if k.path == "" {
+			continue
+		}
+		if _, err := stat(k.path); err != nil {
+			f.at(k.key, "%s does not exist", k.path)
+		}
+	}
+	if (m.Cert == "") != (m.Key == "") {
+		f.at("mqtt.cert", "a client certificate takes both cert and key")
+	}
+}
+
+// checkAddr checks a host:port to listen on; "" is none.
+func (f *file) checkAddr(key, addr string) {
+	if addr == "" {
+		return
+	}
+	if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
+		f.at(key, "%q: want host:port, such as 127.0.0.1:8080 or :8080", addr)
+	}
+}
+
+func (f *file) checkGPIO(g GPIO) {
+	if g.Debounce < 0 || g.Debounce > gpio.MaxDebounce {
+		f.at("gpio.debounce", "%s: want 0 to %s", g.Debounce, gpio.MaxDebounce)
+	}
+	roles := map[gpio.Role]string{}
+	pins := map[int]string{}
+	for i, p := range g.Pins {
+		key := "gpio.pins[" + itoa(i+1) + "]"
+		role, err := gpio.ParseRole(p.Role)
+		if err != nil {
+			f.at(key+".role", "%q: want one of %s", p.Role, strings.Join(gpioRoles(), ", "))
+		} else if other, dup := roles[role]; dup {
+			f.at(key+".role", "%s is given twice (%s and %s)", p.Role, other, key)
+		} else {
+			roles[role] = key
+		}
+		n, ok := piPin(p.Pin)
+		switch {
+		case p.Pin == "":
+			f.at(key+".pin", "no pin name")
+		case !ok:
+			f.at(key+".pin", "unknown pin name %q: want GPIO0 to GPIO27, a header position P1_3 to P1_40 that carries one, or its number", p.Pin)
+		default:
+			if other, dup := pins[n]; dup {
+				f.at(key+".pin", "%s is GPIO%d, already given at %s", p.Pin, n, other)
+			} else {
+				pins[n] = key
+			}
+		}
+		var pull gpio.Pull
+		if err := pull.UnmarshalText([]byte(p.Pull)); err != nil {
+			f.at(key+".pull", "%q: want up, down, float or none given", p.Pull)
+		} else if pull != gpio.PullAsIs && err == nil && role.Valid() && role.IsOutput() {
+			f.at(key+".pull", "pull %s set on an output (%s)", p.Pull, p.Role)
+		}
+	}
+}
+
+func gpioRoles() []string {
+	var names []string
+	for r := gpio.Role(1); r.Valid(); r++ {
+		names = append(names, r.String())
+	}
+	return names
+}
+
+// Round returns the round controller's settings and the rule set.
+func (c *Config) Round() (round.Config, error) {
+	opt := baccarat.Options{}
+	if c.Royal != nil {
+		opt.RoyalPaytable, opt.RoyalTiers = c.Royal.Paytable, c.Royal.Tiers
+	}
+	rs, err := baccarat.Lookup(c.Rules, opt)
+	if err != nil {
+		return round.Config{}, err
+	}
+	rc := round.DefaultConfig(rs)
+	rc.Decks = c.Decks
+	rc.CloseBetsOnFirstCard = c.Dealer.Auto
+	rc.SimultaneousWindow = c.Dealer.SimultaneousWindow
+	if err := rc.Burn.UnmarshalText([]byte(c.Dealer.Burn)); err != nil {
+		return round.Config{}, err
+	}
+	if rc.Burn == round.BurnFixed {
+		rc.BurnCount = c.Dealer.BurnCount
+	}
+	rc.RoundsAfterCut = c.Dealer.RoundsAfterCut
+	rc.BurnExcessCards = c.Dealer.BurnExcessCards
+	if rc.Rounding, err = baccarat.ParseRounding(c.Dealer.Rounding); err != nil {
+		return round.Config{}, err
+	}
+	return rc, nil
+}
+
+// ShoeConfig returns the shoe driver's settings; nil when the table has no shoe.
+func (c *Config) ShoeConfig() *shoe.Config {
+	if c.Shoe == nil {
+		return nil
+	}
+	return &shoe.Config{Format: c.Shoe.Format, Port: c.Shoe.Serial.device()}
+}
+
+// GPIOConfig returns the GPIO driver's settings. The pins are checked already.
+func (c *Config) GPIOConfig() gpio.Config {
+	g := gpio.Config{Debounce: c.GPIO.Debounce}
+	for _, p := range c.GPIO.Pins {
+		role, _ := gpio.ParseRole(p.Role)
+		var pull gpio.Pull
+		_ = pull.UnmarshalText([]byte(p.Pull))
+		g.Pins = append(g.Pins, gpio.PinConfig{Role: role, Pin: p.Pin, ActiveLow: p.ActiveLow, Pull: pull})
+	}
+	return g
+}

@@ -1,0 +1,154 @@
+// Package config reads tablectl's configuration file: one YAML file that says which
+// table this is, its rules, its devices, its GPIO pins and where its messages go
+// (docs/config.md). Reading is strict: an unknown key, a value of the wrong kind, a deck
+// count the rule set does not allow, an unknown pin name, a serial port that does not
+// exist or two settings that contradict each other is an error naming the file, the line
+// and the key. Every error in a file is reported, not just the first.
+package config
+
+import (
+	"time"
+)
+
+// Config is the configuration of one table. The zero value is not usable; Default
+// returns the settings a key left out of the file takes.
+type Config struct {
+	// Table is the table's id, the third level of every MQTT topic.
+	Table string `yaml:"table"`
+	// Rules names the rule set: classic, rws, nc-tournament, nc-insurance or royal.
+	Rules string `yaml:"rules"`
+	// Royal chooses Royal Baccarat's pay table and tiers; only with rules: royal.
+	Royal *Royal `yaml:"royal"`
+	// Decks is how many decks a set holds at this table; 0 takes whatever the shuffler
+	// reports, within the rule set's range.
+	Decks int `yaml:"decks"`
+	// Journal is the journal's directory.
+	Journal string `yaml:"journal"`
+	// Dealer holds how the round is run.
+	Dealer Dealer `yaml:"dealer"`
+	// Shoe and Shuffler are the devices' serial lines; nil when the table has none.
+	Shoe     *Shoe   `yaml:"shoe"`
+	Shuffler *Serial `yaml:"shuffler"`
+	// MQTT is the external broker; with no URL the embedded broker (Broker) runs.
+	MQTT MQTT `yaml:"mqtt"`
+	// Broker is the embedded broker's listeners.
+	Broker Broker `yaml:"broker"`
+	// HTTP is where the display board is served; "" serves none.
+	HTTP string `yaml:"http"`
+	// Metrics is where Prometheus metrics are served; "" serves none.
+	Metrics string `yaml:"metrics"`
+	// Log says how tablectl logs.
+	Log Log `yaml:"log"`
+	// GPIO is the dealer's buttons, the shoe's sensors, the tower light and the buzzer.
+	GPIO GPIO `yaml:"gpio"`
+}
+
+// Royal is Royal Baccarat's variant: its Tie pay table (1 to 5) and tiers (4 or 3).
+type Royal struct {
+	Paytable int `yaml:"paytable"`
+	Tiers    int `yaml:"tiers"`
+}
+
+// Dealer holds how the round is run and what tablectl does in the dealer's stead.
+type Dealer struct {
+	// Auto stands in for the dealer's buttons: betting closes on a round's first card,
+	// Insurance closes at once, each complete round is confirmed.
+	Auto bool `yaml:"auto"`
+	// SimultaneousWindow: two cards of a round read closer together than this were drawn
+	// together (RWS Baccarat 5.10); 0 turns the check off.
+	SimultaneousWindow time.Duration `yaml:"simultaneous_window"`
+	// Burn is the burn rule: first-card, fixed or none; BurnCount the cards burned under
+	// fixed.
+	Burn      string `yaml:"burn"`
+	BurnCount int    `yaml:"burn_count"`
+	// RoundsAfterCut is how many rounds follow the one in which the cut card comes out:
+	// 1 or 0.
+	RoundsAfterCut int `yaml:"rounds_after_cut"`
+	// BurnExcessCards burns a card drawn in excess instead of keeping it as the next
+	// round's first card (RWS Baccarat 5.7).
+	BurnExcessCards bool `yaml:"burn_excess_cards"`
+	// Rounding is how a payout's fraction of a unit is rounded: down, half-up or up.
+	Rounding string `yaml:"rounding"`
+}
+
+// Serial is a device's serial line.
+type Serial struct {
+	// Port is the device's path, such as /dev/tablectl-shoe; or USB finds it by its ids.
+	Port string `yaml:"port"`
+	USB  *USB   `yaml:"usb"`
+	// Baud, DataBits, Parity (none, odd, even, mark or space) and StopBits are the line
+	// settings.
+	Baud     int    `yaml:"baud"`
+	DataBits int    `yaml:"data_bits"`
+	Parity   string `yaml:"parity"`
+	StopBits int    `yaml:"stop_bits"`
+}
+
+// USB finds a USB-serial adapter by its vendor and product ids (four hex digits each)
+// and, when several are alike, its serial number.
+type USB struct {
+	VID    string `yaml:"vid"`
+	PID    string `yaml:"pid"`
+	Serial string `yaml:"serial"`
+}
+
+// Shoe is the shoe's serial line and its wire format.
+type Shoe struct {
+	Serial `yaml:",inline"`
+	// Format is the wire format: tablectl, ascii or scanner.
+	Format string `yaml:"format"`
+}
+
+// MQTT is the external broker tablectl publishes to.
+type MQTT struct {
+	// URL is tcp://host:1883 or ssl://host:8883; "" runs the embedded broker.
+	URL      string `yaml:"url"`
+	Username string `yaml:"username"`
+	// PasswordFile holds the password (the environment's TABLECTL_MQTT_PASSWORD is
+	// used when there is none).
+	PasswordFile string `yaml:"password_file"`
+	// CA, Cert and Key are PEM files: the CAs that sign the broker's certificate, and
+	// the client's certificate and key.
+	CA   string `yaml:"ca"`
+	Cert string `yaml:"cert"`
+	Key  string `yaml:"key"`
+}
+
+// Broker is the embedded broker's MQTT and WebSocket addresses ("" for no WebSocket).
+type Broker struct {
+	Listen    string `yaml:"listen"`
+	WebSocket string `yaml:"websocket"`
+}
+
+// Log says how tablectl logs: as text lines, or JSON lines.
+type Log struct {
+	JSON bool `yaml:"json"`
+}
+
+// GPIO is the pins tablectl reads and drives, and the inputs' debounce time.
+type GPIO struct {
+	Debounce time.Duration `yaml:"debounce"`
+	Pins     []Pin         `yaml:"pins"`
+}
+
+// Pin gives one pin a role (docs/gpio.md).
+type Pin struct {
+	Role      string `yaml:"role"`
+	Pin       string `yaml:"pin"`
+	ActiveLow bool   `yaml:"active_low"`
+	Pull      string `yaml:"pull"`
+}
+
+// Default returns the settings of a key the file leaves out.
+func Default() Config {
+	return Config{
+		Table:   "table-1",
+		Rules:   "classic",
+		Journal: "/var/lib/tablectl/journal",
+		Dealer: Dealer{SimultaneousWindow: 150 * time.Millisecond, Burn: "first-card", RoundsAfterCut: 1,
+			Rounding: "down"},
+		Broker: Broker{Listen: "127.0.0.1:1883", WebSocket: "127.0.0.1:1884"},
+		HTTP:   "127.0.0.1:8080",
+		GPIO:   GPIO{Debounce: 20 * time.Millisecond},
+	}
+}

@@ -1,0 +1,187 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/drivers/gpio"
+	"github.com/tablectl/tablectl/round"
+)
+
+// present makes stat find exactly the paths given, for the test's length.
+func present(t *testing.T, paths ...string) {
+	t.Helper()
+	old := stat
+	stat = func(p string) (os.FileInfo, error) {
+		for _, q := range paths {
+			if p == q {
+				return nil, nil
+			}
+		}
+		return nil, &fs.PathError{Op: "stat", Path: p, Err: fs.ErrNotExist}
+	}
+	t.Cleanup(func() { stat = old })
+}
+
+// TestDeployExample reads deploy/tablectl.yaml, the example the deployment guide
+// installs, with its devices and password file present: it is valid, and says what its
+// comments say.
+func TestDeployExample(t *testing.T) {
+	present(t, "/dev/tablectl-shoe", "/dev/tablectl-shuffler", "/etc/tablectl/mqtt-password")
+	cfg, err := Load("../deploy/tablectl.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Table != "bac-07" || cfg.Rules != "rws" || cfg.Decks != 8 || cfg.Shoe.Port != "/dev/tablectl-shoe" ||
+		cfg.Shoe.Format != "tablectl" || cfg.Shuffler.Port != "/dev/tablectl-shuffler" || cfg.MQTT.URL != "tcp://127.0.0.1:1883" ||
+		cfg.Metrics != ":9464" || len(cfg.GPIO.Pins) != 10 || cfg.Dealer.SimultaneousWindow != 150*time.Millisecond {
+		t.Errorf("read %+v", cfg)
+	}
+	rc, err := cfg.Round()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.Rules.Name != "rws" || rc.Decks != 8 || rc.Burn != round.BurnByFirstCard || rc.RoundsAfterCut != 1 ||
+		rc.Rounding != baccarat.RoundDown || rc.CloseBetsOnFirstCard {
+		t.Errorf("round settings %+v", rc)
+	}
+	g := cfg.GPIOConfig()
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if g.Pins[0].Role != gpio.Confirm || g.Pins[0].Pin != "GPIO17" || !g.Pins[0].ActiveLow || g.Pins[0].Pull != gpio.PullUp {
+		t.Errorf("first pin %+v", g.Pins[0])
+	}
+	if sc := cfg.ShoeConfig(); sc.Port.Path != "/dev/tablectl-shoe" || sc.Port.Baud != 9600 {
+		t.Errorf("shoe %+v", sc)
+	}
+}
+
+// TestEmptyFileIsTheDefaults: a file with nothing in it runs the defaults.
+func TestEmptyFileIsTheDefaults(t *testing.T) {
+	for _, content := range []string{"", "# nothing set\n", "{}\n"} {
+		cfg, err := Parse("t.yaml", []byte(content))
+		if err != nil {
+			t.Fatalf("%q: %v", content, err)
+		}
+		if cfg.Table != "table-1" || cfg.Rules != "classic" || cfg.Broker.Listen != "127.0.0.1:1883" || cfg.Shoe != nil {
+			t.Errorf("%q: %+v", content, cfg)
+		}
+	}
+}
+
+// TestFaultsNameFileLineAndKey: each fault is an error naming the file, the line and the
+// key, with what is wrong; a wrong implementation that checks nothing, or reports the
+// wrong line, fails here.
+func TestFaultsNameFileLineAndKey(t *testing.T) {
+	present(t, "/dev/ttyUSB0", "/dev/ttyUSB1")
+	for _, c := range []struct {
+		name, yaml, want string
+	}{
+		{"unknown top-level key", "table: t1\nrule: rws\n",
+			`t.yaml:2: rule: unknown key (the file's top level has broker, dealer, decks, gpio, http, journal, log, metrics, mqtt, royal, rules, shoe, shuffler, table)`},
+		{"unknown nested key", "dealer:\n  auto: true\n  simultanous_window: 1s\n",
+			`t.yaml:3: dealer.simultanous_window: unknown key (dealer has auto, burn, burn_count, burn_excess_cards, rounding, rounds_after_cut, simultaneous_window)`},
+		{"unknown key in a list item", "gpio:\n  pins:\n    - role: confirm\n      pin: GPIO17\n      invert: true\n",
+			`t.yaml:5: gpio.pins[1].invert: unknown key`},
+		{"unknown rule set", "rules: punto\n", `t.yaml:1: rules: unknown rule set "punto"`},
+		{"decks outside the rule set", "rules: royal\ndecks: 3\n", `t.yaml:2: decks: rule set royal: 3 decks not permitted (allowed: 2, 4, 6, 8)`},
+		{"decks outside another rule set", "rules: nc-insurance\n\ndecks: 10\n", `t.yaml:3: decks: rule set nc-insurance: 10 decks not permitted (allowed: 4 to 8)`},
+		{"royal variant", "rules: royal\nroyal:\n  paytable: 9\n", `t.yaml:2: royal: rule set royal: pay table 9: want 1 to 5`},
+		{"royal section with other rules", "rules: rws\nroyal:\n  paytable: 2\n", `t.yaml:2: royal: set for rule set rws: the royal section is for rules: royal`},
+		{"wrong kind of value", "decks: eight\n", "t.yaml:1: decks: cannot unmarshal !!str `eight` into int"},
+		{"bad duration", "dealer:\n  simultaneous_window: soon\n", "t.yaml:2: dealer.simultaneous_window: cannot unmarshal !!str `soon` into time.Duration"},
+		{"window too long", "dealer:\n  simultaneous_window: 5s\n", "t.yaml:2: dealer.simultaneous_window: 5s: want 0 (off) to 2s"},
+		{"burn count without fixed burn", "dealer:\n  burn_count: 3\n", "t.yaml:2: dealer.burn_count: set, but the burn is first-card: burn_count is for burn: fixed"},
+		{"fixed burn without count", "dealer:\n  burn: fixed\n", "t.yaml:2: dealer.burn: fixed takes burn_count, the cards burned: 1 to 52"},
+		{"fixed burn of too many", "dealer:\n  burn: fixed\n  burn_count: 60\n", "t.yaml:3: dealer.burn_count: 60: a fixed burn takes 1 to 52 cards"},
+		{"serial port missing", "shoe:\n  format: tablectl\n  port: /dev/ttyUSB7\n",
+			"t.yaml:3: shoe.port: /dev/ttyUSB7 does not exist (is the shoe plugged in, and its udev rule installed?)"},
+		{"port and usb both", "shuffler:\n  port: /dev/ttyUSB0\n  usb:\n    vid: \"0403\"\n    pid: \"6001\"\n",
+			"t.yaml:3: shuffler.usb: both port and usb are set: give one"},
+		{"no port", "shoe:\n  format: ascii\n", "t.yaml:1: shoe: give its port, or its usb ids"},
+		{"bad usb id", "shoe:\n  format: tablectl\n  usb:\n    vid: 403\n    pid: \"6001\"\n", `t.yaml:4: shoe.usb.vid: "403": want four hex digits`},
+		{"unknown format", "shoe:\n  port: /dev/ttyUSB0\n  format: morse\n", `t.yaml:3: shoe.format: "morse": want tablectl, ascii or scanner`},
+		{"same port twice", "shoe:\n  port: /dev/ttyUSB0\n  format: ascii\nshuffler:\n  port: /dev/ttyUSB0\n",
+			"t.yaml:5: shuffler.port: /dev/ttyUSB0 is the shoe's port too"},
+		{"parity", "shoe:\n  port: /dev/ttyUSB0\n  format: ascii\n  parity: evenish\n", `t.yaml:4: shoe.parity: "evenish": want none, odd, even, mark or space`},
+		{"unknown pin name", "gpio:\n  pins:\n    - {role: confirm, pin: GPIO17}\n    - {role: buzzer, pin: GPIO99}\n",
+			`t.yaml:4: gpio.pins[2].pin: unknown pin name "GPIO99"`},
+		{"header position without GPIO", "gpio:\n  pins:\n    - {role: confirm, pin: P1_1}\n", `t.yaml:3: gpio.pins[1].pin: unknown pin name "P1_1"`},
+		{"one pin by two names", "gpio:\n  pins:\n    - {role: confirm, pin: GPIO17}\n    - {role: new_shoe, pin: P1_11}\n",
+			"t.yaml:4: gpio.pins[2].pin: P1_11 is GPIO17, already given at gpio.pins[1]"},
+		{"role twice", "gpio:\n  pins:\n    - {role: confirm, pin: GPIO17}\n    - {role: confirm, pin: GPIO27}\n",
+			"t.yaml:4: gpio.pins[2].role: confirm is given twice (gpio.pins[1] and gpio.pins[2])"},
+		{"unknown role", "gpio:\n  pins:\n    - {role: confirmm, pin: GPIO17}\n", `t.yaml:3: gpio.pins[1].role: "confirmm": want one of confirm, new_shoe`},
+		{"pull on an output", "gpio:\n  pins:\n    - {role: buzzer, pin: GPIO21, pull: up}\n", "t.yaml:3: gpio.pins[1].pull: pull up set on an output (buzzer)"},
+		{"credentials for the embedded broker", "mqtt:\n  username: bac-07\n", "t.yaml:2: mqtt.username: set without mqtt.url: the embedded broker takes no credentials"},
+		{"embedded broker with an external one", "mqtt:\n  url: tcp://10.0.0.5:1883\nbroker:\n  listen: 127.0.0.1:1883\n",
+			"t.yaml:3: broker: set with mqtt.url: the broker section is for the embedded broker"},
+		{"bad broker url", "mqtt:\n  url: http://10.0.0.5\n", `t.yaml:2: mqtt.url: "http://10.0.0.5": want tcp://host:1883 or ssl://host:8883`},
+		{"certificate without key", "mqtt:\n  url: ssl://b:8883\n  cert: /dev/ttyUSB0\n", "t.yaml:3: mqtt.cert: a client certificate takes both cert and key"},
+		{"missing password file", "mqtt:\n  url: tcp://b:1883\n  password_file: /etc/nowhere\n", "t.yaml:3: mqtt.password_file: /etc/nowhere does not exist"},
+		{"bad address", "http: 8080\n", `t.yaml:1: http: "8080": want host:port`},
+		{"same address twice", "http: :8080\nmetrics: :8080\n", "t.yaml:2: metrics: :8080 is the display board's address (http) too"},
+		{"bad table id", "table: bac/07\n", `t.yaml:1: table: "bac/07": want 1 to 64 letters`},
+		{"not YAML", "table: [bac\n", "t.yaml:1: "},
+		{"duplicate key", "table: a\ntable: b\n", `t.yaml:2: table: mapping key "table" already defined at line 1`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("t.yaml", []byte(c.yaml))
+			if err == nil {
+				t.Fatalf("no error, want %q", c.want)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error\n%s\nwant it to contain\n%s", err, c.want)
+			}
+			var es Errors
+			if !errors.As(err, &es) || len(es) == 0 {
+				t.Fatalf("error %T is not Errors", err)
+			}
+		})
+	}
+}
+
+// TestEveryFaultIsReported: a file with three faults gets three errors, in file order.
+func TestEveryFaultIsReported(t *testing.T) {
+	present(t)
+	_, err := Parse("t.yaml", []byte("rules: rws\ndecks: 12\nshoe:\n  port: /dev/none\n  format: tablectl\nhttp: nowhere\n"))
+	var es Errors
+	if !errors.As(err, &es) || len(es) != 3 {
+		t.Fatalf("got %v, want 3 errors", err)
+	}
+	for i, want := range []string{"t.yaml:2: decks:", "t.yaml:4: shoe.port:", "t.yaml:6: http:"} {
+		if !strings.HasPrefix(es[i].Error(), want) {
+			t.Errorf("error %d: %s, want it to begin %q", i+1, es[i], want)
+		}
+	}
+}
+
+// TestPiPinNames checks the pin names against the Raspberry Pi's header: every GPIO line
+// 0 to 27 by its three names, and none else.
+func TestPiPinNames(t *testing.T) {
+	lines := map[int]int{}
+	for pos := 1; pos <= 40; pos++ {
+		if n, ok := piPin("P1_" + itoa(pos)); ok {
+			lines[n]++
+			for _, other := range []string{"GPIO" + itoa(n), itoa(n)} {
+				if m, ok := piPin(other); !ok || m != n {
+					t.Errorf("%s is P1_%d's line %d, got %d %v", other, pos, n, m, ok)
+				}
+			}
+		}
+	}
+	if len(lines) != 28 {
+		t.Errorf("the header carries %d GPIO lines, want 28 (GPIO0 to GPIO27)", len(lines))
+	}
+	for _, bad := range []string{"GPIO28", "GPIO-1", "GPIO017", "P1_1", "P1_41", "p1_11", "gpio17", "28", "", "GPIO"} {
+		if _, ok := piPin(bad); ok {
+			t.Errorf("%q taken as a pin", bad)
+		}
+	}
+}

@@ -1,0 +1,222 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Error is one fault in a configuration file: where it is, which key, and what is wrong.
+type Error struct {
+	File string
+	Line int    // 0 when the fault is not on one line (an empty key list, say)
+	Key  string // the key's path, such as "shoe.port" or "gpio.pins[2].pin"
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			b.WriteString(":" + strconv.Itoa(e.Line))
+		}
+		b.WriteString(": ")
+	}
+	if e.Key != "" {
+		b.WriteString(e.Key + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Errors is every fault found in a file, in the order of the file.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	s := make([]string, len(es))
+	for i, e := range es {
+		s[i] = e.Error()
+	}
+	return strings.Join(s, "\n")
+}
+
+// Load reads and checks the configuration file at path. The error is an Errors listing
+// every fault, or the error reading the file.
+func Load(path string) (Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	return Parse(path, b)
+}
+
+// Parse reads and checks a configuration file's content; name is the file's name for the
+// errors. Keys left out take Default's settings.
+func Parse(name string, data []byte) (Config, error) {
+	cfg := Default()
+	f := &file{name: name, lines: map[string]int{}}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		f.yamlError(err)
+		return Config{}, f.errs
+	}
+	if len(root.Content) == 0 {
+		return cfg, f.check(&cfg) // an empty file: the defaults
+	}
+	doc := root.Content[0]
+	f.walk(doc, reflect.TypeOf(cfg), "") // unknown keys are reported, and the rest checked
+	if err := doc.Decode(&cfg); err != nil {
+		f.yamlError(err)
+		return Config{}, f.sorted()
+	}
+	if f.check(&cfg); len(f.errs) > 0 {
+		return Config{}, f.sorted()
+	}
+	return cfg, nil
+}
+
+// sorted is the faults in the order of the file; those on no line last.
+func (f *file) sorted() Errors {
+	slices.SortStableFunc(f.errs, func(a, b *Error) int {
+		switch {
+		case a.Line == b.Line:
+			return 0
+		case a.Line == 0:
+			return 1
+		case b.Line == 0:
+			return -1
+		}
+		return a.Line - b.Line
+	})
+	return f.errs
+}
+
+// file collects what is known of one file while it is read: where each key is, and the
+// faults found.
+type file struct {
+	name  string
+	lines map[string]int // key path to line
+	errs  Errors
+}
+
+func (f *file) add(line int, key, format string, a ...any) {
+	f.errs = append(f.errs, &Error{File: f.name, Line: line, Key: key, Msg: fmt.Sprintf(format, a...)})
+}
+
+// at adds a fault at the line of key (as written in the file).
+func (f *file) at(key, format string, a ...any) { f.add(f.lines[key], key, format, a...) }
+
+// set says whether key is written in the file.
+func (f *file) set(key string) bool { _, ok := f.lines[key]; return ok }
+
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+// yamlError turns the YAML library's errors ("line 3: cannot unmarshal ...") into the
+// file's, naming the key on that line where there is one.
+func (f *file) yamlError(err error) {
+	var msgs []string
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	} else {
+		msgs = []string{err.Error()}
+	}
+	keyAt := map[int]string{}
+	for k, l := range f.lines {
+		if old, ok := keyAt[l]; !ok || len(k) > len(old) {
+			keyAt[l] = k
+		}
+	}
+	for _, m := range msgs {
+		if g := yamlLine.FindStringSubmatch(m); g != nil {
+			line, _ := strconv.Atoi(g[1])
+			f.add(line, keyAt[line], "%s", strings.TrimPrefix(g[2], "yaml: "))
+			continue
+		}
+		f.add(0, "", "%s", strings.TrimPrefix(m, "yaml: "))
+	}
+}
+
+// walk notes the line of every key under n, a node to be decoded into a value of type t,
+// and reports the keys t does not have.
+func (f *file) walk(n *yaml.Node, t reflect.Type, path string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case n.Kind == yaml.AliasNode:
+		f.add(n.Line, path, "aliases are not allowed in the configuration")
+	case t.Kind() == reflect.Struct && n.Kind == yaml.MappingNode:
+		fields := keysOf(t)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			key := join(path, k.Value)
+			ft, ok := fields[k.Value]
+			if !ok {
+				f.add(k.Line, key, "unknown key (%s has %s)", section(path), strings.Join(sortedKeys(fields), ", "))
+				continue
+			}
+			f.lines[key] = k.Line
+			f.walk(v, ft, key)
+		}
+	case t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode:
+		for i, item := range n.Content {
+			key := fmt.Sprintf("%s[%d]", path, i+1)
+			f.lines[key] = item.Line
+			f.walk(item, t.Elem(), key)
+		}
+	}
+	// Any other mismatch of kinds is the decoder's to report, with its line.
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func section(path string) string {
+	if path == "" {
+		return "the file's top level"
+	}
+	return path
+}
+
+// keysOf lists the YAML keys of struct type t and the type each decodes into.
+func keysOf(t reflect.Type) map[string]reflect.Type {
+	keys := map[string]reflect.Type{}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("yaml")
+		name, opts, _ := strings.Cut(tag, ",")
+		if opts == "inline" {
+			for k, v := range keysOf(sf.Type) {
+				keys[k] = v
+			}
+			continue
+		}
+		if name == "" || name == "-" {
+			continue
+		}
+		keys[name] = sf.Type
+	}
+	return keys
+}
+
+func sortedKeys(m map[string]reflect.Type) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
