@@ -18,6 +18,7 @@ import (
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/drivers/display"
+	"github.com/tablectl/tablectl/drivers/gpio"
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/messages"
@@ -70,6 +71,11 @@ type Daemon struct {
 	devices map[string]string
 	// capture, while a command is stepped, collects its effects for the reply.
 	capture *[]string
+	// panel is the table's buttons, sensors and lamps (nil: none); lit the lamps' last
+	// states; call whether a supervisor is called.
+	panel Panel
+	lit   map[gpio.Role]bool
+	call  bool
 }
 
 // Open opens the journal, replays it and checks the result: the table is ready, nothing
@@ -97,7 +103,7 @@ func Open(cfg Config) (*Daemon, error) {
 	if rep.Torn != nil {
 		cfg.Logger.Warn("journal: a torn tail left by a power cut was truncated", "file", rep.Torn.File, "offset", rep.Torn.Offset, "bytes", rep.Torn.Bytes)
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Logger, j: j, topics: topics, devices: map[string]string{}}
+	d := &Daemon{cfg: cfg, log: cfg.Logger, j: j, topics: topics, devices: map[string]string{}, lit: map[gpio.Role]bool{}}
 	d.out = newOutbox(cfg.Logger)
 	if d.build, err = messages.NewBuilder(cfg.Table, cfg.Round.Rules, cfg.Roads); err != nil {
 		return nil, d.closeOnError(err)
@@ -176,7 +182,12 @@ func (d *Daemon) publish(ev round.Event, effs []round.Effect, st round.State) {
 	for _, m := range msgs {
 		d.queue(m)
 	}
+	d.lamps(st, effs)
 	for _, e := range effs {
+		if e.Kind == round.IrregularityResolved && d.call {
+			d.call = false // a decision was taken: the supervisor came
+			d.out.add(d.topics.Status(), 0, d.Status("online"), true)
+		}
 		d.count(e)
 		d.logEffect(ev, e)
 		if d.capture != nil {
@@ -251,7 +262,8 @@ func (d *Daemon) Status(state string) []byte {
 	}
 	b, _ := json.Marshal(messages.Status{Envelope: messages.Envelope{Schema: messages.Schema, Table: d.cfg.Table,
 		Shoe: st.Shoe, Round: st.Round, Seq: d.build.Seq(), At: d.cfg.Now()},
-		State: state, Rules: d.cfg.Round.Rules.Name, Decks: st.Decks, Set: st.Set, Version: Version, Devices: devs})
+		State: state, Rules: d.cfg.Round.Rules.Name, Decks: st.Decks, Set: st.Set, Version: Version, Devices: devs,
+		Call: map[bool]string{true: "supervisor"}[d.call]})
 	return b
 }
 
@@ -272,6 +284,11 @@ func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEv
 		beat = t.C
 	}
 	heartbeat := func() error { d.cfg.Heartbeat(); return nil }
+	var panel <-chan gpio.Event
+	if d.panel != nil {
+		panel = d.panel.Events()
+		d.lamps(d.tbl.State(), nil) // the tower light from the state the journal left
+	}
 	go func() {
 		defer close(forwarded)
 		defer close(jobs)
@@ -293,6 +310,16 @@ func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEv
 				}
 				select {
 				case jobs <- func() error { return d.command(c) }:
+				case <-ctx.Done():
+					return
+				}
+			case ev, ok := <-panel:
+				if !ok {
+					panel = nil
+					continue
+				}
+				select {
+				case jobs <- func() error { return d.button(ev) }:
 				case <-ctx.Done():
 					return
 				}

@@ -41,6 +41,8 @@ type Status struct {
 	Version string `json:"version"`
 	// Devices says, per device, "connected", "disconnected" or "absent".
 	Devices map[string]string `json:"devices,omitempty"`
+	// Call is "supervisor" while the dealer's call for a Pit Supervisor stands.
+	Call string `json:"call,omitempty"`
 }
 
 // SlotCard is a card in its slot.

@@ -55,7 +55,8 @@ func TestCheckConfig(t *testing.T) {
 
 // TestRunConfigFile runs a simulated table from a configuration file with a flag over it:
 // the file's rule set variant, decks and journal are used, and the flag's table id wins
-// over the file's. The journal's recorded settings show it.
+// over the file's. The journal's recorded settings show it. The file's GPIO pins are
+// absent on a machine without GPIO: the table runs without them.
 func TestRunConfigFile(t *testing.T) {
 	dir := t.TempDir()
 	jdir := filepath.Join(dir, "journal")
@@ -71,10 +72,18 @@ broker:
   listen: 127.0.0.1:0
   websocket: ""
 http: ""
+gpio:
+  pins:
+    - {role: confirm, pin: GPIO17, active_low: true, pull: up}
 `)
-	out, _, err := runCmd(t, "", "run", "--config", file, "--table", "from-flag", "--simulate", "--pace", "0", "--rounds", "2")
+	out, logged, err := runCmd(t, "", "run", "--config", file, "--table", "from-flag", "--simulate", "--pace", "0", "--rounds", "2")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
+	}
+	// A machine with no GPIO (this one, unless it is a Raspberry Pi) runs the table
+	// without its buttons, and says so.
+	if _, err := os.Stat("/dev/gpiochip0"); err != nil && !strings.Contains(logged, "this machine has no GPIO") {
+		t.Errorf("no warning of the missing GPIO:\n%s", logged)
 	}
 	if !strings.Contains(out, "table from-flag: rule set royal, journal "+jdir) {
 		t.Errorf("output:\n%s", out)

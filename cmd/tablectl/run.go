@@ -19,6 +19,7 @@ import (
 	"github.com/tablectl/tablectl/daemon"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/drivers/display"
+	"github.com/tablectl/tablectl/drivers/gpio"
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/drivers/shuffler"
 	"github.com/tablectl/tablectl/metrics"
@@ -260,6 +261,20 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		}
 		defer xd.Close()
 		shufflerEvents = xd.Events()
+	}
+	if len(tc.GPIO.Pins) > 0 {
+		gc := tc.GPIOConfig()
+		gc.Logger = log
+		panel, err := gpio.Open(ctx, gc)
+		switch {
+		case errors.Is(err, gpio.ErrAbsent):
+			log.Warn("the configuration names GPIO pins, but this machine has no GPIO: running without buttons, sensors, tower light or buzzer", "err", err)
+		case err != nil:
+			return fmt.Errorf("run: gpio: %w", err)
+		default:
+			defer panel.Close()
+			d.SetPanel(panel)
+		}
 	}
 	if tc.HTTP != "" {
 		stop, addr, err := serveBoard(url, tc.Table, tc.MQTT.Username, password, tc.HTTP, log)

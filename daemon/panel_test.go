@@ -1,0 +1,122 @@
+package daemon
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablectl/tablectl/drivers/device"
+	"github.com/tablectl/tablectl/drivers/gpio"
+	"github.com/tablectl/tablectl/messages"
+)
+
+// TestPanel drives a table from its buttons and sensors and reads its tower light: green
+// while betting is open, amber while cards are drawn and the round awaits confirmation,
+// red (and three beeps) while it is held for a decision; the confirm button confirms the
+// round; the double-card sensor is a simultaneous draw (RWS Baccarat 5.10); the
+// call_supervisor button stands in the status message until a decision is taken.
+func TestPanel(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	cfg.AutoConfirm = false
+	p := NewFakePanel()
+	r := startWith(t, cfg, func(d *Daemon) { d.SetPanel(p) })
+	lamps := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			lit := p.Lit()
+			var on []string
+			for _, role := range []gpio.Role{gpio.LightRed, gpio.LightAmber, gpio.LightGreen} {
+				if lit[role] {
+					on = append(on, role.String())
+				}
+			}
+			got := strings.Join(on, ",")
+			if got == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("lamps lit: %q, want %q", got, want)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	press := func(role gpio.Role, kind gpio.Kind) {
+		p.In <- gpio.Event{Role: role, Kind: kind, At: time.Now()}
+		r.settle(t)
+		for len(p.In) > 0 {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(5 * time.Millisecond) // the last event may still be stepping
+	}
+	lamps("") // no shoe: all dark
+	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
+	r.settle(t)
+	lamps("light_green")
+	r.f.cards(t, "9H 5C KS KD") // Player natural 9: complete, awaiting confirmation
+	r.settle(t)
+	lamps("light_amber")
+	press(gpio.Confirm, gpio.Released) // a release confirms nothing
+	lamps("light_amber")
+	press(gpio.Confirm, gpio.Pressed)
+	lamps("light_green")
+	results := 0
+	for _, m := range eventMessages(t, r.rec) {
+		if m.Winner != "" {
+			results++
+		}
+	}
+	if results != 1 {
+		t.Fatalf("%d results after the confirm button, want 1", results)
+	}
+
+	r.f.cards(t, "2H")
+	r.settle(t)
+	press(gpio.DoubleCard, gpio.On)
+	lamps("light_red")
+	beeped := false
+	for _, c := range p.Commands() {
+		beeped = beeped || c == beeps
+	}
+	if !beeped {
+		t.Errorf("no beeps on the irregularity: %v", p.Commands())
+	}
+	var kinds []string
+	for _, m := range eventMessages(t, r.rec) {
+		if m.Event != "" {
+			kinds = append(kinds, m.Event+" "+m.Kind)
+		}
+	}
+	if strings.Join(kinds, ",") != "raised simultaneous_draw" {
+		t.Errorf("irregularities: %v", kinds)
+	}
+
+	call := func() string {
+		t.Helper()
+		var st messages.Status
+		for _, m := range r.rec.Published() {
+			if strings.HasSuffix(m.Topic, "/status") {
+				st = messages.Status{}
+				if err := json.Unmarshal(m.Payload, &st); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		return st.Call
+	}
+	press(gpio.CallSupervisor, gpio.Pressed)
+	if got := call(); got != "supervisor" {
+		t.Errorf("status call %q after the button, want supervisor", got)
+	}
+	if err := r.rec.Inject("supervisor", []byte(`{"cmd":"decide","irregularity":1,"choice":"as-read","actor":"S17"}`)); err != nil {
+		t.Fatal(err)
+	}
+	r.settle(t)
+	time.Sleep(5 * time.Millisecond)
+	if got := call(); got != "" {
+		t.Errorf("status call %q after the decision, want none", got)
+	}
+	lamps("light_amber")
+	r.close(t)
+}
