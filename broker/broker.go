@@ -74,11 +74,11 @@ func Start(ctx context.Context, opts Options) (*Broker, error) {
 	}
 	log = log.With("component", "broker")
 	if !opts.AllowRemote {
-		if err := checkLoopback("MQTT listen", opts.Listen); err != nil {
+		if err := CheckLoopback("MQTT listen", opts.Listen); err != nil {
 			return nil, err
 		}
 		if opts.WebSocket != "" {
-			if err := checkLoopback("WebSocket listen", opts.WebSocket); err != nil {
+			if err := CheckLoopback("WebSocket listen", opts.WebSocket); err != nil {
 				return nil, err
 			}
 		}
@@ -153,8 +153,8 @@ func (b *Broker) Close() error {
 	return err
 }
 
-// checkLoopback refuses an address whose host is not a loopback IP or "localhost".
-func checkLoopback(what, addr string) error {
+// CheckLoopback refuses an address whose host is not a loopback IP or "localhost".
+func CheckLoopback(what, addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("broker: %s address %q: %w", what, addr, err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/broker"
 	"github.com/tablectl/tablectl/drivers/gpio"
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/round"
@@ -156,6 +157,14 @@ func (f *file) checkMQTT(c *Config) {
 		}
 		f.checkAddr("broker.listen", c.Broker.Listen)
 		f.checkAddr("broker.websocket", c.Broker.WebSocket)
+		for _, k := range []struct{ key, addr string }{{"broker.listen", c.Broker.Listen}, {"broker.websocket", c.Broker.WebSocket}} {
+			if k.addr == "" || f.lastKey(k.key) {
+				continue
+			}
+			if err := broker.CheckLoopback(k.key, k.addr); err != nil {
+				f.at(k.key, "%s", strings.TrimPrefix(err.Error(), "broker: "))
+			}
+		}
 		if c.Broker.Listen == "" {
 			f.at("broker.listen", "no address: the embedded broker needs one (or set mqtt.url)")
 		}
@@ -284,4 +293,9 @@ func (c *Config) GPIOConfig() gpio.Config {
 		g.Pins = append(g.Pins, gpio.PinConfig{Role: role, Pin: p.Pin, ActiveLow: p.ActiveLow, Pull: pull})
 	}
 	return g
+}
+
+// lastKey says whether the last fault found is on key: one fault a key is enough.
+func (f *file) lastKey(key string) bool {
+	return len(f.errs) > 0 && f.errs[len(f.errs)-1].Key == key
 }

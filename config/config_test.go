@@ -125,6 +125,8 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 		{"bad broker url", "mqtt:\n  url: http://10.0.0.5\n", `t.yaml:2: mqtt.url: "http://10.0.0.5": want tcp://host:1883 or ssl://host:8883`},
 		{"certificate without key", "mqtt:\n  url: ssl://b:8883\n  cert: /dev/ttyUSB0\n", "t.yaml:3: mqtt.cert: a client certificate takes both cert and key"},
 		{"missing password file", "mqtt:\n  url: tcp://b:1883\n  password_file: /etc/nowhere\n", "t.yaml:3: mqtt.password_file: /etc/nowhere does not exist"},
+		{"embedded broker off loopback", "broker:\n  listen: 0.0.0.0:1883\n",
+			`t.yaml:2: broker.listen: broker.listen address "0.0.0.0:1883" is not a loopback address; the embedded broker has no authentication`},
 		{"bad address", "http: 8080\n", `t.yaml:1: http: "8080": want host:port`},
 		{"same address twice", "http: :8080\nmetrics: :8080\n", "t.yaml:2: metrics: :8080 is the display board's address (http) too"},
 		{"bad table id", "table: bac/07\n", `t.yaml:1: table: "bac/07": want 1 to 64 letters`},

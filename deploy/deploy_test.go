@@ -38,6 +38,7 @@ func TestInstallIsIdempotent(t *testing.T) {
 		{"etc/systemd/system/tablectl.service", 0o644},
 		{"etc/udev/rules.d/99-tablectl.rules", 0o644},
 		{"etc/tablectl/tablectl.env", 0o640},
+		{"etc/tablectl/tablectl.yaml", 0o640},
 		{"usr/local/share/doc/tablectl/protocol.md", 0o644},
 	} {
 		st, err := os.Stat(filepath.Join(root, f.path))
@@ -49,16 +50,27 @@ func TestInstallIsIdempotent(t *testing.T) {
 		}
 	}
 
+	conf := filepath.Join(root, "etc/tablectl/tablectl.yaml")
+	if got, _ := os.ReadFile(conf); !bytes.Contains(got, []byte("table: bac-07")) {
+		t.Errorf("the configuration installed is not the example:\n%s", got)
+	}
 	env := filepath.Join(root, "etc/tablectl/tablectl.env")
-	mine := []byte("TABLECTL_ARGS=--table pit3-t12 --rules rws\n")
-	if err := os.WriteFile(env, mine, 0o640); err != nil {
+	mine := []byte("table: pit3-t12\nrules: rws\n")
+	myEnv := []byte("TABLECTL_ARGS=--log-json\n")
+	if err := os.WriteFile(conf, mine, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(env, myEnv, 0o640); err != nil {
 		t.Fatal(err)
 	}
 	if out := install(t, root, bin); strings.TrimSpace(out) != "install.sh: done" {
 		t.Errorf("a second install changed something:\n%s", out)
 	}
-	if got, _ := os.ReadFile(env); !bytes.Equal(got, mine) {
+	if got, _ := os.ReadFile(conf); !bytes.Equal(got, mine) {
 		t.Errorf("the table's settings were overwritten: %q", got)
+	}
+	if got, _ := os.ReadFile(env); !bytes.Equal(got, myEnv) {
+		t.Errorf("the table's env file was overwritten: %q", got)
 	}
 
 	if err := os.WriteFile(bin, []byte("second build"), 0o755); err != nil {

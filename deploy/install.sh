@@ -4,9 +4,9 @@
 #   sudo deploy/install.sh ./tablectl-arm64
 #
 # It creates the tablectl system user (groups dialout and gpio), installs the binary,
-# the systemd unit, the udev rules and the documentation, writes
-# /etc/tablectl/tablectl.env from the example only when there is none, and enables the
-# service. Run it again to upgrade: it changes only what differs and never touches the
+# the systemd unit, the udev rules and the documentation, writes the configuration
+# /etc/tablectl/tablectl.yaml and /etc/tablectl/tablectl.env from the examples only when
+# there are none, and enables the service. Run it again to upgrade: it changes only what differs and never touches the
 # table's settings or journal. docs/deploy.md walks through it.
 #
 # DESTDIR=/some/dir installs the files under that directory and leaves users, udev and
@@ -54,19 +54,23 @@ for doc in "$here"/../docs/*.md; do
   put "$doc" "$root/usr/local/share/doc/tablectl/$(basename "$doc")" 0644
 done
 install -d -m 0750 "$root/etc/tablectl"
+if [ ! -e "$root/etc/tablectl/tablectl.yaml" ]; then
+  install -m 0640 "$here/tablectl.yaml" "$root/etc/tablectl/tablectl.yaml"
+  say "wrote $root/etc/tablectl/tablectl.yaml: set this table's settings in it (docs/config.md)"
+fi
 if [ ! -e "$root/etc/tablectl/tablectl.env" ]; then
   install -m 0640 "$here/tablectl.env.example" "$root/etc/tablectl/tablectl.env"
-  say "wrote $root/etc/tablectl/tablectl.env: set this table's flags in it"
+  say "wrote $root/etc/tablectl/tablectl.env"
 fi
 
 if [ -z "$root" ]; then
-  chgrp tablectl /etc/tablectl /etc/tablectl/tablectl.env
+  chgrp tablectl /etc/tablectl /etc/tablectl/tablectl.yaml /etc/tablectl/tablectl.env
   udevadm control --reload-rules
   udevadm trigger --subsystem-match=tty --subsystem-match=gpio
   if [ -d /run/systemd/system ]; then
     systemctl daemon-reload
     systemctl enable tablectl.service >/dev/null
-    say "enabled tablectl.service: start it with 'systemctl start tablectl' once the env file is set"
+    say "enabled tablectl.service: check the settings with 'tablectl check-config /etc/tablectl/tablectl.yaml', then 'systemctl start tablectl'"
     if systemctl is-active --quiet tablectl.service; then
       systemctl restart tablectl.service
       say "restarted tablectl.service"
