@@ -2,7 +2,6 @@ package simulator
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -80,18 +79,6 @@ func (s *Simulator) cardsSent() int {
 	s.shoeEnc.mu.Lock()
 	defer s.shoeEnc.mu.Unlock()
 	return int(s.shoeEnc.framed.CardNo)
-}
-
-// waitUntil polls cond every millisecond until it holds.
-func waitUntil(ctx context.Context, what string, cond func() bool) error {
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting until %s: %w", what, ctx.Err())
-		case <-time.After(time.Millisecond):
-		}
-	}
-	return nil
 }
 
 // dropLineInput throws away what waits unread on the shoe's line, as a real serial line

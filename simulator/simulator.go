@@ -205,6 +205,9 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 	case "add":
 		s.add = append(s.add, st.Cards...)
 	case "shuffle":
+		if err := s.shoeTaken(ctx); err != nil {
+			return err
+		}
 		cards := s.newSet(true)
 		var order []baccarat.Card
 		if st.Text != "no-order" {
@@ -271,6 +274,23 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 		return fmt.Errorf("unknown directive")
 	}
 	return nil
+}
+
+// shoeTaken waits until the host has taken what the shoe sent: read it all, and, when
+// the host acknowledges (the tablectl protocol), acknowledged it all. At a table the
+// next set is shuffled long before the shoe before it is done with; dealt with no pace,
+// the shoe could otherwise run shoes ahead of the host, with the shuffler's reports of
+// the sets to come overtaking the cards of the shoe the host is still taking.
+func (s *Simulator) shoeTaken(ctx context.Context) error {
+	if err := s.Shoe.Drain(ctx); err != nil {
+		return err
+	}
+	if s.Shoe.LastAcks() == (Acks{}) {
+		return nil // a host that does not acknowledge: read is all there is to wait for
+	}
+	return waitUntil(ctx, "the host acknowledges the shoe's cards and signals", func() bool {
+		return len(s.Unacknowledged()) == 0
+	})
 }
 
 // reported waits until the shuffler's message has been read, as at a table, where the
@@ -496,4 +516,18 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// waitUntil polls cond every millisecond until it holds, or ctx is done.
+func waitUntil(ctx context.Context, what string, cond func() bool) error {
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting until %s: %w", what, ctx.Err())
+		case <-tick.C:
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/round"
 	"github.com/tablectl/tablectl/table"
 )
 
@@ -106,5 +107,40 @@ func write(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRunSimulatedShoesAtFullSpeed deals three shoes and more with no pace: the
+// simulated shuffler reports the next set only once tablectl has taken the shoe before,
+// so every round is settled and nothing is irregular.
+func TestRunSimulatedShoesAtFullSpeed(t *testing.T) {
+	jdir := filepath.Join(t.TempDir(), "journal")
+	out, _, err := runCmd(t, "", "run", "--simulate", "--pace", "0", "--rounds", "200", "--journal", jdir,
+		"--http", "", "--broker-listen", "127.0.0.1:0", "--broker-websocket", "")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	j, _, err := journal.Open(jdir, journal.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	settled, irregular := 0, 0
+	ctl, _, err := table.Replay(j, func(_ round.Event, effs []round.Effect, _ round.State) {
+		for _, e := range effs {
+			switch e.Kind {
+			case round.RoundSettled:
+				settled++
+			case round.IrregularityRaised:
+				irregular++
+				t.Errorf("irregularity: %s", e)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if settled != 200 || irregular != 0 || ctl.State().Shoe < 3 {
+		t.Errorf("%d rounds settled, %d irregularities, %d shoes; want 200, 0, 3 or more", settled, irregular, ctl.State().Shoe)
 	}
 }
