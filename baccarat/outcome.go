@@ -81,6 +81,17 @@ func (s SuitClass) String() string {
 // MarshalText prints the class as String does.
 func (s SuitClass) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// UnmarshalText reads a class's name.
+func (s *SuitClass) UnmarshalText(b []byte) error {
+	for i, n := range suitClassNames {
+		if n == string(b) {
+			*s = SuitClass(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown suit class %q", b)
+}
+
 // SuitClassOf classifies the cards of a coup (see SuitClass).
 func SuitClassOf(c Coup) SuitClass {
 	suit := c.Player.cards[0].Suit

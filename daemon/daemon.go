@@ -59,6 +59,11 @@ type Config struct {
 	Metrics *metrics.Metrics
 }
 
+// snapshotExtra is the daemon's part of a table's snapshot.
+type snapshotExtra struct {
+	MessageSeq uint64 `json:"message_seq"`
+}
+
 // Daemon is a running table.
 type Daemon struct {
 	cfg     Config
@@ -127,6 +132,19 @@ func Open(cfg Config) (*Daemon, error) {
 		Seqless: cfg.Shoe != nil && cfg.Shoe.Format != "tablectl", Now: cfg.Now, Handler: d.publish, Observe: d.device}
 	if cfg.Metrics != nil {
 		tcfg.Recorded = cfg.Metrics.Recorded
+	}
+	// A snapshot keeps the message numbering, which goes on across restarts.
+	tcfg.SnapshotExtra = func() json.RawMessage {
+		b, _ := json.Marshal(snapshotExtra{MessageSeq: d.build.Seq()})
+		return b
+	}
+	tcfg.Restored = func(extra json.RawMessage) error {
+		var x snapshotExtra
+		if err := json.Unmarshal(extra, &x); err != nil {
+			return fmt.Errorf("the daemon's part: %w", err)
+		}
+		d.build.SetSeq(x.MessageSeq)
+		return nil
 	}
 	d.tbl, err = table.Start(tcfg, j, cfg.Table, replayed)
 	if err != nil {

@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -119,4 +121,36 @@ func TestPanel(t *testing.T) {
 	}
 	lamps("light_amber")
 	r.close(t)
+}
+
+// TestMessageNumbersGoOnAfterSnapshot: a shoe ended writes a snapshot, and a table
+// started again from it numbers its messages on from where they were, as a subscriber
+// dropping duplicates by number needs.
+func TestMessageNumbersGoOnAfterSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	r := start(t, dir)
+	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
+	r.settle(t)
+	r.f.cards(t, "9H 5C KS KD")
+	r.settle(t)
+	if err := r.rec.Inject("dealer", []byte(`{"cmd":"end_shoe"}`)); err != nil {
+		t.Fatal(err)
+	}
+	for len(r.rec.Replies()) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	r.settle(t)
+	seq := r.d.build.Seq()
+	r.close(t)
+	if _, err := os.Stat(filepath.Join(dir, "snapshot")); err != nil {
+		t.Fatalf("no snapshot after the shoe's end: %v", err)
+	}
+	d, err := Open(testConfig(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if got := d.build.Seq(); got != seq || seq == 0 {
+		t.Errorf("message number %d after the restart, want %d", got, seq)
+	}
 }

@@ -71,6 +71,10 @@ func (b *Builder) SetRules(rs *baccarat.RuleSet) { b.rules = rs }
 // Seq is the sequence number of the latest message.
 func (b *Builder) Seq() uint64 { return b.seq }
 
+// SetSeq sets the sequence number of the latest message: for a table that starts from a
+// snapshot instead of its journal's first event.
+func (b *Builder) SetSeq(seq uint64) { b.seq = seq }
+
 // Roadmap is the shoe's roads.
 func (b *Builder) Roadmap() *roadmap.Map { return b.road }
 

@@ -182,7 +182,7 @@ type State struct {
 // Held is an irregularity that holds the table until it is decided.
 type Held struct {
 	ID   uint32
-	Kind irregularities.Kind
+	Kind irregularities.Kind `json:",omitempty"` // none while ID is 0
 	// Pending are cards drawn while held, placed once it is decided.
 	Pending []Kept
 	// Paired: a simultaneous draw detected by time, whose first card is the last one

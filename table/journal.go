@@ -99,12 +99,17 @@ func Replay(j *journal.Journal, h Handler) (*round.Controller, *Settings, error)
 // (with no effects) and events with their effects, and the controller after it. The
 // audit reads a journal this way.
 func ReplayRecords(j *journal.Journal, fn func(seq uint64, e Entry, effs []round.Effect, ctl *round.Controller)) (*round.Controller, *Settings, error) {
-	var ctl *round.Controller
-	var settings *Settings
-	if j.LastSeq() == 0 {
-		return nil, nil, nil
+	return replayFrom(j, 1, nil, nil, fn)
+}
+
+// replayFrom replays the records from number from on, through ctl (nil: none yet) under
+// settings (nil: none recorded yet).
+func replayFrom(j *journal.Journal, from uint64, ctl *round.Controller, settings *Settings,
+	fn func(seq uint64, e Entry, effs []round.Effect, ctl *round.Controller)) (*round.Controller, *Settings, error) {
+	if j.LastSeq() < from {
+		return ctl, settings, nil
 	}
-	for rec, err := range j.Records(1) {
+	for rec, err := range j.Records(from) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("replay: %w", err)
 		}
@@ -140,15 +145,34 @@ func resettle(ctl *round.Controller, s Settings) (*round.Controller, error) {
 	return round.Restore(s.Round, ctl.State())
 }
 
-// Start opens the table on journal j. It replays what the journal holds (handing the
-// replayed events, effects and states to replayed, when not nil), records the table's settings if they
+// Start opens the table on journal j. It replays what the journal holds since its last
+// snapshot (handing the replayed events, effects and states to replayed, when not nil,
+// after cfg.Restored has the snapshot's extra), records the table's settings if they
 // differ from the journal's, and, when the journal held events, steps PowerRestored:
 // after a restart RWS Baccarat 5.4 decides the round that was interrupted. The effects of
-// steps from here on go to cfg.Handler. Settings can change only while no shoe is in
-// play: otherwise Start fails and names the shoe.
+// steps from here on go to cfg.Handler, and the end of each shoe writes a snapshot.
+// Settings can change only while no shoe is in play: otherwise Start fails and names the
+// shoe.
 func Start(cfg Config, j *journal.Journal, table string, replayed Handler) (*Table, error) {
-	var signal uint64 // the shoe's last signal recorded
-	ctl, recorded, err := ReplayRecords(j, func(_ uint64, e Entry, effs []round.Effect, ctl *round.Controller) {
+	// From the last snapshot, when there is one: the state at the end of a shoe, and the
+	// records after it. Without one, or with one this version cannot read, from the first
+	// record: the records are the truth, the snapshot a shortcut.
+	var (
+		ctl      *round.Controller
+		recorded *Settings
+		signal   uint64 // the shoe's last signal recorded
+		from     = uint64(1)
+		extra    json.RawMessage
+	)
+	if snap, seq, ok := readSnapshot(j); ok {
+		ctl, recorded, signal, from, extra = snap.ctl, &snap.Settings, snap.Signal, seq+1, snap.Extra
+	}
+	if extra != nil && cfg.Restored != nil {
+		if err := cfg.Restored(extra); err != nil {
+			return nil, fmt.Errorf("journal snapshot: %w", err)
+		}
+	}
+	ctl, recorded, err := replayFrom(j, from, ctl, recorded, func(_ uint64, e Entry, effs []round.Effect, ctl *round.Controller) {
 		if e.Event != nil && e.Event.Signal != 0 {
 			signal = e.Event.Signal
 		}
@@ -185,7 +209,7 @@ func Start(cfg Config, j *journal.Journal, table string, replayed Handler) (*Tab
 		}
 	}
 	cfg.Recorder = JournalRecorder{J: j, Took: cfg.Recorded}
-	t := &Table{cfg: cfg, ctl: ctl, tr: Translator{Seqless: cfg.Seqless}}
+	t := &Table{cfg: cfg, ctl: ctl, tr: Translator{Seqless: cfg.Seqless}, j: j, settings: want}
 	// The shoe's card numbers go on from the last card recorded: the next card tells
 	// whether any passed while the table was down (a gap: RWS Baccarat 5.5.3), or whether
 	// the shoe was powered off and on too (RWS Baccarat 5.4). A shoe without card
@@ -213,4 +237,63 @@ func sameSettings(a, b Settings) bool {
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}
+
+// Snapshot is what a table writes to its journal's snapshot at the end of each shoe
+// (docs/journal.md): the settings and the controller's state then, the shoe's last
+// signal number, and its owner's extra. A restart starts from it and replays only the
+// records after it, so starting takes as long whatever the journal's length.
+type Snapshot struct {
+	Settings Settings        `json:"settings"`
+	State    round.State     `json:"state"`
+	Signal   uint64          `json:"signal,omitempty"`
+	Extra    json.RawMessage `json:"extra,omitempty"`
+}
+
+// snapshot writes the snapshot of state st, which the last record recorded left.
+func (t *Table) snapshot(st round.State) error {
+	s := Snapshot{Settings: t.settings, State: st, Signal: t.tr.signals.last}
+	if t.cfg.SnapshotExtra != nil {
+		s.Extra = t.cfg.SnapshotExtra()
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	if err := t.j.WriteSnapshot(t.j.LastSeq(), b); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	return nil
+}
+
+// ended says whether effs end a shoe.
+func ended(effs []round.Effect) bool {
+	for _, e := range effs {
+		if e.Kind == round.ShoeEnded {
+			return true
+		}
+	}
+	return false
+}
+
+// restoredSnapshot is a snapshot read back, with its controller.
+type restoredSnapshot struct {
+	Snapshot
+	ctl *round.Controller
+}
+
+// readSnapshot reads the journal's snapshot and the record it covers up to; ok is false
+// when there is none, or none this version can read.
+func readSnapshot(j *journal.Journal) (s restoredSnapshot, seq uint64, ok bool) {
+	seq, data, has, err := j.Snapshot()
+	if err != nil || !has {
+		return s, 0, false
+	}
+	if err := json.Unmarshal(data, &s.Snapshot); err != nil || s.Settings.Round.Rules == nil {
+		return s, 0, false
+	}
+	if s.ctl, err = round.Restore(s.Settings.Round, s.State); err != nil {
+		return s, 0, false
+	}
+	return s, seq, true
 }

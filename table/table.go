@@ -2,10 +2,12 @@ package table
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/tablectl/tablectl/drivers/device"
+	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/round"
 )
 
@@ -46,6 +48,11 @@ type Config struct {
 	// Recorded, when set, is told how long each event took to be recorded durably
 	// (the journal's append and sync).
 	Recorded func(took time.Duration)
+	// SnapshotExtra, when set, gives what the table's owner keeps in each snapshot
+	// besides the table's own state (the message numbering, say); Start hands it back
+	// through Restored when it starts from that snapshot.
+	SnapshotExtra func() json.RawMessage
+	Restored      func(extra json.RawMessage) error
 }
 
 func (cfg Config) now() time.Time {
@@ -61,6 +68,10 @@ type Table struct {
 	cfg Config
 	ctl *round.Controller
 	tr  Translator
+	// j and settings, for a table on a journal (Start): a snapshot is written at the
+	// end of each shoe.
+	j        *journal.Journal
+	settings Settings
 }
 
 // New returns a table with no shoe in play.
@@ -98,6 +109,11 @@ func (t *Table) Step(ev round.Event) error {
 		st := t.ctl.State()
 		if t.cfg.Handler != nil {
 			t.cfg.Handler(ev, effs, st)
+		}
+		if t.j != nil && st.Phase == round.NoShoe && ended(effs) {
+			if err := t.snapshot(st); err != nil {
+				return err
+			}
 		}
 		queue = append(queue, t.automatic(st, ev.At, offered, complete)...)
 		queue = append(queue, t.tr.Pending(st)...)
