@@ -173,6 +173,19 @@ func eventMessages(t *testing.T, rec *display.Recorder) []envelope {
 	return out
 }
 
+// irregularityEvents lists the irregularity messages published, "raised wrong_hand",
+// comma-separated.
+func irregularityEvents(t *testing.T, rec *display.Recorder) string {
+	t.Helper()
+	var kinds []string
+	for _, m := range eventMessages(t, rec) {
+		if m.Event != "" {
+			kinds = append(kinds, m.Event+" "+m.Kind)
+		}
+	}
+	return strings.Join(kinds, ",")
+}
+
 func TestPublishesRounds(t *testing.T) {
 	r := start(t, t.TempDir())
 	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
@@ -314,14 +327,8 @@ func TestCommands(t *testing.T) {
 		t.Errorf("decide: %+v", rp)
 	}
 	r.settle(t)
-	var kinds []string
-	for _, m := range eventMessages(t, r.rec) {
-		if m.Event != "" {
-			kinds = append(kinds, m.Event+" "+m.Kind)
-		}
-	}
-	if strings.Join(kinds, ",") != "raised wrong_hand,resolved wrong_hand" {
-		t.Errorf("irregularity messages: %v", kinds)
+	if got := irregularityEvents(t, r.rec); got != "raised wrong_hand,resolved wrong_hand" {
+		t.Errorf("irregularity messages: %v", got)
 	}
 	r.close(t)
 }

@@ -84,14 +84,8 @@ func TestPanel(t *testing.T) {
 	if !beeped {
 		t.Errorf("no beeps on the irregularity: %v", p.Commands())
 	}
-	var kinds []string
-	for _, m := range eventMessages(t, r.rec) {
-		if m.Event != "" {
-			kinds = append(kinds, m.Event+" "+m.Kind)
-		}
-	}
-	if strings.Join(kinds, ",") != "raised simultaneous_draw" {
-		t.Errorf("irregularities: %v", kinds)
+	if got := irregularityEvents(t, r.rec); got != "raised simultaneous_draw" {
+		t.Errorf("irregularities: %v", got)
 	}
 
 	call := func() string {
