@@ -187,3 +187,25 @@ func TestPiPinNames(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadForSimulation: a file whose devices are not on this machine is refused by Load
+// and taken by LoadForSimulation, which checks all the rest.
+func TestLoadForSimulation(t *testing.T) {
+	present(t)
+	path := t.TempDir() + "/t.yaml"
+	if err := os.WriteFile(path, []byte("shoe:\n  port: /dev/tablectl-shoe\n  format: tablectl\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "shoe.port: /dev/tablectl-shoe does not exist") {
+		t.Errorf("Load: %v", err)
+	}
+	if _, err := LoadForSimulation(path); err != nil {
+		t.Errorf("LoadForSimulation: %v", err)
+	}
+	if err := os.WriteFile(path, []byte("shoe:\n  port: /dev/tablectl-shoe\n  format: morse\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadForSimulation(path); err == nil || !strings.Contains(err.Error(), `shoe.format: "morse"`) {
+		t.Errorf("LoadForSimulation of a bad format: %v", err)
+	}
+}

@@ -50,19 +50,28 @@ func (es Errors) Error() string {
 
 // Load reads and checks the configuration file at path. The error is an Errors listing
 // every fault, or the error reading the file.
-func Load(path string) (Config, error) {
+func Load(path string) (Config, error) { return load(path, true) }
+
+// LoadForSimulation reads and checks the file as Load does, but for the shoe's and the
+// shuffler's ports, which need not exist: a simulated shoe and shuffler stand in for
+// them, to try the file on a machine without the devices.
+func LoadForSimulation(path string) (Config, error) { return load(path, false) }
+
+func load(path string, ports bool) (Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}
-	return Parse(path, b)
+	return parse(path, b, ports)
 }
 
 // Parse reads and checks a configuration file's content; name is the file's name for the
 // errors. Keys left out take Default's settings.
-func Parse(name string, data []byte) (Config, error) {
+func Parse(name string, data []byte) (Config, error) { return parse(name, data, true) }
+
+func parse(name string, data []byte, ports bool) (Config, error) {
 	cfg := Default()
-	f := &file{name: name, lines: map[string]int{}}
+	f := &file{name: name, lines: map[string]int{}, ports: ports}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		f.yamlError(err)
@@ -105,6 +114,7 @@ type file struct {
 	name  string
 	lines map[string]int // key path to line
 	errs  Errors
+	ports bool // check that the devices' ports exist
 }
 
 func (f *file) add(line int, key, format string, a ...any) {

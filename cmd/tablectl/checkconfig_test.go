@@ -56,8 +56,9 @@ func TestCheckConfig(t *testing.T) {
 
 // TestRunConfigFile runs a simulated table from a configuration file with a flag over it:
 // the file's rule set variant, decks and journal are used, and the flag's table id wins
-// over the file's. The journal's recorded settings show it. The file's GPIO pins are
-// absent on a machine without GPIO: the table runs without them.
+// over the file's. The journal's recorded settings show it. The file's shoe, which is
+// not on this machine, gives way to the simulated one; its GPIO pins are absent on a
+// machine without GPIO: the table runs without them.
 func TestRunConfigFile(t *testing.T) {
 	dir := t.TempDir()
 	jdir := filepath.Join(dir, "journal")
@@ -73,6 +74,9 @@ broker:
   listen: 127.0.0.1:0
   websocket: ""
 http: ""
+shoe:
+  port: /dev/tablectl-shoe-not-here
+  format: tablectl
 gpio:
   pins:
     - {role: confirm, pin: GPIO17, active_low: true, pull: up}

@@ -74,8 +74,12 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	tc := def
 	tc.Journal = ""
 	if *configFile != "" {
+		load := config.Load
+		if *simulate {
+			load = config.LoadForSimulation // the file's devices are not used
+		}
 		var err error
-		if tc, err = config.Load(*configFile); err != nil {
+		if tc, err = load(*configFile); err != nil {
 			return fmt.Errorf("run: %w", err)
 		}
 	}
