@@ -162,8 +162,35 @@ func Open(cfg Config) (*Daemon, error) {
 		}
 	}
 	d.out.prepend(rebuilt)
+	if err := d.retainedPicture(); err != nil {
+		return nil, d.closeOnError(err)
+	}
 	d.out.add(d.topics.Status(), 0, d.Status("online"), true)
 	return d, nil
+}
+
+// retainedPicture queues the retained state, and the roads of the shoe in play, as the
+// journal left them: the embedded broker starts with the process and holds none, and a
+// board that connects before the next event should not wait for one. Between shoes the
+// roads are not sent: the broker may still hold those of the shoe that ended.
+func (d *Daemon) retainedPicture() error {
+	st := d.tbl.State()
+	env := messages.Envelope{Schema: messages.Schema, Table: d.cfg.Table, Shoe: st.Shoe, Round: st.Round,
+		Seq: d.build.Seq(), At: d.cfg.Now()}
+	state, err := json.Marshal(d.build.State(st, env))
+	if err != nil {
+		return fmt.Errorf("retained state: %w", err)
+	}
+	d.out.add(d.topics.State(), 0, state, true)
+	if st.Phase == round.NoShoe {
+		return nil
+	}
+	road, err := d.build.RoadmapMessage(env)
+	if err != nil {
+		return fmt.Errorf("retained roadmap: %w", err)
+	}
+	d.out.add(d.topics.Roadmap(), 0, road, true)
+	return nil
 }
 
 func (d *Daemon) closeOnError(err error) error {

@@ -148,3 +148,45 @@ func TestMessageNumbersGoOnAfterSnapshot(t *testing.T) {
 		t.Errorf("message number %d after the restart, want %d", got, seq)
 	}
 }
+
+// TestRestartRepublishesRetainedPicture: a table started again publishes, before any new
+// event, the retained state and the roads of the shoe in play as the journal left them,
+// for a broker that lost them (the embedded one starts with the process). (The shoe's
+// event messages go out again too, with their numbers: TestBrokerAwayAndRestart.)
+func TestRestartRepublishesRetainedPicture(t *testing.T) {
+	dir := t.TempDir()
+	r := start(t, dir)
+	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
+	r.settle(t)
+	r.f.cards(t, "9H 5C KS KD") // Player natural 9: settled, round 2 opens
+	r.settle(t)
+	r.close(t)
+
+	r = start(t, dir)
+	r.settle(t)
+	var state messages.State
+	var road struct {
+		BigRoad []json.RawMessage `json:"big_road"`
+	}
+	got := map[string]bool{}
+	for _, m := range r.rec.Published() {
+		topic := m.Topic[strings.LastIndex(m.Topic, "/")+1:]
+		got[topic] = true
+		switch topic {
+		case "state":
+			json.Unmarshal(m.Payload, &state)
+		case "roadmap":
+			json.Unmarshal(m.Payload, &road)
+		}
+	}
+	if !got["state"] || !got["roadmap"] || !got["status"] {
+		t.Fatalf("published after the restart: %v, want state, roadmap and status", got)
+	}
+	if state.Round != 2 || !state.BettingOpen || state.Shoe != 1 {
+		t.Errorf("retained state after the restart: %+v", state)
+	}
+	if len(road.BigRoad) != 1 {
+		t.Errorf("big road after the restart has %d cells, want 1", len(road.BigRoad))
+	}
+	r.close(t)
+}
