@@ -152,8 +152,8 @@ func (s *Simulator) Rounds() int { return s.rounds }
 
 // Connect waits for the driver of each device that speaks the tablectl protocol to say
 // hello, and for the device to answer. The shoe answers each later hello too, whenever it
-// comes, and sends again after its Hello the cards the host has not acknowledged
-// (docs/protocol.md, "Acknowledgement and resend").
+// comes, and sends again after its Hello the cards and signals the host has not
+// acknowledged (docs/protocol.md, "Acknowledgement and resend").
 func (s *Simulator) Connect(ctx context.Context) error {
 	if err := s.shufEnc.waitAnswer(ctx, 0); err != nil {
 		return fmt.Errorf("shuffler: wait for the host: %w", err)
