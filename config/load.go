@@ -21,6 +21,7 @@ type Error struct {
 	Msg  string
 }
 
+// Error prints the fault as FILE:LINE: KEY: what is wrong.
 func (e *Error) Error() string {
 	var b strings.Builder
 	if e.File != "" {
@@ -40,6 +41,7 @@ func (e *Error) Error() string {
 // Errors is every fault found in a file, in the order of the file.
 type Errors []*Error
 
+// Error prints every fault, one a line.
 func (es Errors) Error() string {
 	s := make([]string, len(es))
 	for i, e := range es {
