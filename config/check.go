@@ -233,7 +233,7 @@ func (f *file) checkGPIO(g GPIO) {
 		var pull gpio.Pull
 		if err := pull.UnmarshalText([]byte(p.Pull)); err != nil {
 			f.at(key+".pull", "%q: want up, down, float or none given", p.Pull)
-		} else if pull != gpio.PullAsIs && err == nil && role.Valid() && role.IsOutput() {
+		} else if pull != gpio.PullAsIs && role.Valid() && role.IsOutput() {
 			f.at(key+".pull", "pull %s set on an output (%s)", p.Pull, p.Role)
 		}
 	}

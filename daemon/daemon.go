@@ -77,10 +77,11 @@ type Daemon struct {
 	// capture, while a command is stepped, collects its effects for the reply.
 	capture *[]string
 	// panel is the table's buttons, sensors and lamps (nil: none); lit the lamps' last
-	// states; call whether a supervisor is called.
-	panel Panel
-	lit   map[gpio.Role]bool
-	call  bool
+	// states, once litSet; call whether a supervisor is called.
+	panel  Panel
+	lit    [len(lamps)]bool
+	litSet bool
+	call   bool
 }
 
 // Open opens the journal, replays it and checks the result: the table is ready, nothing
@@ -108,7 +109,7 @@ func Open(cfg Config) (*Daemon, error) {
 	if rep.Torn != nil {
 		cfg.Logger.Warn("journal: a torn tail left by a power cut was truncated", "file", rep.Torn.File, "offset", rep.Torn.Offset, "bytes", rep.Torn.Bytes)
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Logger, j: j, topics: topics, devices: map[string]string{}, lit: map[gpio.Role]bool{}}
+	d := &Daemon{cfg: cfg, log: cfg.Logger, j: j, topics: topics, devices: map[string]string{}}
 	d.out = newOutbox(cfg.Logger)
 	if d.build, err = messages.NewBuilder(cfg.Table, cfg.Round.Rules, cfg.Roads); err != nil {
 		return nil, d.closeOnError(err)
@@ -305,10 +306,14 @@ func (d *Daemon) Status(state string) []byte {
 	for k, v := range d.devices {
 		devs[k] = v
 	}
+	call := ""
+	if d.call {
+		call = "supervisor"
+	}
 	b, _ := json.Marshal(messages.Status{Envelope: messages.Envelope{Schema: messages.Schema, Table: d.cfg.Table,
 		Shoe: st.Shoe, Round: st.Round, Seq: d.build.Seq(), At: d.cfg.Now()},
 		State: state, Rules: d.cfg.Round.Rules.Name, Decks: st.Decks, Set: st.Set, Version: Version, Devices: devs,
-		Call: map[bool]string{true: "supervisor"}[d.call]})
+		Call: call})
 	return b
 }
 

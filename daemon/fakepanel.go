@@ -7,8 +7,8 @@ import (
 	"github.com/tablectl/tablectl/drivers/gpio"
 )
 
-// FakePanel is a Panel for tests and for tables run without GPIO: the test sends the
-// buttons' and sensors' events on In, and reads back the outputs' commands.
+// FakePanel is a Panel for tests: the test sends the buttons' and sensors' events on In,
+// and reads back the outputs' commands.
 type FakePanel struct {
 	In chan gpio.Event
 

@@ -66,6 +66,9 @@ func (d *Daemon) button(ev gpio.Event) error {
 	return nil
 }
 
+// lamps are the tower light's lamps, red to green.
+var lamps = [...]gpio.Role{gpio.LightRed, gpio.LightAmber, gpio.LightGreen}
+
 // lamps sets the tower light from the table's state, and sounds the buzzer when an
 // irregularity is raised: red while the table is held for a decision, amber while cards
 // are drawn (burn, deal, a round awaiting confirmation), green while betting is open.
@@ -74,22 +77,23 @@ func (d *Daemon) lamps(st round.State, effs []round.Effect) {
 	if d.panel == nil {
 		return
 	}
-	want := map[gpio.Role]bool{
-		gpio.LightRed:   st.Held.ID != 0,
-		gpio.LightAmber: st.Held.ID == 0 && (st.Phase == round.Burning || st.Phase == round.Dealing || st.Phase == round.Complete),
-		gpio.LightGreen: st.Held.ID == 0 && st.Phase == round.BettingOpen,
+	held := st.Held.ID != 0
+	want := [len(lamps)]bool{
+		held,
+		!held && (st.Phase == round.Burning || st.Phase == round.Dealing || st.Phase == round.Complete),
+		!held && st.Phase == round.BettingOpen,
 	}
-	for _, role := range []gpio.Role{gpio.LightRed, gpio.LightAmber, gpio.LightGreen} {
-		if lit, known := d.lit[role]; known && lit == want[role] {
+	for i, role := range lamps {
+		if d.litSet && d.lit[i] == want[i] {
 			continue
 		}
 		mode := gpio.ModeOff
-		if want[role] {
+		if want[i] {
 			mode = gpio.ModeOn
 		}
 		d.setOutput(gpio.Command{Role: role, Mode: mode})
-		d.lit[role] = want[role]
 	}
+	d.lit, d.litSet = want, true
 	for _, e := range effs {
 		if e.Kind == round.IrregularityRaised {
 			d.setOutput(beeps)

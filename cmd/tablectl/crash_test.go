@@ -182,9 +182,6 @@ func crashRun(t *testing.T, shoes, rounds, kills int) ([]string, int, killMoment
 	}
 	cmd.Process.Signal(os.Interrupt)
 	cmd.Wait()
-	if kills > 0 && os.Getenv("CRASH_DEBUG") != "" {
-		exec.Command("cp", "-r", jdir, "/tmp/crashj").Run()
-	}
 	return roundsIn(t, jdir, kills > 0), shoes, at
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -116,23 +115,6 @@ func TestWillOnKilledTablectl(t *testing.T) {
 	late.waitFor(t, `"state":"offline"`)
 }
 
-func deployUsers(t *testing.T) map[string]string {
-	t.Helper()
-	f, err := os.Open("../../deploy/mosquitto/passwd.example")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	users := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if u, p, ok := strings.Cut(strings.TrimSpace(sc.Text()), ":"); ok && !strings.HasPrefix(u, "#") {
-			users[u] = p
-		}
-	}
-	return users
-}
-
 // TestDeployACLThroughTablectl: with the shipped ACL and users, a dealer's attempt at a
 // supervisor's decision never reaches tablectl (the broker drops it); the same command on
 // the dealer's own topic reaches it and is refused for the role; a supervisor's reaches
@@ -142,7 +124,7 @@ func TestDeployACLThroughTablectl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	users := deployUsers(t)
+	users := mosquittotest.Users(t, "../../deploy/mosquitto/passwd.example")
 	b := mosquittotest.Start(t, mosquittotest.Config{Users: users, ACL: string(acl)})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -83,9 +83,6 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 			return fmt.Errorf("run: %w", err)
 		}
 	}
-	if tc.MQTT.URL != "" && set["broker-listen"] || *mqttURL != "" && set["broker-listen"] {
-		return errors.New("run: --broker-listen is for the embedded broker; it contradicts --mqtt (or the file's mqtt.url)")
-	}
 	overrides := map[string]func(){
 		"table": func() { tc.Table = *tableID }, "rules": func() { tc.Rules = *rules; tc.Royal = royalOnly(*rules, tc.Royal) }, "decks": func() { tc.Decks = *decks },
 		"journal": func() { tc.Journal = *journalDir }, "mqtt": func() { tc.MQTT.URL = *mqttURL },
@@ -115,12 +112,16 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 			overridden = true
 		}
 	}
-	if set["baud"] {
+	if set["baud"] { // after --shoe and --shuffler, which make new lines
 		for _, s := range []*config.Serial{shoeSerial(tc.Shoe), tc.Shuffler} {
 			if s != nil {
 				s.Baud = *baud
 			}
 		}
+		overridden = true
+	}
+	if set["broker-listen"] && tc.MQTT.URL != "" {
+		return errors.New("run: --broker-listen is for the embedded broker; it contradicts --mqtt (or the file's mqtt.url)")
 	}
 	if *simulate {
 		tc.Shoe, tc.Shuffler = nil, nil // the simulator's, below

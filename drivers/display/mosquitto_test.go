@@ -1,9 +1,7 @@
 package display_test
 
 import (
-	"bufio"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -31,30 +29,6 @@ func TestTLSWithClientCertificate(t *testing.T) {
 	}
 }
 
-// deployUsers reads deploy/mosquitto/passwd.example: the users and their example
-// passwords.
-func deployUsers(t *testing.T) map[string]string {
-	t.Helper()
-	f, err := os.Open("../../deploy/mosquitto/passwd.example")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	users := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		user, pass, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			t.Fatalf("passwd.example line %q is not user:password", sc.Text())
-		}
-		users[user] = pass
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return users
-}
-
 // TestDeployACL runs Mosquitto with the shipped ACL and example users and checks who
 // may publish where. With MQTT 3.1.1 the broker acknowledges a refused publish and
 // drops it, so each refused publish is followed by a permitted "fence" publish: once a
@@ -64,7 +38,7 @@ func TestDeployACL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	users := deployUsers(t)
+	users := mosquittotest.Users(t, "../../deploy/mosquitto/passwd.example")
 	for _, u := range []string{"tablectl", "dealer", "supervisor", "pitsystem", "board"} {
 		if users[u] == "" {
 			t.Fatalf("passwd.example has no user %s", u)

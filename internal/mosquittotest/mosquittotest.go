@@ -325,3 +325,26 @@ func freePort(t testing.TB) int {
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
 }
+
+// Users reads a file of "user:password" lines, as deploy/mosquitto/passwd.example is,
+// skipping blank lines and "#" comments; a line that is neither fails the test.
+func Users(t testing.TB, path string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		user, pass, ok := strings.Cut(line, ":")
+		if !ok {
+			t.Fatalf("%s: line %q is not user:password", path, line)
+		}
+		users[user] = pass
+	}
+	return users
+}
