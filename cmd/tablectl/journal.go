@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/tablectl/tablectl/journal"
@@ -16,8 +18,14 @@ import (
 const journalUsage = `usage: tablectl journal SUBCOMMAND DIR
 
 subcommands:
-  verify DIR          check every segment, record and the snapshot of the journal in DIR,
-                      without changing anything, and print what is there and any damage
+  verify [--key PUBKEY] [--witness FILE] DIR
+                      check every segment, record, the hash chain, the snapshot and the
+                      signed checkpoints of the journal in DIR, without changing anything,
+                      and print what is there and any damage or tampering. --key is the
+                      table's public key as 'tablectl key show' prints it ("ed25519:...");
+                      every checkpoint must be signed with it. --witness is a file of
+                      checkpoints recorded off the table (one JSON object a line, as the
+                      result messages carry them); the journal must still hold each.
   replay DIR [--json] print every record of the journal with what the round controller
                       made of it: settings, shoes, rounds, cards, irregularities and
                       decisions, for audit`
@@ -47,11 +55,27 @@ func runJournal(ctx context.Context, args []string, io stdio) error {
 func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 	fs := newFlagSet("journal verify", io)
 	fs.Usage = func() { fmt.Fprintln(io.err, journalUsage) }
+	keyText := fs.String("key", "", `the table's public key, "ed25519:..." as 'tablectl key show' prints it`)
+	witnessFile := fs.String("witness", "", "a file of checkpoints recorded off the table, one JSON object a line")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("journal verify: want one journal directory, got %d arguments", fs.NArg())
+	}
+	var pub ed25519.PublicKey
+	if *keyText != "" {
+		var err error
+		if pub, err = journal.ParsePublicKey(*keyText); err != nil {
+			return fmt.Errorf("journal verify: --key: %w", err)
+		}
+	}
+	var witness []journal.Checkpoint
+	if *witnessFile != "" {
+		var err error
+		if witness, err = readWitness(*witnessFile); err != nil {
+			return fmt.Errorf("journal verify: %w", err)
+		}
 	}
 	dir := fs.Arg(0)
 	j, rep, err := journal.Open(dir, journal.Options{ReadOnly: true})
@@ -66,6 +90,14 @@ func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("journal verify %s: %w", dir, err)
 	}
 	defer j.Close()
+	if first := firstChained(rep); first == 0 {
+		fmt.Fprintln(io.out, "chain: none (a journal of format 1, written before the hash chain: CRCs catch damage, not tampering)")
+	} else if first == rep.FirstSeq || rep.Records == 0 {
+		fmt.Fprintf(io.out, "chain: every record, head %s\n", rep.Head)
+	} else {
+		fmt.Fprintf(io.out, "chain: records from %d on (those before are of format 1, covered by the chain-in of %s), head %s\n",
+			first, segmentFile(rep, first), rep.Head)
+	}
 
 	// Read every record back through the reading path the controller uses.
 	read := 0
@@ -84,6 +116,9 @@ func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 	if read != rep.Records {
 		return fmt.Errorf("journal verify %s: read back %d records, Open counted %d", dir, read, rep.Records)
 	}
+	if err := verifyHeads(j, pub, witness, *witnessFile, io.out); err != nil {
+		return fmt.Errorf("journal verify %s: %w", dir, err)
+	}
 	if t := rep.Torn; t != nil {
 		fmt.Fprintf(io.out, "torn tail: %s at byte %d: %d bytes of a partial record (%s); left as it is, "+
 			"the controller truncates it when it opens the journal\nresult: TORN TAIL\n", t.File, t.Offset, t.Bytes, t.Reason)
@@ -91,6 +126,81 @@ func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 	}
 	fmt.Fprintln(io.out, "result: intact")
 	return nil
+}
+
+// verifyHeads checks the journal's own checkpoints (their signatures, when pub is given)
+// and the witness's against the records, prints what it found, and returns an error when
+// anything does not hold.
+func verifyHeads(j *journal.Journal, pub ed25519.PublicKey, witness []journal.Checkpoint, witnessFile string, w io.Writer) error {
+	own, err := j.Checkpoints()
+	if err != nil {
+		fmt.Fprintf(w, "damage: %v\nresult: CORRUPT\n", err)
+		return err
+	}
+	var problems []journal.HeadProblem
+	check := func(source string, heads []journal.Checkpoint) error {
+		p, err := j.CheckHeads(pub, source, heads)
+		problems = append(problems, p...)
+		return err
+	}
+	if err := check("heads", own); err != nil {
+		return err
+	}
+	switch {
+	case len(own) == 0:
+		fmt.Fprintln(w, "checkpoints: none signed")
+	case pub != nil:
+		fmt.Fprintf(w, "checkpoints: %d, the last at record %d, signatures checked with %s\n",
+			len(own), own[len(own)-1].Seq, journal.PublicKeyString(pub))
+	default:
+		fmt.Fprintf(w, "checkpoints: %d, the last at record %d, signatures not checked (no --key)\n", len(own), own[len(own)-1].Seq)
+	}
+	if witnessFile != "" {
+		if err := check("witness", witness); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "witness %s: %d checkpoints\n", witnessFile, len(witness))
+	}
+	if pub != nil && len(own) == 0 && len(witness) == 0 {
+		fmt.Fprintln(w, "tampered: a key was given but nothing in the journal is signed\nresult: TAMPERED")
+		return errors.New("no signed checkpoint to check")
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	for _, p := range problems {
+		fmt.Fprintf(w, "tampered: %s\n", p)
+	}
+	fmt.Fprintln(w, "result: TAMPERED")
+	return fmt.Errorf("%d checkpoints not borne out, the first: %s", len(problems), problems[0])
+}
+
+// readWitness reads a witness file: one checkpoint a line, either the checkpoint object
+// itself or a message that carries it under "checkpoint". Blank lines are skipped.
+func readWitness(path string) ([]journal.Checkpoint, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("witness: %w", err)
+	}
+	var heads []journal.Checkpoint
+	for i, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var wrapped struct {
+			Checkpoint *journal.Checkpoint `json:"checkpoint"`
+		}
+		if json.Unmarshal([]byte(line), &wrapped) == nil && wrapped.Checkpoint != nil {
+			heads = append(heads, *wrapped.Checkpoint)
+			continue
+		}
+		var c journal.Checkpoint
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			return nil, fmt.Errorf("witness %s:%d: %w", path, i+1, err)
+		}
+		heads = append(heads, c)
+	}
+	return heads, nil
 }
 
 // writeJournalReport prints what Open found: segments, records, snapshot, leftovers.
@@ -103,11 +213,11 @@ func writeJournalReport(w io.Writer, rep journal.Report) {
 			continue
 		}
 		if s.Records == 1 {
-			fmt.Fprintf(w, "  %s  record %d  (1 record, %d bytes)\n", s.File, s.FirstSeq, s.Bytes)
+			fmt.Fprintf(w, "  %s  record %d  (1 record, %d bytes)%s\n", s.File, s.FirstSeq, s.Bytes, chainNote(s.Chained))
 			continue
 		}
-		fmt.Fprintf(w, "  %s  records %d to %d  (%d records, %d bytes)\n",
-			s.File, s.FirstSeq, s.FirstSeq+uint64(s.Records)-1, s.Records, s.Bytes)
+		fmt.Fprintf(w, "  %s  records %d to %d  (%d records, %d bytes)%s\n",
+			s.File, s.FirstSeq, s.FirstSeq+uint64(s.Records)-1, s.Records, s.Bytes, chainNote(s.Chained))
 	}
 	if rep.Records > 0 {
 		fmt.Fprintf(w, "records: %d, sequence %d to %d\n", rep.Records, rep.FirstSeq, rep.LastSeq)
@@ -122,6 +232,33 @@ func writeJournalReport(w io.Writer, rep journal.Report) {
 	for _, name := range rep.TempFiles {
 		fmt.Fprintf(w, "leftover temporary file: %s (from an interrupted write; the controller removes it)\n", name)
 	}
+}
+
+func chainNote(chained bool) string {
+	if chained {
+		return ""
+	}
+	return "  format 1, no chain"
+}
+
+// firstChained returns the first sequence number of the journal's first chained segment,
+// 0 when none is chained.
+func firstChained(rep journal.Report) uint64 {
+	for _, s := range rep.Segments {
+		if s.Chained {
+			return s.FirstSeq
+		}
+	}
+	return 0
+}
+
+func segmentFile(rep journal.Report, first uint64) string {
+	for _, s := range rep.Segments {
+		if s.FirstSeq == first {
+			return s.File
+		}
+	}
+	return ""
 }
 
 func recordNote(seq uint64) string {
