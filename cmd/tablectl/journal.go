@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -268,23 +269,32 @@ func recordNote(seq uint64) string {
 	return fmt.Sprintf(" (record %d)", seq)
 }
 
+// parseInterspersed parses fs's flags wherever they stand among the arguments, and
+// returns the arguments that are not flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	return rest, nil
+}
+
 // runJournalReplay reads a journal read-only and prints each record with the effects the
 // round controller gives it.
 func runJournalReplay(ctx context.Context, args []string, io stdio) error {
 	fs := newFlagSet("journal replay", io)
 	asJSON := fs.Bool("json", false, "print one JSON object a record")
 	fs.Usage = func() { fmt.Fprintln(io.err, journalUsage) }
-	// Allow the flag after the directory too.
-	var dirs []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		dirs = append(dirs, fs.Arg(0))
-		args = fs.Args()[1:]
+	dirs, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
 	}
 	if len(dirs) != 1 {
 		return fmt.Errorf("journal replay: want one journal directory, got %d", len(dirs))
