@@ -192,6 +192,37 @@ func (j *Journal) Checkpoints() ([]Checkpoint, error) {
 	return cs, nil
 }
 
+// lastCheckpoint reads the last whole entry of the heads file in dir, without reading the
+// rest: nil when there is none.
+func lastCheckpoint(dir string) (*Checkpoint, error) {
+	f, err := os.Open(filepath.Join(dir, headsName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("journal: read heads: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("journal: read heads: %w", err)
+	}
+	whole := st.Size() - st.Size()%headEntrySize
+	if whole == 0 {
+		return nil, nil
+	}
+	e := make([]byte, headEntrySize)
+	if _, err := f.ReadAt(e, whole-headEntrySize); err != nil {
+		return nil, fmt.Errorf("journal: read heads: %w", err)
+	}
+	if crc32.Checksum(e[:104], castagnoli) != binary.LittleEndian.Uint32(e[104:]) {
+		return nil, &CorruptError{File: headsName, Offset: whole - headEntrySize, Reason: "checkpoint checksum mismatch"}
+	}
+	c := Checkpoint{Seq: binary.LittleEndian.Uint64(e[0:8]), Sig: e[40:104]}
+	copy(c.Hash[:], e[8:40])
+	return &c, nil
+}
+
 // HeadProblem is a checkpoint that the journal does not bear out.
 type HeadProblem struct {
 	// Checkpoint is the checkpoint in question.
@@ -209,9 +240,10 @@ func (p HeadProblem) String() string {
 
 // CheckHeads checks checkpoints against the journal: each must be signed by pub (when pub
 // is not nil), and the journal must hold its record with exactly the chain hash signed.
-// It reads every record once and returns one HeadProblem per checkpoint that fails; an
-// error reading the journal ends the check.
-func (j *Journal) CheckHeads(pub ed25519.PublicKey, source string, heads []Checkpoint) ([]HeadProblem, error) {
+// It reads every record once and returns one HeadProblem per checkpoint that fails, and
+// the number of checkpoints of records no longer in the journal (archived or compacted
+// away), whose signatures alone are checked; an error reading the journal ends the check.
+func (j *Journal) CheckHeads(pub ed25519.PublicKey, source string, heads []Checkpoint) (problems []HeadProblem, elsewhere int, err error) {
 	want := make(map[uint64]bool, len(heads))
 	for _, c := range heads {
 		want[c.Seq] = true
@@ -231,20 +263,19 @@ func (j *Journal) CheckHeads(pub ed25519.PublicKey, source string, heads []Check
 	}
 	for r, err := range j.Records(from) {
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if want[r.Seq] && r.Hash != (Hash{}) {
 			found[r.Seq] = r.Hash
 		}
 	}
-	var problems []HeadProblem
 	for _, c := range heads {
 		h, ok := found[c.Seq]
 		switch {
 		case pub != nil && !c.Verify(pub):
 			problems = append(problems, HeadProblem{c, source, "signature does not verify with the table's public key"})
 		case !ok && c.Seq < from:
-			problems = append(problems, HeadProblem{c, source, fmt.Sprintf("record %d is no longer in the journal (compacted away)", c.Seq)})
+			elsewhere++
 		case !ok:
 			problems = append(problems, HeadProblem{c, source, fmt.Sprintf("the journal has no chained record %d", c.Seq)})
 		case h != c.Hash:
@@ -252,5 +283,5 @@ func (j *Journal) CheckHeads(pub ed25519.PublicKey, source string, heads []Check
 				fmt.Sprintf("record %d's chain hash is %s, the checkpoint signed %s", c.Seq, h, c.Hash)})
 		}
 	}
-	return problems, nil
+	return problems, elsewhere, nil
 }

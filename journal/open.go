@@ -129,14 +129,12 @@ func openDir(dir string, opt Options) (*Journal, Report, error) {
 		next = segs[0]
 	}
 
-	heads, err := j.Checkpoints()
+	lastHead, err := lastCheckpoint(dir)
 	if err != nil {
 		return nil, rep, err
 	}
-	var lastHead *Checkpoint
-	if len(heads) > 0 {
-		lastHead = &heads[len(heads)-1]
-		rep.Checkpoints, rep.LastCheckpoint = len(heads), lastHead.Seq
+	if lastHead != nil {
+		rep.LastCheckpoint = lastHead.Seq
 	}
 	scanFrom := 0 // index of the first segment checked record by record
 	if opt.Quick && lastHead != nil {

@@ -26,9 +26,8 @@ type Report struct {
 	// Torn is the partial record found at the end of the last segment, nil when the
 	// journal ended cleanly.
 	Torn *TornTail
-	// Checkpoints is the number of signed checkpoints in the heads file, and
-	// LastCheckpoint the record the last one vouches for.
-	Checkpoints    int
+	// LastCheckpoint is the record the heads file's last signed checkpoint vouches for (0
+	// when there is none). Open reads that entry alone; Checkpoints reads them all.
 	LastCheckpoint uint64
 	// Head is the chain hash of the last record (zero when the journal has no chained
 	// segment and its format 1 records were compacted away).

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/round"
@@ -27,6 +28,11 @@ subcommands:
                       every checkpoint must be signed with it. --witness is a file of
                       checkpoints recorded off the table (one JSON object a line, as the
                       result messages carry them); the journal must still hold each.
+  archive DIR --before DATE --to DEST
+                      move the sealed segments whose records all come before DATE
+                      (YYYY-MM-DD, UTC) and are covered by the snapshot to the directory
+                      DEST, each checked and its copy read back before it is removed;
+                      DEST is a journal of its own ('journal verify DEST')
   replay DIR [--json] print every record of the journal with what the round controller
                       made of it: settings, shoes, rounds, cards, irregularities and
                       decisions, for audit`
@@ -35,19 +41,21 @@ subcommands:
 func runJournal(ctx context.Context, args []string, io stdio) error {
 	if len(args) == 0 {
 		fmt.Fprintln(io.err, journalUsage)
-		return errors.New("journal: no subcommand given (want verify or replay)")
+		return errors.New("journal: no subcommand given (want verify, replay or archive)")
 	}
 	switch args[0] {
 	case "verify":
 		return runJournalVerify(ctx, args[1:], io)
 	case "replay":
 		return runJournalReplay(ctx, args[1:], io)
+	case "archive":
+		return runJournalArchive(ctx, args[1:], io)
 	case "-h", "--help", "help":
 		fmt.Fprintln(io.err, journalUsage)
 		return nil
 	default:
 		fmt.Fprintln(io.err, journalUsage)
-		return fmt.Errorf("journal: unknown subcommand %q (want verify or replay)", args[0])
+		return fmt.Errorf("journal: unknown subcommand %q (want verify, replay or archive)", args[0])
 	}
 }
 
@@ -139,9 +147,11 @@ func verifyHeads(j *journal.Journal, pub ed25519.PublicKey, witness []journal.Ch
 		return err
 	}
 	var problems []journal.HeadProblem
+	elsewhere := 0
 	check := func(source string, heads []journal.Checkpoint) error {
-		p, err := j.CheckHeads(pub, source, heads)
+		p, n, err := j.CheckHeads(pub, source, heads)
 		problems = append(problems, p...)
+		elsewhere += n
 		return err
 	}
 	if err := check("heads", own); err != nil {
@@ -161,6 +171,9 @@ func verifyHeads(j *journal.Journal, pub ed25519.PublicKey, witness []journal.Ch
 			return err
 		}
 		fmt.Fprintf(w, "witness %s: %d checkpoints\n", witnessFile, len(witness))
+	}
+	if elsewhere > 0 {
+		fmt.Fprintf(w, "checkpoints of archived records: %d (their signatures checked; verify the archive for their records)\n", elsewhere)
 	}
 	if pub != nil && len(own) == 0 && len(witness) == 0 {
 		fmt.Fprintln(w, "tampered: a key was given but nothing in the journal is signed\nresult: TAMPERED")
@@ -343,4 +356,65 @@ func runJournalReplay(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("journal replay %s: %w", dirs[0], err)
 	}
 	return nil
+}
+
+// runJournalArchive moves the sealed segments of records before a date to an archive.
+func runJournalArchive(_ context.Context, args []string, io stdio) error {
+	fs := newFlagSet("journal archive", io)
+	fs.Usage = func() { fmt.Fprintln(io.err, journalUsage) }
+	before := fs.String("before", "", "archive records of events before this day, YYYY-MM-DD (UTC)")
+	to := fs.String("to", "", "the archive directory")
+	dirs, err := parseInterspersed(fs, args)
+	switch {
+	case err != nil:
+		return err
+	case len(dirs) != 1:
+		return fmt.Errorf("journal archive: want one journal directory, got %d", len(dirs))
+	case *to == "":
+		return errors.New("journal archive: --to DEST is required")
+	}
+	day, err := time.Parse(time.DateOnly, *before)
+	if err != nil {
+		return fmt.Errorf("journal archive: --before %q: want a day, YYYY-MM-DD", *before)
+	}
+	upTo, err := lastRecordBefore(dirs[0], day)
+	if err != nil {
+		return fmt.Errorf("journal archive: %w", err)
+	}
+	ar, err := journal.Archive(dirs[0], *to, upTo)
+	if err != nil {
+		return err
+	}
+	if len(ar.Segments) == 0 {
+		fmt.Fprintf(io.out, "nothing to archive: no sealed segment before %s is covered by the snapshot\n", *before)
+		return nil
+	}
+	fmt.Fprintf(io.out, "archived %d segments, records %d to %d (%d bytes), to %s\n",
+		len(ar.Segments), ar.FirstSeq, ar.LastSeq, ar.Bytes, *to)
+	return nil
+}
+
+// lastRecordBefore returns the sequence number of the last record before the first event
+// at or after t (0 when the first event is).
+func lastRecordBefore(dir string, t time.Time) (uint64, error) {
+	j, rep, err := journal.Open(dir, journal.Options{ReadOnly: true})
+	if err != nil {
+		return 0, err
+	}
+	defer j.Close()
+	var last uint64
+	for r, err := range j.Records(rep.FirstSeq) {
+		if err != nil {
+			return 0, err
+		}
+		e, err := table.DecodeEntry(r.Seq, r.Data)
+		if err != nil {
+			return 0, err
+		}
+		if e.Event != nil && !e.Event.At.IsZero() && !e.Event.At.Before(t) {
+			break
+		}
+		last = r.Seq
+	}
+	return last, nil
 }

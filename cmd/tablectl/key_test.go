@@ -133,3 +133,51 @@ func TestKeyErrors(t *testing.T) {
 		t.Errorf("bad witness line: %v", err)
 	}
 }
+
+// TestJournalArchiveCommand archives the records of the days before a date: the archive
+// and the journal left both verify, and the day's records stay.
+func TestJournalArchiveCommand(t *testing.T) {
+	dir := t.TempDir()
+	j, _, err := journal.Open(dir, journal.Options{SegmentSize: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 12; i++ {
+		day := 1 + (i-1)/4 // records 1-4 on March 1, 5-8 on March 2, 9-12 on March 3
+		if _, err := j.Append(fmt.Appendf(nil, `{"event":{"kind":"card","at":"2026-03-%02dT10:00:%02dZ","card":"TH"}}`, day, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.WriteSnapshot(12, []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	dest := filepath.Join(t.TempDir(), "archive")
+	out, _, err := runCmd(t, "", "journal", "archive", dir, "--before", "2026-03-03", "--to", dest)
+	if err != nil || !strings.Contains(out, "records 1 to ") {
+		t.Fatalf("archive: %v\n%s", err, out)
+	}
+	for _, d := range []string{dir, dest} {
+		if out, _, err := runCmd(t, "", "journal", "verify", d); err != nil || !strings.Contains(out, "result: intact") {
+			t.Fatalf("verify %s: %v\n%s", d, err, out)
+		}
+	}
+	out, _, _ = runCmd(t, "", "journal", "verify", dir)
+	if !strings.Contains(out, "sequence ") || strings.Contains(out, "sequence 1 to") {
+		t.Fatalf("the journal still starts at record 1:\n%s", out)
+	}
+	if !strings.Contains(out, "records: ") {
+		t.Fatal(out)
+	}
+	a, rep, err := journal.Open(dest, journal.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	if rep.FirstSeq != 1 || rep.LastSeq > 8 || rep.LastSeq < 3 {
+		t.Fatalf("archive holds records %d to %d; want from 1, none of March 3 (9 on)", rep.FirstSeq, rep.LastSeq)
+	}
+	if _, _, err := runCmd(t, "", "journal", "archive", dir, "--before", "March", "--to", dest); err == nil || !strings.Contains(err.Error(), "want a day") {
+		t.Fatalf("bad date: %v", err)
+	}
+}

@@ -100,7 +100,7 @@ func TestReportListsEveryRound(t *testing.T) {
 	var shoes, checkpoints int
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		var l struct {
-			Type           string   `json:"type"`
+			Type           string `json:"type"`
 			Shoe, Round    uint32
 			Player, Banker []string
 			Outcome        *struct {
