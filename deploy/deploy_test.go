@@ -36,6 +36,8 @@ func TestInstallIsIdempotent(t *testing.T) {
 	}{
 		{"usr/local/bin/tablectl", 0o755},
 		{"etc/systemd/system/tablectl.service", 0o644},
+		{"etc/systemd/system/tablectl-verify.service", 0o644},
+		{"etc/systemd/system/tablectl-verify.timer", 0o644},
 		{"etc/udev/rules.d/99-tablectl.rules", 0o644},
 		{"etc/tablectl/tablectl.env", 0o640},
 		{"etc/tablectl/tablectl.yaml", 0o640},
@@ -125,5 +127,24 @@ func TestUnitVerifies(t *testing.T) {
 	}
 	if out, err := exec.Command(analyze, "verify", path).CombinedOutput(); err != nil || len(out) > 0 {
 		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+	}
+
+	// The daily check of the whole journal: its service and timer.
+	dir := t.TempDir()
+	for _, name := range []string{"tablectl-verify.service", "tablectl-verify.timer"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "tablectl-verify.service" && !bytes.Contains(b, []byte("ExecStart=/usr/local/bin/tablectl journal verify /var/lib/tablectl/journal")) {
+			t.Errorf("%s does not verify the journal the example configuration names", name)
+		}
+		b = bytes.Replace(b, []byte("/usr/local/bin/tablectl"), []byte("/bin/true"), 1)
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command(analyze, "verify", filepath.Join(dir, "tablectl-verify.timer"), filepath.Join(dir, "tablectl-verify.service")).CombinedOutput(); err != nil || len(out) > 0 {
+		t.Errorf("systemd-analyze verify of the verify timer: %v\n%s", err, out)
 	}
 }

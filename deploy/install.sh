@@ -49,6 +49,8 @@ fi
 
 put "$bin" "$root/usr/local/bin/tablectl" 0755
 put "$here/tablectl.service" "$root/etc/systemd/system/tablectl.service" 0644
+put "$here/tablectl-verify.service" "$root/etc/systemd/system/tablectl-verify.service" 0644
+put "$here/tablectl-verify.timer" "$root/etc/systemd/system/tablectl-verify.timer" 0644
 put "$here/99-tablectl.rules" "$root/etc/udev/rules.d/99-tablectl.rules" 0644
 for doc in "$here"/../docs/*.md; do
   put "$doc" "$root/usr/local/share/doc/tablectl/$(basename "$doc")" 0644
@@ -70,6 +72,7 @@ if [ -z "$root" ]; then
   if [ -d /run/systemd/system ]; then
     systemctl daemon-reload
     systemctl enable tablectl.service >/dev/null
+    systemctl enable --now tablectl-verify.timer >/dev/null
     say "enabled tablectl.service: check the settings with 'tablectl check-config /etc/tablectl/tablectl.yaml', then 'systemctl start tablectl'"
     if systemctl is-active --quiet tablectl.service; then
       systemctl restart tablectl.service

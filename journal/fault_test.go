@@ -18,7 +18,7 @@ import (
 // and reports, keeping every whole record before it; a cut on a record boundary is a clean
 // end; a cut inside the segment header is corruption.
 func TestTruncateAtEveryOffset(t *testing.T) {
-	files, lay := buildJournal(t, 12, 300)
+	files, lay := buildJournal(t, 12, 440)
 	lastFile := lay[len(lay)-1].file
 	if lastFile == segmentName(1) || lay[len(lay)-3].file != lastFile {
 		t.Fatal("the test journal should span several segments, the last one holding at least 3 records")
@@ -94,7 +94,7 @@ func TestTruncateAtEveryOffset(t *testing.T) {
 // byte where the damaged record (or header) starts and its sequence number, with nothing
 // changed on disk.
 func TestFlipEveryByte(t *testing.T) {
-	files, lay := buildJournal(t, 9, 300)
+	files, lay := buildJournal(t, 9, 440)
 	names := slices.Sorted(maps.Keys(files))
 	if len(names) < 3 {
 		t.Fatalf("the test journal should span at least 3 segments, has %v", names)

@@ -1,7 +1,9 @@
 package journal
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"hash/crc32"
 	"strconv"
@@ -9,39 +11,49 @@ import (
 )
 
 // The on-disk format. docs/journal.md describes it byte by byte; all integers are
-// little-endian.
+// little-endian. Format 2 adds the hash chain; format 1 segments (no chain) are still read.
 //
-// Segment header (segmentHeaderSize bytes):
+// Segment header (segmentHeaderSize bytes; format 1: segmentHeaderSizeV1, no chain-in):
 //
 //	0:4   magic "TCJL"
-//	4:6   format version (1)
+//	4:6   format version (2)
 //	6:8   zero
 //	8:16  sequence number of the segment's first record
-//	16:20 CRC32C of bytes 0:16
+//	16:48 chain-in: the chain hash of the record before the first (zero before record 1)
+//	48:52 CRC32C of bytes 0:48
 //
-// Record (recordHeaderSize bytes, then the payload):
+// Record (recordHeaderSize bytes, then the payload; format 1: recordHeaderSizeV1, no hash):
 //
 //	0:4   payload length, 1 to MaxRecordSize
-//	4:8   CRC32C of bytes 0:4, 8:16 and the payload
+//	4:8   CRC32C of bytes 0:4, then 8: to the end of the payload
 //	8:16  sequence number
-//	16:   payload
+//	16:48 chain hash: SHA-256 of the previous record's chain hash, the sequence number
+//	      (8 bytes) and the payload
+//	48:   payload
 //
-// Snapshot file (snapshotHeaderSize bytes, then the data):
+// Snapshot file (snapshotHeaderSize bytes, then the data; format 1 has no hash):
 //
 //	0:4   magic "TCJS"
-//	4:6   format version (1)
+//	4:6   format version (2)
 //	6:8   zero
 //	8:16  sequence number of the last record the snapshot covers
-//	16:24 data length
-//	24:28 CRC32C of bytes 0:24 and the data
-//	28:   data
+//	16:48 that record's chain hash
+//	48:56 data length
+//	56:60 CRC32C of bytes 0:56 and the data
+//	60:   data
 const (
-	segmentMagic       = "TCJL"
-	snapshotMagic      = "TCJS"
-	formatVersion      = 1
-	segmentHeaderSize  = 20
-	recordHeaderSize   = 16
-	snapshotHeaderSize = 28
+	segmentMagic  = "TCJL"
+	snapshotMagic = "TCJS"
+	formatV1      = 1
+	formatV2      = 2
+	formatVersion = formatV2 // the version new segments and snapshots are written in
+
+	segmentHeaderSizeV1  = 20
+	recordHeaderSizeV1   = 16
+	snapshotHeaderSizeV1 = 28
+	segmentHeaderSize    = 52
+	recordHeaderSize     = 48
+	snapshotHeaderSize   = 60
 
 	// MaxRecordSize is the largest payload one record may carry. A length field above it
 	// is damage, whatever the file holds after it.
@@ -52,6 +64,58 @@ const (
 	snapshotName  = "snapshot"
 	tempSuffix    = ".tmp"
 )
+
+// HashSize is the size of a chain hash.
+const HashSize = sha256.Size
+
+// Hash is a chain hash: the SHA-256 of the previous record's chain hash, the record's
+// sequence number and its payload. The chain hash of the last record stands for the whole
+// journal up to it.
+type Hash [HashSize]byte
+
+// String returns the hash in hexadecimal.
+func (h Hash) String() string { return hex.EncodeToString(h[:]) }
+
+// ParseHash reads a hash written by Hash.String.
+func ParseHash(s string) (Hash, error) {
+	var h Hash
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != HashSize {
+		return h, fmt.Errorf("chain hash %q: want %d hexadecimal digits", s, 2*HashSize)
+	}
+	copy(h[:], b)
+	return h, nil
+}
+
+// chainHash is the chain hash of the record with sequence number seq and payload p after
+// a record whose chain hash is prev.
+func chainHash(prev Hash, seq uint64, p []byte) Hash {
+	d := sha256.New()
+	d.Write(prev[:])
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], seq)
+	d.Write(n[:])
+	d.Write(p)
+	var h Hash
+	d.Sum(h[:0])
+	return h
+}
+
+// recordHeaderSizeOf is the record header size of segments in format version v.
+func recordHeaderSizeOf(v uint16) int {
+	if v == formatV1 {
+		return recordHeaderSizeV1
+	}
+	return recordHeaderSize
+}
+
+// segmentHeaderSizeOf is the segment header size in format version v.
+func segmentHeaderSizeOf(v uint16) int {
+	if v == formatV1 {
+		return segmentHeaderSizeV1
+	}
+	return segmentHeaderSize
+}
 
 // castagnoli is the CRC32C table used for every checksum in the journal.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -78,46 +142,68 @@ func parseSegmentName(name string) (uint64, bool) {
 	return n, err == nil
 }
 
-// appendSegmentHeader appends the header of a segment starting at sequence number first.
-func appendSegmentHeader(dst []byte, first uint64) []byte {
+// appendSegmentHeader appends the header of a segment starting at sequence number first,
+// whose chain starts from chainIn.
+func appendSegmentHeader(dst []byte, first uint64, chainIn Hash) []byte {
 	start := len(dst)
 	dst = append(dst, segmentMagic...)
 	dst = binary.LittleEndian.AppendUint16(dst, formatVersion)
 	dst = append(dst, 0, 0)
 	dst = binary.LittleEndian.AppendUint64(dst, first)
+	dst = append(dst, chainIn[:]...)
 	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst[start:], castagnoli))
 }
 
-// parseSegmentHeader reads a segment header at the start of b and returns the segment's
-// first sequence number, or what is wrong with the header.
-func parseSegmentHeader(b []byte) (uint64, string) {
-	switch {
-	case len(b) < segmentHeaderSize:
-		return 0, fmt.Sprintf("segment header: file has %d of its %d bytes", len(b), segmentHeaderSize)
-	case string(b[0:4]) != segmentMagic:
-		return 0, fmt.Sprintf("segment header: magic %q, want %q", b[0:4], segmentMagic)
-	case crc32.Checksum(b[0:16], castagnoli) != binary.LittleEndian.Uint32(b[16:20]):
-		return 0, "segment header: checksum mismatch"
-	}
-	if v := binary.LittleEndian.Uint16(b[4:6]); v != formatVersion {
-		return 0, fmt.Sprintf("segment header: format version %d, want %d", v, formatVersion)
-	}
-	if b[6] != 0 || b[7] != 0 {
-		return 0, "segment header: reserved bytes are not zero"
-	}
-	return binary.LittleEndian.Uint64(b[8:16]), ""
+// segmentHeader is a parsed segment header.
+type segmentHeader struct {
+	version uint16
+	first   uint64 // sequence number of the first record
+	chainIn Hash   // format 2 only
 }
 
-// appendRecord appends the framed record of payload p with sequence number seq.
-func appendRecord(dst []byte, seq uint64, p []byte) []byte {
+// parseSegmentHeader reads a segment header at the start of b, or says what is wrong
+// with it.
+func parseSegmentHeader(b []byte) (segmentHeader, string) {
+	if len(b) < 6 || string(b[0:4]) != segmentMagic {
+		if len(b) < segmentHeaderSizeV1 {
+			return segmentHeader{}, fmt.Sprintf("segment header: file has %d of its %d bytes", len(b), segmentHeaderSizeV1)
+		}
+		return segmentHeader{}, fmt.Sprintf("segment header: magic %q, want %q", b[0:4], segmentMagic)
+	}
+	v := binary.LittleEndian.Uint16(b[4:6])
+	if v != formatV1 && v != formatV2 {
+		return segmentHeader{}, fmt.Sprintf("segment header: format version %d, want %d or %d", v, formatV1, formatV2)
+	}
+	size := segmentHeaderSizeOf(v)
+	if len(b) < size {
+		return segmentHeader{}, fmt.Sprintf("segment header: file has %d of its %d bytes", len(b), size)
+	}
+	if crc32.Checksum(b[0:size-4], castagnoli) != binary.LittleEndian.Uint32(b[size-4:size]) {
+		return segmentHeader{}, "segment header: checksum mismatch"
+	}
+	if b[6] != 0 || b[7] != 0 {
+		return segmentHeader{}, "segment header: reserved bytes are not zero"
+	}
+	h := segmentHeader{version: v, first: binary.LittleEndian.Uint64(b[8:16])}
+	if v == formatV2 {
+		copy(h.chainIn[:], b[16:48])
+	}
+	return h, ""
+}
+
+// appendRecord appends the framed record of payload p with sequence number seq, chained
+// after a record whose chain hash is prev, and returns the record's own chain hash.
+func appendRecord(dst []byte, seq uint64, prev Hash, p []byte) ([]byte, Hash) {
+	h := chainHash(prev, seq, p)
 	start := len(dst)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(p)))
 	dst = append(dst, 0, 0, 0, 0) // checksum, filled in below
 	dst = binary.LittleEndian.AppendUint64(dst, seq)
+	dst = append(dst, h[:]...)
 	dst = append(dst, p...)
 	rec := dst[start:]
 	binary.LittleEndian.PutUint32(rec[4:8], recordCRC(rec[0:4], rec[8:]))
-	return dst
+	return dst, h
 }
 
 // recordCRC is the checksum of a record: over its length field, then its sequence
@@ -144,6 +230,7 @@ type problem struct {
 	kind   problemKind
 	length uint32 // the length field, when it was read
 	have   int    // bytes present from the offset to the end of the file
+	header int    // the record header size of the segment's format
 }
 
 func (p problem) String() string {
@@ -151,47 +238,60 @@ func (p problem) String() string {
 	case fine:
 		return "valid record"
 	case shortHeader:
-		return fmt.Sprintf("short record header: %d of %d bytes", p.have, recordHeaderSize)
+		return fmt.Sprintf("short record header: %d of %d bytes", p.have, p.header)
 	case zeroLength:
 		return "record length 0"
 	case overLimit:
 		return fmt.Sprintf("record length %d over the limit of %d", p.length, MaxRecordSize)
 	case pastEnd:
 		return fmt.Sprintf("record length %d runs past the end of the file (%d payload bytes present)",
-			p.length, p.have-recordHeaderSize)
+			p.length, p.have-p.header)
 	case badChecksum:
 		return "record checksum mismatch"
 	}
 	return "unknown problem"
 }
 
-// decodeRecord reads the record at the start of b. It returns its sequence number,
-// payload (a sub-slice of b) and total size, or the problem that makes it invalid.
-func decodeRecord(b []byte) (seq uint64, payload []byte, size int, bad problem) {
-	if len(b) < recordHeaderSize {
-		return 0, nil, 0, problem{kind: shortHeader, have: len(b)}
+// decoded is one record read from a segment.
+type decoded struct {
+	seq     uint64
+	hash    Hash   // the chain hash the record carries (format 2 only)
+	payload []byte // a sub-slice of the segment's bytes
+	size    int    // header and payload
+}
+
+// decodeRecord reads the record of format version v at the start of b, or returns the
+// problem that makes it invalid. It checks the framing and the checksum, not the chain.
+func decodeRecord(b []byte, v uint16) (decoded, problem) {
+	hdr := recordHeaderSizeOf(v)
+	if len(b) < hdr {
+		return decoded{}, problem{kind: shortHeader, have: len(b), header: hdr}
 	}
 	length := binary.LittleEndian.Uint32(b[0:4])
 	switch {
 	case length == 0:
-		return 0, nil, 0, problem{kind: zeroLength, have: len(b)}
+		return decoded{}, problem{kind: zeroLength, have: len(b)}
 	case length > MaxRecordSize:
-		return 0, nil, 0, problem{kind: overLimit, length: length, have: len(b)}
-	case int(length) > len(b)-recordHeaderSize:
-		return 0, nil, 0, problem{kind: pastEnd, length: length, have: len(b)}
+		return decoded{}, problem{kind: overLimit, length: length, have: len(b)}
+	case int(length) > len(b)-hdr:
+		return decoded{}, problem{kind: pastEnd, length: length, have: len(b), header: hdr}
 	}
-	size = recordHeaderSize + int(length)
+	size := hdr + int(length)
 	if recordCRC(b[0:4], b[8:size]) != binary.LittleEndian.Uint32(b[4:8]) {
-		return 0, nil, 0, problem{kind: badChecksum, length: length, have: len(b)}
+		return decoded{}, problem{kind: badChecksum, length: length, have: len(b)}
 	}
-	return binary.LittleEndian.Uint64(b[8:16]), b[recordHeaderSize:size], size, problem{}
+	d := decoded{seq: binary.LittleEndian.Uint64(b[8:16]), payload: b[hdr:size], size: size}
+	if v != formatV1 {
+		copy(d.hash[:], b[16:48])
+	}
+	return d, problem{}
 }
 
 // validRecordFrom returns the offset of the first whole record with a good checksum at
 // or after from in b, and false if there is none.
-func validRecordFrom(b []byte, from int) (int, bool) {
-	for off := from; off+recordHeaderSize < len(b); off++ {
-		if _, _, _, bad := decodeRecord(b[off:]); bad.kind == fine {
+func validRecordFrom(b []byte, from int, v uint16) (int, bool) {
+	for off := from; off+recordHeaderSizeOf(v) < len(b); off++ {
+		if _, bad := decodeRecord(b[off:], v); bad.kind == fine {
 			return off, true
 		}
 	}
@@ -208,38 +308,59 @@ func allZero(b []byte) bool {
 	return true
 }
 
-// appendSnapshot appends the snapshot file of data covering records up to seq.
-func appendSnapshot(dst []byte, seq uint64, data []byte) []byte {
+// appendSnapshot appends the snapshot file of data covering records up to seq, whose
+// chain hash is h.
+func appendSnapshot(dst []byte, seq uint64, h Hash, data []byte) []byte {
 	start := len(dst)
 	dst = append(dst, snapshotMagic...)
 	dst = binary.LittleEndian.AppendUint16(dst, formatVersion)
 	dst = append(dst, 0, 0)
 	dst = binary.LittleEndian.AppendUint64(dst, seq)
+	dst = append(dst, h[:]...)
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(len(data)))
 	crc := crc32.Update(crc32.Checksum(dst[start:], castagnoli), castagnoli, data)
 	dst = binary.LittleEndian.AppendUint32(dst, crc)
 	return append(dst, data...)
 }
 
-// parseSnapshot reads a snapshot file and returns the sequence number it covers and its
-// data (a sub-slice of b), or what is wrong with it and at which byte offset.
-func parseSnapshot(b []byte) (seq uint64, data []byte, off int64, bad string) {
-	if len(b) < snapshotHeaderSize {
-		return 0, nil, int64(len(b)), fmt.Sprintf("snapshot header: file has %d of its %d bytes", len(b), snapshotHeaderSize)
+// snapshotFile is a parsed snapshot file.
+type snapshotFile struct {
+	version uint16
+	seq     uint64 // the last record covered
+	hash    Hash   // that record's chain hash (format 2 only)
+	data    []byte // a sub-slice of the file's bytes
+}
+
+// parseSnapshot reads a snapshot file, or says what is wrong with it and at which byte
+// offset.
+func parseSnapshot(b []byte) (snapshotFile, int64, string) {
+	if len(b) < 8 || string(b[0:4]) != snapshotMagic {
+		if len(b) < snapshotHeaderSizeV1 {
+			return snapshotFile{}, int64(len(b)), fmt.Sprintf("snapshot header: file has %d of its %d bytes", len(b), snapshotHeaderSizeV1)
+		}
+		return snapshotFile{}, 0, fmt.Sprintf("snapshot header: magic %q, want %q", b[0:4], snapshotMagic)
 	}
-	if string(b[0:4]) != snapshotMagic {
-		return 0, nil, 0, fmt.Sprintf("snapshot header: magic %q, want %q", b[0:4], snapshotMagic)
+	v := binary.LittleEndian.Uint16(b[4:6])
+	if (v != formatV1 && v != formatV2) || b[6] != 0 || b[7] != 0 {
+		return snapshotFile{}, 4, fmt.Sprintf("snapshot header: format version %d/%d/%d, want %d/0/0", v, b[6], b[7], formatVersion)
 	}
-	if v := binary.LittleEndian.Uint16(b[4:6]); v != formatVersion || b[6] != 0 || b[7] != 0 {
-		return 0, nil, 4, fmt.Sprintf("snapshot header: format version %d/%d/%d, want %d/0/0", v, b[6], b[7], formatVersion)
+	hdr, lenAt := snapshotHeaderSize, 48
+	if v == formatV1 {
+		hdr, lenAt = snapshotHeaderSizeV1, 16
 	}
-	n := binary.LittleEndian.Uint64(b[16:24])
-	if n != uint64(len(b)-snapshotHeaderSize) {
-		return 0, nil, 16, fmt.Sprintf("snapshot length %d, but the file holds %d data bytes", n, len(b)-snapshotHeaderSize)
+	if len(b) < hdr {
+		return snapshotFile{}, int64(len(b)), fmt.Sprintf("snapshot header: file has %d of its %d bytes", len(b), hdr)
 	}
-	data = b[snapshotHeaderSize:]
-	if crc32.Update(crc32.Checksum(b[0:24], castagnoli), castagnoli, data) != binary.LittleEndian.Uint32(b[24:28]) {
-		return 0, nil, 24, "snapshot checksum mismatch"
+	n := binary.LittleEndian.Uint64(b[lenAt : lenAt+8])
+	if n != uint64(len(b)-hdr) {
+		return snapshotFile{}, int64(lenAt), fmt.Sprintf("snapshot length %d, but the file holds %d data bytes", n, len(b)-hdr)
 	}
-	return binary.LittleEndian.Uint64(b[8:16]), data, 0, ""
+	s := snapshotFile{version: v, seq: binary.LittleEndian.Uint64(b[8:16]), data: b[hdr:]}
+	if crc32.Update(crc32.Checksum(b[0:hdr-4], castagnoli), castagnoli, s.data) != binary.LittleEndian.Uint32(b[hdr-4:hdr]) {
+		return snapshotFile{}, int64(hdr - 4), "snapshot checksum mismatch"
+	}
+	if v == formatV2 {
+		copy(s.hash[:], b[16:48])
+	}
+	return s, 0, ""
 }

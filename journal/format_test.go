@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"hash/crc32"
 	"strings"
@@ -9,16 +10,18 @@ import (
 )
 
 // TestRecordLayout checks a record's bytes against the layout docs/journal.md documents,
-// with the checksum computed independently over length, sequence number and payload.
+// with the checksum and the chain hash computed independently.
 func TestRecordLayout(t *testing.T) {
 	p := []byte(`{"kind":"card","card":"TH"}`)
-	b := appendRecord([]byte("prefix"), 0x0102030405060708, p)
+	var prev Hash
+	copy(prev[:], bytes.Repeat([]byte{0xab}, HashSize))
+	b, h := appendRecord([]byte("prefix"), 0x0102030405060708, prev, p)
 	if string(b[:6]) != "prefix" {
 		t.Fatalf("appendRecord overwrote the buffer's start: %q", b[:6])
 	}
 	rec := b[6:]
-	if len(rec) != 16+len(p) {
-		t.Fatalf("record is %d bytes, want %d", len(rec), 16+len(p))
+	if len(rec) != 48+len(p) {
+		t.Fatalf("record is %d bytes, want %d", len(rec), 48+len(p))
 	}
 	if got := binary.LittleEndian.Uint32(rec[0:4]); got != uint32(len(p)) {
 		t.Errorf("length field %d, want %d", got, len(p))
@@ -26,21 +29,39 @@ func TestRecordLayout(t *testing.T) {
 	if got := rec[8:16]; !bytes.Equal(got, []byte{8, 7, 6, 5, 4, 3, 2, 1}) {
 		t.Errorf("sequence number bytes % x, want little-endian", got)
 	}
-	if !bytes.Equal(rec[16:], p) {
-		t.Errorf("payload %q", rec[16:])
+	want := sha256.Sum256(append(append(bytes.Repeat([]byte{0xab}, 32), 8, 7, 6, 5, 4, 3, 2, 1), p...))
+	if !bytes.Equal(rec[16:48], want[:]) || h != Hash(want) {
+		t.Errorf("chain hash % x (returned %s), want SHA-256 of previous hash, sequence number and payload % x", rec[16:48], h, want)
 	}
-	covered := append(append(append([]byte(nil), rec[0:4]...), rec[8:16]...), p...)
+	if !bytes.Equal(rec[48:], p) {
+		t.Errorf("payload %q", rec[48:])
+	}
+	covered := append(append(append([]byte(nil), rec[0:4]...), rec[8:48]...), p...)
 	if got, want := binary.LittleEndian.Uint32(rec[4:8]), crc32.Checksum(covered, crc32.MakeTable(crc32.Castagnoli)); got != want {
 		t.Errorf("checksum %#x, want CRC32C %#x", got, want)
 	}
-	seq, payload, size, bad := decodeRecord(append(rec, "next record"...))
-	if bad.kind != fine || seq != 0x0102030405060708 || !bytes.Equal(payload, p) || size != len(rec) {
-		t.Errorf("decodeRecord: seq %#x payload %q size %d problem %v", seq, payload, size, bad)
+	d, bad := decodeRecord(append(rec, "next record"...), formatV2)
+	if bad.kind != fine || d.seq != 0x0102030405060708 || !bytes.Equal(d.payload, p) || d.size != len(rec) || d.hash != h {
+		t.Errorf("decodeRecord: %+v problem %v", d, bad)
+	}
+}
+
+// TestFormat1Record: a record of a segment written before the chain is still read.
+func TestFormat1Record(t *testing.T) {
+	p := []byte("old")
+	rec := binary.LittleEndian.AppendUint32(nil, uint32(len(p)))
+	rec = append(rec, 0, 0, 0, 0)
+	rec = binary.LittleEndian.AppendUint64(rec, 9)
+	rec = append(rec, p...)
+	binary.LittleEndian.PutUint32(rec[4:8], recordCRC(rec[0:4], rec[8:]))
+	d, bad := decodeRecord(rec, formatV1)
+	if bad.kind != fine || d.seq != 9 || string(d.payload) != "old" || d.size != 19 || d.hash != (Hash{}) {
+		t.Errorf("decodeRecord: %+v problem %v", d, bad)
 	}
 }
 
 func TestDecodeRecordProblems(t *testing.T) {
-	good := appendRecord(nil, 7, []byte("hello"))
+	good, _ := appendRecord(nil, 7, Hash{}, []byte("hello"))
 	withLength := func(n uint32) []byte {
 		b := bytes.Clone(good)
 		binary.LittleEndian.PutUint32(b[0:4], n)
@@ -54,17 +75,17 @@ func TestDecodeRecordProblems(t *testing.T) {
 		kind problemKind
 		want string
 	}{
-		{"empty", nil, shortHeader, "short record header: 0 of 16 bytes"},
-		{"short header", good[:15], shortHeader, "short record header: 15 of 16 bytes"},
-		{"header only", good[:16], pastEnd, "record length 5 runs past the end of the file (0 payload bytes present)"},
-		{"short payload", good[:19], pastEnd, "record length 5 runs past the end of the file (3 payload bytes present)"},
+		{"empty", nil, shortHeader, "short record header: 0 of 48 bytes"},
+		{"short header", good[:47], shortHeader, "short record header: 47 of 48 bytes"},
+		{"header only", good[:48], pastEnd, "record length 5 runs past the end of the file (0 payload bytes present)"},
+		{"short payload", good[:51], pastEnd, "record length 5 runs past the end of the file (3 payload bytes present)"},
 		{"zero length", withLength(0), zeroLength, "record length 0"},
 		{"over limit", withLength(MaxRecordSize + 1), overLimit, "record length 4194305 over the limit of 4194304"},
 		{"length changed", withLength(4), badChecksum, "record checksum mismatch"},
 		{"payload changed", flipped, badChecksum, "record checksum mismatch"},
 		{"zeros", make([]byte, 64), zeroLength, "record length 0"},
 	} {
-		_, _, _, bad := decodeRecord(tc.b)
+		_, bad := decodeRecord(tc.b, formatV2)
 		if bad.kind != tc.kind || bad.String() != tc.want {
 			t.Errorf("%s: got %d %q, want %d %q", tc.name, bad.kind, bad, tc.kind, tc.want)
 		}
@@ -72,44 +93,55 @@ func TestDecodeRecordProblems(t *testing.T) {
 }
 
 func TestValidRecordFrom(t *testing.T) {
-	rec := appendRecord(nil, 3, []byte("three"))
+	rec, _ := appendRecord(nil, 3, Hash{}, []byte("three"))
 	b := append([]byte("garbage!"), rec...)
-	if off, ok := validRecordFrom(b, 0); !ok || off != 8 {
+	if off, ok := validRecordFrom(b, 0, formatV2); !ok || off != 8 {
 		t.Errorf("got %d %v, want the record at byte 8", off, ok)
 	}
-	if _, ok := validRecordFrom(b, 9); ok {
+	if _, ok := validRecordFrom(b, 9, formatV2); ok {
 		t.Error("found a record that starts past the only one")
 	}
-	if _, ok := validRecordFrom(make([]byte, 100), 0); ok {
+	if _, ok := validRecordFrom(make([]byte, 100), 0, formatV2); ok {
 		t.Error("found a record in zeros")
 	}
 }
 
 func TestSegmentHeader(t *testing.T) {
-	h := appendSegmentHeader(nil, 42)
-	if len(h) != segmentHeaderSize || string(h[0:4]) != "TCJL" || binary.LittleEndian.Uint16(h[4:6]) != 1 ||
-		binary.LittleEndian.Uint64(h[8:16]) != 42 {
+	var in Hash
+	in[0], in[31] = 0x11, 0x99
+	h := appendSegmentHeader(nil, 42, in)
+	if len(h) != segmentHeaderSize || string(h[0:4]) != "TCJL" || binary.LittleEndian.Uint16(h[4:6]) != 2 ||
+		binary.LittleEndian.Uint64(h[8:16]) != 42 || !bytes.Equal(h[16:48], in[:]) ||
+		binary.LittleEndian.Uint32(h[48:52]) != crc32.Checksum(h[:48], castagnoli) {
 		t.Fatalf("header % x does not follow the documented layout", h)
 	}
-	if first, bad := parseSegmentHeader(h); bad != "" || first != 42 {
-		t.Fatalf("parse: %d %q", first, bad)
+	if got, bad := parseSegmentHeader(h); bad != "" || got.first != 42 || got.version != 2 || got.chainIn != in {
+		t.Fatalf("parse: %+v %q", got, bad)
+	}
+	v1 := []byte("TCJL\x01\x00\x00\x00")
+	v1 = binary.LittleEndian.AppendUint64(v1, 7)
+	v1 = binary.LittleEndian.AppendUint32(v1, crc32.Checksum(v1, castagnoli))
+	if got, bad := parseSegmentHeader(v1); bad != "" || got.first != 7 || got.version != 1 {
+		t.Fatalf("format 1 header: %+v %q", got, bad)
 	}
 	damage := func(i int, v byte) []byte {
 		b := bytes.Clone(h)
 		b[i] = v
 		return b
 	}
-	version2 := bytes.Clone(h)
-	binary.LittleEndian.PutUint16(version2[4:6], 2)
-	binary.LittleEndian.PutUint32(version2[16:20], crc32.Checksum(version2[:16], castagnoli))
+	version3 := bytes.Clone(h)
+	binary.LittleEndian.PutUint16(version3[4:6], 3)
+	binary.LittleEndian.PutUint32(version3[48:52], crc32.Checksum(version3[:48], castagnoli))
 	for _, tc := range []struct {
 		b    []byte
 		want string
 	}{
-		{h[:19], "file has 19 of its 20 bytes"},
+		{h[:51], "file has 51 of its 52 bytes"},
+		{h[:19], "file has 19 of its 52 bytes"},
 		{damage(0, 'X'), `magic "XCJL"`},
 		{damage(9, 1), "checksum mismatch"},
-		{version2, "format version 2, want 1"},
+		{damage(20, 1), "checksum mismatch"},
+		{version3, "format version 3, want 1 or 2"},
 	} {
 		if _, bad := parseSegmentHeader(tc.b); !strings.Contains(bad, tc.want) {
 			t.Errorf("% x: got %q, want %q", tc.b, bad, tc.want)
@@ -134,27 +166,31 @@ func TestSegmentName(t *testing.T) {
 
 func TestSnapshotFormat(t *testing.T) {
 	data := []byte(`{"round":12}`)
-	b := appendSnapshot(nil, 77, data)
+	var h Hash
+	h[5] = 0x42
+	b := appendSnapshot(nil, 77, h, data)
 	if len(b) != snapshotHeaderSize+len(data) || string(b[0:4]) != "TCJS" || binary.LittleEndian.Uint64(b[8:16]) != 77 ||
-		binary.LittleEndian.Uint64(b[16:24]) != uint64(len(data)) {
+		!bytes.Equal(b[16:48], h[:]) || binary.LittleEndian.Uint64(b[48:56]) != uint64(len(data)) {
 		t.Fatalf("snapshot % x does not follow the documented layout", b)
 	}
-	seq, got, _, bad := parseSnapshot(b)
-	if bad != "" || seq != 77 || !bytes.Equal(got, data) {
-		t.Fatalf("parse: %d %q %q", seq, got, bad)
+	sf, _, bad := parseSnapshot(b)
+	if bad != "" || sf.seq != 77 || !bytes.Equal(sf.data, data) || sf.hash != h {
+		t.Fatalf("parse: %+v %q", sf, bad)
 	}
 	for _, tc := range []struct {
 		b    []byte
 		off  int64
 		want string
 	}{
-		{b[:27], 27, "file has 27 of its 28 bytes"},
-		{b[:len(b)-1], 16, "snapshot length 12, but the file holds 11 data bytes"},
-		{append(bytes.Clone(b), 0), 16, "snapshot length 12, but the file holds 13 data bytes"},
+		{b[:27], 27, "file has 27 of its 60 bytes"},
+		{b[:3], 3, "file has 3 of its 28 bytes"},
+		{b[:59], 59, "file has 59 of its 60 bytes"},
+		{b[:len(b)-1], 48, "snapshot length 12, but the file holds 11 data bytes"},
+		{append(bytes.Clone(b), 0), 48, "snapshot length 12, but the file holds 13 data bytes"},
 		{append([]byte("XCJS"), b[4:]...), 0, `magic "XCJS"`},
-		{append(bytes.Clone(b[:len(b)-1]), '!'), 24, "checksum mismatch"},
+		{append(bytes.Clone(b[:len(b)-1]), '!'), 56, "checksum mismatch"},
 	} {
-		if _, _, off, bad := parseSnapshot(tc.b); !strings.Contains(bad, tc.want) || off != tc.off {
+		if _, off, bad := parseSnapshot(tc.b); !strings.Contains(bad, tc.want) || off != tc.off {
 			t.Errorf("got %q at %d, want %q at %d", bad, off, tc.want, tc.off)
 		}
 	}

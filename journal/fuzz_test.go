@@ -11,17 +11,22 @@ import (
 // finds a clean end) or return a *CorruptError placed after the three records, changing
 // nothing.
 func FuzzOpenTail(f *testing.F) {
-	seg := appendSegmentHeader(nil, 1)
+	seg := appendSegmentHeader(nil, 1, Hash{})
+	var h Hash
 	for i := 1; i <= 3; i++ {
-		seg = appendRecord(seg, uint64(i), payload(i))
+		seg, h = appendRecord(seg, uint64(i), h, payload(i))
 	}
 	prefix := len(seg)
+	rec4, h4 := appendRecord(nil, 4, h, payload(4))
+	rec6, _ := appendRecord(nil, 6, h4, payload(6))
+	unchained, _ := appendRecord(nil, 4, Hash{}, payload(4))
 	f.Add([]byte{})
 	f.Add(make([]byte, 40))
-	f.Add(appendRecord(nil, 4, payload(4)))
-	f.Add(appendRecord(nil, 4, payload(4))[:20])
-	f.Add(append([]byte("junk"), appendRecord(nil, 4, payload(4))...))
-	f.Add(appendRecord(appendRecord(nil, 4, payload(4)), 6, payload(6)))
+	f.Add(rec4)
+	f.Add(rec4[:52])
+	f.Add(append([]byte("junk"), rec4...))
+	f.Add(append(bytes.Clone(rec4), rec6...))
+	f.Add(unchained)
 	f.Fuzz(func(t *testing.T, tail []byte) {
 		files := map[string][]byte{segmentName(1): append(bytes.Clone(seg), tail...)}
 		for _, readOnly := range []bool{true, false} {

@@ -154,3 +154,10 @@ func buildJournal(t testing.TB, n int, segSize int64) (map[string][]byte, []layo
 	}
 	return files, lay
 }
+
+// unchainedRecord is the framed record payload(i) with sequence number i, chained after a
+// zero hash: whole and with a good checksum, but not chained to any real journal.
+func unchainedRecord(i int) []byte {
+	b, _ := appendRecord(nil, uint64(i), Hash{}, payload(i))
+	return b
+}

@@ -35,6 +35,7 @@ type Journal struct {
 	segs    []segment
 	f       *os.File // the last segment, open for appending (nil when read-only)
 	next    uint64   // sequence number of the next record
+	head    Hash     // chain hash of the last record (the chain-in of an empty journal)
 	synced  uint64   // sequence number of the last record known to be on disk
 	snapSeq uint64
 	hasSnap bool
@@ -63,6 +64,9 @@ type Record struct {
 	Seq uint64
 	// Data is its payload, as appended. It is the caller's to keep.
 	Data []byte
+	// Hash is its chain hash, which stands for every record up to it. It is zero for a
+	// record of a format 1 segment, which has no chain.
+	Hash Hash
 }
 
 // Append writes rec as the next record and syncs it to disk before returning its
@@ -98,6 +102,14 @@ func (j *Journal) Sync() error {
 		return err
 	}
 	return j.syncLocked()
+}
+
+// Head returns the sequence number of the last record and its chain hash: the value a
+// signed checkpoint vouches for. With no record yet, seq is 0.
+func (j *Journal) Head() (seq uint64, h Hash) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.next - 1, j.head
 }
 
 // LastSeq returns the sequence number of the last record appended or found by Open, 0
@@ -181,24 +193,30 @@ func (j *Journal) readSegment(s segment, end, from uint64, yield func(Record, er
 		yield(Record{}, err)
 		return false
 	}
-	if _, bad := parseSegmentHeader(b); bad != "" {
+	h, bad := parseSegmentHeader(b)
+	if bad != "" {
 		yield(Record{}, &CorruptError{File: s.name, Reason: bad})
 		return false
 	}
-	off := segmentHeaderSize
+	off, chain := segmentHeaderSizeOf(h.version), h.chainIn
 	for seq := s.first; seq < end; seq++ {
-		got, payload, size, p := decodeRecord(b[off:])
+		d, p := decodeRecord(b[off:], h.version)
+		var reason string
 		switch {
 		case p.kind != fine:
-			yield(Record{}, &CorruptError{File: s.name, Offset: int64(off), Seq: seq, Reason: p.String() + " (changed since Open)"})
-			return false
-		case got != seq:
-			yield(Record{}, &CorruptError{File: s.name, Offset: int64(off), Seq: seq,
-				Reason: fmt.Sprintf("record has sequence number %d, want %d (changed since Open)", got, seq)})
+			reason = p.String()
+		case d.seq != seq:
+			reason = fmt.Sprintf("record has sequence number %d, want %d", d.seq, seq)
+		case h.version != formatV1 && chainHash(chain, seq, d.payload) != d.hash:
+			reason = "record does not chain: its hash is not that of the record before it and its contents"
+		}
+		if reason != "" {
+			yield(Record{}, &CorruptError{File: s.name, Offset: int64(off), Seq: seq, Reason: reason + " (changed since Open)"})
 			return false
 		}
-		off += size
-		if seq >= from && !yield(Record{Seq: seq, Data: payload}, nil) {
+		off += d.size
+		chain = d.hash
+		if seq >= from && !yield(Record{Seq: seq, Data: d.payload, Hash: d.hash}, nil) {
 			return false
 		}
 	}
@@ -248,13 +266,14 @@ func (j *Journal) appendLocked(rec []byte) (uint64, error) {
 	}
 	last := &j.segs[len(j.segs)-1]
 	size := int64(recordHeaderSize + len(rec))
-	if last.size > segmentHeaderSize && last.size+size > j.opt.SegmentSize {
+	if last.size > int64(segmentHeaderSizeOf(last.version)) && last.size+size > j.opt.SegmentSize {
 		if err := j.rotate(); err != nil {
 			return 0, err
 		}
 		last = &j.segs[len(j.segs)-1]
 	}
-	j.buf = appendRecord(j.buf[:0], j.next, rec)
+	var h Hash
+	j.buf, h = appendRecord(j.buf[:0], j.next, j.head, rec)
 	n, err := j.f.Write(j.buf)
 	j.stats.Bytes += int64(n)
 	if err != nil {
@@ -263,6 +282,7 @@ func (j *Journal) appendLocked(rec []byte) (uint64, error) {
 	last.size += int64(n)
 	seq := j.next
 	j.next++
+	j.head = h
 	j.stats.Records++
 	return seq, nil
 }
@@ -303,15 +323,16 @@ func (j *Journal) rotate() error {
 	return nil
 }
 
-// createSegment writes a new segment file starting at sequence number first: its header
-// goes to a temporary file, which is synced, renamed into place and made durable by a
-// directory sync, so a segment file always has a whole header.
+// createSegment writes a new segment file starting at sequence number first, chained on
+// from the journal's head: its header goes to a temporary file, which is synced, renamed
+// into place and made durable by a directory sync, so a segment file always has a whole
+// header.
 func (j *Journal) createSegment(first uint64) error {
 	name := segmentName(first)
-	if err := j.writeFileAtomic(name, appendSegmentHeader(nil, first), &j.stats.Bytes); err != nil {
+	if err := j.writeFileAtomic(name, appendSegmentHeader(nil, first, j.head), &j.stats.Bytes); err != nil {
 		return fmt.Errorf("journal: create segment %s: %w", name, err)
 	}
-	j.segs = append(j.segs, segment{name: name, first: first, size: segmentHeaderSize})
+	j.segs = append(j.segs, segment{name: name, first: first, size: segmentHeaderSize, version: formatVersion, chainIn: j.head})
 	return nil
 }
 

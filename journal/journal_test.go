@@ -363,14 +363,14 @@ func TestCorruption(t *testing.T) {
 			f[seg2] = append(b, files[seg2][l2.start:]...)
 		}, seg2, l2.start, l2.seq, "a valid record follows"},
 		{"segment header and file name disagree", func(f map[string][]byte) {
-			f[mid] = append(appendSegmentHeader(nil, m.seq+100), files[mid][segmentHeaderSize:]...)
+			f[mid] = append(appendSegmentHeader(nil, m.seq+100, Hash{}), files[mid][segmentHeaderSize:]...)
 		}, mid, 8, 0, "its file name says"},
 		{"snapshot past the end", func(f map[string][]byte) {
-			f[snapshotName] = appendSnapshot(nil, 10, []byte("s"))
+			f[snapshotName] = appendSnapshot(nil, 10, Hash{}, []byte("s"))
 		}, snapshotName, 8, 0, "covers records up to 10, but the journal ends at record 9"},
 		{"snapshot without segments", func(f map[string][]byte) {
 			clear(f)
-			f[snapshotName] = appendSnapshot(nil, 3, []byte("s"))
+			f[snapshotName] = appendSnapshot(nil, 3, Hash{}, []byte("s"))
 		}, snapshotName, 8, 0, "no segment file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -409,7 +409,7 @@ func TestTornTailShapes(t *testing.T) {
 		{"zero block", make([]byte, 4096), "zero bytes where a record should start"},
 		{"one zero byte", []byte{0}, "zero bytes where a record should start"},
 		{"garbage", []byte("\xde\xad\xbe\xef not a record at all, no checksum matches here"), "over the limit"},
-		{"header of a record whose payload never came", appendRecord(nil, 6, payload(6))[:recordHeaderSize+3], "runs past the end"},
+		{"header of a record whose payload never came", unchainedRecord(6)[:recordHeaderSize+3], "runs past the end"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			damaged := map[string][]byte{segmentName(1): append(bytes.Clone(files[segmentName(1)]), tc.tail...)}

@@ -24,6 +24,12 @@ type Options struct {
 	// Logger receives the journal's log (repairs, removed files, new segments); nil means
 	// no logging.
 	Logger *slog.Logger
+	// Quick checks record by record only the segments from the one that holds the last
+	// signed checkpoint's record (or the snapshot's record, when that is earlier) to the
+	// end; the sealed segments before it are checked by their headers alone, so that
+	// opening takes as long after years of play as after a day. `tablectl journal verify`
+	// checks every record. Without a checkpoint every segment is checked.
+	Quick bool
 }
 
 // DefaultSegmentSize is the segment size used when Options.SegmentSize is 0.
@@ -31,9 +37,11 @@ const DefaultSegmentSize = 16 << 20
 
 // segment is one segment file of an open journal.
 type segment struct {
-	name  string
-	first uint64 // sequence number of its first record
-	size  int64  // bytes up to the end of its last whole record
+	name    string
+	first   uint64 // sequence number of its first record
+	size    int64  // bytes up to the end of its last whole record
+	version uint16 // its format version
+	chainIn Hash   // the chain hash its first record follows (format 2)
 }
 
 // Open opens the journal in directory dir, checks every segment and the snapshot, and
@@ -91,18 +99,20 @@ func openDir(dir string, opt Options) (*Journal, Report, error) {
 	rep.TempFiles = temps
 
 	var snapSeq uint64
+	var snap snapshotFile
 	if hasSnapshot {
 		b, err := os.ReadFile(filepath.Join(dir, snapshotName))
 		if err != nil {
 			return nil, rep, fmt.Errorf("journal: read snapshot: %w", err)
 		}
-		seq, data, off, bad := parseSnapshot(b)
+		sf, off, bad := parseSnapshot(b)
 		if bad != "" {
 			return nil, rep, &CorruptError{File: snapshotName, Offset: off, Reason: bad}
 		}
-		snapSeq = seq
-		rep.Snapshot = &SnapshotReport{Seq: seq, Bytes: int64(len(data))}
-		j.snapSeq, j.hasSnap = seq, true
+		snap = sf
+		snapSeq = sf.seq
+		rep.Snapshot = &SnapshotReport{Seq: sf.seq, Bytes: int64(len(sf.data)), Chained: sf.version != formatV1}
+		j.snapSeq, j.hasSnap = sf.seq, true
 	}
 
 	next := uint64(1)
@@ -119,14 +129,56 @@ func openDir(dir string, opt Options) (*Journal, Report, error) {
 		next = segs[0]
 	}
 
+	lastHead, err := lastCheckpoint(dir)
+	if err != nil {
+		return nil, rep, err
+	}
+	if lastHead != nil {
+		rep.LastCheckpoint = lastHead.Seq
+	}
+	scanFrom := 0 // index of the first segment checked record by record
+	if opt.Quick && lastHead != nil {
+		anchor := lastHead.Seq
+		if hasSnapshot && snapSeq < anchor {
+			anchor = snapSeq
+		}
+		for scanFrom+1 < len(segs) && segs[scanFrom+1] <= anchor {
+			scanFrom++
+		}
+	}
+
 	var torn *TornTail
+	// The chain is known from record 1 on; a journal compacted while it was in format 1
+	// starts its chain at its first format 2 segment.
+	chain, chainKnown := Hash{}, next == 1
 	for i, first := range segs {
 		name := segmentName(first)
+		if i < scanFrom {
+			sr, hdr, cerr := sealedSegment(dir, name, next, segs[i+1])
+			rep.Records += sr.Records
+			if rep.FirstSeq == 0 {
+				rep.FirstSeq = sr.FirstSeq
+			}
+			rep.Segments = append(rep.Segments, sr)
+			if cerr != nil {
+				return nil, rep, cerr
+			}
+			next, chainKnown = segs[i+1], false
+			j.segs = append(j.segs, segment{name: name, first: first, size: sr.Bytes, version: hdr.version, chainIn: hdr.chainIn})
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			return nil, rep, fmt.Errorf("journal: read segment: %w", err)
 		}
-		sr, t, cerr := scanSegment(name, b, next, i == len(segs)-1)
+		sc := segmentScan{name: name, want: next, chain: chain, chainKnown: chainKnown, last: i == len(segs)-1}
+		if hasSnapshot && snap.version != formatV1 {
+			sc.snapSeq, sc.snapHash = snap.seq, &snap.hash
+		}
+		if lastHead != nil {
+			sc.headSeq, sc.headHash = lastHead.Seq, &lastHead.Hash
+		}
+		sr, hdr, t, cerr := sc.scan(b)
 		if sr.Records > 0 {
 			if rep.Records == 0 {
 				rep.FirstSeq = sr.FirstSeq
@@ -140,15 +192,21 @@ func openDir(dir string, opt Options) (*Journal, Report, error) {
 		}
 		torn = t
 		next = sr.FirstSeq + uint64(sr.Records)
-		j.segs = append(j.segs, segment{name: name, first: sr.FirstSeq, size: sr.Bytes})
+		chain, chainKnown = sc.chain, sc.chainKnown
+		j.segs = append(j.segs, segment{name: name, first: sr.FirstSeq, size: sr.Bytes, version: hdr.version, chainIn: hdr.chainIn})
 	}
 	rep.NextSeq = next
 	if hasSnapshot && snapSeq >= next {
 		return nil, rep, &CorruptError{File: snapshotName, Offset: 8,
 			Reason: fmt.Sprintf("snapshot covers records up to %d, but the journal ends at record %d", snapSeq, next-1)}
 	}
+	if lastHead != nil && lastHead.Seq >= next {
+		return nil, rep, &CorruptError{File: headsName, Seq: lastHead.Seq,
+			Reason: fmt.Sprintf("the last checkpoint signed record %d, but the journal ends at record %d", lastHead.Seq, next-1)}
+	}
 	rep.Torn = torn
-	j.next, j.synced = next, next-1
+	rep.Head = chain
+	j.next, j.synced, j.head = next, next-1, chain
 	j.readOnly = opt.ReadOnly
 	if opt.ReadOnly {
 		return j, rep, nil
@@ -178,7 +236,21 @@ func openDir(dir string, opt Options) (*Journal, Report, error) {
 		if err := j.createSegment(next); err != nil {
 			return nil, rep, err
 		}
-		rep.Segments = append(rep.Segments, SegmentReport{File: j.segs[0].name, FirstSeq: next, Bytes: segmentHeaderSize})
+		rep.Segments = append(rep.Segments, SegmentReport{File: j.segs[0].name, FirstSeq: next, Bytes: segmentHeaderSize, Chained: true})
+	}
+	if last := j.segs[len(j.segs)-1]; last.version == formatV1 {
+		// A journal written before the chain: new records go to a chained segment whose
+		// chain-in covers every format 1 record before it. An empty format 1 segment is
+		// replaced by a format 2 one of the same name.
+		if last.size == segmentHeaderSizeV1 {
+			j.segs = j.segs[:len(j.segs)-1]
+		}
+		if err := j.createSegment(next); err != nil {
+			return nil, rep, err
+		}
+		s := j.segs[len(j.segs)-1]
+		rep.Segments = append(rep.Segments, SegmentReport{File: s.name, FirstSeq: next, Bytes: segmentHeaderSize, Chained: true})
+		j.log.Info("journal: chained from here on", "segment", s.name, "first", next)
 	}
 	last := j.segs[len(j.segs)-1]
 	f, err := os.OpenFile(filepath.Join(dir, last.name), os.O_WRONLY|os.O_APPEND, 0)
@@ -254,54 +326,118 @@ func listDir(dir string) (segs []uint64, snapshot bool, temps []string, err erro
 	return segs, snapshot, temps, nil
 }
 
-// scanSegment checks the segment file name with contents b, which must start at
-// sequence number want. It returns what the segment holds up to its last whole record,
-// and either the torn tail found at its end (only when last is true) or the damage that
-// makes it corrupt.
-func scanSegment(name string, b []byte, want uint64, last bool) (SegmentReport, *TornTail, *CorruptError) {
-	sr := SegmentReport{File: name, FirstSeq: want}
-	first, bad := parseSegmentHeader(b)
+// segmentScan checks one segment file against what came before it.
+type segmentScan struct {
+	name       string
+	want       uint64 // the sequence number its first record must have
+	chain      Hash   // the chain hash before its first record; after scan, after its last
+	chainKnown bool   // whether chain is known (from record 1, or from a chained segment)
+	last       bool   // the journal's last segment: a partial record at its end is a torn tail
+	snapSeq    uint64 // the record a chained snapshot covers, and its hash (nil: none to check)
+	snapHash   *Hash
+	headSeq    uint64 // the record of the last checkpoint, and its hash (nil: none to check)
+	headHash   *Hash
+}
+
+// scan checks the segment's contents b. It returns what the segment holds up to its last
+// whole record and its header, and either the torn tail found at its end (only in the last
+// segment) or the damage that makes it corrupt: bad framing, a gap or repeat in the
+// sequence numbers, or a record that does not chain.
+func (sc *segmentScan) scan(b []byte) (SegmentReport, segmentHeader, *TornTail, *CorruptError) {
+	name := sc.name
+	sr := SegmentReport{File: name, FirstSeq: sc.want}
+	hdr, bad := parseSegmentHeader(b)
 	if bad != "" {
-		return sr, nil, &CorruptError{File: name, Reason: bad}
+		return sr, hdr, nil, &CorruptError{File: name, Reason: bad}
 	}
+	sr.Chained = hdr.version != formatV1
 	nameSeq, _ := parseSegmentName(name)
 	switch {
-	case first != nameSeq:
-		return sr, nil, &CorruptError{File: name, Offset: 8,
-			Reason: fmt.Sprintf("segment header says its first record is %d, its file name says %d", first, nameSeq)}
-	case first != want:
-		return sr, nil, &CorruptError{File: name, Offset: 8, Seq: want,
-			Reason: fmt.Sprintf("segment starts at record %d, want %d: %s", first, want, gapOrRepeat(first, want))}
+	case hdr.first != nameSeq:
+		return sr, hdr, nil, &CorruptError{File: name, Offset: 8,
+			Reason: fmt.Sprintf("segment header says its first record is %d, its file name says %d", hdr.first, nameSeq)}
+	case hdr.first != sc.want:
+		return sr, hdr, nil, &CorruptError{File: name, Offset: 8, Seq: sc.want,
+			Reason: fmt.Sprintf("segment starts at record %d, want %d: %s", hdr.first, sc.want, gapOrRepeat(hdr.first, sc.want))}
+	case sr.Chained && sc.chainKnown && hdr.chainIn != sc.chain:
+		return sr, hdr, nil, &CorruptError{File: name, Offset: 16, Seq: sc.want,
+			Reason: fmt.Sprintf("segment does not chain: its chain-in is not the hash of record %d before it", sc.want-1)}
+	case sr.Chained:
+		sc.chain, sc.chainKnown = hdr.chainIn, true
 	}
-	off, seq := segmentHeaderSize, want
+	if sr.Chained && sc.headHash != nil && sc.headSeq == sc.want-1 && hdr.chainIn != *sc.headHash {
+		return sr, hdr, nil, &CorruptError{File: headsName, Seq: sc.headSeq,
+			Reason: fmt.Sprintf("the last checkpoint signed a hash for record %d that is not the chain-in of %s", sc.headSeq, name)}
+	}
+	off, seq := segmentHeaderSizeOf(hdr.version), sc.want
 	sr.Bytes = int64(off)
 	for off < len(b) {
-		got, _, size, p := decodeRecord(b[off:])
+		d, p := decodeRecord(b[off:], hdr.version)
 		if p.kind != fine {
-			if next, ok := validRecordFrom(b, off+1); ok {
-				return sr, nil, &CorruptError{File: name, Offset: int64(off), Seq: seq,
+			if next, ok := validRecordFrom(b, off+1, hdr.version); ok {
+				return sr, hdr, nil, &CorruptError{File: name, Offset: int64(off), Seq: seq,
 					Reason: fmt.Sprintf("%s, and a valid record follows at byte %d", p, next)}
 			}
-			if !last {
-				return sr, nil, &CorruptError{File: name, Offset: int64(off), Seq: seq,
+			if !sc.last {
+				return sr, hdr, nil, &CorruptError{File: name, Offset: int64(off), Seq: seq,
 					Reason: fmt.Sprintf("%s in a segment that is not the last", p)}
 			}
 			reason := p.String()
 			if allZero(b[off:]) {
 				reason = "zero bytes where a record should start"
 			}
-			return sr, &TornTail{File: name, Offset: int64(off), Bytes: int64(len(b) - off), Reason: reason}, nil
+			return sr, hdr, &TornTail{File: name, Offset: int64(off), Bytes: int64(len(b) - off), Reason: reason}, nil
 		}
-		if got != seq {
-			return sr, nil, &CorruptError{File: name, Offset: int64(off), Seq: seq,
-				Reason: fmt.Sprintf("record has sequence number %d, want %d: %s", got, seq, gapOrRepeat(got, seq))}
+		if d.seq != seq {
+			return sr, hdr, nil, &CorruptError{File: name, Offset: int64(off), Seq: seq,
+				Reason: fmt.Sprintf("record has sequence number %d, want %d: %s", d.seq, seq, gapOrRepeat(d.seq, seq))}
 		}
-		off += size
+		h := chainHash(sc.chain, seq, d.payload)
+		if sr.Chained && h != d.hash {
+			return sr, hdr, nil, &CorruptError{File: name, Offset: int64(off), Seq: seq,
+				Reason: "record does not chain: its hash is not that of the record before it and its contents"}
+		}
+		if sc.snapHash != nil && seq == sc.snapSeq && h != *sc.snapHash {
+			return sr, hdr, nil, &CorruptError{File: snapshotName, Offset: 16, Seq: seq,
+				Reason: fmt.Sprintf("snapshot does not chain: it names a hash for record %d that is not the record's", seq)}
+		}
+		if sc.headHash != nil && seq == sc.headSeq && h != *sc.headHash {
+			return sr, hdr, nil, &CorruptError{File: headsName, Seq: seq,
+				Reason: fmt.Sprintf("the last checkpoint signed a hash for record %d that is not the record's", seq)}
+		}
+		sc.chain = h
+		off += d.size
 		seq++
 		sr.Records++
 		sr.Bytes = int64(off)
 	}
-	return sr, nil, nil
+	return sr, hdr, nil, nil
+}
+
+// sealedSegment checks only the header of a segment that Quick does not read record by
+// record: it must start at want, and its records run to the next segment's first, end.
+func sealedSegment(dir, name string, want, end uint64) (SegmentReport, segmentHeader, *CorruptError) {
+	sr := SegmentReport{File: name, FirstSeq: want, Unchecked: true}
+	path := filepath.Join(dir, name)
+	st, err := os.Stat(path)
+	if err != nil {
+		return sr, segmentHeader{}, &CorruptError{File: name, Reason: err.Error()}
+	}
+	b, err := readPrefix(path, min(st.Size(), segmentHeaderSize))
+	if err != nil {
+		return sr, segmentHeader{}, &CorruptError{File: name, Reason: err.Error()}
+	}
+	hdr, bad := parseSegmentHeader(b)
+	nameSeq, _ := parseSegmentName(name)
+	switch {
+	case bad != "":
+		return sr, hdr, &CorruptError{File: name, Reason: bad}
+	case hdr.first != nameSeq || hdr.first != want:
+		return sr, hdr, &CorruptError{File: name, Offset: 8, Seq: want,
+			Reason: fmt.Sprintf("segment starts at record %d (file name: %d), want %d", hdr.first, nameSeq, want)}
+	}
+	sr.Chained, sr.Records, sr.Bytes = hdr.version != formatV1, int(end-want), st.Size()
+	return sr, hdr, nil
 }
 
 func gapOrRepeat(got, want uint64) string {

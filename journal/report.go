@@ -26,6 +26,12 @@ type Report struct {
 	// Torn is the partial record found at the end of the last segment, nil when the
 	// journal ended cleanly.
 	Torn *TornTail
+	// LastCheckpoint is the record the heads file's last signed checkpoint vouches for (0
+	// when there is none). Open reads that entry alone; Checkpoints reads them all.
+	LastCheckpoint uint64
+	// Head is the chain hash of the last record (zero when the journal has no chained
+	// segment and its format 1 records were compacted away).
+	Head Hash
 	// TempFiles are temporary files left by an interrupted segment creation or snapshot;
 	// Open removes them unless it is read-only.
 	TempFiles []string
@@ -41,6 +47,12 @@ type SegmentReport struct {
 	Records int
 	// Bytes is its size up to the end of its last whole record, header included.
 	Bytes int64
+	// Chained is true for a format 2 segment, whose records carry the hash chain; false
+	// for one written before the chain (format 1).
+	Chained bool
+	// Unchecked is true for a sealed segment that a Quick open checked by its header
+	// alone: Records and Bytes come from the next segment's name and the file's size.
+	Unchecked bool
 }
 
 // SnapshotReport describes the snapshot file.
@@ -49,6 +61,8 @@ type SnapshotReport struct {
 	Seq uint64
 	// Bytes is the size of the snapshot's data.
 	Bytes int64
+	// Chained is true when the snapshot names the chain hash of the record it covers.
+	Chained bool
 }
 
 // TornTail is a partial record at the end of the last segment: the trace of a write that

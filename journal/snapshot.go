@@ -24,7 +24,11 @@ func (j *Journal) WriteSnapshot(seq uint64, data []byte) error {
 	case j.hasSnap && seq < j.snapSeq:
 		return fmt.Errorf("journal: snapshot at record %d: the current snapshot is already at record %d", seq, j.snapSeq)
 	}
-	if err := j.writeFileAtomic(snapshotName, appendSnapshot(nil, seq, data), &j.stats.SnapshotBytes); err != nil {
+	h, err := j.hashAt(seq)
+	if err != nil {
+		return fmt.Errorf("journal: snapshot at record %d: %w", seq, err)
+	}
+	if err := j.writeFileAtomic(snapshotName, appendSnapshot(nil, seq, h, data), &j.stats.SnapshotBytes); err != nil {
 		return fmt.Errorf("journal: write snapshot at record %d: %w", seq, err)
 	}
 	j.snapSeq, j.hasSnap = seq, true
@@ -48,11 +52,35 @@ func (j *Journal) Snapshot() (seq uint64, data []byte, ok bool, err error) {
 	if err != nil {
 		return 0, nil, false, fmt.Errorf("journal: read snapshot: %w", err)
 	}
-	seq, data, off, bad := parseSnapshot(b)
+	sf, off, bad := parseSnapshot(b)
 	if bad != "" {
 		return 0, nil, false, &CorruptError{File: snapshotName, Offset: off, Reason: bad}
 	}
-	return seq, data, true, nil
+	return sf.seq, sf.data, true, nil
+}
+
+// hashAt returns the chain hash of record seq, read back from its segment unless it is the
+// last record. The caller holds j.mu.
+func (j *Journal) hashAt(seq uint64) (Hash, error) {
+	if seq == j.next-1 {
+		return j.head, nil
+	}
+	i := len(j.segs) - 1
+	for i > 0 && j.segs[i].first > seq {
+		i--
+	}
+	s := j.segs[i]
+	end := j.next
+	if i+1 < len(j.segs) {
+		end = j.segs[i+1].first
+	}
+	var h Hash
+	var failed error
+	j.readSegment(s, end, seq, func(r Record, err error) bool {
+		h, failed = r.Hash, err
+		return false
+	})
+	return h, failed
 }
 
 // Compact removes the segment files whose records are all covered by the snapshot,

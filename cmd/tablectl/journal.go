@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/round"
@@ -16,8 +20,19 @@ import (
 const journalUsage = `usage: tablectl journal SUBCOMMAND DIR
 
 subcommands:
-  verify DIR          check every segment, record and the snapshot of the journal in DIR,
-                      without changing anything, and print what is there and any damage
+  verify [--key PUBKEY] [--witness FILE] DIR
+                      check every segment, record, the hash chain, the snapshot and the
+                      signed checkpoints of the journal in DIR, without changing anything,
+                      and print what is there and any damage or tampering. --key is the
+                      table's public key as 'tablectl key show' prints it ("ed25519:...");
+                      every checkpoint must be signed with it. --witness is a file of
+                      checkpoints recorded off the table (one JSON object a line, as the
+                      result messages carry them); the journal must still hold each.
+  archive DIR --before DATE --to DEST
+                      move the sealed segments whose records all come before DATE
+                      (YYYY-MM-DD, UTC) and are covered by the snapshot to the directory
+                      DEST, each checked and its copy read back before it is removed;
+                      DEST is a journal of its own ('journal verify DEST')
   replay DIR [--json] print every record of the journal with what the round controller
                       made of it: settings, shoes, rounds, cards, irregularities and
                       decisions, for audit`
@@ -26,19 +41,21 @@ subcommands:
 func runJournal(ctx context.Context, args []string, io stdio) error {
 	if len(args) == 0 {
 		fmt.Fprintln(io.err, journalUsage)
-		return errors.New("journal: no subcommand given (want verify or replay)")
+		return errors.New("journal: no subcommand given (want verify, replay or archive)")
 	}
 	switch args[0] {
 	case "verify":
 		return runJournalVerify(ctx, args[1:], io)
 	case "replay":
 		return runJournalReplay(ctx, args[1:], io)
+	case "archive":
+		return runJournalArchive(ctx, args[1:], io)
 	case "-h", "--help", "help":
 		fmt.Fprintln(io.err, journalUsage)
 		return nil
 	default:
 		fmt.Fprintln(io.err, journalUsage)
-		return fmt.Errorf("journal: unknown subcommand %q (want verify or replay)", args[0])
+		return fmt.Errorf("journal: unknown subcommand %q (want verify, replay or archive)", args[0])
 	}
 }
 
@@ -47,11 +64,27 @@ func runJournal(ctx context.Context, args []string, io stdio) error {
 func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 	fs := newFlagSet("journal verify", io)
 	fs.Usage = func() { fmt.Fprintln(io.err, journalUsage) }
+	keyText := fs.String("key", "", `the table's public key, "ed25519:..." as 'tablectl key show' prints it`)
+	witnessFile := fs.String("witness", "", "a file of checkpoints recorded off the table, one JSON object a line")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("journal verify: want one journal directory, got %d arguments", fs.NArg())
+	}
+	var pub ed25519.PublicKey
+	if *keyText != "" {
+		var err error
+		if pub, err = journal.ParsePublicKey(*keyText); err != nil {
+			return fmt.Errorf("journal verify: --key: %w", err)
+		}
+	}
+	var witness []journal.Checkpoint
+	if *witnessFile != "" {
+		var err error
+		if witness, err = readWitness(*witnessFile); err != nil {
+			return fmt.Errorf("journal verify: %w", err)
+		}
 	}
 	dir := fs.Arg(0)
 	j, rep, err := journal.Open(dir, journal.Options{ReadOnly: true})
@@ -66,6 +99,14 @@ func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("journal verify %s: %w", dir, err)
 	}
 	defer j.Close()
+	if first := firstChained(rep); first == 0 {
+		fmt.Fprintln(io.out, "chain: none (a journal of format 1, written before the hash chain: CRCs catch damage, not tampering)")
+	} else if first == rep.FirstSeq || rep.Records == 0 {
+		fmt.Fprintf(io.out, "chain: every record, head %s\n", rep.Head)
+	} else {
+		fmt.Fprintf(io.out, "chain: records from %d on (those before are of format 1, covered by the chain-in of %s), head %s\n",
+			first, segmentFile(rep, first), rep.Head)
+	}
 
 	// Read every record back through the reading path the controller uses.
 	read := 0
@@ -84,6 +125,9 @@ func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 	if read != rep.Records {
 		return fmt.Errorf("journal verify %s: read back %d records, Open counted %d", dir, read, rep.Records)
 	}
+	if err := verifyHeads(j, pub, witness, *witnessFile, io.out); err != nil {
+		return fmt.Errorf("journal verify %s: %w", dir, err)
+	}
 	if t := rep.Torn; t != nil {
 		fmt.Fprintf(io.out, "torn tail: %s at byte %d: %d bytes of a partial record (%s); left as it is, "+
 			"the controller truncates it when it opens the journal\nresult: TORN TAIL\n", t.File, t.Offset, t.Bytes, t.Reason)
@@ -91,6 +135,86 @@ func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 	}
 	fmt.Fprintln(io.out, "result: intact")
 	return nil
+}
+
+// verifyHeads checks the journal's own checkpoints (their signatures, when pub is given)
+// and the witness's against the records, prints what it found, and returns an error when
+// anything does not hold.
+func verifyHeads(j *journal.Journal, pub ed25519.PublicKey, witness []journal.Checkpoint, witnessFile string, w io.Writer) error {
+	own, err := j.Checkpoints()
+	if err != nil {
+		fmt.Fprintf(w, "damage: %v\nresult: CORRUPT\n", err)
+		return err
+	}
+	var problems []journal.HeadProblem
+	elsewhere := 0
+	check := func(source string, heads []journal.Checkpoint) error {
+		p, n, err := j.CheckHeads(pub, source, heads)
+		problems = append(problems, p...)
+		elsewhere += n
+		return err
+	}
+	if err := check("heads", own); err != nil {
+		return err
+	}
+	switch {
+	case len(own) == 0:
+		fmt.Fprintln(w, "checkpoints: none signed")
+	case pub != nil:
+		fmt.Fprintf(w, "checkpoints: %d, the last at record %d, signatures checked with %s\n",
+			len(own), own[len(own)-1].Seq, journal.PublicKeyString(pub))
+	default:
+		fmt.Fprintf(w, "checkpoints: %d, the last at record %d, signatures not checked (no --key)\n", len(own), own[len(own)-1].Seq)
+	}
+	if witnessFile != "" {
+		if err := check("witness", witness); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "witness %s: %d checkpoints\n", witnessFile, len(witness))
+	}
+	if elsewhere > 0 {
+		fmt.Fprintf(w, "checkpoints of archived records: %d (their signatures checked; verify the archive for their records)\n", elsewhere)
+	}
+	if pub != nil && len(own) == 0 && len(witness) == 0 {
+		fmt.Fprintln(w, "tampered: a key was given but nothing in the journal is signed\nresult: TAMPERED")
+		return errors.New("no signed checkpoint to check")
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	for _, p := range problems {
+		fmt.Fprintf(w, "tampered: %s\n", p)
+	}
+	fmt.Fprintln(w, "result: TAMPERED")
+	return fmt.Errorf("%d checkpoints not borne out, the first: %s", len(problems), problems[0])
+}
+
+// readWitness reads a witness file: one checkpoint a line, either the checkpoint object
+// itself or a message that carries it under "checkpoint". Blank lines are skipped.
+func readWitness(path string) ([]journal.Checkpoint, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("witness: %w", err)
+	}
+	var heads []journal.Checkpoint
+	for i, line := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var wrapped struct {
+			Checkpoint *journal.Checkpoint `json:"checkpoint"`
+		}
+		if json.Unmarshal([]byte(line), &wrapped) == nil && wrapped.Checkpoint != nil {
+			heads = append(heads, *wrapped.Checkpoint)
+			continue
+		}
+		var c journal.Checkpoint
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			return nil, fmt.Errorf("witness %s:%d: %w", path, i+1, err)
+		}
+		heads = append(heads, c)
+	}
+	return heads, nil
 }
 
 // writeJournalReport prints what Open found: segments, records, snapshot, leftovers.
@@ -103,11 +227,11 @@ func writeJournalReport(w io.Writer, rep journal.Report) {
 			continue
 		}
 		if s.Records == 1 {
-			fmt.Fprintf(w, "  %s  record %d  (1 record, %d bytes)\n", s.File, s.FirstSeq, s.Bytes)
+			fmt.Fprintf(w, "  %s  record %d  (1 record, %d bytes)%s\n", s.File, s.FirstSeq, s.Bytes, chainNote(s.Chained))
 			continue
 		}
-		fmt.Fprintf(w, "  %s  records %d to %d  (%d records, %d bytes)\n",
-			s.File, s.FirstSeq, s.FirstSeq+uint64(s.Records)-1, s.Records, s.Bytes)
+		fmt.Fprintf(w, "  %s  records %d to %d  (%d records, %d bytes)%s\n",
+			s.File, s.FirstSeq, s.FirstSeq+uint64(s.Records)-1, s.Records, s.Bytes, chainNote(s.Chained))
 	}
 	if rep.Records > 0 {
 		fmt.Fprintf(w, "records: %d, sequence %d to %d\n", rep.Records, rep.FirstSeq, rep.LastSeq)
@@ -124,11 +248,55 @@ func writeJournalReport(w io.Writer, rep journal.Report) {
 	}
 }
 
+func chainNote(chained bool) string {
+	if chained {
+		return ""
+	}
+	return "  format 1, no chain"
+}
+
+// firstChained returns the first sequence number of the journal's first chained segment,
+// 0 when none is chained.
+func firstChained(rep journal.Report) uint64 {
+	for _, s := range rep.Segments {
+		if s.Chained {
+			return s.FirstSeq
+		}
+	}
+	return 0
+}
+
+func segmentFile(rep journal.Report, first uint64) string {
+	for _, s := range rep.Segments {
+		if s.FirstSeq == first {
+			return s.File
+		}
+	}
+	return ""
+}
+
 func recordNote(seq uint64) string {
 	if seq == 0 {
 		return ""
 	}
 	return fmt.Sprintf(" (record %d)", seq)
+}
+
+// parseInterspersed parses fs's flags wherever they stand among the arguments, and
+// returns the arguments that are not flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	return rest, nil
 }
 
 // runJournalReplay reads a journal read-only and prints each record with the effects the
@@ -137,17 +305,9 @@ func runJournalReplay(ctx context.Context, args []string, io stdio) error {
 	fs := newFlagSet("journal replay", io)
 	asJSON := fs.Bool("json", false, "print one JSON object a record")
 	fs.Usage = func() { fmt.Fprintln(io.err, journalUsage) }
-	// Allow the flag after the directory too.
-	var dirs []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		dirs = append(dirs, fs.Arg(0))
-		args = fs.Args()[1:]
+	dirs, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
 	}
 	if len(dirs) != 1 {
 		return fmt.Errorf("journal replay: want one journal directory, got %d", len(dirs))
@@ -196,4 +356,65 @@ func runJournalReplay(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("journal replay %s: %w", dirs[0], err)
 	}
 	return nil
+}
+
+// runJournalArchive moves the sealed segments of records before a date to an archive.
+func runJournalArchive(_ context.Context, args []string, io stdio) error {
+	fs := newFlagSet("journal archive", io)
+	fs.Usage = func() { fmt.Fprintln(io.err, journalUsage) }
+	before := fs.String("before", "", "archive records of events before this day, YYYY-MM-DD (UTC)")
+	to := fs.String("to", "", "the archive directory")
+	dirs, err := parseInterspersed(fs, args)
+	switch {
+	case err != nil:
+		return err
+	case len(dirs) != 1:
+		return fmt.Errorf("journal archive: want one journal directory, got %d", len(dirs))
+	case *to == "":
+		return errors.New("journal archive: --to DEST is required")
+	}
+	day, err := time.Parse(time.DateOnly, *before)
+	if err != nil {
+		return fmt.Errorf("journal archive: --before %q: want a day, YYYY-MM-DD", *before)
+	}
+	upTo, err := lastRecordBefore(dirs[0], day)
+	if err != nil {
+		return fmt.Errorf("journal archive: %w", err)
+	}
+	ar, err := journal.Archive(dirs[0], *to, upTo)
+	if err != nil {
+		return err
+	}
+	if len(ar.Segments) == 0 {
+		fmt.Fprintf(io.out, "nothing to archive: no sealed segment before %s is covered by the snapshot\n", *before)
+		return nil
+	}
+	fmt.Fprintf(io.out, "archived %d segments, records %d to %d (%d bytes), to %s\n",
+		len(ar.Segments), ar.FirstSeq, ar.LastSeq, ar.Bytes, *to)
+	return nil
+}
+
+// lastRecordBefore returns the sequence number of the last record before the first event
+// at or after t (0 when the first event is).
+func lastRecordBefore(dir string, t time.Time) (uint64, error) {
+	j, rep, err := journal.Open(dir, journal.Options{ReadOnly: true})
+	if err != nil {
+		return 0, err
+	}
+	defer j.Close()
+	var last uint64
+	for r, err := range j.Records(rep.FirstSeq) {
+		if err != nil {
+			return 0, err
+		}
+		e, err := table.DecodeEntry(r.Seq, r.Data)
+		if err != nil {
+			return 0, err
+		}
+		if e.Event != nil && !e.Event.At.IsZero() && !e.Event.At.Before(t) {
+			break
+		}
+		last = r.Seq
+	}
+	return last, nil
 }

@@ -36,7 +36,7 @@ func newJournalDir(t *testing.T, n int, segSize int64, snap uint64) string {
 }
 
 func TestJournalVerifyIntact(t *testing.T) {
-	dir := newJournalDir(t, 10, 200, 6)
+	dir := newJournalDir(t, 10, 350, 6)
 	out, _, err := runCmd(t, "", "journal", "verify", dir)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -44,9 +44,10 @@ func TestJournalVerifyIntact(t *testing.T) {
 	for _, want := range []string{
 		"journal " + dir,
 		"segments: 4",
-		"00000000000000000001.seg  records 1 to 3  (3 records, 173 bytes)",
-		"00000000000000000007.seg  records 7 to 9  (3 records, 173 bytes)",
-		"00000000000000000010.seg  record 10  (1 record, 72 bytes)",
+		"00000000000000000001.seg  records 1 to 3  (3 records, 301 bytes)",
+		"00000000000000000007.seg  records 7 to 9  (3 records, 301 bytes)",
+		"00000000000000000010.seg  record 10  (1 record, 136 bytes)",
+		"chain: every record, head ",
 		"records: 10, sequence 1 to 10",
 		"snapshot: covers records up to 6 (11 bytes)",
 		"result: intact",
@@ -74,7 +75,7 @@ func TestJournalVerifyTornTail(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "torn tail") {
 		t.Fatalf("error %v\n%s", err, out)
 	}
-	want := fmt.Sprintf("torn tail: 00000000000000000001.seg at byte %d: 6 bytes of a partial record (short record header: 6 of 16 bytes)", len(b))
+	want := fmt.Sprintf("torn tail: 00000000000000000001.seg at byte %d: 6 bytes of a partial record (short record header: 6 of 48 bytes)", len(b))
 	if !strings.Contains(out, want) || !strings.Contains(out, "records: 3, sequence 1 to 3") {
 		t.Errorf("output lacks %q:\n%s", want, out)
 	}
@@ -90,15 +91,15 @@ func TestJournalVerifyCorrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b[20+16+3] ^= 0x40 // inside the first record's payload; two good records follow
+	b[52+48+3] ^= 0x40 // inside the first record's payload; two good records follow
 	if err := os.WriteFile(seg, b, 0o640); err != nil {
 		t.Fatal(err)
 	}
 	out, _, err := runCmd(t, "", "journal", "verify", dir)
-	if err == nil || !strings.Contains(err.Error(), "journal corrupt: 00000000000000000001.seg at byte 20 (record 1)") {
+	if err == nil || !strings.Contains(err.Error(), "journal corrupt: 00000000000000000001.seg at byte 52 (record 1)") {
 		t.Fatalf("error %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "damage: 00000000000000000001.seg at byte 20 (record 1): record checksum mismatch") ||
+	if !strings.Contains(out, "damage: 00000000000000000001.seg at byte 52 (record 1): record checksum mismatch") ||
 		!strings.Contains(out, "result: CORRUPT") {
 		t.Errorf("output:\n%s", out)
 	}

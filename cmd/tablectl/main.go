@@ -33,6 +33,8 @@ var commands = []command{
 	{"analyze", "exact house edge and return of every bet of a rule set", runAnalyze},
 	{"roadmap", "draw the roads of a shoe's results read from standard input", runRoadmap},
 	{"journal", "verify or replay a table's journal", runJournal},
+	{"key", "show the public key the table signs its journal with", runKey},
+	{"report", "write the shoe report of a journal for surveillance and the pit (HTML for A4, CSV, JSON lines)", runReport},
 	{"simulate", "run a software shoe and shuffler on pseudo-terminals", runSimulate},
 	{"watch", "read a shoe and shuffler and print what the round controller makes of them", runWatch},
 }

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/report"
+	"github.com/tablectl/tablectl/round"
+	"github.com/tablectl/tablectl/table"
+)
+
+const reportUsage = `usage: tablectl report DIR [--shoe N] [--format html|csv|json] [--out FILE]
+
+Reads the journal in DIR (read-only) through the round controller and writes the shoe
+report: for each shoe the set and its shuffle, every round with its time, cards, points,
+outcome, wagers and settlements, every irregularity with its rule and who decided what and
+when, device disconnects, power interruptions and restarts, the signed chain heads, and a
+summary per shoe and per day (rounds, Banker/Player/Tie, void rounds, irregularities by
+kind, time held, cards per hour).
+
+  --format html   one self-contained page that prints on A4 (the default)
+  --format csv    one row a round, for spreadsheets
+  --format json   JSON lines: shoe, round, irregularity, event, checkpoint and day lines
+  --shoe N        only shoe N (the day summary then covers that shoe only)
+  --out FILE      write to FILE instead of standard output
+
+docs/reports.md describes every column and field.`
+
+// runReport writes a journal's shoe report.
+func runReport(_ context.Context, args []string, sio stdio) error {
+	fs := newFlagSet("report", sio)
+	fs.Usage = func() { fmt.Fprintln(sio.err, reportUsage) }
+	format := fs.String("format", "html", "html, csv or json")
+	shoe := fs.Uint("shoe", 0, "only this shoe (0: every shoe)")
+	out := fs.String("out", "", "the file to write (default: standard output)")
+	dirs, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(dirs) != 1 {
+		return fmt.Errorf("report: want one journal directory, got %d", len(dirs))
+	}
+	write, ok := map[string]func(io.Writer, *report.Report) error{
+		"html": report.WriteHTML, "csv": report.WriteCSV, "json": report.WriteJSONLines}[*format]
+	if !ok {
+		return fmt.Errorf("report: --format %q: want html, csv or json", *format)
+	}
+	j, rep, err := journal.Open(dirs[0], journal.Options{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer j.Close()
+	if rep.Torn != nil {
+		fmt.Fprintf(sio.err, "report: the journal ends in a torn tail (%s at byte %d): reporting the records before it\n", rep.Torn.File, rep.Torn.Offset)
+	}
+	b := report.NewBuilder()
+	if _, _, err := table.ReplayRecords(j, func(seq uint64, e table.Entry, effs []round.Effect, _ *round.Controller) {
+		if e.Settings != nil {
+			b.Settings(seq, e.Settings.Table, e.Settings.Round.Rules.Name)
+			return
+		}
+		b.Event(seq, *e.Event, effs)
+	}); err != nil {
+		return fmt.Errorf("report %s: %w", dirs[0], err)
+	}
+	heads, err := j.Checkpoints()
+	if err != nil {
+		return fmt.Errorf("report %s: %w", dirs[0], err)
+	}
+	r := b.Finish(heads)
+	if *shoe != 0 {
+		if r = r.Only(uint32(*shoe)); r == nil {
+			return fmt.Errorf("report %s: no shoe %d in the journal", dirs[0], *shoe)
+		}
+	}
+	w := sio.out
+	var f *os.File
+	if *out != "" {
+		if f, err = os.Create(*out); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		w = f
+	}
+	bw := bufio.NewWriter(w)
+	err = write(bw, r)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if f != nil {
+		err = errors.Join(err, f.Close())
+	}
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}

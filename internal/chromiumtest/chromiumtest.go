@@ -1,0 +1,58 @@
+// Package chromiumtest starts Debian's headless Chromium for the tests that look at a
+// page as a person would (through chromedp), or skips them where Chromium is not
+// installed; with TABLECTL_REQUIRE_INTEGRATION=1 (as .ci/run sets it) a missing Chromium
+// fails them instead.
+package chromiumtest
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// Path is Debian's Chromium (package chromium).
+const Path = "/usr/bin/chromium"
+
+// New starts headless Chromium with a window of width by height pixels and returns a
+// chromedp context for it; the browser is closed and its profile removed when the test
+// ends.
+func New(t testing.TB, width, height int) context.Context {
+	t.Helper()
+	if _, err := os.Stat(Path); err != nil {
+		if os.Getenv("TABLECTL_REQUIRE_INTEGRATION") == "1" {
+			t.Fatalf("TABLECTL_REQUIRE_INTEGRATION=1 but Chromium is missing (apt-get install chromium): %v", err)
+		}
+		t.Skipf("Chromium is not installed (%v); apt-get install chromium to run this test", err)
+	}
+	profile, err := os.MkdirTemp("", "tablectl-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(Path),
+		chromedp.Headless,
+		chromedp.NoSandbox, // the tests run as root
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(width, height),
+	)
+	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+		// Chromium may still be writing its profile as it exits: best effort.
+		os.RemoveAll(profile)
+	})
+	// The first Run starts the browser; it lives as long as ctx.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
+		t.Fatalf("starting Chromium: %v", err)
+	}
+	return ctx
+}
