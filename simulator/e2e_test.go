@@ -241,6 +241,9 @@ func TestBurnThenRounds(t *testing.T) {
 		shoeEvs, _ := runScenario(t, Config{Seed: seed, Cut: 16},
 			[]Step{{Op: "shuffle"}, {Op: "burn"}, {Op: "round", N: 3}})
 		drawn := cardsOf(shoeEvs)
+		if len(drawn) == 0 {
+			t.Fatalf("seed %d: no card drawn; the shoe's driver reported %v", seed, shoeEvs)
+		}
 		want := 1 + burnt(drawn[0])
 		for range 3 {
 			_, used := baccarat.CoupOf(drawn[min(want, len(drawn)):]...)
