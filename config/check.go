@@ -43,8 +43,8 @@ func (f *file) check(c *Config) error {
 	}
 	f.checkDealer(c.Dealer)
 	if c.Shoe != nil {
-		if !slices.Contains([]string{"tablectl", "ascii", "scanner"}, c.Shoe.Format) {
-			f.at("shoe.format", "%q: want tablectl, ascii or scanner", c.Shoe.Format)
+		if _, err := shoe.ParseFormat(c.Shoe.Format); err != nil {
+			f.at("shoe.format", "%q: want %s", c.Shoe.Format, shoe.FormatNames())
 		}
 		f.checkSerial("shoe", c.Shoe.Serial)
 	}
@@ -280,7 +280,7 @@ func (c *Config) ShoeConfig() *shoe.Config {
 	if c.Shoe == nil {
 		return nil
 	}
-	return &shoe.Config{Format: c.Shoe.Format, Port: c.Shoe.Serial.device()}
+	return &shoe.Config{Format: shoe.Format(c.Shoe.Format), Port: c.Shoe.Serial.device()}
 }
 
 // GPIOConfig returns the GPIO driver's settings. The pins are checked already.

@@ -95,7 +95,7 @@ type USB struct {
 // Shoe is the shoe's serial line and its wire format.
 type Shoe struct {
 	Serial `yaml:",inline"`
-	// Format is the wire format: tablectl, ascii or scanner.
+	// Format is the wire format: tablectl, ascii, scanner or beetek (shoe.Formats).
 	Format string `yaml:"format"`
 }
 

@@ -106,7 +106,7 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 			"t.yaml:3: shuffler.usb: both port and usb are set: give one"},
 		{"no port", "shoe:\n  format: ascii\n", "t.yaml:1: shoe: give its port, or its usb ids"},
 		{"bad usb id", "shoe:\n  format: tablectl\n  usb:\n    vid: 403\n    pid: \"6001\"\n", `t.yaml:4: shoe.usb.vid: "403": want four hex digits`},
-		{"unknown format", "shoe:\n  port: /dev/ttyUSB0\n  format: morse\n", `t.yaml:3: shoe.format: "morse": want tablectl, ascii or scanner`},
+		{"unknown format", "shoe:\n  port: /dev/ttyUSB0\n  format: morse\n", `t.yaml:3: shoe.format: "morse": want tablectl, ascii, scanner or beetek`},
 		{"same port twice", "shoe:\n  port: /dev/ttyUSB0\n  format: ascii\nshuffler:\n  port: /dev/ttyUSB0\n",
 			"t.yaml:5: shuffler.port: /dev/ttyUSB0 is the shoe's port too"},
 		{"parity", "shoe:\n  port: /dev/ttyUSB0\n  format: ascii\n  parity: evenish\n", `t.yaml:4: shoe.parity: "evenish": want none, odd, even, mark or space`},

@@ -18,7 +18,7 @@ import (
 // over 10,000 cards.
 func BenchmarkPtyCardLatency(b *testing.B) {
 	for _, format := range shoe.Formats {
-		b.Run(format, func(b *testing.B) {
+		b.Run(string(format), func(b *testing.B) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			sim, err := New(Config{Dir: b.TempDir(), Protocol: format, Logger: quiet})
@@ -31,7 +31,7 @@ func BenchmarkPtyCardLatency(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer drv.Close()
-			if format == "tablectl" {
+			if format.Hello() {
 				if err := sim.Shoe.WaitHello(ctx); err != nil {
 					b.Fatal(err)
 				}

@@ -203,7 +203,7 @@ func TestWholeShoeEveryFormat(t *testing.T) {
 			if e.Kind == device.Unreadable {
 				t.Fatalf("%s: %v", format, e)
 			}
-			if e.Kind == device.CardDrawn && e.HasCardNo != (format == "tablectl") {
+			if e.Kind == device.CardDrawn && e.HasCardNo != format.Numbered() {
 				t.Fatalf("%s: %v: only the tablectl protocol numbers cards", format, e)
 			}
 		}

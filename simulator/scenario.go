@@ -18,7 +18,7 @@ import (
 //
 // Settings, before the first action:
 //
-//	protocol NAME        the shoe's wire format: tablectl, ascii or scanner
+//	protocol NAME        the shoe's wire format: tablectl, ascii, scanner or beetek
 //	decks N              decks in a set (default 8)
 //	seed N               seed of the shuffles
 //	cut N                cards behind the cut card (default 16); 0: no cut card
@@ -60,7 +60,7 @@ import (
 //	                     on the line; the shoe has numbered it all the same
 //	unplug               the line is unplugged and plugged in again
 type Scenario struct {
-	Protocol string
+	Protocol shoe.Format
 	Decks    int
 	Seed     uint64
 	Cut      int
@@ -79,7 +79,7 @@ type Step struct {
 
 // ParseScenario reads a scenario; an error names the line and what is wrong with it.
 func ParseScenario(r io.Reader) (*Scenario, error) {
-	sc := &Scenario{Protocol: "tablectl", Decks: 8, Cut: 16}
+	sc := &Scenario{Protocol: shoe.Tablectl, Decks: 8, Cut: 16}
 	in := bufio.NewScanner(r)
 	line := 0
 	for in.Scan() {
@@ -115,12 +115,13 @@ func (sc *Scenario) parse(line int, op string, args []string) error {
 			return fmt.Errorf("a setting must come before the first action")
 		}
 		if len(args) != 1 {
-			return fmt.Errorf("want one of %v", shoe.Formats)
+			return fmt.Errorf("want %s", shoe.FormatNames())
 		}
-		if _, err := shoe.NewDecoder(args[0]); err != nil {
+		f, err := shoe.ParseFormat(args[0])
+		if err != nil {
 			return err
 		}
-		sc.Protocol = args[0]
+		sc.Protocol = f
 		return nil
 	case "decks":
 		return setting(&sc.Decks, 1, 16)

@@ -19,12 +19,12 @@ import (
 
 // Config sets up a Simulator.
 type Config struct {
-	Dir      string // where the links to the devices are made
-	Protocol string // the shoe's wire format; "" means tablectl
-	Seed     uint64 // seed of the shuffles
-	Random   bool   // shuffle from crypto/rand instead of Seed
-	Decks    int    // decks in a set; 0 means 8
-	Cut      int    // cards behind the cut card; 0 means none
+	Dir      string      // where the links to the devices are made
+	Protocol shoe.Format // the shoe's wire format; "" means tablectl
+	Seed     uint64      // seed of the shuffles
+	Random   bool        // shuffle from crypto/rand instead of Seed
+	Decks    int         // decks in a set; 0 means 8
+	Cut      int         // cards behind the cut card; 0 means none
 	// Pace is the pause before each card the shoe sends; 0 sends them as fast as the
 	// driver reads them.
 	Pace   time.Duration
@@ -61,7 +61,10 @@ type Simulator struct {
 // cfg.Dir.
 func New(cfg Config) (*Simulator, error) {
 	if cfg.Protocol == "" {
-		cfg.Protocol = "tablectl"
+		cfg.Protocol = shoe.Tablectl
+	}
+	if err := cfg.Protocol.Check(); err != nil {
+		return nil, err
 	}
 	if cfg.Decks == 0 {
 		cfg.Decks = 8
@@ -83,8 +86,8 @@ func New(cfg Config) (*Simulator, error) {
 	if s.Shuffler, err = OpenPort(filepath.Join(cfg.Dir, "shuffler")); err != nil {
 		return nil, errors.Join(err, s.Shoe.Close())
 	}
-	s.line.w = s.Shoe
-	enc, err := shoe.NewEncoder(cfg.Protocol, &s.line)
+	s.line.w, s.line.format = s.Shoe, cfg.Protocol
+	enc, err := cfg.Protocol.NewEncoder(&s.line)
 	if err != nil {
 		return nil, errors.Join(err, s.Close())
 	}
@@ -98,7 +101,7 @@ func New(cfg Config) (*Simulator, error) {
 		defer wg.Done()
 		s.shufEnc.answerHellos(ctx, s.log)
 	}()
-	if cfg.Protocol == "tablectl" {
+	if cfg.Protocol.Hello() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -158,7 +161,7 @@ func (s *Simulator) Connect(ctx context.Context) error {
 	if err := s.shufEnc.waitAnswer(ctx, 0); err != nil {
 		return fmt.Errorf("shuffler: wait for the host: %w", err)
 	}
-	if s.cfg.Protocol == "tablectl" {
+	if s.cfg.Protocol.Hello() {
 		if err := s.shoeEnc.waitAnswer(ctx, 0); err != nil {
 			return fmt.Errorf("shoe: wait for the host: %w", err)
 		}
@@ -462,7 +465,7 @@ func (s *Simulator) replug(ctx context.Context) error {
 	if err := s.Shoe.Replug(); err != nil {
 		return err
 	}
-	if s.cfg.Protocol != "tablectl" {
+	if !s.cfg.Protocol.Hello() {
 		return nil
 	}
 	if err := s.shoeEnc.waitAnswer(ctx, answered); err != nil {
@@ -472,11 +475,13 @@ func (s *Simulator) replug(ctx context.Context) error {
 }
 
 // tap is the shoe's line: it passes each message on, or damages the next message (a card,
-// in the scenarios) or loses the next message when a fault is set.
+// in the scenarios) as a line fault of its wire format would, or loses the next message,
+// when a fault is set.
 type tap struct {
-	w     io.Writer
-	fault string // "", "corrupt" or "drop"
-	buf   bytes.Buffer
+	w      io.Writer
+	format shoe.Format
+	fault  string // "", "corrupt" or "drop"
+	buf    bytes.Buffer
 }
 
 // Write sends one message (each encoder call is one Write).
@@ -489,16 +494,7 @@ func (t *tap) Write(p []byte) (int, error) {
 		t.fault = ""
 		t.buf.Reset()
 		t.buf.Write(p)
-		b := t.buf.Bytes()
-		switch {
-		case len(b) > 5 && b[0] == 0x02: // tablectl frame: flip a bit of the first payload byte
-			b[5] ^= 0x40
-		case len(b) == 5: // scanner code: no such suit digit
-			b[1] = '9'
-		default: // ASCII line: no such suit letter
-			b[0] = '?'
-		}
-		if _, err := t.w.Write(b); err != nil {
+		if _, err := t.w.Write(t.format.Damage(t.buf.Bytes())); err != nil {
 			return 0, err
 		}
 		return len(p), nil

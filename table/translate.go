@@ -9,15 +9,15 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/drivers/device"
-	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/round"
 )
 
 // Translator turns driver events into round events. It is not safe for concurrent use.
 type Translator struct {
-	// Seqless: the shoe's wire format carries no card numbers (the ASCII and scanner
-	// formats), so an unreadable card can only be caught as it happens.
+	// Seqless: the shoe's wire format neither numbers its cards nor reports a card it
+	// failed to read (the ASCII and scanner formats; shoe.Format.TellsMisreads), so any
+	// unreadable input may be a card, and it can only be caught as it happens.
 	Seqless bool
 
 	// cards and signals are the numbers of the last card and the last signal, the shoe's
@@ -77,7 +77,7 @@ func (t *Translator) Shoe(ev device.Event, st round.State) []round.Event {
 	at := ev.Time
 	var signal uint64
 	if ev.HasSignalNo {
-		no, _, seen := t.signals.next(ev.SignalNo, ev.Flags&shoe.FlagResent != 0)
+		no, _, seen := t.signals.next(ev.SignalNo, ev.Resent)
 		if seen {
 			return nil // resent: recorded already
 		}
@@ -96,7 +96,7 @@ func (t *Translator) shoe(ev device.Event, st round.State, at time.Time) []round
 		e := round.Event{Kind: round.CardDrawn, At: at, Card: ev.Card}
 		var out []round.Event
 		if ev.HasCardNo {
-			no, restarted, seen := t.cards.next(ev.CardNo, ev.Flags&shoe.FlagResent != 0)
+			no, restarted, seen := t.cards.next(ev.CardNo, ev.Resent)
 			if seen {
 				return nil // resent: recorded already
 			}
@@ -126,11 +126,11 @@ func (t *Translator) shoe(ev device.Event, st round.State, at time.Time) []round
 		// an unreadable card in a round is a card the round cannot place (RWS Baccarat
 		// 5.5.3). Damage with no card in it is noticed at the next card's number.
 		if ev.HasCardNo {
-			if _, _, seen := t.cards.next(ev.CardNo, ev.Flags&shoe.FlagResent != 0); seen {
+			if _, _, seen := t.cards.next(ev.CardNo, ev.Resent); seen {
 				return nil
 			}
 		}
-		if (ev.HasCardNo || t.Seqless) && st.Phase == round.Dealing {
+		if (ev.HasCardNo || ev.Misread || t.Seqless) && st.Phase == round.Dealing {
 			return []round.Event{report(irregularities.IncorrectCards, at, "shoe", "unreadable card: "+ev.Reason)}
 		}
 	case device.Disconnected:

@@ -46,7 +46,8 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	brokerListen := fs.String("broker-listen", def.Broker.Listen, "the embedded broker's MQTT address")
 	brokerWS := fs.String("broker-websocket", def.Broker.WebSocket, "the embedded broker's WebSocket address for browsers (\"\": none)")
 	shoePath := fs.String("shoe", "", "the shoe's serial port")
-	shoeFormat := fs.String("shoe-format", "tablectl", "the shoe's wire format: tablectl, ascii or scanner")
+	shoeFormat := shoe.Tablectl
+	fs.Var(&shoeFormat, "shoe-format", "the shoe's wire format: "+shoe.FormatNames())
 	shufflerPath := fs.String("shuffler", "", "the shuffler's serial port")
 	baud := fs.Int("baud", 9600, "the serial ports' speed")
 	simulate := fs.Bool("simulate", false, "deal from a simulated shoe and shuffler started in-process (in place of the file's devices)")
@@ -90,7 +91,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		"mqtt-cert": func() { tc.MQTT.Cert = *mqttCert }, "mqtt-key": func() { tc.MQTT.Key = *mqttKey },
 		"broker-listen": func() { tc.Broker.Listen = *brokerListen }, "broker-websocket": func() { tc.Broker.WebSocket = *brokerWS },
 		"shoe": func() {
-			format := *shoeFormat
+			format := string(shoeFormat)
 			if tc.Shoe != nil && !set["shoe-format"] {
 				format = tc.Shoe.Format
 			}
@@ -98,7 +99,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		},
 		"shoe-format": func() {
 			if tc.Shoe != nil {
-				tc.Shoe.Format = *shoeFormat
+				tc.Shoe.Format = string(shoeFormat)
 			}
 		},
 		"shuffler": func() { tc.Shuffler = &config.Serial{Port: *shufflerPath} },
@@ -188,13 +189,13 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	defer cancel()
 	simDone := make(chan error, 1)
 	if *simulate {
-		sim, cleanup, err := startSimulator(ctx, simulator.Config{Protocol: *shoeFormat, Seed: *seed, Pace: *pace,
+		sim, cleanup, err := startSimulator(ctx, simulator.Config{Protocol: shoeFormat, Seed: *seed, Pace: *pace,
 			Decks: simDecks, Cut: 16, Logger: log}, *rounds, simDone)
 		if err != nil {
 			return fmt.Errorf("run: simulator: %w", err)
 		}
 		defer cleanup()
-		cfg.Shoe = &shoe.Config{Format: *shoeFormat, Port: device.Config{Path: sim.Shoe.Link}}
+		cfg.Shoe = &shoe.Config{Format: shoeFormat, Port: device.Config{Path: sim.Shoe.Link}}
 		cfg.Shuffler = &device.Config{Path: sim.Shuffler.Link}
 	} else {
 		simDone = nil

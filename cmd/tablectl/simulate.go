@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/simulator"
 )
 
@@ -15,7 +16,8 @@ import (
 // dealt, the scenario is done, or it is interrupted.
 func runSimulate(ctx context.Context, args []string, io stdio) error {
 	fs := newFlagSet("simulate", io)
-	protocol := fs.String("protocol", "tablectl", "the shoe's wire format: tablectl, ascii or scanner")
+	protocol := shoe.Tablectl
+	fs.Var(&protocol, "protocol", "the shoe's wire format: "+shoe.FormatNames())
 	seed := fs.Uint64("seed", 1, "seed of the shuffles, to repeat a run")
 	random := fs.Bool("random", false, "shuffle from crypto/rand instead of --seed")
 	scenario := fs.String("scenario", "", "scenario file to play instead of dealing shoes (its settings replace --protocol, --decks, --seed, --cut)")
@@ -33,7 +35,7 @@ func runSimulate(ctx context.Context, args []string, io stdio) error {
 	if *rounds < 0 {
 		return fmt.Errorf("simulate: --rounds %d: want 0 or more", *rounds)
 	}
-	cfg := simulator.Config{Protocol: *protocol, Seed: *seed, Random: *random, Decks: *decks, Cut: *cut, Pace: *pace,
+	cfg := simulator.Config{Protocol: protocol, Seed: *seed, Random: *random, Decks: *decks, Cut: *cut, Pace: *pace,
 		Logger: slog.New(slog.NewTextHandler(io.err, nil))}
 	var steps []simulator.Step
 	if *scenario != "" {

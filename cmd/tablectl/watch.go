@@ -24,7 +24,8 @@ import (
 func runWatch(ctx context.Context, args []string, io stdio) error {
 	fs := newFlagSet("watch", io)
 	shoePath := fs.String("shoe", "", "the shoe's serial port (required)")
-	format := fs.String("shoe-format", "tablectl", "the shoe's wire format: tablectl, ascii or scanner")
+	format := shoe.Tablectl
+	fs.Var(&format, "shoe-format", "the shoe's wire format: "+shoe.FormatNames())
 	baud := fs.Int("baud", 9600, "the serial ports' speed")
 	shufflerPath := fs.String("shuffler", "", "the shuffler's serial port (optional)")
 	rules := fs.String("rules", "classic", "rule set: "+fmt.Sprint(baccarat.Names))
@@ -57,7 +58,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	rc.CloseBetsOnFirstCard = *auto
 	rc.SimultaneousWindow = *window
 	log := slog.New(slog.NewTextHandler(io.err, nil))
-	tcfg := table.Config{Round: rc, AutoConfirm: *auto, AutoCloseInsurance: *auto, Seqless: *format != "tablectl",
+	tcfg := table.Config{Round: rc, AutoConfirm: *auto, AutoCloseInsurance: *auto, Seqless: !format.TellsMisreads(),
 		Handler: func(ev round.Event, effs []round.Effect, _ round.State) {
 			for _, e := range effs {
 				fmt.Fprintf(io.out, "%s %s\n", ev.At.Format("15:04:05.000"), e)
@@ -85,7 +86,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	defer cancel()
 	simDone := make(chan error, 1)
 	if *simulate {
-		sim, cleanup, err := startSimulator(ctx, simulator.Config{Protocol: *format, Seed: *seed, Pace: *pace, Cut: 16, Logger: log}, *rounds, simDone)
+		sim, cleanup, err := startSimulator(ctx, simulator.Config{Protocol: format, Seed: *seed, Pace: *pace, Cut: 16, Logger: log}, *rounds, simDone)
 		if err != nil {
 			return fmt.Errorf("watch: %w", err)
 		}
@@ -94,7 +95,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	} else {
 		simDone = nil
 	}
-	sd, err := shoe.Start(shoe.Config{Format: *format, Port: device.Config{Path: *shoePath, Baud: *baud}}, opts("shoe"))
+	sd, err := shoe.Start(shoe.Config{Format: format, Port: device.Config{Path: *shoePath, Baud: *baud}}, opts("shoe"))
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
