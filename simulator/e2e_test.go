@@ -208,6 +208,19 @@ func TestWholeShoeEveryFormat(t *testing.T) {
 			}
 		}
 		got := cardsOf(shoeEvs)
+		// The burn (the first card and as many as it says) is read in the shoe's burn
+		// mode where the format has one, and nothing else is.
+		burn := 1 + burnt(got[0])
+		i := 0
+		for _, e := range shoeEvs {
+			if e.Kind != device.CardDrawn {
+				continue
+			}
+			if e.Burn != (format.BurnMode() && i < burn) {
+				t.Fatalf("%s: card %d of the shoe (burn of %d): %v", format, i+1, burn, e)
+			}
+			i++
+		}
 		if want == nil {
 			want = got
 			if len(want) < 6*52-30 {
@@ -223,6 +236,20 @@ func TestWholeShoeEveryFormat(t *testing.T) {
 				t.Fatalf("%s: card %d is %s, in the tablectl format %s", format, i, got[i], want[i])
 			}
 		}
+	}
+}
+
+// TestNoShuffler deals a Bee-Tek shoe at a table whose shuffler has no serial line: the
+// set is loaded all the same, the shoe deals it, and the shuffler's line says nothing.
+func TestNoShuffler(t *testing.T) {
+	shoeEvs, shufEvs := runScenario(t, Config{Protocol: shoe.BeeTek, NoShuffler: true, Seed: 5, Decks: 8},
+		[]Step{{Op: "shuffle"}, {Op: "count-error", N: 416, M: 415}, {Op: "jam"}, {Op: "burn"}, {Op: "round", N: 2}})
+	if len(shufEvs) != 1 || shufEvs[0].Kind != device.Disconnected {
+		t.Fatalf("the shuffler's line carried %v, want nothing before the disconnect", shufEvs)
+	}
+	drawn := cardsOf(shoeEvs)
+	if len(drawn) < 1+burnt(drawn[0])+4 {
+		t.Fatalf("%d cards dealt: %v", len(drawn), shoeEvs)
 	}
 }
 

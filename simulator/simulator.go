@@ -27,8 +27,12 @@ type Config struct {
 	Cut      int         // cards behind the cut card; 0 means none
 	// Pace is the pause before each card the shoe sends; 0 sends them as fast as the
 	// driver reads them.
-	Pace   time.Duration
-	Logger *slog.Logger // nil means slog.Default()
+	Pace time.Duration
+	// NoShuffler: the table has no shuffler on a serial line (the cards are shuffled by
+	// hand, or by a shuffler with no line). A set is shuffled and loaded in the shoe all the
+	// same, but nothing is reported: the shuffler's device stays silent.
+	NoShuffler bool
+	Logger     *slog.Logger // nil means slog.Default()
 }
 
 // Simulator is a software shoe and shuffler, each on its own pseudo-terminal.
@@ -54,7 +58,8 @@ type Simulator struct {
 	top     []baccarat.Card // the cards on top of the next set
 	remove  []baccarat.Card
 	add     []baccarat.Card
-	rounds  int // rounds dealt
+	rounds  int  // rounds dealt
+	burning bool // the shoe is in its burn mode
 }
 
 // New opens the simulated devices' pseudo-terminals, with links "shoe" and "shuffler" in
@@ -96,11 +101,13 @@ func New(cfg Config) (*Simulator, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop, s.stopped = cancel, make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		s.shufEnc.answerHellos(ctx, s.log)
-	}()
+	if !cfg.NoShuffler {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.shufEnc.answerHellos(ctx, s.log)
+		}()
+	}
 	if cfg.Protocol.Hello() {
 		wg.Add(1)
 		go func() {
@@ -158,8 +165,10 @@ func (s *Simulator) Rounds() int { return s.rounds }
 // comes, and sends again after its Hello the cards and signals the host has not
 // acknowledged (docs/protocol.md, "Acknowledgement and resend").
 func (s *Simulator) Connect(ctx context.Context) error {
-	if err := s.shufEnc.waitAnswer(ctx, 0); err != nil {
-		return fmt.Errorf("shuffler: wait for the host: %w", err)
+	if !s.cfg.NoShuffler {
+		if err := s.shufEnc.waitAnswer(ctx, 0); err != nil {
+			return fmt.Errorf("shuffler: wait for the host: %w", err)
+		}
 	}
 	if s.cfg.Protocol.Hello() {
 		if err := s.shoeEnc.waitAnswer(ctx, 0); err != nil {
@@ -198,6 +207,9 @@ func (s *Simulator) Run(ctx context.Context, steps []Step) error {
 
 // step carries out one step.
 func (s *Simulator) step(ctx context.Context, st Step) error {
+	if s.cfg.NoShuffler && (st.Op == "count-error" || st.Op == "jam") {
+		return nil // no shuffler on a line to say so
+	}
 	switch st.Op {
 	case "stack":
 		s.stacked = append(s.stacked, st.Cards...)
@@ -212,6 +224,9 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 			return err
 		}
 		cards := s.newSet(true)
+		if s.cfg.NoShuffler {
+			return nil
+		}
 		var order []baccarat.Card
 		if st.Text != "no-order" {
 			order = cards
@@ -220,6 +235,9 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 		return s.reported(ctx, s.shufEnc.report(func(e *shuffler.Encoder) error { return e.Shuffled(set, decks, len(cards), order) }))
 	case "not-shuffled":
 		s.newSet(false)
+		if s.cfg.NoShuffler {
+			return nil
+		}
 		set := s.set
 		return s.reported(ctx, s.shufEnc.report(func(e *shuffler.Encoder) error { return e.NotShuffled(set) }))
 	case "count-error":
@@ -247,6 +265,12 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 	case "card":
 		for _, c := range st.Cards {
 			if err := s.send(ctx, c); err != nil {
+				return err
+			}
+		}
+	case "misread":
+		for range st.N {
+			if err := s.misread(ctx); err != nil {
 				return err
 			}
 		}
@@ -381,11 +405,17 @@ func (s *Simulator) send(ctx context.Context, c baccarat.Card) error {
 	if s.cfg.Pace > 0 && !sleep(ctx, s.cfg.Pace) {
 		return ctx.Err()
 	}
+	if s.burning {
+		return s.shoeEnc.BurnCard(c)
+	}
 	return s.shoeEnc.Card(c)
 }
 
-// burn shows the first card and burns as many as it says.
+// burn shows the first card and burns as many as it says. A shoe with a burn mode
+// (shoe.Format.BurnMode) reads them in it, as a dealer using that mode burns.
 func (s *Simulator) burn(ctx context.Context) error {
+	s.burning = s.cfg.Protocol.BurnMode()
+	defer func() { s.burning = false }()
 	first, err := s.draw(ctx)
 	if err != nil {
 		return ignoreEmpty(err)
@@ -396,6 +426,19 @@ func (s *Simulator) burn(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// misread takes the next card from the shoe and passes it unread: the shoe says so where
+// its format can (shoe.MisreadEncoder), and otherwise the card is lost without a word.
+func (s *Simulator) misread(ctx context.Context) error {
+	if s.next >= len(s.cards) {
+		return optional(s.shoeEnc.ShoeEmpty())
+	}
+	s.next++
+	if s.cfg.Pace > 0 && !sleep(ctx, s.cfg.Pace) {
+		return ctx.Err()
+	}
+	return optional(s.shoeEnc.Misread())
 }
 
 // round deals one round by the Table of Play (RWS Baccarat 3.10 to 3.12); complete is

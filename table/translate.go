@@ -93,7 +93,7 @@ func (t *Translator) Shoe(ev device.Event, st round.State) []round.Event {
 func (t *Translator) shoe(ev device.Event, st round.State, at time.Time) []round.Event {
 	switch ev.Kind {
 	case device.CardDrawn:
-		e := round.Event{Kind: round.CardDrawn, At: at, Card: ev.Card}
+		e := round.Event{Kind: round.CardDrawn, At: at, Card: ev.Card, Burned: ev.Burn}
 		var out []round.Event
 		if ev.HasCardNo {
 			no, restarted, seen := t.cards.next(ev.CardNo, ev.Resent)
@@ -121,6 +121,8 @@ func (t *Translator) shoe(ev device.Event, st round.State, at time.Time) []round
 		}
 	case device.DoubleCard:
 		return []round.Event{report(irregularities.SimultaneousDraw, at, "shoe", "two cards sensed at once")}
+	case device.Fault:
+		return []round.Event{faultReport(ev, "shoe")}
 	case device.Unreadable:
 		// A numbered card that could not be named still took its number; without numbers,
 		// an unreadable card in a round is a card the round cannot place (RWS Baccarat
@@ -170,6 +172,8 @@ func (t *Translator) Shuffler(ev device.Event, st round.State) []round.Event {
 		}
 		t.deferred = append(t.deferred, r)
 		return t.Pending(st)
+	case device.Fault:
+		return []round.Event{faultReport(ev, "shuffler")}
 	case device.Disconnected:
 		return []round.Event{{Kind: round.DeviceLost, At: at, Detail: "shuffler"}}
 	case device.Reconnected:
@@ -196,6 +200,16 @@ func (t *Translator) Pending(st round.State) []round.Event {
 // report is a device's report of an irregularity; devices report with the dealer's role.
 func report(k irregularities.Kind, at time.Time, actor, detail string) round.Event {
 	return round.Event{Kind: round.Report, At: at, Irregularity: k, Role: irregularities.Dealer, Actor: actor, Detail: detail}
+}
+
+// faultReport is a device's report of its own fault (an alarm, a warning), in its own
+// words.
+func faultReport(ev device.Event, actor string) round.Event {
+	what := ev.Text
+	if what == "" {
+		what = "fault code " + strconv.Itoa(int(ev.Code))
+	}
+	return report(irregularities.DeviceFault, ev.Time, actor, what)
 }
 
 func setName(id uint32) string { return strconv.FormatUint(uint64(id), 10) }
