@@ -23,6 +23,7 @@ import (
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/drivers/shuffler"
 	"github.com/tablectl/tablectl/metrics"
+	"github.com/tablectl/tablectl/round"
 	"github.com/tablectl/tablectl/simulator"
 	"github.com/tablectl/tablectl/web"
 )
@@ -165,6 +166,12 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		if err := rs.CheckDecks(simDecks); err != nil {
 			return fmt.Errorf("run: --decks: %w", err)
 		}
+	}
+	if *simulate && tc.Dealer.Burn == "" && shoeFormat.BurnMode() {
+		rc.Burn = round.BurnShoe // the simulated shoe's burn mode, as for a real one of the format
+	}
+	if tc.NoShuffler() {
+		log.Info(config.NoShufflerChecksOff, "decks", rc.Decks, "shoe starts at its first card", rc.ShoeOnFirstCard)
 	}
 	if *simulate && *pace < rc.SimultaneousWindow && !set["simultaneous-window"] {
 		rc.SimultaneousWindow = 0 // the simulator deals faster than any dealer could

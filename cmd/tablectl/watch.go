@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/config"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/drivers/shuffler"
@@ -36,6 +39,8 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	pace := fs.Duration("pace", 300*time.Millisecond, "with --simulate: pause before each card (0: as fast as possible)")
 	seed := fs.Uint64("seed", 1, "with --simulate: seed of the shuffles")
 	journalDir := fs.String("journal", "", "journal every event in this directory, and start from what it holds (replayed, then RWS Baccarat 5.4 for an interrupted round)")
+	decks := fs.Int("decks", config.NoShufflerDecks, "decks in a set: with no --shuffler, the deck count of each shoe")
+	burn := fs.String("burn", "", "the burn: first-card, fixed:N, none or shoe (the shoe's burn mode); default shoe for a format with a burn mode (beetek), else first-card")
 	window := fs.Duration("simultaneous-window", 150*time.Millisecond, "two cards of a round read closer together than this were drawn together (RWS Baccarat 5.10); 0 turns the check off, as a simulator dealing at --pace 0 needs")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -57,7 +62,19 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	rc := round.DefaultConfig(rs)
 	rc.CloseBetsOnFirstCard = *auto
 	rc.SimultaneousWindow = *window
+	if err := watchBurn(&rc, *burn, format); err != nil {
+		return fmt.Errorf("watch: --burn: %w", err)
+	}
 	log := slog.New(slog.NewTextHandler(io.err, nil))
+	if !*simulate && *shufflerPath == "" {
+		// No shuffler reports a set: each shoe starts at its first card, of the table's
+		// deck count.
+		if err := rs.CheckDecks(*decks); err != nil {
+			return fmt.Errorf("watch: --decks: %w", err)
+		}
+		rc.Decks, rc.ShoeOnFirstCard = *decks, true
+		log.Info(config.NoShufflerChecksOff, "decks", rc.Decks)
+	}
 	tcfg := table.Config{Round: rc, AutoConfirm: *auto, AutoCloseInsurance: *auto, Seqless: !format.TellsMisreads(),
 		Handler: func(ev round.Event, effs []round.Effect, _ round.State) {
 			for _, e := range effs {
@@ -125,6 +142,34 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 		<-runDone
 		return err
 	}
+}
+
+// watchBurn sets rc's burn rule from --burn: first-card, fixed:N, none or shoe; "" takes
+// the shoe's burn mode where its format has one.
+func watchBurn(rc *round.Config, burn string, format shoe.Format) error {
+	if burn == "" {
+		if format.BurnMode() {
+			rc.Burn = round.BurnShoe
+		}
+		return nil
+	}
+	name, count, fixed := strings.Cut(burn, ":")
+	if err := rc.Burn.UnmarshalText([]byte(name)); err != nil {
+		return err
+	}
+	switch {
+	case fixed != (rc.Burn == round.BurnFixed):
+		return fmt.Errorf("%q: fixed takes its count, fixed:N, and only fixed does", burn)
+	case fixed:
+		n, err := strconv.Atoi(count)
+		if err != nil || n < 1 || n > 52 {
+			return fmt.Errorf("%q: a fixed burn takes 1 to 52 cards", burn)
+		}
+		rc.BurnCount = n
+	case rc.Burn == round.BurnShoe && !format.BurnMode():
+		return fmt.Errorf("shoe: the %s format has no burn mode", format)
+	}
+	return nil
 }
 
 // startSimulator starts a simulator in a temporary directory and deals rounds rounds on
