@@ -3,6 +3,7 @@ package shoe
 import (
 	"bytes"
 	"errors"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -135,5 +136,28 @@ func TestFormatDamageBreaksTheCard(t *testing.T) {
 		if strings.HasPrefix(got, "card ") || strings.Contains(got, "\ncard ") || !strings.Contains(got, "unreadable") {
 			t.Errorf("%s: damaged card decodes to %q", f, got)
 		}
+	}
+}
+
+// TestBeeTekDocExamples checks each byte example of docs/protocol.md's Bee-Tek section:
+// it is in the document, and decodes to the event the document says.
+func TestBeeTekDocExamples(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ hex, event string }{
+		{"5B 47 61 6D 65 5D 3C 43 61 72 64 3A 34 53 3E 0D 0A", "card 4S"},
+		{"5B 47 61 6D 65 5D 3C 43 61 72 64 3A 48 33 3E", "card 3H"},
+		{"5B 67 61 6D 65 5D 3C 63 61 72 64 3A 31 30 64 3E", "card TD"},
+		{"5B 4D 61 6E 75 61 6C 20 42 75 72 6E 20 43 61 72 64 73 5D 3C 43 61 72 64 3A 4B 44 3E 0D 0A", "card KD burn"},
+		{"5B 47 61 6D 65 5D 3C 47 61 6D 65 3E 0D 0A", `unreadable misread: frame at offset 0: "[Game]<Game>": the shoe failed to read a card`},
+		{"5B 47 61 6D 65 5D 3C 41 6C 61 72 6D 3A 45 33 20 43 61 72 64 20 4E 6F 74 20 52 65 61 64 3E 0D 0A", `fault code=3 "[Game]<Alarm:E3 Card Not Read>"`},
+		{"3C 57 30 78 30 31 3E", `fault code=1 "<W0x01>"`},
+	} {
+		if !bytes.Contains(doc, []byte("    "+c.hex+"    ")) {
+			t.Errorf("docs/protocol.md has no example line %q", c.hex)
+		}
+		check(t, decode(t, BeeTek, unhex(t, c.hex)), c.event)
 	}
 }
