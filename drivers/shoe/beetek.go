@@ -1,6 +1,7 @@
 package shoe
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -167,17 +168,34 @@ func (d *BeeTekDecoder) report(dst []device.Event) []device.Event {
 	return dst
 }
 
-// parts splits the frame read into its mode ("" when none) and its body, without
-// brackets; body is what was read of it when the frame is not whole.
-func (d *BeeTekDecoder) parts() (mode, body string) {
-	f := string(d.frame)
-	if d.modeEnd > 0 {
+// parts splits the frame read into its mode (empty when none) and its body, without
+// brackets; body is what was read of it when the frame is not whole. Both share the
+// frame's bytes.
+func (d *BeeTekDecoder) parts() (mode, body []byte) {
+	f := d.frame
+	switch {
+	case d.modeEnd > 0:
 		mode, f = f[1:d.modeEnd-1], f[d.modeEnd:]
-	} else if d.state == btMode {
-		return f[1:], ""
+	case d.state == btMode:
+		return f[1:], nil
 	}
-	f = strings.TrimPrefix(f, "<")
-	return mode, strings.TrimSuffix(f, ">")
+	f = bytes.TrimPrefix(f, []byte("<"))
+	return mode, bytes.TrimSuffix(f, []byte(">"))
+}
+
+// foldPrefix says whether b begins with p (upper case), without regard to case.
+func foldPrefix(b []byte, p string) bool {
+	return len(b) >= len(p) && bytes.EqualFold(b[:len(p)], []byte(p))
+}
+
+// foldContains says whether b holds p (upper case), without regard to case.
+func foldContains(b []byte, p string) bool {
+	for i := 0; i+len(p) <= len(b); i++ {
+		if bytes.EqualFold(b[i:i+len(p)], []byte(p)) {
+			return true
+		}
+	}
+	return false
 }
 
 // bad is the Unreadable event of the frame being read, damaged for the reason why. It is
@@ -187,10 +205,13 @@ func (d *BeeTekDecoder) parts() (mode, body string) {
 func (d *BeeTekDecoder) bad(why string) device.Event {
 	mode, body := d.parts()
 	mk := beetekMode(mode)
-	b := strings.ToUpper(body)
-	prefix := func(of string) bool { return strings.HasPrefix(b, of) || strings.HasPrefix(of, b) }
-	misread := b != "" && prefix("CARD:") && mk != modeAlarm ||
-		(mk == modeGame || mk == modeBurn) && (b == "" || prefix("GAME"))
+	// prefix: body begins as p, or p begins with what was read of body.
+	prefix := func(p string) bool {
+		n := min(len(body), len(p))
+		return bytes.EqualFold(body[:n], []byte(p[:n]))
+	}
+	misread := len(body) > 0 && prefix("CARD:") && mk != modeAlarm ||
+		(mk == modeGame || mk == modeBurn) && (len(body) == 0 || prefix("GAME"))
 	return device.Event{Kind: device.Unreadable, Misread: misread,
 		Reason: fmt.Sprintf("frame at offset %d: %q: %s", d.frameAt, d.frame, why)}
 }
@@ -206,16 +227,15 @@ const (
 )
 
 // beetekMode classifies a frame's mode, without regard to case.
-func beetekMode(mode string) modeKind {
-	m := strings.ToUpper(mode)
+func beetekMode(mode []byte) modeKind {
 	switch {
-	case m == "":
+	case len(mode) == 0:
 		return modeNone
-	case m == "GAME":
+	case bytes.EqualFold(mode, []byte(BeeTekGame)):
 		return modeGame
-	case strings.Contains(m, "ALARM"):
+	case foldContains(mode, "ALARM"):
 		return modeAlarm
-	case strings.Contains(m, "BURN"):
+	case foldContains(mode, "BURN"):
 		return modeBurn
 	}
 	return modeOther
@@ -226,12 +246,13 @@ func (d *BeeTekDecoder) decodeFrame() device.Event {
 	mode, body := d.parts()
 	mk := beetekMode(mode)
 	where := d.bad
-	upper := strings.ToUpper(body)
 	switch {
-	case strings.HasPrefix(upper, "CARD:"):
-		c, err := ParseBeeTekCard(body[len("Card:"):])
+	case foldPrefix(body, "CARD:"):
+		text := body[len("Card:"):]
+		c, ok := beetekCard(text)
 		switch {
-		case err != nil:
+		case !ok:
+			_, err := ParseBeeTekCard(string(text))
 			e := where(err.Error())
 			e.Misread = mk != modeAlarm
 			return e
@@ -241,14 +262,14 @@ func (d *BeeTekDecoder) decodeFrame() device.Event {
 			return where(fmt.Sprintf("card %s in unknown mode %q", c, mode))
 		}
 		return device.Event{Kind: device.CardDrawn, Card: c, Burn: mk == modeBurn}
-	case upper == "GAME" && (mk == modeGame || mk == modeBurn):
+	case bytes.EqualFold(body, []byte("GAME")) && (mk == modeGame || mk == modeBurn):
 		e := where("the shoe failed to read a card")
 		e.Misread, e.Burn = true, mk == modeBurn
 		return e
-	case strings.HasPrefix(upper, "ALARM:"):
-		return device.Event{Kind: device.Fault, Code: alarmCode(body[len("Alarm:"):]), Text: string(d.frame)}
-	case mk != modeAlarm && strings.HasPrefix(upper, "W0X"):
-		code, err := strconv.ParseUint(body[3:], 16, 8)
+	case foldPrefix(body, "ALARM:"):
+		return device.Event{Kind: device.Fault, Code: alarmCode(string(body[len("Alarm:"):])), Text: string(d.frame)}
+	case mk != modeAlarm && foldPrefix(body, "W0X"):
+		code, err := strconv.ParseUint(string(body[3:]), 16, 8)
 		if err != nil {
 			return where(fmt.Sprintf("warning code %q is not one or two hex digits", body[3:]))
 		}
@@ -257,6 +278,25 @@ func (d *BeeTekDecoder) decodeFrame() device.Event {
 	e := where("not a card, a failed read, an alarm or a warning")
 	e.Misread = false // a whole frame of another kind: it says nothing of a card
 	return e
+}
+
+// beetekCard is ParseBeeTekCard on bytes, without the error: the decoder's hot path.
+func beetekCard(text []byte) (baccarat.Card, bool) {
+	if len(text) < 2 || len(text) > 3 {
+		return baccarat.Card{}, false
+	}
+	last := len(text) - 1
+	if s, ok := baccarat.ParseSuit(string(text[last:])); ok {
+		if r, ok := baccarat.ParseRank(string(text[:last])); ok {
+			return baccarat.NewCard(r, s), true
+		}
+	}
+	if s, ok := baccarat.ParseSuit(string(text[:1])); ok {
+		if r, ok := baccarat.ParseRank(string(text[1:])); ok {
+			return baccarat.NewCard(r, s), true
+		}
+	}
+	return baccarat.Card{}, false
 }
 
 // alarmCode is the number of an alarm's text "E3 Card Not Read": 3; 0 when it has none.
@@ -280,18 +320,11 @@ func alarmCode(text string) uint8 {
 // rank then the suit, or the suit then the rank, either case, the ten as T or 10: "4S",
 // "H3", "td", "10C", "c10".
 func ParseBeeTekCard(text string) (baccarat.Card, error) {
+	if c, ok := beetekCard([]byte(text)); ok {
+		return c, nil
+	}
 	if len(text) < 2 || len(text) > 3 {
 		return baccarat.Card{}, fmt.Errorf("card %q: want a rank and a suit, such as 4S or H3", text)
-	}
-	if s, ok := baccarat.ParseSuit(text[len(text)-1:]); ok {
-		if r, ok := baccarat.ParseRank(text[:len(text)-1]); ok {
-			return baccarat.NewCard(r, s), nil
-		}
-	}
-	if s, ok := baccarat.ParseSuit(text[:1]); ok {
-		if r, ok := baccarat.ParseRank(text[1:]); ok {
-			return baccarat.NewCard(r, s), nil
-		}
 	}
 	return baccarat.Card{}, fmt.Errorf("card %q: want a rank (2-9, T or 10, J, Q, K, A) and a suit (S, H, D, C)", text)
 }
