@@ -41,10 +41,10 @@ func (f *file) check(c *Config) error {
 	if c.Journal == "" {
 		f.at("journal", "no directory given")
 	}
-	f.checkDealer(c.Dealer)
+	f.checkDealer(c)
 	if c.Shoe != nil {
-		if !slices.Contains([]string{"tablectl", "ascii", "scanner"}, c.Shoe.Format) {
-			f.at("shoe.format", "%q: want tablectl, ascii or scanner", c.Shoe.Format)
+		if _, err := shoe.ParseFormat(c.Shoe.Format); err != nil {
+			f.at("shoe.format", "%q: want %s", c.Shoe.Format, shoe.FormatNames())
 		}
 		f.checkSerial("shoe", c.Shoe.Serial)
 	}
@@ -91,12 +91,14 @@ func (f *file) checkRules(c *Config) {
 	}
 }
 
-func (f *file) checkDealer(d Dealer) {
+func (f *file) checkDealer(c *Config) {
+	d := c.Dealer
 	if d.SimultaneousWindow < 0 || d.SimultaneousWindow > MaxSimultaneousWindow {
 		f.at("dealer.simultaneous_window", "%s: want 0 (off) to %s", d.SimultaneousWindow, MaxSimultaneousWindow)
 	}
 	var burn round.BurnRule
-	if err := burn.UnmarshalText([]byte(d.Burn)); err != nil {
+	name := c.burnName()
+	if err := burn.UnmarshalText([]byte(name)); err != nil {
 		f.at("dealer.burn", "%v", err)
 	}
 	switch {
@@ -105,7 +107,15 @@ func (f *file) checkDealer(d Dealer) {
 	case burn == round.BurnFixed && (d.BurnCount < 1 || d.BurnCount > 52):
 		f.at("dealer.burn_count", "%d: a fixed burn takes 1 to 52 cards", d.BurnCount)
 	case burn != round.BurnFixed && f.set("dealer.burn_count"):
-		f.at("dealer.burn_count", "set, but the burn is %s: burn_count is for burn: fixed", d.Burn)
+		f.at("dealer.burn_count", "set, but the burn is %s: burn_count is for burn: fixed", name)
+	case burn == round.BurnShoe && c.Shoe != nil && !shoe.Format(c.Shoe.Format).BurnMode():
+		f.at("dealer.burn", "shoe: the shoe's format %s has no burn mode (beetek has)", c.Shoe.Format)
+	}
+	switch {
+	case d.ShoeStart != "" && d.ShoeStart != "first-card" && d.ShoeStart != "dealer":
+		f.at("dealer.shoe_start", "%q: want first-card or dealer", d.ShoeStart)
+	case d.ShoeStart != "" && c.Shuffler != nil:
+		f.at("dealer.shoe_start", "set with a shuffler: the shuffler's report of a set starts each shoe")
 	}
 	if d.RoundsAfterCut != 0 && d.RoundsAfterCut != 1 {
 		f.at("dealer.rounds_after_cut", "%d: want 0 or 1", d.RoundsAfterCut)
@@ -261,8 +271,16 @@ func (c *Config) Round() (round.Config, error) {
 	rc.Decks = c.Decks
 	rc.CloseBetsOnFirstCard = c.Dealer.Auto
 	rc.SimultaneousWindow = c.Dealer.SimultaneousWindow
-	if err := rc.Burn.UnmarshalText([]byte(c.Dealer.Burn)); err != nil {
+	if err := rc.Burn.UnmarshalText([]byte(c.burnName())); err != nil {
 		return round.Config{}, err
+	}
+	if c.NoShuffler() {
+		// No shuffler reports a set: the table knows its deck count, and a shoe starts
+		// at its first card unless the dealer starts it.
+		if rc.Decks == 0 {
+			rc.Decks = NoShufflerDecks
+		}
+		rc.ShoeOnFirstCard = c.Dealer.ShoeStart != "dealer"
 	}
 	if rc.Burn == round.BurnFixed {
 		rc.BurnCount = c.Dealer.BurnCount
@@ -275,12 +293,27 @@ func (c *Config) Round() (round.Config, error) {
 	return rc, nil
 }
 
+// NoShuffler says whether the table has a shoe and no shuffler on a serial line.
+func (c *Config) NoShuffler() bool { return c.Shoe != nil && c.Shuffler == nil }
+
+// burnName is the burn rule's name: the one set, or the shoe's own when none is
+// (docs/config.md, dealer.burn).
+func (c *Config) burnName() string {
+	if c.Dealer.Burn != "" {
+		return c.Dealer.Burn
+	}
+	if c.Shoe != nil && shoe.Format(c.Shoe.Format).BurnMode() {
+		return round.BurnShoe.String()
+	}
+	return round.BurnByFirstCard.String()
+}
+
 // ShoeConfig returns the shoe driver's settings; nil when the table has no shoe.
 func (c *Config) ShoeConfig() *shoe.Config {
 	if c.Shoe == nil {
 		return nil
 	}
-	return &shoe.Config{Format: c.Shoe.Format, Port: c.Shoe.Serial.device()}
+	return &shoe.Config{Format: shoe.Format(c.Shoe.Format), Port: c.Shoe.Serial.device()}
 }
 
 // GPIOConfig returns the GPIO driver's settings. The pins are checked already.

@@ -57,10 +57,15 @@ type Dealer struct {
 	// SimultaneousWindow: two cards of a round read closer together than this were drawn
 	// together (RWS Baccarat 5.10); 0 turns the check off.
 	SimultaneousWindow time.Duration `yaml:"simultaneous_window"`
-	// Burn is the burn rule: first-card, fixed or none; BurnCount the cards burned under
-	// fixed.
+	// Burn is the burn rule: first-card, fixed, none or shoe (the shoe's burn mode);
+	// BurnCount the cards burned under fixed. "" takes the shoe's: shoe for a format
+	// with a burn mode (beetek), first-card otherwise.
 	Burn      string `yaml:"burn"`
 	BurnCount int    `yaml:"burn_count"`
+	// ShoeStart is when a shoe starts at a table with a shoe and no shuffler: first-card
+	// (the first card read after the previous shoe ended; "" means it) or dealer (the
+	// new_shoe command or button). With a shuffler, its report of a set starts a shoe.
+	ShoeStart string `yaml:"shoe_start"`
 	// RoundsAfterCut is how many rounds follow the one in which the cut card comes out:
 	// 1 or 0.
 	RoundsAfterCut int `yaml:"rounds_after_cut"`
@@ -95,7 +100,7 @@ type USB struct {
 // Shoe is the shoe's serial line and its wire format.
 type Shoe struct {
 	Serial `yaml:",inline"`
-	// Format is the wire format: tablectl, ascii or scanner.
+	// Format is the wire format: tablectl, ascii, scanner or beetek (shoe.Formats).
 	Format string `yaml:"format"`
 }
 
@@ -139,13 +144,21 @@ type Pin struct {
 	Pull      string `yaml:"pull"`
 }
 
+// NoShufflerDecks is the deck count of a table with a shoe and no shuffler whose decks
+// setting is 0: with no shuffler to report a set, the table must know it.
+const NoShufflerDecks = 8
+
+// NoShufflerChecksOff says which checks a table without a serial shuffler loses
+// (docs/irregularities.md, "A table without a serial shuffler"), for its log.
+const NoShufflerChecksOff = "no shuffler: the checks that need one are off (the shuffler's count and recorded order of a set, its count-error and unshuffled reports, a repeated order); a card seen more often than the decks hold, insufficient cards and unread cards are still caught"
+
 // Default returns the settings of a key the file leaves out.
 func Default() Config {
 	return Config{
 		Table:   "table-1",
 		Rules:   "classic",
 		Journal: "/var/lib/tablectl/journal",
-		Dealer: Dealer{SimultaneousWindow: 150 * time.Millisecond, Burn: "first-card", RoundsAfterCut: 1,
+		Dealer: Dealer{SimultaneousWindow: 150 * time.Millisecond, RoundsAfterCut: 1,
 			Rounding: "down"},
 		Broker: Broker{Listen: "127.0.0.1:1883", WebSocket: "127.0.0.1:1884"},
 		HTTP:   "127.0.0.1:8080",

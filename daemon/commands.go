@@ -23,7 +23,7 @@ type Command struct {
 	// bets_closed: the wagers on the layout; insurance_bet: the one wager.
 	Wagers []baccarat.Wager `json:"wagers,omitempty"`
 	Wager  *baccarat.Wager  `json:"wager,omitempty"`
-	// new_shoe: the set and its decks.
+	// new_shoe: the set and its decks; with none, a set of the table's deck count.
 	Set   string `json:"set,omitempty"`
 	Decks int    `json:"decks,omitempty"`
 	// report: the irregularity kind, and for a late error the round it was in.
@@ -91,9 +91,10 @@ func ParseCommand(roleName string, payload []byte) (Command, round.Event, error)
 	case "cut_card":
 		ev.Kind = round.CutCard
 	case "new_shoe":
-		if c.Set == "" || c.Decks == 0 {
-			return c, ev, fmt.Errorf("new_shoe needs the set and its decks")
+		if c.Decks < 0 {
+			return c, ev, fmt.Errorf("new_shoe: %d decks", c.Decks)
 		}
+		// With no decks given, the table's deck count (a table with no shuffler).
 		ev.Kind, ev.Set, ev.Decks = round.NewShoe, c.Set, c.Decks
 	case "end_shoe":
 		ev.Kind = round.ShoeEnd

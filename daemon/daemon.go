@@ -130,7 +130,7 @@ func Open(cfg Config) (*Daemon, error) {
 		shoeMsgs = append(shoeMsgs, msgs...)
 	}
 	tcfg := table.Config{Round: cfg.Round, AutoConfirm: cfg.AutoConfirm, AutoCloseInsurance: cfg.AutoCloseInsurance,
-		Seqless: cfg.Shoe != nil && cfg.Shoe.Format != "tablectl", Now: cfg.Now, Handler: d.publish, Observe: d.device}
+		Seqless: cfg.Shoe != nil && !cfg.Shoe.Format.TellsMisreads(), Now: cfg.Now, Handler: d.publish, Observe: d.device}
 	if cfg.Metrics != nil {
 		tcfg.Recorded = cfg.Metrics.Recorded
 	}

@@ -29,7 +29,9 @@ func (d *Daemon) SetPanel(p Panel) { d.panel = p }
 //
 //   - confirm: the dealer confirms the round's result;
 //   - insurance_closed: the dealer closes the Insurance offers (NC Insurance 3.12);
-//   - new_shoe: the dealer ends the shoe, so the next shuffled set is loaded;
+//   - new_shoe: the dealer ends the shoe, so the next shuffled set is loaded; at a table
+//     with no shuffler whose shoes the dealer starts, it also starts the next shoe, of
+//     the table's deck count;
 //   - call_supervisor: calls a Pit Supervisor, shown in the status message until the
 //     button is pressed again or a decision is taken;
 //   - shoe_lid and double_card: as the shoe's own lid and double-card signals, for shoes
@@ -55,7 +57,14 @@ func (d *Daemon) button(ev gpio.Event) error {
 	case ev.Role == gpio.InsuranceClosed:
 		return step(round.InsuranceWindowClosed)
 	case ev.Role == gpio.NewShoe:
-		return step(round.ShoeEnd)
+		if err := step(round.ShoeEnd); err != nil {
+			return err
+		}
+		if d.cfg.Shoe != nil && d.cfg.Shuffler == nil && !d.cfg.Round.ShoeOnFirstCard {
+			// No shuffler reports the next set: the button starts it, of the table's decks.
+			return step(round.NewShoe)
+		}
+		return nil
 	case ev.Role == gpio.DoubleCard:
 		return d.tbl.Shoe(device.Event{Kind: device.DoubleCard, Time: now})
 	case ev.Role == gpio.CallSupervisor:

@@ -45,6 +45,9 @@ const (
 	// BadShuffle: the dealt order shows runs a fair shuffle almost never makes. Beyond
 	// the rule documents.
 	BadShuffle
+	// DeviceFault: a device reported a fault of its own (a shoe's alarm or warning),
+	// carried as it said it. Beyond the rule documents.
+	DeviceFault
 	kindCount
 )
 
@@ -260,6 +263,10 @@ var catalogue = [kindCount]Entry{
 		Rules:    map[string]string{},
 		Severity: Warning, Action: Continue,
 		Display: "The dealt order shows unusual runs: the shuffle should be checked"},
+	DeviceFault: {ID: "device_fault",
+		Rules:    map[string]string{},
+		Severity: Notice, Action: Continue,
+		Display: "A device reported a fault: see its message"},
 }
 
 // Lookup returns the catalogue entry for kind k.

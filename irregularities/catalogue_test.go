@@ -10,8 +10,8 @@ import (
 )
 
 func TestCatalogueComplete(t *testing.T) {
-	if len(Kinds()) != 13 {
-		t.Errorf("%d kinds, want 13", len(Kinds()))
+	if len(Kinds()) != 14 {
+		t.Errorf("%d kinds, want 14", len(Kinds()))
 	}
 	for _, k := range Kinds() {
 		e := Lookup(k)

@@ -29,6 +29,9 @@ const (
 	BurnFixed
 	// BurnNone: no card is burned.
 	BurnNone
+	// BurnShoe: the shoe's burn mode is the burn procedure: each card the shoe read in it
+	// (Event.Burned) is burned, whenever it comes, and betting opens as the shoe starts.
+	BurnShoe
 )
 
 // Config is the table's settings. Build one with DefaultConfig and change what differs.
@@ -55,8 +58,13 @@ type Config struct {
 	Runs irregularities.RunLimits `json:"bad_shuffle_runs"`
 	// Decks is how many decks a set holds at this table; 0 takes any count the rule set
 	// allows. A set of another count is refused as a shortage or excess of cards (RWS
-	// Baccarat 5.5.2).
+	// Baccarat 5.5.2). A new shoe that gives no deck count (the dealer's, at a table with
+	// no shuffler) has this many.
 	Decks int `json:"decks,omitempty"`
+	// ShoeOnFirstCard: a card drawn while no shoe is in play starts a shoe of Decks decks
+	// first, as the dealer loading a set would: for a table with no shuffler to report its
+	// sets. Otherwise such a card is not due.
+	ShoeOnFirstCard bool `json:"shoe_on_first_card,omitempty"`
 }
 
 // DefaultConfig is the usual table setting for rule set rs: burn by the first card, one
@@ -70,7 +78,7 @@ func (c Config) check() error {
 	switch {
 	case c.Rules == nil:
 		return fmt.Errorf("round config: no rule set")
-	case c.Burn > BurnNone:
+	case c.Burn > BurnShoe:
 		return fmt.Errorf("round config: unknown burn rule %d", c.Burn)
 	case c.Burn == BurnFixed && (c.BurnCount < 1 || c.BurnCount > 52):
 		return fmt.Errorf("round config: fixed burn of %d cards: want 1 to 52", c.BurnCount)
@@ -80,6 +88,8 @@ func (c Config) check() error {
 		return fmt.Errorf("round config: unknown rounding %d", c.Rounding)
 	case c.Decks != 0 && c.Rules.CheckDecks(c.Decks) != nil:
 		return fmt.Errorf("round config: %w", c.Rules.CheckDecks(c.Decks))
+	case c.ShoeOnFirstCard && c.Decks == 0:
+		return fmt.Errorf("round config: a shoe started by its first card needs the table's deck count")
 	case c.SimultaneousWindow < 0:
 		return fmt.Errorf("round config: negative simultaneous-draw window %s", c.SimultaneousWindow)
 	case c.Runs.SameRank < 0 || c.Runs.SameSuit < 0 || c.Runs.Sequence < 0:
@@ -218,9 +228,9 @@ func New(cfg Config) (*Controller, error) {
 	return c, nil
 }
 
-var burnNames = [...]string{"first-card", "fixed", "none"}
+var burnNames = [...]string{"first-card", "fixed", "none", "shoe"}
 
-// String names the burn rule: first-card, fixed or none.
+// String names the burn rule: first-card, fixed, none or shoe.
 func (b BurnRule) String() string {
 	if int(b) < len(burnNames) {
 		return burnNames[b]
@@ -239,7 +249,7 @@ func (b *BurnRule) UnmarshalText(t []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown burn rule %q: want first-card, fixed or none", t)
+	return fmt.Errorf("unknown burn rule %q: want first-card, fixed, none or shoe", t)
 }
 
 // Restore returns a controller with settings cfg in state st, a state that State
@@ -343,6 +353,9 @@ func (c *Controller) newShoe(ev *Event) {
 	if c.st.Phase != NoShoe {
 		c.refuse(ev, "shoe %d is still in play (%s): end it first", c.st.Shoe, c.st.Phase)
 		return
+	}
+	if ev.Decks == 0 {
+		ev.Decks = c.cfg.Decks // the dealer's new shoe at a table with no shuffler
 	}
 	if err := c.cfg.Rules.CheckDecks(ev.Decks); err != nil {
 		c.refuse(ev, "%v", err)
@@ -496,6 +509,11 @@ func (c *Controller) closeBets(ev *Event, ws []baccarat.Wager) {
 
 func (c *Controller) cardDrawn(ev *Event) {
 	card, seq := ev.Card, ev.Seq
+	if c.st.Phase == NoShoe && c.cfg.ShoeOnFirstCard {
+		// A table with no shuffler: the first card after a shoe's end starts the next.
+		start := Event{Kind: NewShoe, At: ev.At, Decks: c.cfg.Decks, Actor: "first card"}
+		c.newShoe(&start)
+	}
 	if c.st.Phase == NoShoe {
 		c.notDue(ev, card, seq, "no shoe is in play")
 		return
@@ -522,6 +540,11 @@ func (c *Controller) cardDrawn(ev *Event) {
 			outOfOrder = fmt.Sprintf("%s came out where the shuffler recorded %s (card %d of the set)", card, want, c.st.OrderPos+1)
 		}
 		c.st.OrderPos++
+	}
+	if ev.Burned && c.cfg.Burn == BurnShoe {
+		// Read in the shoe's burn mode: burned, never dealt to a hand.
+		c.emit(ev, Effect{Kind: CardBurned, Card: card, Seq: seq})
+		return
 	}
 	if h := &c.st.Held; h.ID != 0 {
 		if h.Kind == irregularities.SimultaneousDraw {

@@ -106,6 +106,9 @@ type Event struct {
 	// and on), so no card is missing before it.
 	Seq        uint64 `json:"seq,omitempty"`
 	Renumbered bool   `json:"renumbered,omitempty"`
+	// Burned: the shoe read the card in its burn mode (CardDrawn). Under BurnShoe it is
+	// burned; under the other burn rules it is a card like any other.
+	Burned bool `json:"burned,omitempty"`
 	// Signal is the shoe's number of the signal (cut card, shoe empty, lid, double card)
 	// the event came from, extended to 64 bits; 0 when none. The controller does not use
 	// it: a table restarted reads it back from the journal to know which of the signals
@@ -141,6 +144,9 @@ func (e Event) String() string {
 		}
 	case CardDrawn:
 		fmt.Fprintf(&b, " %s", e.Card)
+		if e.Burned {
+			b.WriteString(" burned")
+		}
 		if e.Seq != 0 {
 			fmt.Fprintf(&b, " seq=%d", e.Seq)
 		}

@@ -79,6 +79,8 @@ func (c *Controller) report(ev *Event) {
 			c.st.Phase = ShoeDone
 			c.emit(ev, Effect{Kind: ShoeFinished})
 		}
+	case irregularities.DeviceFault:
+		c.raise(ev, k, what) // whatever the phase: the device said it, and it is recorded
 	case irregularities.InsuranceNotOffered:
 		if !c.cfg.Rules.Insurance {
 			c.refuse(ev, "rule set %s offers no insurance", c.cfg.Rules.Name)

@@ -24,7 +24,8 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected effects in testd
 //
 //	> new-shoe set=S1 decks=8
 //	> bets-closed [box:bet:stake ...]
-//	> card 9H [seq=N]            (seq counts up by itself when not given)
+//	> card 9H [burned] [seq=N]   (seq counts up by itself when not given; burned: read in
+//	                             the shoe's burn mode)
 //	> cards 9H 8D ...            (one card event each; their effects follow together)
 //	> insurance-bet box:bet:stake
 //	> insurance-closed | squeeze | confirm | cut-card | shoe-end | power-restored
@@ -148,6 +149,8 @@ func parseConfig(fields []string) (Config, error) {
 				cfg.Burn = BurnByFirstCard
 			case v == "none":
 				cfg.Burn = BurnNone
+			case v == "shoe":
+				cfg.Burn = BurnShoe
 			case strings.HasPrefix(v, "fixed:"):
 				cfg.Burn = BurnFixed
 				cfg.BurnCount, err = strconv.Atoi(strings.TrimPrefix(v, "fixed:"))
@@ -166,6 +169,8 @@ func parseConfig(fields []string) (Config, error) {
 			cfg.SimultaneousWindow, err = time.ParseDuration(v)
 		case "decks":
 			cfg.Decks = atoi(k)
+		case "shoe-on-first-card":
+			cfg.ShoeOnFirstCard = v == "true"
 		default:
 			return Config{}, fmt.Errorf("config: unknown key %q", k)
 		}
@@ -275,6 +280,8 @@ func parseEvents(s string, seq *uint64) ([]Event, error) {
 				return nil, fmt.Errorf("seq: %w", err)
 			}
 			*seq = n - 1
+		case ev.Kind == CardDrawn && a == "burned":
+			ev.Burned = true
 		case ev.Kind == CardDrawn:
 			card, err := baccarat.ParseCard(a)
 			if err != nil {

@@ -2,6 +2,8 @@ package simulator
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 
@@ -61,6 +63,28 @@ func (l *shoeLine) takeAck() {
 // Card sends a card drawn.
 func (l *shoeLine) Card(c baccarat.Card) error {
 	return l.say(func(e shoe.Encoder) error { return e.Card(c) })
+}
+
+// BurnCard sends a card read in the shoe's burn mode; a format with no burn mode sends it
+// as any card.
+func (l *shoeLine) BurnCard(c baccarat.Card) error {
+	return l.say(func(e shoe.Encoder) error {
+		if b, ok := e.(shoe.BurnModeEncoder); ok {
+			return b.BurnCard(c)
+		}
+		return e.Card(c)
+	})
+}
+
+// Misread says a card passed the reader unread; a format that cannot say it returns an
+// error wrapping errors.ErrUnsupported.
+func (l *shoeLine) Misread() error {
+	return l.say(func(e shoe.Encoder) error {
+		if m, ok := e.(shoe.MisreadEncoder); ok {
+			return m.Misread()
+		}
+		return fmt.Errorf("%T cannot say a card was not read: %w", e, errors.ErrUnsupported)
+	})
 }
 
 // CutCard sends the cut card reached.

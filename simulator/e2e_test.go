@@ -203,11 +203,24 @@ func TestWholeShoeEveryFormat(t *testing.T) {
 			if e.Kind == device.Unreadable {
 				t.Fatalf("%s: %v", format, e)
 			}
-			if e.Kind == device.CardDrawn && e.HasCardNo != (format == "tablectl") {
+			if e.Kind == device.CardDrawn && e.HasCardNo != format.Numbered() {
 				t.Fatalf("%s: %v: only the tablectl protocol numbers cards", format, e)
 			}
 		}
 		got := cardsOf(shoeEvs)
+		// The burn (the first card and as many as it says) is read in the shoe's burn
+		// mode where the format has one, and nothing else is.
+		burn := 1 + burnt(got[0])
+		i := 0
+		for _, e := range shoeEvs {
+			if e.Kind != device.CardDrawn {
+				continue
+			}
+			if e.Burn != (format.BurnMode() && i < burn) {
+				t.Fatalf("%s: card %d of the shoe (burn of %d): %v", format, i+1, burn, e)
+			}
+			i++
+		}
 		if want == nil {
 			want = got
 			if len(want) < 6*52-30 {
@@ -226,6 +239,20 @@ func TestWholeShoeEveryFormat(t *testing.T) {
 	}
 }
 
+// TestNoShuffler deals a Bee-Tek shoe at a table whose shuffler has no serial line: the
+// set is loaded all the same, the shoe deals it, and the shuffler's line says nothing.
+func TestNoShuffler(t *testing.T) {
+	shoeEvs, shufEvs := runScenario(t, Config{Protocol: shoe.BeeTek, NoShuffler: true, Seed: 5, Decks: 8},
+		[]Step{{Op: "shuffle"}, {Op: "count-error", N: 416, M: 415}, {Op: "jam"}, {Op: "burn"}, {Op: "round", N: 2}})
+	if len(shufEvs) != 1 || shufEvs[0].Kind != device.Disconnected {
+		t.Fatalf("the shuffler's line carried %v, want nothing before the disconnect", shufEvs)
+	}
+	drawn := cardsOf(shoeEvs)
+	if len(drawn) < 1+burnt(drawn[0])+4 {
+		t.Fatalf("%d cards dealt: %v", len(drawn), shoeEvs)
+	}
+}
+
 // burnt is the burn rule, written out again for the tests: the first card shows how many
 // to burn, an ace 1, two to nine their face value, tens and picture cards 10.
 func burnt(c baccarat.Card) int {
@@ -241,6 +268,9 @@ func TestBurnThenRounds(t *testing.T) {
 		shoeEvs, _ := runScenario(t, Config{Seed: seed, Cut: 16},
 			[]Step{{Op: "shuffle"}, {Op: "burn"}, {Op: "round", N: 3}})
 		drawn := cardsOf(shoeEvs)
+		if len(drawn) == 0 {
+			t.Fatalf("seed %d: no card drawn; the shoe's driver reported %v", seed, shoeEvs)
+		}
 		want := 1 + burnt(drawn[0])
 		for range 3 {
 			_, used := baccarat.CoupOf(drawn[min(want, len(drawn)):]...)

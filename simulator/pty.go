@@ -154,9 +154,11 @@ func (p *Port) WaitHello(ctx context.Context) error {
 }
 
 // Drain waits until the driver has read every byte sent: until nothing waits in the
-// line's input queue. It polls the queue every millisecond and takes it as empty when
-// three polls in a row find it so, since the kernel moves written bytes into the queue a
-// moment after Write returns.
+// line's input queue. Bytes written to the master reach that queue a moment after Write
+// returns, moved there by a kernel worker that a busy machine may run late; unread counts
+// them with the queue, so Drain cannot take a line as read while its bytes are on the way.
+// Three checks a millisecond apart must find it empty, to be safe on a kernel that does not
+// move them when asked.
 func (p *Port) Drain(ctx context.Context) error {
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
@@ -165,7 +167,7 @@ func (p *Port) Drain(ctx context.Context) error {
 		s := p.slave
 		n, err := 0, error(nil)
 		if s != nil {
-			n, err = unix.IoctlGetInt(int(s.Fd()), unix.TIOCINQ)
+			n, err = unread(int(s.Fd()))
 		}
 		p.mu.Unlock()
 		if err != nil {
@@ -183,6 +185,28 @@ func (p *Port) Drain(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// unread is how many bytes wait to be read on the terminal fd, those the kernel has not
+// yet moved from the writer's side included: a poll of fd finding no input first waits
+// for that move (Linux n_tty_poll flushes the terminal's input buffer work), then the
+// input queue is counted.
+func unread(fd int) (int, error) {
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	for {
+		_, err := unix.Poll(fds, 0)
+		if err == nil {
+			break
+		}
+		if err != unix.EINTR {
+			return 0, fmt.Errorf("poll: %w", err)
+		}
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCINQ)
+	if err != nil {
+		return 0, fmt.Errorf("count the input queue: %w", err)
+	}
+	return n, nil
 }
 
 // Write sends b to the driver. It blocks while the line's buffer is full.

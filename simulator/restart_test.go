@@ -30,7 +30,7 @@ type ackingHost struct {
 
 func startHost(t *testing.T, link string) *ackingHost {
 	t.Helper()
-	drv, err := shoe.Start(shoe.Config{Format: "tablectl", Port: device.Config{Path: link, ReadTimeout: 50 * time.Millisecond}},
+	drv, err := shoe.Start(shoe.Config{Format: shoe.Tablectl, Port: device.Config{Path: link, ReadTimeout: 50 * time.Millisecond}},
 		device.Options{Logger: quiet, MinBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +234,7 @@ func hostRestarts(t *testing.T, drop bool) {
 					t.Fatalf("host %d: card number %d after the hello, want %d", i+1, e.CardNo, next)
 				}
 				next = int(e.CardNo) + 1
-				if e.Flags&shoe.FlagResent == 0 {
+				if !e.Resent {
 					fresh++
 				} else if resends++; fresh > 0 {
 					t.Fatalf("host %d: %v is resent after a card sent for the first time", i+1, e)

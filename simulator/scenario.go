@@ -18,7 +18,7 @@ import (
 //
 // Settings, before the first action:
 //
-//	protocol NAME        the shoe's wire format: tablectl, ascii or scanner
+//	protocol NAME        the shoe's wire format: tablectl, ascii, scanner or beetek
 //	decks N              decks in a set (default 8)
 //	seed N               seed of the shuffles
 //	cut N                cards behind the cut card (default 16); 0: no cut card
@@ -39,18 +39,22 @@ import (
 // The shoe:
 //
 //	burn                 show the first card and burn as many as it says (A 1, 2-9 face,
-//	                     tens and pictures 10)
+//	                     tens and pictures 10); a shoe with a burn mode (beetek) reads
+//	                     them in it
 //	round [N]            deal N rounds (default 1) by the Table of Play; a shoe that runs
 //	                     out part way reports it is empty
 //	deal                 burn, then deal rounds until the cut card comes out, finish that
 //	                     round and deal one more: the shoe end; the dealer opens the lid
 //	draw [N]             draw N cards (default 1) outside any round, as an excess card
 //	card CARD...         the shoe reads these cards, which are not from the set
+//	misread [N]          N cards (default 1) pass the reader unread: the shoe says so
+//	                     where its format can (beetek: a failed read), else says nothing
 //	double               two cards drawn at once: the shoe senses it and reads both
 //	empty                the shoe reports it is empty
 //	lid open|closed      the lid is opened or closed
 //	heartbeat            the shoe's heartbeat
-//	fault CODE TEXT...   a shoe fault
+//	fault CODE [TEXT...] a shoe fault; on the beetek format an alarm "E<CODE> TEXT", or
+//	                     with no text a warning "W0x<CODE>"
 //
 // Faults on the shoe's line:
 //
@@ -60,7 +64,7 @@ import (
 //	                     on the line; the shoe has numbered it all the same
 //	unplug               the line is unplugged and plugged in again
 type Scenario struct {
-	Protocol string
+	Protocol shoe.Format
 	Decks    int
 	Seed     uint64
 	Cut      int
@@ -79,7 +83,7 @@ type Step struct {
 
 // ParseScenario reads a scenario; an error names the line and what is wrong with it.
 func ParseScenario(r io.Reader) (*Scenario, error) {
-	sc := &Scenario{Protocol: "tablectl", Decks: 8, Cut: 16}
+	sc := &Scenario{Protocol: shoe.Tablectl, Decks: 8, Cut: 16}
 	in := bufio.NewScanner(r)
 	line := 0
 	for in.Scan() {
@@ -115,12 +119,13 @@ func (sc *Scenario) parse(line int, op string, args []string) error {
 			return fmt.Errorf("a setting must come before the first action")
 		}
 		if len(args) != 1 {
-			return fmt.Errorf("want one of %v", shoe.Formats)
+			return fmt.Errorf("want %s", shoe.FormatNames())
 		}
-		if _, err := shoe.NewDecoder(args[0]); err != nil {
+		f, err := shoe.ParseFormat(args[0])
+		if err != nil {
 			return err
 		}
-		sc.Protocol = args[0]
+		sc.Protocol = f
 		return nil
 	case "decks":
 		return setting(&sc.Decks, 1, 16)
@@ -170,7 +175,7 @@ func (sc *Scenario) parse(line int, op string, args []string) error {
 		if st.M, err = number(args[1:], 0, 65535); err != nil {
 			return err
 		}
-	case "round", "draw":
+	case "round", "draw", "misread":
 		st.N = 1
 		if len(args) > 0 {
 			var err error
@@ -185,7 +190,7 @@ func (sc *Scenario) parse(line int, op string, args []string) error {
 		st.Text = args[0]
 	case "fault":
 		if len(args) < 1 {
-			return fmt.Errorf("want a code and text")
+			return fmt.Errorf("want a code, and text")
 		}
 		var err error
 		if st.N, err = number(args[:1], 0, 255); err != nil {

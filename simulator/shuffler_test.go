@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/drivers/device"
+	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/drivers/shuffler"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestShufflerRepeatsReportAfterHello(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	sim, err := New(Config{Dir: t.TempDir(), Protocol: "ascii", Seed: 3, Logger: quiet})
+	sim, err := New(Config{Dir: t.TempDir(), Protocol: shoe.ASCII, Seed: 3, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,16 +19,20 @@ import (
 
 // Config sets up a Simulator.
 type Config struct {
-	Dir      string // where the links to the devices are made
-	Protocol string // the shoe's wire format; "" means tablectl
-	Seed     uint64 // seed of the shuffles
-	Random   bool   // shuffle from crypto/rand instead of Seed
-	Decks    int    // decks in a set; 0 means 8
-	Cut      int    // cards behind the cut card; 0 means none
+	Dir      string      // where the links to the devices are made
+	Protocol shoe.Format // the shoe's wire format; "" means tablectl
+	Seed     uint64      // seed of the shuffles
+	Random   bool        // shuffle from crypto/rand instead of Seed
+	Decks    int         // decks in a set; 0 means 8
+	Cut      int         // cards behind the cut card; 0 means none
 	// Pace is the pause before each card the shoe sends; 0 sends them as fast as the
 	// driver reads them.
-	Pace   time.Duration
-	Logger *slog.Logger // nil means slog.Default()
+	Pace time.Duration
+	// NoShuffler: the table has no shuffler on a serial line (the cards are shuffled by
+	// hand, or by a shuffler with no line). A set is shuffled and loaded in the shoe all the
+	// same, but nothing is reported: the shuffler's device stays silent.
+	NoShuffler bool
+	Logger     *slog.Logger // nil means slog.Default()
 }
 
 // Simulator is a software shoe and shuffler, each on its own pseudo-terminal.
@@ -54,14 +58,18 @@ type Simulator struct {
 	top     []baccarat.Card // the cards on top of the next set
 	remove  []baccarat.Card
 	add     []baccarat.Card
-	rounds  int // rounds dealt
+	rounds  int  // rounds dealt
+	burning bool // the shoe is in its burn mode
 }
 
 // New opens the simulated devices' pseudo-terminals, with links "shoe" and "shuffler" in
 // cfg.Dir.
 func New(cfg Config) (*Simulator, error) {
 	if cfg.Protocol == "" {
-		cfg.Protocol = "tablectl"
+		cfg.Protocol = shoe.Tablectl
+	}
+	if err := cfg.Protocol.Check(); err != nil {
+		return nil, err
 	}
 	if cfg.Decks == 0 {
 		cfg.Decks = 8
@@ -83,8 +91,8 @@ func New(cfg Config) (*Simulator, error) {
 	if s.Shuffler, err = OpenPort(filepath.Join(cfg.Dir, "shuffler")); err != nil {
 		return nil, errors.Join(err, s.Shoe.Close())
 	}
-	s.line.w = s.Shoe
-	enc, err := shoe.NewEncoder(cfg.Protocol, &s.line)
+	s.line.w, s.line.format = s.Shoe, cfg.Protocol
+	enc, err := cfg.Protocol.NewEncoder(&s.line)
 	if err != nil {
 		return nil, errors.Join(err, s.Close())
 	}
@@ -93,12 +101,14 @@ func New(cfg Config) (*Simulator, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stop, s.stopped = cancel, make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		s.shufEnc.answerHellos(ctx, s.log)
-	}()
-	if cfg.Protocol == "tablectl" {
+	if !cfg.NoShuffler {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.shufEnc.answerHellos(ctx, s.log)
+		}()
+	}
+	if cfg.Protocol.Hello() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -155,10 +165,12 @@ func (s *Simulator) Rounds() int { return s.rounds }
 // comes, and sends again after its Hello the cards and signals the host has not
 // acknowledged (docs/protocol.md, "Acknowledgement and resend").
 func (s *Simulator) Connect(ctx context.Context) error {
-	if err := s.shufEnc.waitAnswer(ctx, 0); err != nil {
-		return fmt.Errorf("shuffler: wait for the host: %w", err)
+	if !s.cfg.NoShuffler {
+		if err := s.shufEnc.waitAnswer(ctx, 0); err != nil {
+			return fmt.Errorf("shuffler: wait for the host: %w", err)
+		}
 	}
-	if s.cfg.Protocol == "tablectl" {
+	if s.cfg.Protocol.Hello() {
 		if err := s.shoeEnc.waitAnswer(ctx, 0); err != nil {
 			return fmt.Errorf("shoe: wait for the host: %w", err)
 		}
@@ -195,6 +207,9 @@ func (s *Simulator) Run(ctx context.Context, steps []Step) error {
 
 // step carries out one step.
 func (s *Simulator) step(ctx context.Context, st Step) error {
+	if s.cfg.NoShuffler && (st.Op == "count-error" || st.Op == "jam") {
+		return nil // no shuffler on a line to say so
+	}
 	switch st.Op {
 	case "stack":
 		s.stacked = append(s.stacked, st.Cards...)
@@ -209,6 +224,9 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 			return err
 		}
 		cards := s.newSet(true)
+		if s.cfg.NoShuffler {
+			return nil
+		}
 		var order []baccarat.Card
 		if st.Text != "no-order" {
 			order = cards
@@ -217,6 +235,9 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 		return s.reported(ctx, s.shufEnc.report(func(e *shuffler.Encoder) error { return e.Shuffled(set, decks, len(cards), order) }))
 	case "not-shuffled":
 		s.newSet(false)
+		if s.cfg.NoShuffler {
+			return nil
+		}
 		set := s.set
 		return s.reported(ctx, s.shufEnc.report(func(e *shuffler.Encoder) error { return e.NotShuffled(set) }))
 	case "count-error":
@@ -244,6 +265,12 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 	case "card":
 		for _, c := range st.Cards {
 			if err := s.send(ctx, c); err != nil {
+				return err
+			}
+		}
+	case "misread":
+		for range st.N {
+			if err := s.misread(ctx); err != nil {
 				return err
 			}
 		}
@@ -378,11 +405,17 @@ func (s *Simulator) send(ctx context.Context, c baccarat.Card) error {
 	if s.cfg.Pace > 0 && !sleep(ctx, s.cfg.Pace) {
 		return ctx.Err()
 	}
+	if s.burning {
+		return s.shoeEnc.BurnCard(c)
+	}
 	return s.shoeEnc.Card(c)
 }
 
-// burn shows the first card and burns as many as it says.
+// burn shows the first card and burns as many as it says. A shoe with a burn mode
+// (shoe.Format.BurnMode) reads them in it, as a dealer using that mode burns.
 func (s *Simulator) burn(ctx context.Context) error {
+	s.burning = s.cfg.Protocol.BurnMode()
+	defer func() { s.burning = false }()
 	first, err := s.draw(ctx)
 	if err != nil {
 		return ignoreEmpty(err)
@@ -393,6 +426,19 @@ func (s *Simulator) burn(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// misread takes the next card from the shoe and passes it unread: the shoe says so where
+// its format can (shoe.MisreadEncoder), and otherwise the card is lost without a word.
+func (s *Simulator) misread(ctx context.Context) error {
+	if s.next >= len(s.cards) {
+		return optional(s.shoeEnc.ShoeEmpty())
+	}
+	s.next++
+	if s.cfg.Pace > 0 && !sleep(ctx, s.cfg.Pace) {
+		return ctx.Err()
+	}
+	return optional(s.shoeEnc.Misread())
 }
 
 // round deals one round by the Table of Play (RWS Baccarat 3.10 to 3.12); complete is
@@ -462,7 +508,7 @@ func (s *Simulator) replug(ctx context.Context) error {
 	if err := s.Shoe.Replug(); err != nil {
 		return err
 	}
-	if s.cfg.Protocol != "tablectl" {
+	if !s.cfg.Protocol.Hello() {
 		return nil
 	}
 	if err := s.shoeEnc.waitAnswer(ctx, answered); err != nil {
@@ -472,11 +518,13 @@ func (s *Simulator) replug(ctx context.Context) error {
 }
 
 // tap is the shoe's line: it passes each message on, or damages the next message (a card,
-// in the scenarios) or loses the next message when a fault is set.
+// in the scenarios) as a line fault of its wire format would, or loses the next message,
+// when a fault is set.
 type tap struct {
-	w     io.Writer
-	fault string // "", "corrupt" or "drop"
-	buf   bytes.Buffer
+	w      io.Writer
+	format shoe.Format
+	fault  string // "", "corrupt" or "drop"
+	buf    bytes.Buffer
 }
 
 // Write sends one message (each encoder call is one Write).
@@ -489,16 +537,7 @@ func (t *tap) Write(p []byte) (int, error) {
 		t.fault = ""
 		t.buf.Reset()
 		t.buf.Write(p)
-		b := t.buf.Bytes()
-		switch {
-		case len(b) > 5 && b[0] == 0x02: // tablectl frame: flip a bit of the first payload byte
-			b[5] ^= 0x40
-		case len(b) == 5: // scanner code: no such suit digit
-			b[1] = '9'
-		default: // ASCII line: no such suit letter
-			b[0] = '?'
-		}
-		if _, err := t.w.Write(b); err != nil {
+		if _, err := t.w.Write(t.format.Damage(t.buf.Bytes())); err != nil {
 			return 0, err
 		}
 		return len(p), nil

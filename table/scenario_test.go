@@ -114,7 +114,7 @@ func playScenario(t *testing.T, sc *simulator.Scenario, rules string, quietRound
 	port := device.Config{Path: sim.Shoe.Link, ReadTimeout: 50 * time.Millisecond}
 	format := sc.Protocol
 	if format == "" {
-		format = "tablectl"
+		format = shoe.Tablectl
 	}
 	shoeDrv, err := shoe.Start(shoe.Config{Format: format, Port: port}, opt)
 	if err != nil {
@@ -130,7 +130,7 @@ func playScenario(t *testing.T, sc *simulator.Scenario, rules string, quietRound
 	rc.CloseBetsOnFirstCard = true
 	rc.SimultaneousWindow = 0 // the simulator deals as fast as it can
 	var lines []string
-	tbl, err := New(Config{Round: rc, AutoConfirm: true, AutoCloseInsurance: true, Seqless: format != "tablectl",
+	tbl, err := New(Config{Round: rc, AutoConfirm: true, AutoCloseInsurance: true, Seqless: !format.TellsMisreads(),
 		Handler: func(ev round.Event, effs []round.Effect, _ round.State) {
 			for _, e := range effs {
 				if e.Kind != round.CardBurned && !(quietRounds && routine[e.Kind]) {

@@ -29,7 +29,8 @@ type Config struct {
 	// as soon as it opens (NC Insurance 3.12), as a dealer offering no time to bet would.
 	AutoConfirm        bool
 	AutoCloseInsurance bool
-	// Seqless: the shoe's format carries no sequence numbers.
+	// Seqless: the shoe's format neither numbers its cards nor reports a card it failed
+	// to read (!shoe.Format.TellsMisreads): any unreadable input may be a card.
 	Seqless bool
 	// Recorder keeps each event before it is stepped; nil keeps nothing.
 	Recorder Recorder

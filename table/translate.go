@@ -9,15 +9,15 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/drivers/device"
-	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/round"
 )
 
 // Translator turns driver events into round events. It is not safe for concurrent use.
 type Translator struct {
-	// Seqless: the shoe's wire format carries no card numbers (the ASCII and scanner
-	// formats), so an unreadable card can only be caught as it happens.
+	// Seqless: the shoe's wire format neither numbers its cards nor reports a card it
+	// failed to read (the ASCII and scanner formats; shoe.Format.TellsMisreads), so any
+	// unreadable input may be a card, and it can only be caught as it happens.
 	Seqless bool
 
 	// cards and signals are the numbers of the last card and the last signal, the shoe's
@@ -77,7 +77,7 @@ func (t *Translator) Shoe(ev device.Event, st round.State) []round.Event {
 	at := ev.Time
 	var signal uint64
 	if ev.HasSignalNo {
-		no, _, seen := t.signals.next(ev.SignalNo, ev.Flags&shoe.FlagResent != 0)
+		no, _, seen := t.signals.next(ev.SignalNo, ev.Resent)
 		if seen {
 			return nil // resent: recorded already
 		}
@@ -93,10 +93,10 @@ func (t *Translator) Shoe(ev device.Event, st round.State) []round.Event {
 func (t *Translator) shoe(ev device.Event, st round.State, at time.Time) []round.Event {
 	switch ev.Kind {
 	case device.CardDrawn:
-		e := round.Event{Kind: round.CardDrawn, At: at, Card: ev.Card}
+		e := round.Event{Kind: round.CardDrawn, At: at, Card: ev.Card, Burned: ev.Burn}
 		var out []round.Event
 		if ev.HasCardNo {
-			no, restarted, seen := t.cards.next(ev.CardNo, ev.Flags&shoe.FlagResent != 0)
+			no, restarted, seen := t.cards.next(ev.CardNo, ev.Resent)
 			if seen {
 				return nil // resent: recorded already
 			}
@@ -121,16 +121,18 @@ func (t *Translator) shoe(ev device.Event, st round.State, at time.Time) []round
 		}
 	case device.DoubleCard:
 		return []round.Event{report(irregularities.SimultaneousDraw, at, "shoe", "two cards sensed at once")}
+	case device.Fault:
+		return []round.Event{faultReport(ev, "shoe")}
 	case device.Unreadable:
 		// A numbered card that could not be named still took its number; without numbers,
 		// an unreadable card in a round is a card the round cannot place (RWS Baccarat
 		// 5.5.3). Damage with no card in it is noticed at the next card's number.
 		if ev.HasCardNo {
-			if _, _, seen := t.cards.next(ev.CardNo, ev.Flags&shoe.FlagResent != 0); seen {
+			if _, _, seen := t.cards.next(ev.CardNo, ev.Resent); seen {
 				return nil
 			}
 		}
-		if (ev.HasCardNo || t.Seqless) && st.Phase == round.Dealing {
+		if (ev.HasCardNo || ev.Misread || t.Seqless) && st.Phase == round.Dealing {
 			return []round.Event{report(irregularities.IncorrectCards, at, "shoe", "unreadable card: "+ev.Reason)}
 		}
 	case device.Disconnected:
@@ -170,6 +172,8 @@ func (t *Translator) Shuffler(ev device.Event, st round.State) []round.Event {
 		}
 		t.deferred = append(t.deferred, r)
 		return t.Pending(st)
+	case device.Fault:
+		return []round.Event{faultReport(ev, "shuffler")}
 	case device.Disconnected:
 		return []round.Event{{Kind: round.DeviceLost, At: at, Detail: "shuffler"}}
 	case device.Reconnected:
@@ -196,6 +200,16 @@ func (t *Translator) Pending(st round.State) []round.Event {
 // report is a device's report of an irregularity; devices report with the dealer's role.
 func report(k irregularities.Kind, at time.Time, actor, detail string) round.Event {
 	return round.Event{Kind: round.Report, At: at, Irregularity: k, Role: irregularities.Dealer, Actor: actor, Detail: detail}
+}
+
+// faultReport is a device's report of its own fault (an alarm, a warning), in its own
+// words.
+func faultReport(ev device.Event, actor string) round.Event {
+	what := ev.Text
+	if what == "" {
+		what = "fault code " + strconv.Itoa(int(ev.Code))
+	}
+	return report(irregularities.DeviceFault, ev.Time, actor, what)
 }
 
 func setName(id uint32) string { return strconv.FormatUint(uint64(id), 10) }

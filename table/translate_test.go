@@ -72,7 +72,7 @@ func TestCardNumbers(t *testing.T) {
 
 func resent(no uint16) device.Event {
 	e := card(no)
-	e.Flags |= shoe.FlagResent
+	e.Flags, e.Resent = e.Flags|shoe.FlagResent, true
 	return e
 }
 
@@ -194,7 +194,7 @@ func signal(k device.Kind, no uint16) device.Event {
 
 func resentSignal(k device.Kind, no uint16) device.Event {
 	e := signal(k, no)
-	e.Flags |= shoe.FlagResent
+	e.Flags, e.Resent = e.Flags|shoe.FlagResent, true
 	return e
 }
 

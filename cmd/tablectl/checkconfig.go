@@ -43,8 +43,11 @@ func runCheckConfig(_ context.Context, args []string, io stdio) error {
 func summary(c config.Config) string {
 	var b strings.Builder
 	decks := "the shuffler's count"
-	if c.Decks != 0 {
+	switch {
+	case c.Decks != 0:
 		decks = fmt.Sprint(c.Decks)
+	case c.NoShuffler():
+		decks = fmt.Sprintf("%d (no shuffler)", config.NoShufflerDecks)
 	}
 	fmt.Fprintf(&b, "  table %s, rule set %s, decks %s, journal %s\n", c.Table, c.Rules, decks, c.Journal)
 	device := func(name string, s *config.Serial, format string) {

@@ -23,6 +23,7 @@ import (
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/drivers/shuffler"
 	"github.com/tablectl/tablectl/metrics"
+	"github.com/tablectl/tablectl/round"
 	"github.com/tablectl/tablectl/simulator"
 	"github.com/tablectl/tablectl/web"
 )
@@ -46,7 +47,8 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	brokerListen := fs.String("broker-listen", def.Broker.Listen, "the embedded broker's MQTT address")
 	brokerWS := fs.String("broker-websocket", def.Broker.WebSocket, "the embedded broker's WebSocket address for browsers (\"\": none)")
 	shoePath := fs.String("shoe", "", "the shoe's serial port")
-	shoeFormat := fs.String("shoe-format", "tablectl", "the shoe's wire format: tablectl, ascii or scanner")
+	shoeFormat := shoe.Tablectl
+	fs.Var(&shoeFormat, "shoe-format", "the shoe's wire format: "+shoe.FormatNames())
 	shufflerPath := fs.String("shuffler", "", "the shuffler's serial port")
 	baud := fs.Int("baud", 9600, "the serial ports' speed")
 	simulate := fs.Bool("simulate", false, "deal from a simulated shoe and shuffler started in-process (in place of the file's devices)")
@@ -90,7 +92,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		"mqtt-cert": func() { tc.MQTT.Cert = *mqttCert }, "mqtt-key": func() { tc.MQTT.Key = *mqttKey },
 		"broker-listen": func() { tc.Broker.Listen = *brokerListen }, "broker-websocket": func() { tc.Broker.WebSocket = *brokerWS },
 		"shoe": func() {
-			format := *shoeFormat
+			format := string(shoeFormat)
 			if tc.Shoe != nil && !set["shoe-format"] {
 				format = tc.Shoe.Format
 			}
@@ -98,7 +100,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		},
 		"shoe-format": func() {
 			if tc.Shoe != nil {
-				tc.Shoe.Format = *shoeFormat
+				tc.Shoe.Format = string(shoeFormat)
 			}
 		},
 		"shuffler": func() { tc.Shuffler = &config.Serial{Port: *shufflerPath} },
@@ -165,6 +167,12 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 			return fmt.Errorf("run: --decks: %w", err)
 		}
 	}
+	if *simulate && tc.Dealer.Burn == "" && shoeFormat.BurnMode() {
+		rc.Burn = round.BurnShoe // the simulated shoe's burn mode, as for a real one of the format
+	}
+	if tc.NoShuffler() {
+		log.Info(config.NoShufflerChecksOff, "decks", rc.Decks, "shoe starts at its first card", rc.ShoeOnFirstCard)
+	}
 	if *simulate && *pace < rc.SimultaneousWindow && !set["simultaneous-window"] {
 		rc.SimultaneousWindow = 0 // the simulator deals faster than any dealer could
 	}
@@ -188,13 +196,13 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	defer cancel()
 	simDone := make(chan error, 1)
 	if *simulate {
-		sim, cleanup, err := startSimulator(ctx, simulator.Config{Protocol: *shoeFormat, Seed: *seed, Pace: *pace,
+		sim, cleanup, err := startSimulator(ctx, simulator.Config{Protocol: shoeFormat, Seed: *seed, Pace: *pace,
 			Decks: simDecks, Cut: 16, Logger: log}, *rounds, simDone)
 		if err != nil {
 			return fmt.Errorf("run: simulator: %w", err)
 		}
 		defer cleanup()
-		cfg.Shoe = &shoe.Config{Format: *shoeFormat, Port: device.Config{Path: sim.Shoe.Link}}
+		cfg.Shoe = &shoe.Config{Format: shoeFormat, Port: device.Config{Path: sim.Shoe.Link}}
 		cfg.Shuffler = &device.Config{Path: sim.Shuffler.Link}
 	} else {
 		simDone = nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/simulator"
 )
 
@@ -15,7 +16,8 @@ import (
 // dealt, the scenario is done, or it is interrupted.
 func runSimulate(ctx context.Context, args []string, io stdio) error {
 	fs := newFlagSet("simulate", io)
-	protocol := fs.String("protocol", "tablectl", "the shoe's wire format: tablectl, ascii or scanner")
+	protocol := shoe.Tablectl
+	fs.Var(&protocol, "protocol", "the shoe's wire format: "+shoe.FormatNames())
 	seed := fs.Uint64("seed", 1, "seed of the shuffles, to repeat a run")
 	random := fs.Bool("random", false, "shuffle from crypto/rand instead of --seed")
 	scenario := fs.String("scenario", "", "scenario file to play instead of dealing shoes (its settings replace --protocol, --decks, --seed, --cut)")
@@ -23,6 +25,7 @@ func runSimulate(ctx context.Context, args []string, io stdio) error {
 	pace := fs.Duration("pace", 0, "pause before each card, such as 2s (0: as fast as the reader takes them)")
 	decks := fs.Int("decks", 8, "decks in a set")
 	cut := fs.Int("cut", 16, "cards behind the cut card (0: no cut card)")
+	noShuffler := fs.Bool("no-shuffler", false, "a table with no shuffler on a line: sets are shuffled and dealt, nothing is reported on the shuffler's device")
 	dir := fs.String("dir", "", "directory for the device links (default: a new temporary directory)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -33,7 +36,7 @@ func runSimulate(ctx context.Context, args []string, io stdio) error {
 	if *rounds < 0 {
 		return fmt.Errorf("simulate: --rounds %d: want 0 or more", *rounds)
 	}
-	cfg := simulator.Config{Protocol: *protocol, Seed: *seed, Random: *random, Decks: *decks, Cut: *cut, Pace: *pace,
+	cfg := simulator.Config{Protocol: protocol, Seed: *seed, Random: *random, Decks: *decks, Cut: *cut, Pace: *pace, NoShuffler: *noShuffler,
 		Logger: slog.New(slog.NewTextHandler(io.err, nil))}
 	var steps []simulator.Step
 	if *scenario != "" {
@@ -59,8 +62,13 @@ func runSimulate(ctx context.Context, args []string, io stdio) error {
 	if err != nil {
 		return fmt.Errorf("simulate: %w", err)
 	}
-	fmt.Fprintf(io.out, "shoe:     %s (protocol %s)\nshuffler: %s (protocol tablectl)\n", sim.Shoe.Link, cfg.Protocol, sim.Shuffler.Link)
-	fmt.Fprintln(io.out, "waiting for tablectl to open both devices; interrupt to stop")
+	fmt.Fprintf(io.out, "shoe:     %s (protocol %s)\n", sim.Shoe.Link, cfg.Protocol)
+	if cfg.NoShuffler {
+		fmt.Fprintln(io.out, "shuffler: none on a line")
+	} else {
+		fmt.Fprintf(io.out, "shuffler: %s (protocol tablectl)\n", sim.Shuffler.Link)
+	}
+	fmt.Fprintln(io.out, "waiting for tablectl to open the devices; interrupt to stop")
 	err = sim.Connect(ctx)
 	if err == nil && steps != nil {
 		err = sim.Run(ctx, steps)

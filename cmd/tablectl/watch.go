@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/config"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/drivers/shuffler"
@@ -24,7 +27,8 @@ import (
 func runWatch(ctx context.Context, args []string, io stdio) error {
 	fs := newFlagSet("watch", io)
 	shoePath := fs.String("shoe", "", "the shoe's serial port (required)")
-	format := fs.String("shoe-format", "tablectl", "the shoe's wire format: tablectl, ascii or scanner")
+	format := shoe.Tablectl
+	fs.Var(&format, "shoe-format", "the shoe's wire format: "+shoe.FormatNames())
 	baud := fs.Int("baud", 9600, "the serial ports' speed")
 	shufflerPath := fs.String("shuffler", "", "the shuffler's serial port (optional)")
 	rules := fs.String("rules", "classic", "rule set: "+fmt.Sprint(baccarat.Names))
@@ -35,6 +39,8 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	pace := fs.Duration("pace", 300*time.Millisecond, "with --simulate: pause before each card (0: as fast as possible)")
 	seed := fs.Uint64("seed", 1, "with --simulate: seed of the shuffles")
 	journalDir := fs.String("journal", "", "journal every event in this directory, and start from what it holds (replayed, then RWS Baccarat 5.4 for an interrupted round)")
+	decks := fs.Int("decks", config.NoShufflerDecks, "decks in a set: with no --shuffler, the deck count of each shoe")
+	burn := fs.String("burn", "", "the burn: first-card, fixed:N, none or shoe (the shoe's burn mode); default shoe for a format with a burn mode (beetek), else first-card")
 	window := fs.Duration("simultaneous-window", 150*time.Millisecond, "two cards of a round read closer together than this were drawn together (RWS Baccarat 5.10); 0 turns the check off, as a simulator dealing at --pace 0 needs")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -56,8 +62,20 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	rc := round.DefaultConfig(rs)
 	rc.CloseBetsOnFirstCard = *auto
 	rc.SimultaneousWindow = *window
+	if err := watchBurn(&rc, *burn, format); err != nil {
+		return fmt.Errorf("watch: --burn: %w", err)
+	}
 	log := slog.New(slog.NewTextHandler(io.err, nil))
-	tcfg := table.Config{Round: rc, AutoConfirm: *auto, AutoCloseInsurance: *auto, Seqless: *format != "tablectl",
+	if !*simulate && *shufflerPath == "" {
+		// No shuffler reports a set: each shoe starts at its first card, of the table's
+		// deck count.
+		if err := rs.CheckDecks(*decks); err != nil {
+			return fmt.Errorf("watch: --decks: %w", err)
+		}
+		rc.Decks, rc.ShoeOnFirstCard = *decks, true
+		log.Info(config.NoShufflerChecksOff, "decks", rc.Decks)
+	}
+	tcfg := table.Config{Round: rc, AutoConfirm: *auto, AutoCloseInsurance: *auto, Seqless: !format.TellsMisreads(),
 		Handler: func(ev round.Event, effs []round.Effect, _ round.State) {
 			for _, e := range effs {
 				fmt.Fprintf(io.out, "%s %s\n", ev.At.Format("15:04:05.000"), e)
@@ -85,7 +103,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	defer cancel()
 	simDone := make(chan error, 1)
 	if *simulate {
-		sim, cleanup, err := startSimulator(ctx, simulator.Config{Protocol: *format, Seed: *seed, Pace: *pace, Cut: 16, Logger: log}, *rounds, simDone)
+		sim, cleanup, err := startSimulator(ctx, simulator.Config{Protocol: format, Seed: *seed, Pace: *pace, Cut: 16, Logger: log}, *rounds, simDone)
 		if err != nil {
 			return fmt.Errorf("watch: %w", err)
 		}
@@ -94,7 +112,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	} else {
 		simDone = nil
 	}
-	sd, err := shoe.Start(shoe.Config{Format: *format, Port: device.Config{Path: *shoePath, Baud: *baud}}, opts("shoe"))
+	sd, err := shoe.Start(shoe.Config{Format: format, Port: device.Config{Path: *shoePath, Baud: *baud}}, opts("shoe"))
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
@@ -124,6 +142,34 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 		<-runDone
 		return err
 	}
+}
+
+// watchBurn sets rc's burn rule from --burn: first-card, fixed:N, none or shoe; "" takes
+// the shoe's burn mode where its format has one.
+func watchBurn(rc *round.Config, burn string, format shoe.Format) error {
+	if burn == "" {
+		if format.BurnMode() {
+			rc.Burn = round.BurnShoe
+		}
+		return nil
+	}
+	name, count, fixed := strings.Cut(burn, ":")
+	if err := rc.Burn.UnmarshalText([]byte(name)); err != nil {
+		return err
+	}
+	switch {
+	case fixed != (rc.Burn == round.BurnFixed):
+		return fmt.Errorf("%q: fixed takes its count, fixed:N, and only fixed does", burn)
+	case fixed:
+		n, err := strconv.Atoi(count)
+		if err != nil || n < 1 || n > 52 {
+			return fmt.Errorf("%q: a fixed burn takes 1 to 52 cards", burn)
+		}
+		rc.BurnCount = n
+	case rc.Burn == round.BurnShoe && !format.BurnMode():
+		return fmt.Errorf("shoe: the %s format has no burn mode", format)
+	}
+	return nil
 }
 
 // startSimulator starts a simulator in a temporary directory and deals rounds rounds on

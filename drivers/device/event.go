@@ -80,6 +80,20 @@ type Event struct {
 	SignalNo    uint16
 	HasSignalNo bool
 
+	// Resent: the shoe sends this numbered card or signal again, because the host had not
+	// acknowledged it when it said hello: the host may have it already (docs/protocol.md,
+	// "Acknowledgement and resend").
+	Resent bool
+	// Burn: the card was read in the shoe's burn mode (CardDrawn), or the failed read was
+	// (Unreadable): a burned card, never one for a hand (docs/protocol.md, "The Bee-Tek
+	// stream").
+	Burn bool
+	// Misread, for Unreadable: a card left the shoe and could not be named. The shoe said
+	// so (a failed read), or the damage was in a card's own message. Without it, damage
+	// is known to hold no card only where the format numbers its cards (HasCardNo) or
+	// tells a failed read (see shoe.Format.TellsMisreads).
+	Misread bool
+
 	SetID    uint32          // the card-set identity, where the protocol carries one
 	Decks    int             // ShuffleComplete
 	Cards    int             // ShuffleComplete, CountError: cards in (or counted in) the set
@@ -104,6 +118,9 @@ func (e Event) String() string {
 	switch e.Kind {
 	case CardDrawn:
 		fmt.Fprintf(&b, " %s", e.Card)
+		if e.Burn {
+			b.WriteString(" burn")
+		}
 		if e.Flags != 0 {
 			fmt.Fprintf(&b, " flags=0x%02X", e.Flags)
 		}
@@ -130,6 +147,13 @@ func (e Event) String() string {
 		}
 	case Fault:
 		fmt.Fprintf(&b, " code=%d %q", e.Code, e.Text)
+	case Unreadable:
+		if e.Misread {
+			b.WriteString(" misread")
+		}
+		if e.Burn {
+			b.WriteString(" burn")
+		}
 	case Hello:
 		fmt.Fprintf(&b, " version=%d %q", e.Version, e.Text)
 	}

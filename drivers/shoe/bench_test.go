@@ -21,9 +21,9 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 	for _, format := range Formats {
-		b.Run(format, func(b *testing.B) {
+		b.Run(string(format), func(b *testing.B) {
 			var stream bytes.Buffer
-			e, err := NewEncoder(format, &stream)
+			e, err := format.NewEncoder(&stream)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -38,7 +38,7 @@ func BenchmarkDecode(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				d, _ := NewDecoder(format)
+				d, _ := format.NewDecoder()
 				n := 0
 				for off := 0; off < len(data); off += 64 {
 					evs = d.Decode(evs[:0], data[off:min(off+64, len(data))])

@@ -13,9 +13,9 @@ import (
 
 // decode runs a fresh decoder of format over chunks, then flushes it, and prints the
 // events one a line.
-func decode(t testing.TB, format string, chunks ...[]byte) string {
+func decode(t testing.TB, format Format, chunks ...[]byte) string {
 	t.Helper()
-	d, err := NewDecoder(format)
+	d, err := format.NewDecoder()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,9 +227,9 @@ func TestEncodersRoundTrip(t *testing.T) {
 		}
 	}
 	for _, format := range Formats {
-		t.Run(format, func(t *testing.T) {
+		t.Run(string(format), func(t *testing.T) {
 			var buf bytes.Buffer
-			e, err := NewEncoder(format, &buf)
+			e, err := format.NewEncoder(&buf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -237,13 +237,13 @@ func TestEncodersRoundTrip(t *testing.T) {
 			for i, c := range cards {
 				must(t, e.Card(c))
 				w := "card " + c.String()
-				if format == "tablectl" {
+				if format.Numbered() {
 					w += " no=" + strconv.Itoa(i+1) + " seq=" + strconv.Itoa(i)
 				}
 				want = append(want, w)
 			}
 			err = e.CutCard()
-			if format == "tablectl" {
+			if format.Numbered() {
 				must(t, err)
 				want = append(want, "cut-card no=1 seq=52")
 			} else if !errors.Is(err, errors.ErrUnsupported) {
@@ -255,8 +255,12 @@ func TestEncodersRoundTrip(t *testing.T) {
 }
 
 func TestUnknownFormat(t *testing.T) {
-	if _, err := NewDecoder("morse"); err == nil || !strings.Contains(err.Error(), `"morse"`) {
-		t.Fatalf("NewDecoder(morse) error %v, want one naming the format", err)
+	if _, err := Format("morse").NewDecoder(); err == nil || !strings.Contains(err.Error(), `"morse"`) ||
+		!strings.Contains(err.Error(), "beetek") {
+		t.Fatalf("Format(morse).NewDecoder() error %v, want one naming the format and the formats known", err)
+	}
+	if _, err := ParseFormat("Tablectl"); err == nil {
+		t.Fatal("ParseFormat(Tablectl) succeeded: format names are lower case")
 	}
 	if _, err := Start(Config{Format: "ascii"}, device.Options{}); err == nil {
 		t.Fatal("Start with no port named succeeded")

@@ -123,10 +123,11 @@ func shoeMessage(dst []device.Event, f frame.Frame) ([]device.Event, bool) {
 			// A card left the shoe and was counted, but is not known: the event keeps its
 			// number, so the host can tell an unreadable card from a lost one.
 			e := frame.Bad(f, "unreadable card code 0x%02X, card number %d", p[0], no)
-			e.CardNo, e.HasCardNo = no, true
+			e.CardNo, e.HasCardNo, e.Flags, e.Resent = no, true, p[1], p[1]&FlagResent != 0
 			return append(dst, e), true
 		}
-		return append(dst, device.Event{Kind: device.CardDrawn, Card: c, Flags: p[1], CardNo: no, HasCardNo: true}), true
+		return append(dst, device.Event{Kind: device.CardDrawn, Card: c, Flags: p[1], Resent: p[1]&FlagResent != 0,
+			CardNo: no, HasCardNo: true}), true
 	}
 	k, ok := signals[f.Type]
 	if !ok {
@@ -137,7 +138,8 @@ func shoeMessage(dst []device.Event, f frame.Frame) ([]device.Event, bool) {
 		return append(dst, frame.Bad(f, "%s message of %d payload bytes, want %d (flags, signal number)",
 			k, len(p), SignalPayload)), true
 	}
-	return append(dst, device.Event{Kind: k, Flags: p[0], SignalNo: binary.BigEndian.Uint16(p[1:]), HasSignalNo: true}), true
+	return append(dst, device.Event{Kind: k, Flags: p[0], Resent: p[0]&FlagResent != 0,
+		SignalNo: binary.BigEndian.Uint16(p[1:]), HasSignalNo: true}), true
 }
 
 // FramedEncoder writes the shoe's side of the tablectl protocol. One FramedEncoder is one

@@ -1,34 +1,17 @@
 // Package shoe is the driver of the dealer's electronic card shoe: it reads the shoe's
-// serial line in one of three wire formats (the tablectl framed protocol, the ASCII line
-// format, the scanner code format; see docs/protocol.md) and reports each card drawn and
-// each shoe signal as a device.Event. Beside each decoder is the encoder of the same
+// serial line in one of its wire formats (Format: the tablectl framed protocol, the ASCII
+// line format, the scanner code format, the Bee-Tek stream; see docs/protocol.md) and
+// reports each card drawn, each shoe signal and each fault as a device.Event. Beside each decoder is the encoder of the same
 // format, which the simulator and the tests use. It knows no baccarat rules.
 package shoe
 
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/drivers/device"
 )
-
-// Formats lists the wire format names NewDecoder and NewEncoder know.
-var Formats = []string{"tablectl", "ascii", "scanner"}
-
-// NewDecoder returns a fresh decoder for the named wire format.
-func NewDecoder(format string) (device.Decoder, error) {
-	switch format {
-	case "tablectl":
-		return NewFramedDecoder(), nil
-	case "ascii":
-		return &ASCIIDecoder{}, nil
-	case "scanner":
-		return &ScannerDecoder{}, nil
-	}
-	return nil, fmt.Errorf("shoe wire format %q: want one of %v", format, Formats)
-}
 
 // Encoder writes what a shoe says, in one wire format: the device side, used by the
 // simulator and the tests. A format that has no way to say a thing returns an error
@@ -44,17 +27,20 @@ type Encoder interface {
 	Hello(ident string) error
 }
 
-// NewEncoder returns an encoder writing the named wire format to w.
-func NewEncoder(format string, w io.Writer) (Encoder, error) {
-	switch format {
-	case "tablectl":
-		return NewFramedEncoder(w), nil
-	case "ascii":
-		return &ASCIIEncoder{W: w, cardsOnly: cardsOnly{"ascii"}}, nil
-	case "scanner":
-		return &ScannerEncoder{W: w, cardsOnly: cardsOnly{"scanner"}}, nil
-	}
-	return nil, fmt.Errorf("shoe wire format %q: want one of %v", format, Formats)
+// BurnModeEncoder is an Encoder of a format whose shoe marks the cards it reads in its
+// burn mode (Format.BurnMode).
+type BurnModeEncoder interface {
+	Encoder
+	// BurnCard writes a card read in the shoe's burn mode.
+	BurnCard(c baccarat.Card) error
+}
+
+// MisreadEncoder is an Encoder of a format whose shoe says when a card passed its reader
+// and was not read.
+type MisreadEncoder interface {
+	Encoder
+	// Misread writes that a card passed the reader and was not read.
+	Misread() error
 }
 
 // cardsOnly is the part of Encoder that the formats able to say only cards share.
@@ -87,14 +73,14 @@ func (c cardsOnly) Hello(string) error { return c.unsupported("hello") }
 
 // Config is the shoe's configuration: its wire format and its port.
 type Config struct {
-	Format string // "tablectl", "ascii" or "scanner"
+	Format Format
 	Port   device.Config
 }
 
 // Start checks cfg and starts the shoe driver on a real serial port (or a
 // pseudo-terminal). The driver keeps trying to open the port until Close.
 func Start(cfg Config, o device.Options) (*device.Driver, error) {
-	dec, err := NewDecoder(cfg.Format)
+	dec, err := cfg.Format.NewDecoder()
 	if err != nil {
 		return nil, err
 	}
