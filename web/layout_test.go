@@ -180,19 +180,25 @@ const readLayout = `(() => {
       if (!shown(e) && e.tagName !== 'svg') continue;
       const hasText = [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim() !== '');
       if (!hasText && e.tagName !== 'svg' && !e.classList.contains('card')) continue;
-      const er = r(e);
+      let er = r(e);
       if (er.width === 0 && er.height === 0) continue;
-      // Text cut short on purpose with an ellipsis is inside its box.
-      if (getComputedStyle(e).textOverflow === 'ellipsis') continue;
+      // Text cut short on purpose with an ellipsis is what its box shows of it.
+      const clip = e.closest('.alert-text');
+      if (clip) {
+        const c = r(clip);
+        er = { left: Math.max(er.left, c.left), right: Math.min(er.right, c.right), top: er.top, bottom: er.bottom };
+        if (er.right <= er.left) continue;
+      }
       const box = e.closest('.alert-text, .limits-list') || b;
       if (!inside(r(box), er)) outside.push(name(e) + ' (' + (e.textContent || '').trim().slice(0, 30) + ') outside ' + name(b));
+      e.rect = er;
       leaves.push(e);
     }
     // No two pieces of a block (texts, cards, roads) overlap each other.
     for (let i = 0; i < leaves.length; i++) {
       for (let j = i + 1; j < leaves.length; j++) {
         if (leaves[i].contains(leaves[j]) || leaves[j].contains(leaves[i])) continue;
-        const a = r(leaves[i]), c = r(leaves[j]);
+        const a = leaves[i].rect, c = leaves[j].rect;
         if (a.left < c.right - 1 && c.left < a.right - 1 && a.top < c.bottom - 1 && c.top < a.bottom - 1) {
           overlaps.push(name(leaves[i]) + ' "' + leaves[i].textContent.trim().slice(0, 20) + '" / ' + name(leaves[j]) + ' "' + leaves[j].textContent.trim().slice(0, 20) + '"');
         }
