@@ -240,7 +240,9 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	}
 	client, err := display.Dial(display.Options{Broker: url, Table: tc.Table, Username: tc.MQTT.Username, Password: password,
 		TLS:    display.TLSFiles{CAFile: tc.MQTT.CA, CertFile: tc.MQTT.Cert, KeyFile: tc.MQTT.Key},
-		Online: d.Status("online"), Offline: d.Status("offline"), OnConnect: d.OnConnect, Logger: log})
+		Online: d.Status("online"), Offline: d.Status("offline"), OnConnect: d.OnConnect, Logger: log,
+		OnlineFunc:  func() []byte { return d.StatusNow("online") },
+		OfflineFunc: func() []byte { return d.StatusNow("offline") }})
 	if err != nil {
 		return fmt.Errorf("run: mqtt: %w", err)
 	}
