@@ -138,7 +138,10 @@
   function label(e, key) {
     e.replaceChildren();
     e.appendChild(el('span', 'l1', text(key, langs[0])));
-    if (langs[1]) e.appendChild(el('span', 'l2', text(key, langs[1])));
+    if (langs[1]) {
+      e.appendChild(document.createTextNode(' '));
+      e.appendChild(el('span', 'l2', text(key, langs[1])));
+    }
   }
 
   // both is a label key in every language shown, as plain text.
