@@ -312,6 +312,16 @@ func TestBoardLayouts(t *testing.T) {
 	}
 	pub.publish(pub.c.Topics().Irregularity(), []byte(`{"schema":1,"table":"t1","shoe":1,"round":73,"seq":9999,"event":"dealer_warning","reason":"5 cards of rank K in a row: check the shuffle"}`), false)
 	waitUntil(t, "the board has the shoe", func() bool { return b.retainedNow("roadmap") != nil })
+	var st map[string]any
+	if err := json.Unmarshal(d.status, &st); err != nil {
+		t.Fatal(err)
+	}
+	st["limits"] = []map[string]any{{"bet": "banker", "min": 100, "max": 50000}, {"bet": "player", "min": 100, "max": 50000},
+		{"bet": "tie", "min": 100, "max": 5000}, {"bet": "pairs", "min": 100, "max": 2500}}
+	withLimits, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	for _, s := range screens {
 		t.Run(s.name, func(t *testing.T) {
@@ -324,8 +334,30 @@ func TestBoardLayouts(t *testing.T) {
 			poll(t, ctx, fmt.Sprintf(`document.querySelectorAll('#big-road g.mark').length > 0 && !document.getElementById('warning').hidden
 				&& document.querySelector('.slot[data-slot="B1"] .card') !== null`))
 			settle(t, ctx)
+			if shown, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`!document.getElementById('limits').hidden`)); shown {
+				t.Error("the limits' place is shown though the status carries no limits")
+			}
 			checkLayout(t, ctx, s.name, d.rounds)
 			screenshot(t, ctx, "board-"+s.name+".png")
+
+			// The status carries the table's limits: the header shows them, and still
+			// nothing overlaps.
+			pub.publish(pub.c.Topics().Status(), withLimits, true)
+			poll(t, ctx, `!document.getElementById('limits').hidden`)
+			settle(t, ctx)
+			text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('limits').innerText`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"banker", "100–50000", "tie", "100–5000"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("limits shown %q, want %q", text, want)
+				}
+			}
+			checkLayout(t, ctx, s.name+" with limits", d.rounds)
+			screenshot(t, ctx, "board-limits-"+s.name+".png")
+			pub.publish(pub.c.Topics().Status(), d.status, true)
+			poll(t, ctx, `document.getElementById('limits').hidden`)
 		})
 	}
 }

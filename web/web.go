@@ -1,19 +1,23 @@
-// Package web is tablectl's display board: a page for a screen beside the table (the
-// five roads, the round's cards, the last result, the statistics, the predictions and a
-// banner when the table is held for an irregularity) and the Server-Sent Events stream
+// Package web is tablectl's display board: a page for a screen beside the table, read
+// by the players from three metres (the five roads, the round's cards, the last result,
+// the Banker, Player and Tie shares, Banker Ask and Player Ask, in English and Chinese;
+// a banner when the table is paused; OFFLINE when it is not sending), laid out for any
+// screen from 1366 x 768 to 4K, landscape or portrait, and the Server-Sent Events stream
 // that feeds it.
 //
 // The board is fed only by the table's MQTT topics (docs/mqtt.md): a Board subscribes
 // to tablectl/v1/<table>/# with its own MQTT client, leaves out the command topics
 // (cmd/...), and streams every other message to each browser at /events as an SSE event
 // named after the topic's last level ("state", "card", "result", "irregularity",
-// "roadmap", "status") with the message's JSON payload as its data. It keeps the latest
-// payload of the retained topics (status, roadmap, state), so a browser that connects
-// late, or reconnects, is given the current picture at once. Whatever a board shows, any
-// MQTT subscriber can build from the same messages.
+// "roadmap", "status") with the message's JSON payload as its data, and a "ping" event
+// when the stream is idle. It keeps the latest payload of the retained topics (status,
+// roadmap, state), and the shoe's last result and latest warnings, so a browser that
+// connects late, or reloads, is given the current picture at once. Whatever a board
+// shows, any MQTT subscriber can build from the same messages.
 //
-// The page, its style sheet and its script are embedded in the binary and load nothing
-// from anywhere else. docs/board.md describes what the page shows and how to open it.
+// The page, its style sheet, its script and the Chinese glyphs of its labels are
+// embedded in the binary and load nothing from anywhere else. docs/board.md describes
+// what the page shows and how to open it.
 package web
 
 import (
