@@ -204,6 +204,28 @@ func TestBoardInBrowser(t *testing.T) {
 			t.Errorf("statistic %s = %q, want %s", stat, v.Stats[stat], want)
 		}
 	}
+	// The shares of the shoe's 21 rounds, in whole percent.
+	shares, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`['banker', 'player', 'tie'].map((k) => document.querySelector('[data-pct="' + k + '"]').textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(shares, " ") != "52% 38% 10%" {
+		t.Errorf("Banker, Player, Tie shares %v, want 52%% 38%% 10%% (11, 8 and 2 of 21)", shares)
+	}
+	// Pair dots on the Big Road lie under the ring, with no outline of their own, so
+	// they cut no gap in it.
+	dots, err := chromedp.Run(ctx, chromedp.Evaluate[int](`(() => {
+	  const dots = [...document.querySelectorAll('#big-road circle.pair-dot')];
+	  const bad = dots.filter((d) => getComputedStyle(d).stroke !== 'none' ||
+	    !(d.parentNode.querySelector('circle.ring').compareDocumentPosition(d) & Node.DOCUMENT_POSITION_PRECEDING));
+	  return bad.length ? -bad.length : dots.length;
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dots <= 0 {
+		t.Errorf("Big Road pair dots: %d (negative: that many over a ring or outlined), want some, every one under its ring", dots)
+	}
 	p := d.roadmap.Predictions
 	for key, m := range map[string]roadmap.Mark{
 		"banker.big_eye_boy": p.Banker.BigEyeBoy, "banker.small_road": p.Banker.SmallRoad, "banker.cockroach_pig": p.Banker.CockroachPig,
