@@ -433,6 +433,17 @@ func TestHeldBannerForPlayers(t *testing.T) {
 	if strings.Join(cards, " ") != "8C 7D 6H" || !strings.Contains(banner, "+2") {
 		t.Errorf("held banner shows cards %v (%q), want the first three, 8C 7D 6H, and +2", cards, banner)
 	}
+	// The dealer calls the supervisor, and the shuffler drops off: each is a line of its
+	// own, in the same words.
+	pub.publish(pub.c.Topics().Status(), []byte(`{"schema":1,"table":"t1","state":"online","rules":"rws","decks":8,"set":"S1","call":"supervisor","devices":{"shoe":"connected","shuffler":"disconnected"}}`), true)
+	poll(t, ctx, `!document.getElementById('call').hidden && !document.getElementById('devices').hidden`)
+	lines, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('call').innerText + '|' + document.getElementById('devices').innerText`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines != "Supervisor called|Shuffler disconnected" {
+		t.Errorf("call and device lines %q, want \"Supervisor called|Shuffler disconnected\"", lines)
+	}
 	for _, pit := range []string{"#4", "RWS", "5.10", "as-read", "swapped", "void", "Pit Supervisor", "or above", "decid", "simultaneous", irregularities.SimultaneousDraw.String()} {
 		if strings.Contains(strings.ToLower(banner), strings.ToLower(pit)) {
 			t.Errorf("held banner %q carries the pit's %q", banner, pit)
