@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -60,6 +61,7 @@ func (f *file) check(c *Config) error {
 	if c.HTTP != "" && c.HTTP == c.Metrics {
 		f.at("metrics", "%s is the display board's address (http) too", c.Metrics)
 	}
+	f.checkBoard(c.Board)
 	f.checkGPIO(c.GPIO)
 	if len(f.errs) > 0 {
 		return f.errs
@@ -198,6 +200,23 @@ func (f *file) checkMQTT(c *Config) {
 	}
 	if (m.Cert == "") != (m.Key == "") {
 		f.at("mqtt.cert", "a client certificate takes both cert and key")
+	}
+}
+
+// checkBoard checks the display board's settings.
+func (f *file) checkBoard(b Board) {
+	if !slices.Contains([]string{"en", "zh", "en+zh", "zh+en"}, b.Lang) {
+		f.at("board.lang", "%q: want en, zh, en+zh or zh+en", b.Lang)
+	}
+	if len(b.Game) > 80 || strings.ContainsAny(b.Game, "\r\n") {
+		f.at("board.game", "%q: want one line of at most 80 bytes", b.Game)
+	}
+	if b.Logo != "" {
+		if ext := strings.ToLower(filepath.Ext(b.Logo)); !slices.Contains([]string{".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"}, ext) {
+			f.at("board.logo", "%s: want a .png, .jpg, .gif, .webp or .svg file", b.Logo)
+		} else if _, err := stat(b.Logo); err != nil {
+			f.at("board.logo", "%s does not exist", b.Logo)
+		}
 	}
 }
 

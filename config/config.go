@@ -35,12 +35,25 @@ type Config struct {
 	Broker Broker `yaml:"broker"`
 	// HTTP is where the display board is served; "" serves none.
 	HTTP string `yaml:"http"`
+	// Board is what the display board shows besides the table's messages.
+	Board Board `yaml:"board"`
 	// Metrics is where Prometheus metrics are served; "" serves none.
 	Metrics string `yaml:"metrics"`
 	// Log says how tablectl logs.
 	Log Log `yaml:"log"`
 	// GPIO is the dealer's buttons, the shoe's sensors, the tower light and the buzzer.
 	GPIO GPIO `yaml:"gpio"`
+}
+
+// Board is the display board's language, game name and logo (docs/board.md).
+type Board struct {
+	// Lang is the labels' language or pair of languages: en, zh, en+zh or zh+en
+	// (the first in large type, the second beside it).
+	Lang string `yaml:"lang"`
+	// Game is the game's name in the board's header; "" names it after the rule set.
+	Game string `yaml:"game"`
+	// Logo is an image file (.png, .jpg, .gif, .webp or .svg) shown in the header.
+	Logo string `yaml:"logo"`
 }
 
 // Royal is Royal Baccarat's variant: its Tie pay table (1 to 5) and tiers (4 or 3).
@@ -162,6 +175,7 @@ func Default() Config {
 			Rounding: "down"},
 		Broker: Broker{Listen: "127.0.0.1:1883", WebSocket: "127.0.0.1:1884"},
 		HTTP:   "127.0.0.1:8080",
+		Board:  Board{Lang: "en+zh"},
 		GPIO:   GPIO{Debounce: 20 * time.Millisecond},
 	}
 }

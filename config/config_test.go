@@ -84,7 +84,7 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"unknown top-level key", "table: t1\nrule: rws\n",
-			`t.yaml:2: rule: unknown key (the file's top level has broker, dealer, decks, gpio, http, journal, log, metrics, mqtt, royal, rules, shoe, shuffler, table)`},
+			`t.yaml:2: rule: unknown key (the file's top level has board, broker, dealer, decks, gpio, http, journal, log, metrics, mqtt, royal, rules, shoe, shuffler, table)`},
 		{"unknown nested key", "dealer:\n  auto: true\n  simultanous_window: 1s\n",
 			`t.yaml:3: dealer.simultanous_window: unknown key (dealer has auto, burn, burn_count, burn_excess_cards, rounding, rounds_after_cut, shoe_start, simultaneous_window)`},
 		{"unknown key in a list item", "gpio:\n  pins:\n    - role: confirm\n      pin: GPIO17\n      invert: true\n",
@@ -128,6 +128,9 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 		{"embedded broker off loopback", "broker:\n  listen: 0.0.0.0:1883\n",
 			`t.yaml:2: broker.listen: broker.listen address "0.0.0.0:1883" is not a loopback address; the embedded broker has no authentication`},
 		{"bad address", "http: 8080\n", `t.yaml:1: http: "8080": want host:port`},
+		{"board language", "board:\n  lang: fr\n", `t.yaml:2: board.lang: "fr": want en, zh, en+zh or zh+en`},
+		{"board logo missing", "board:\n  logo: /nowhere/logo.png\n", `t.yaml:2: board.logo: /nowhere/logo.png does not exist`},
+		{"board logo not an image", "board:\n  logo: /dev/ttyUSB0\n", `t.yaml:2: board.logo: /dev/ttyUSB0: want a .png, .jpg, .gif, .webp or .svg file`},
 		{"same address twice", "http: :8080\nmetrics: :8080\n", "t.yaml:2: metrics: :8080 is the display board's address (http) too"},
 		{"bad table id", "table: bac/07\n", `t.yaml:1: table: "bac/07": want 1 to 64 letters`},
 		{"not YAML", "table: [bac\n", "t.yaml:1: "},

@@ -229,6 +229,9 @@ func (d *Daemon) publish(ev round.Event, effs []round.Effect, st round.State) {
 		d.queue(m)
 	}
 	d.lamps(st, effs)
+	if messages.StatusDue(effs) {
+		d.out.add(d.topics.Status(), 0, d.Status("online"), true)
+	}
 	for _, e := range effs {
 		if e.Kind == round.IrregularityResolved && d.call {
 			d.call = false // a decision was taken: the supervisor came
@@ -301,19 +304,9 @@ func (d *Daemon) State() round.State { return d.tbl.State() }
 // Status is the retained status message for state "online" or "offline". Call it from
 // the goroutine that runs the table (or before Serve).
 func (d *Daemon) Status(state string) []byte {
-	st := d.tbl.State()
-	devs := map[string]string{}
-	for k, v := range d.devices {
-		devs[k] = v
-	}
-	call := ""
-	if d.call {
-		call = "supervisor"
-	}
-	b, _ := json.Marshal(messages.Status{Envelope: messages.Envelope{Schema: messages.Schema, Table: d.cfg.Table,
-		Shoe: st.Shoe, Round: st.Round, Seq: d.build.Seq(), At: d.cfg.Now()},
-		State: state, Rules: d.cfg.Round.Rules.Name, Decks: st.Decks, Set: st.Set, Version: Version, Devices: devs,
-		Call: call})
+	b, _ := json.Marshal(messages.NewStatus(d.tbl.State(), messages.StatusInfo{Table: d.cfg.Table, State: state,
+		Rules: d.cfg.Round.Rules.Name, TableDecks: d.cfg.Round.Decks, Version: Version, Devices: d.devices,
+		Call: d.call, Seq: d.build.Seq(), At: d.cfg.Now()}))
 	return b
 }
 

@@ -31,13 +31,19 @@ type Envelope struct {
 	At     time.Time `json:"at"`
 }
 
-// Status is the retained status of the table (topic status).
+// Status is the retained status of the table (topic status). It is published on every
+// connect, on every shoe's start and end, on every change of a device's connection or
+// of the supervisor call, and once "offline" on a clean stop, with the stop's time
+// (NewStatus, StatusDue, StatusAs).
 type Status struct {
 	Envelope
-	State   string `json:"state"` // "online" or "offline"
-	Rules   string `json:"rules"`
-	Decks   int    `json:"decks,omitempty"`
-	Set     string `json:"set,omitempty"`
+	State string `json:"state"` // "online" or "offline"
+	Rules string `json:"rules"`
+	// Decks is the shoe's deck count, or the table's before its first shoe (0: the
+	// table takes any count its rule set allows); Set is the set's identity, "" before
+	// the first shoe. Both are always present.
+	Decks   int    `json:"decks"`
+	Set     string `json:"set"`
 	Version string `json:"version"`
 	// Devices says, per device, "connected", "disconnected" or "absent".
 	Devices map[string]string `json:"devices,omitempty"`

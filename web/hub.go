@@ -102,6 +102,7 @@ type hub struct {
 	size     int
 	mu       sync.Mutex
 	retained [len(retainedTopics)][]byte // nil: nothing retained
+	kept     kept
 	clients  map[*client]struct{}
 	closed   bool
 }
@@ -126,12 +127,15 @@ func (h *hub) join(ctx context.Context) (*client, error) {
 	if h.closed {
 		return nil, ErrClosed
 	}
-	c := &client{ch: make(chan event, h.size+len(retainedTopics))}
+	c := &client{ch: make(chan event, h.size+len(retainedTopics)+maxKept)}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	for i, data := range h.retained {
 		if data != nil {
 			c.ch <- event{name: retainedTopics[i], data: data}
 		}
+	}
+	for _, ev := range h.kept.events() {
+		c.ch <- ev
 	}
 	h.clients[c] = struct{}{}
 	return c, nil
@@ -161,6 +165,7 @@ func (h *hub) publish(ev event) {
 			h.retained[i] = ev.data
 		}
 	}
+	h.kept.note(ev)
 	for c := range h.clients {
 		select {
 		case c.ch <- ev:

@@ -1,19 +1,23 @@
-// Package web is tablectl's display board: a page for a screen beside the table (the
-// five roads, the round's cards, the last result, the statistics, the predictions and a
-// banner when the table is held for an irregularity) and the Server-Sent Events stream
+// Package web is tablectl's display board: a page for a screen beside the table, read
+// by the players from three metres (the five roads, the round's cards, the last result,
+// the Banker, Player and Tie shares, Banker Ask and Player Ask, in English and Chinese;
+// a banner when the table is paused; OFFLINE when it is not sending), laid out for any
+// screen from 1366 x 768 to 4K, landscape or portrait, and the Server-Sent Events stream
 // that feeds it.
 //
 // The board is fed only by the table's MQTT topics (docs/mqtt.md): a Board subscribes
 // to tablectl/v1/<table>/# with its own MQTT client, leaves out the command topics
 // (cmd/...), and streams every other message to each browser at /events as an SSE event
 // named after the topic's last level ("state", "card", "result", "irregularity",
-// "roadmap", "status") with the message's JSON payload as its data. It keeps the latest
-// payload of the retained topics (status, roadmap, state), so a browser that connects
-// late, or reconnects, is given the current picture at once. Whatever a board shows, any
-// MQTT subscriber can build from the same messages.
+// "roadmap", "status") with the message's JSON payload as its data, and a "ping" event
+// when the stream is idle. It keeps the latest payload of the retained topics (status,
+// roadmap, state), and the shoe's last result and latest warnings, so a browser that
+// connects late, or reloads, is given the current picture at once. Whatever a board
+// shows, any MQTT subscriber can build from the same messages.
 //
-// The page, its style sheet and its script are embedded in the binary and load nothing
-// from anywhere else. docs/board.md describes what the page shows and how to open it.
+// The page, its style sheet, its script and the Chinese glyphs of its labels are
+// embedded in the binary and load nothing from anywhere else. docs/board.md describes
+// what the page shows and how to open it.
 package web
 
 import (
@@ -54,9 +58,12 @@ const (
 const (
 	connectTimeout = 10 * time.Second
 	keepAlive      = 30 * time.Second
-	// heartbeat is how often an idle event stream gets a comment line, so that proxies
-	// keep it open and a browser that went away is noticed.
+	// heartbeat is how often an idle event stream gets a ping event, so that proxies
+	// keep it open, a browser that went away is noticed, and the page can tell a
+	// silent stream (a network gone without a word) from an idle one.
 	heartbeat = 15 * time.Second
+	// pingFrame is the heartbeat event.
+	pingFrame = "event: ping\ndata: {}\n\n"
 	// writeTimeout bounds one write to a browser.
 	writeTimeout = 10 * time.Second
 	// retryMillis is the reconnection delay the stream asks browsers to use.
@@ -92,7 +99,24 @@ type Options struct {
 	ClientBuffer int
 	// Logger receives connection events and refused messages; slog.Default() when nil.
 	Logger *slog.Logger
+	// Lang is the language, or the pair of languages, of the page's labels: "en", "zh",
+	// "en+zh" (English first, Chinese beside it) or "zh+en". DefaultLang when empty. A
+	// browser may ask for another with ?lang= in the page's address.
+	Lang string
+	// Game is the game's name in the header; when empty, the page names the game after
+	// the rule set of the table's status ("Non-Commission Baccarat", 免佣百家乐).
+	Game string
+	// Logo is an image file (PNG, JPEG, GIF, WebP or SVG, at most MaxLogo bytes) shown
+	// in the header; none when empty. It is read once, by New.
+	Logo string
 }
+
+// DefaultLang is the labels' languages when Options.Lang is empty: English, with
+// Chinese beside it.
+const DefaultLang = "en+zh"
+
+// MaxLogo is the largest logo file a Board takes, in bytes.
+const MaxLogo = 2 << 20
 
 // Board subscribes to one table's topics and serves the display board page and its
 // event stream. Create it with New, mount Handler on an HTTP server, and end it with
@@ -109,6 +133,9 @@ type Board struct {
 	wg     sync.WaitGroup
 	once   sync.Once
 	files  http.Handler
+	page   []byte // the page, with the board's settings
+	logo   []byte // nil: no logo
+	logoCT string
 }
 
 // New checks the options and starts a Board that connects to the broker in the
@@ -147,6 +174,17 @@ func New(opts Options) (*Board, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: embedded files: %w", err)
 	}
+	page, err := renderPage(sub, opts.Lang, opts.Game, opts.Logo != "")
+	if err != nil {
+		return nil, err
+	}
+	var logo []byte
+	var logoCT string
+	if opts.Logo != "" {
+		if logo, logoCT, err = readLogo(opts.Logo); err != nil {
+			return nil, err
+		}
+	}
 	b := &Board{
 		topics: topics,
 		filter: display.Prefix + "/" + topics.Table() + "/#",
@@ -154,6 +192,9 @@ func New(opts Options) (*Board, error) {
 		lost:   make(chan error, 1),
 		quit:   make(chan struct{}),
 		files:  http.FileServerFS(sub),
+		page:   page,
+		logo:   logo,
+		logoCT: logoCT,
 	}
 	b.hub = newHub(opts.ClientBuffer, b.log)
 	b.in = fifo.New[inMessage]()
@@ -216,12 +257,31 @@ func checkBrokerURL(broker string) error {
 func (b *Board) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /events", b.serveEvents)
-	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
+	headers := func(w http.ResponseWriter) {
 		h := w.Header()
 		// Nothing but the board's own files and stream may load.
 		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Cache-Control", "no-cache")
+	}
+	page := func(w http.ResponseWriter, r *http.Request) {
+		headers(w)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write(b.page)
+	}
+	mux.HandleFunc("GET /{$}", page)
+	mux.HandleFunc("GET /index.html", page)
+	mux.HandleFunc("GET /logo", func(w http.ResponseWriter, r *http.Request) {
+		if b.logo == nil {
+			http.NotFound(w, r)
+			return
+		}
+		headers(w)
+		w.Header().Set("Content-Type", b.logoCT)
+		_, _ = w.Write(b.logo)
+	})
+	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
+		headers(w)
 		b.files.ServeHTTP(w, r)
 	})
 	return mux
@@ -355,7 +415,7 @@ func (b *Board) serveEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-tick.C:
-			if !send([]byte(": ping\n\n")) {
+			if !send([]byte(pingFrame)) {
 				return
 			}
 		}

@@ -248,7 +248,9 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	}
 	client, err := display.Dial(display.Options{Broker: url, Table: tc.Table, Username: tc.MQTT.Username, Password: password,
 		TLS:    display.TLSFiles{CAFile: tc.MQTT.CA, CertFile: tc.MQTT.Cert, KeyFile: tc.MQTT.Key},
-		Online: d.Status("online"), Offline: d.Status("offline"), OnConnect: d.OnConnect, Logger: log})
+		Online: d.Status("online"), Offline: d.Status("offline"), OnConnect: d.OnConnect, Logger: log,
+		OnlineFunc:  func() []byte { return d.StatusNow("online") },
+		OfflineFunc: func() []byte { return d.StatusNow("offline") }})
 	if err != nil {
 		return fmt.Errorf("run: mqtt: %w", err)
 	}
@@ -290,7 +292,8 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		}
 	}
 	if tc.HTTP != "" {
-		stop, addr, err := serveBoard(url, tc.Table, tc.MQTT.Username, password, tc.HTTP, log)
+		stop, addr, err := serveBoard(web.Options{Broker: url, Table: tc.Table, Username: tc.MQTT.Username, Password: password,
+			Lang: tc.Board.Lang, Game: tc.Board.Game, Logo: tc.Board.Logo, Logger: log}, tc.HTTP, log)
 		if err != nil {
 			return fmt.Errorf("run: http %s: %w", tc.HTTP, err)
 		}
@@ -335,8 +338,8 @@ func waitQuiet(pending func() int, shoe, shuffler <-chan device.Event, limit tim
 
 // serveBoard serves the web display board, fed from the table's MQTT topics, on addr.
 // stop closes the board first (it ends the open event streams), then the server.
-func serveBoard(brokerURL, table, user, password, addr string, log *slog.Logger) (stop func(), bound string, err error) {
-	board, err := web.New(web.Options{Broker: brokerURL, Table: table, Username: user, Password: password, Logger: log})
+func serveBoard(opts web.Options, addr string, log *slog.Logger) (stop func(), bound string, err error) {
+	board, err := web.New(opts)
 	if err != nil {
 		return nil, "", err
 	}

@@ -199,7 +199,7 @@ func (c *Client) connect() bool {
 			c.log.Error("broker refused the command subscription (check its ACL)", "filter", c.topics.CommandFilter())
 		}
 	}
-	on := c.pc.Publish(c.topics.Status(), 1, true, c.opts.Online)
+	on := c.pc.Publish(c.topics.Status(), 1, true, c.opts.status(c.opts.OnlineFunc, c.opts.Online))
 	if c.wait(on) && on.Error() != nil {
 		c.log.Warn("publishing the online status failed", "error", on.Error())
 	}
@@ -294,7 +294,7 @@ func (c *Client) WaitConnected(ctx context.Context) error {
 func (c *Client) shutdown() {
 	c.setDown()
 	if c.pc.IsConnectionOpen() {
-		off := c.pc.Publish(c.topics.Status(), 1, true, c.opts.Offline)
+		off := c.pc.Publish(c.topics.Status(), 1, true, c.opts.status(c.opts.OfflineFunc, c.opts.Offline))
 		if !off.WaitTimeout(closeWait) || off.Error() != nil {
 			c.log.Warn("publishing the offline status failed; the broker keeps the online status", "error", off.Error())
 		}

@@ -76,6 +76,13 @@ type Options struct {
 	// broker publishes when the connection dies without a DISCONNECT; Close publishes
 	// it too before disconnecting. When nil: {"schema":1,"table":"<table>","state":"offline"}.
 	Offline []byte
+	// OnlineFunc and OfflineFunc, when set, give the online status published on each
+	// connect and the offline status Close publishes, at that moment (the table's
+	// current shoe, the stop's time); a nil result falls back to Online or Offline. The
+	// last will stays Offline: it is handed to the broker at connect. They run on the
+	// client's goroutine and must return promptly.
+	OnlineFunc  func() []byte
+	OfflineFunc func() []byte
 	// OnConnect, when set, is called after every connect (the first one and each
 	// reconnect), after the online status is published and before Publish is open
 	// again. It runs on the client's own goroutine and is given a Publisher that works
@@ -209,4 +216,14 @@ func statusPayload(table, state string) []byte {
 		State  string `json:"state"`
 	}{1, table, state})
 	return b
+}
+
+// status is f's payload, or fixed when f is nil or gives nil.
+func (o *Options) status(f func() []byte, fixed []byte) []byte {
+	if f != nil {
+		if p := f(); p != nil {
+			return p
+		}
+	}
+	return fixed
 }

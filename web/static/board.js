@@ -1,40 +1,118 @@
 // The display board: draws what the table publishes on MQTT, as relayed by the board's
 // event stream (/events). Every event is one MQTT message: "status", "state",
 // "roadmap" (the retained ones, sent again whenever the stream reconnects), "card",
-// "result" and "irregularity". The board keeps nothing of its own beyond what it was
-// last sent.
+// "result" and "irregularity"; "ping" keeps an idle stream alive. The board keeps
+// nothing of its own beyond what it was last sent.
 'use strict';
 
 (function () {
   const SVG = 'http://www.w3.org/2000/svg';
   const CELL = 10; // SVG units a road cell
-
-  // Columns shown of each road; the newest columns stay in view as a shoe grows.
-  const ROADS = {
-    bead_plate: { id: 'bead-plate', cols: 12 },
-    big_road: { id: 'big-road', cols: 30 },
-    big_eye_boy: { id: 'big-eye-boy', cols: 60 },
-    small_road: { id: 'small-road', cols: 30 },
-    cockroach_pig: { id: 'cockroach-pig', cols: 30 },
-  };
   const ROWS = 6;
+
+  // The smallest road cell drawn, as a fraction of the screen's shorter side. A road
+  // that would need smaller cells shows its newest columns instead.
+  const MIN_CELL = { bead_plate: 0.036, big_road: 0.045, big_eye_boy: 0.026, small_road: 0.026, cockroach_pig: 0.026 };
+
+  const ROADS = {
+    bead_plate: 'bead-plate',
+    big_road: 'big-road',
+    big_eye_boy: 'big-eye-boy',
+    small_road: 'small-road',
+    cockroach_pig: 'cockroach-pig',
+  };
+
+  // How long the stream may be gone before the page says OFFLINE, and how long it may
+  // be silent (the server sends a ping every 15 s) before the page reopens it.
+  const LOST_AFTER_MS = 2000;
+  const SILENT_MS = 40000;
+
+  // Every label of the page in each language the board speaks. The board shows one
+  // language or a pair (the lang setting: "en", "zh", "en+zh", "zh+en").
+  const LABELS = {
+    table: { en: 'Table', zh: '台号' },
+    shoe: { en: 'Shoe', zh: '靴' },
+    round: { en: 'Round', zh: '局' },
+    limits: { en: 'Limits', zh: '限红' },
+    banker: { en: 'BANKER', zh: '庄' },
+    player: { en: 'PLAYER', zh: '閒' },
+    tie: { en: 'TIE', zh: '和' },
+    void: { en: 'VOID', zh: '作废' },
+    bankerShort: { en: 'B', zh: '庄' },
+    playerShort: { en: 'P', zh: '閒' },
+    tieShort: { en: 'T', zh: '和' },
+    wins: { en: 'wins', zh: '赢' },
+    lastResult: { en: 'Last result', zh: '上局结果' },
+    beadPlate: { en: 'Bead Plate', zh: '珠盘路' },
+    bigRoad: { en: 'Big Road', zh: '大路' },
+    bigEyeBoy: { en: 'Big Eye Boy', zh: '大眼仔' },
+    smallRoad: { en: 'Small Road', zh: '小路' },
+    cockroachPig: { en: 'Cockroach Pig', zh: '曱甴路' },
+    bankerAsk: { en: 'Banker Ask', zh: '庄问路' },
+    playerAsk: { en: 'Player Ask', zh: '閒问路' },
+    rounds: { en: 'Rounds', zh: '局数' },
+    bankerPair: { en: 'Banker pair', zh: '庄对' },
+    playerPair: { en: 'Player pair', zh: '閒对' },
+    natural: { en: 'Natural', zh: '例牌' },
+    cardsLeft: { en: 'Cards left', zh: '余牌' },
+    offline: { en: 'OFFLINE', zh: '离线' },
+    offlineTable: { en: 'The table is not sending results', zh: '本台暂无结果' },
+    offlineLink: { en: 'No connection to the table', zh: '与本台失去连接' },
+    paused: { en: 'Table paused', zh: '暂停' },
+    pausedSupervisor: { en: 'supervisor called, please wait', zh: '已呼叫主管，请稍候' },
+    pausedDealer: { en: 'please wait', zh: '请稍候' },
+    cardsWaiting: { en: 'Cards waiting', zh: '待定牌' },
+    more: { en: 'more', zh: '张' },
+    supervisorCalled: { en: 'Supervisor called', zh: '已呼叫主管' },
+    notice: { en: 'Notice', zh: '提示' },
+    shoeDown: { en: 'Card shoe disconnected', zh: '牌靴断开' },
+    shufflerDown: { en: 'Shuffler disconnected', zh: '洗牌机断开' },
+    live: { en: 'Live', zh: '在线' },
+    connecting: { en: 'Connecting', zh: '连接中' },
+    reconnecting: { en: 'Reconnecting', zh: '重新连接' },
+    insurance: { en: 'Insurance open', zh: '保险开放' },
+    'phase.waiting': { en: 'Waiting for the table', zh: '等待开台' },
+    'phase.no-shoe': { en: 'Waiting for a shoe', zh: '等待新靴' },
+    'phase.burning': { en: 'Burning cards', zh: '烧牌' },
+    'phase.betting-open': { en: 'Place your bets', zh: '请下注' },
+    'phase.dealing': { en: 'No more bets', zh: '停止下注' },
+    'phase.complete': { en: 'Result', zh: '开牌' },
+    'phase.shoe-done': { en: 'Last round of the shoe', zh: '本靴最后一局' },
+    'phase.offline': { en: 'Offline', zh: '离线' },
+    'game.baccarat': { en: 'Baccarat', zh: '百家乐' },
+    'game.nc': { en: 'Non-Commission Baccarat', zh: '免佣百家乐' },
+    'game.royal': { en: 'Royal Baccarat', zh: '皇家百家乐' },
+  };
+
+  // The game's name from the rule set, unless the board was given one.
+  const GAME_OF_RULES = {
+    classic: 'game.baccarat', rws: 'game.nc', 'nc-tournament': 'game.nc', 'nc-insurance': 'game.nc',
+    royal: 'game.royal',
+  };
 
   const SUITS = { S: '\u2660', H: '\u2665', D: '\u2666', C: '\u2663' };
   const RANKS = { T: '10' };
-  const WINNER_TEXT = { banker: 'BANKER WINS', player: 'PLAYER WINS', tie: 'TIE' };
-  const PHASE_TEXT = {
-    'no-shoe': 'Waiting for a shoe',
-    'burning': 'Burning cards',
-    'betting-open': 'Place your bets',
-    'dealing': 'No more bets',
-    'complete': 'Result',
-    'shoe-done': 'Last round of the shoe',
-  };
+  const OUTCOME = { B: 'banker', P: 'player', T: 'tie' };
 
   const $ = (id) => document.getElementById(id);
+  const params = new URLSearchParams(location.search);
+
+  // langs is the language pair shown: the first in large type, the second beside it.
+  const langs = parseLang(params.get('lang') || document.body.dataset.lang || 'en+zh');
+  document.documentElement.lang = langs[0];
+  document.body.dataset.langs = langs.join('+');
+
+  function parseLang(s) {
+    const out = [];
+    for (const l of String(s).split(/[+, ]/)) {
+      if ((l === 'en' || l === 'zh') && !out.includes(l)) out.push(l);
+    }
+    return out.length ? out : ['en', 'zh'];
+  }
 
   // What the board knows: the latest of each retained message, and the round's cards.
-  const board = { shoe: null, round: null, cards: {}, status: null };
+  const board = { shoe: null, round: null, cards: {}, status: null, roadmap: null, state: null,
+    lastShoe: null, streamLost: false };
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
@@ -47,6 +125,89 @@
     const e = document.createElementNS(SVG, tag);
     for (const k in attrs) e.setAttribute(k, attrs[k]);
     return e;
+  }
+
+  // text is a label in the first language (and a string in the second, or '').
+  function text(key, lang) {
+    const l = LABELS[key];
+    if (!l) return key;
+    return l[lang || langs[0]] || l.en;
+  }
+
+  // label fills e with the label key in each language shown.
+  function label(e, key) {
+    e.replaceChildren();
+    e.appendChild(el('span', 'l1', text(key, langs[0])));
+    if (langs[1]) {
+      e.appendChild(document.createTextNode(' '));
+      e.appendChild(el('span', 'l2', text(key, langs[1])));
+    }
+  }
+
+  // both is a label key in every language shown, as plain text.
+  function both(key) {
+    return langs.map((l) => text(key, l)).join(' ');
+  }
+
+  function applyLabels() {
+    for (const e of document.querySelectorAll('[data-t]')) label(e, e.dataset.t);
+  }
+
+  // fit shrinks the type of each .fit element until its text fits its width.
+  function fit() {
+    for (const e of document.querySelectorAll('.fit')) {
+      e.style.fontSize = '';
+      if (e.offsetParent === null) continue;
+      let size = parseFloat(getComputedStyle(e).fontSize);
+      const min = +(e.dataset.fitMin || 8);
+      while (e.scrollWidth > e.clientWidth + 1 && size > min) {
+        size = Math.max(min, size * 0.92);
+        e.style.fontSize = `${size}px`;
+      }
+    }
+  }
+
+  // ---- header ----
+
+  function drawGame() {
+    const s = board.status || {};
+    const given = document.body.dataset.game;
+    const g = $('game');
+    g.replaceChildren();
+    if (given) {
+      g.appendChild(el('span', 'l1', given));
+    } else {
+      const key = GAME_OF_RULES[s.rules] || 'game.baccarat';
+      label(g, key);
+    }
+  }
+
+  // drawLimits shows the table's limits when the status carries them: a list of
+  // {bet, min, max}, or an object of bet: {min, max}.
+  function drawLimits(limits) {
+    const box = $('limits');
+    const list = $('limits-list');
+    let rows = [];
+    if (Array.isArray(limits)) {
+      rows = limits;
+    } else if (limits && typeof limits === 'object') {
+      rows = Object.keys(limits).map((bet) => Object.assign({ bet }, limits[bet]));
+    }
+    rows = rows.filter((r) => r && r.bet !== undefined);
+    box.hidden = rows.length === 0;
+    list.replaceChildren();
+    for (const r of rows) {
+      const item = el('span', 'limit');
+      item.appendChild(el('span', 'limit-bet', String(r.bet)));
+      item.appendChild(el('span', 'limit-range', `${r.min === undefined ? '' : r.min}–${r.max === undefined ? '' : r.max}`));
+      list.appendChild(item);
+    }
+  }
+
+  function setPhase(key, phase) {
+    const ph = $('phase');
+    ph.dataset.phase = phase;
+    label(ph, key);
   }
 
   // ---- cards and the current round ----
@@ -83,81 +244,103 @@
     $('banker-hand').classList.toggle('winner', w === 'banker');
   }
 
-  // ---- roads ----
-
-  function grid(svg, cols, rows) {
-    svg.setAttribute('viewBox', `0 0 ${cols * CELL} ${rows * CELL}`);
-    svg.setAttribute('preserveAspectRatio', 'xMinYMin meet');
-    let d = '';
-    for (let c = 0; c <= cols; c++) d += `M${c * CELL} 0V${rows * CELL}`;
-    for (let r = 0; r <= rows; r++) d += `M0 ${r * CELL}H${cols * CELL}`;
-    svg.appendChild(svgEl('path', { class: 'grid', d }));
+  function clearRound() {
+    board.cards = {};
+    drawCards(0, 0);
+    setWinner(null);
+    $('insurance').hidden = true;
   }
 
-  // layout returns the number of rows and the first column shown for a road's cells.
-  function layout(cells, cols) {
+  // ---- roads ----
+
+  // size works out the cell size in pixels, the columns shown and the first column for
+  // a road's cells in its box: square cells, six rows (more if the road goes deeper)
+  // filling the box's height; as many columns as the width holds. The bead plate keeps
+  // the whole shoe while its cells stay at least MIN_CELL; every other road keeps its
+  // cells as large as the height allows and shows its newest columns.
+  function size(road, box, cells) {
     let maxCol = -1;
     let rows = ROWS;
     for (const c of cells) {
       if (c.col > maxCol) maxCol = c.col;
       if (c.row + 1 > rows) rows = c.row + 1;
     }
-    return { rows, first: Math.max(0, maxCol + 2 - cols) };
+    const w = Math.max(1, box.clientWidth);
+    const h = Math.max(1, box.clientHeight);
+    const min = MIN_CELL[road] * Math.min(innerWidth, innerHeight);
+    let cell = h / rows;
+    let cols = Math.max(1, Math.floor(w / cell));
+    const want = maxCol + 2; // the cells drawn, and room for the next column
+    if (road === 'bead_plate' && want > cols) {
+      cell = Math.max(min, Math.min(cell, w / want));
+      cols = Math.max(1, Math.floor(w / cell));
+    }
+    return { cell, cols, rows, first: Math.max(0, want - cols) };
   }
 
-  function cellGroup(cls, c, first) {
-    const g = svgEl('g', {
-      class: cls,
-      transform: `translate(${(c.col - first) * CELL} ${c.row * CELL})`,
-      'data-col': c.col,
-      'data-row': c.row,
-    });
-    return g;
+  function grid(svg, cols, rows, cell) {
+    svg.setAttribute('viewBox', `0 0 ${cols * CELL} ${rows * CELL}`);
+    svg.setAttribute('width', String(Math.floor(cols * cell)));
+    svg.setAttribute('height', String(Math.floor(rows * cell)));
+    svg.dataset.cell = cell.toFixed(1);
+    svg.dataset.cols = cols;
+    let d = '';
+    for (let c = 0; c <= cols; c++) d += `M${c * CELL} 0V${rows * CELL}`;
+    for (let r = 0; r <= rows; r++) d += `M0 ${r * CELL}H${cols * CELL}`;
+    svg.appendChild(svgEl('path', { class: 'grid', d }));
   }
-
-  const OUTCOME = { B: 'banker', P: 'player', T: 'tie' };
 
   // drawRoad draws a road's grid and, for each cell in view, a group at the cell's
   // column and row: mark(c) gives its class names, its data attributes and its shapes.
   function drawRoad(road, cells, mark) {
-    const svg = $(ROADS[road].id);
-    const { cols } = ROADS[road];
-    const { rows, first } = layout(cells, cols);
+    const svg = $(ROADS[road]);
+    const { cell, cols, rows, first } = size(road, svg.parentElement, cells);
     svg.replaceChildren();
-    grid(svg, cols, rows);
+    grid(svg, cols, rows, cell);
+    svg.dataset.first = first;
     for (const c of cells) {
       if (c.col < first) continue;
       const { cls, data, parts } = mark(c);
-      const g = cellGroup(`mark ${cls}`, c, first);
+      const g = svgEl('g', {
+        class: `mark ${cls}`,
+        transform: `translate(${(c.col - first) * CELL} ${c.row * CELL})`,
+        'data-col': c.col,
+        'data-row': c.row,
+      });
       for (const k in data) g.setAttribute(`data-${k}`, data[k]);
       for (const p of parts) if (p) g.appendChild(p);
       svg.appendChild(g);
     }
   }
 
-  function label(cls, text) {
-    const t = svgEl('text', { class: cls, x: 5, y: 5.2 });
-    t.textContent = text;
+  function svgText(cls, s) {
+    const t = svgEl('text', { class: cls, x: 5, y: 5.3 });
+    t.textContent = s;
     return t;
   }
 
-  function pairDots(c) {
+  // Pair dots: Banker top left, Player bottom right. On the Big Road they are drawn
+  // under the ring, so the ring stays whole.
+  function pairDots(c, ringed) {
+    const cls = ringed ? 'pair-dot under' : 'pair-dot';
     return [
-      c.banker_pair && svgEl('circle', { class: 'pair-dot banker', cx: 2.1, cy: 2.1, r: 1.5 }),
-      c.player_pair && svgEl('circle', { class: 'pair-dot player', cx: 7.9, cy: 7.9, r: 1.5 }),
+      c.banker_pair && svgEl('circle', { class: `${cls} banker`, cx: 1.9, cy: 1.9, r: 1.45 }),
+      c.player_pair && svgEl('circle', { class: `${cls} player`, cx: 8.1, cy: 8.1, r: 1.45 }),
     ];
   }
 
   // The bead plate: one filled circle per round, ties included, at the column and row
-  // the roadmap gives (roadmap R2.1), with its pairs (R2.2).
+  // the roadmap gives (roadmap R2.1), with its pairs (R2.2), lettered in the first
+  // language (B P T or 庄 閒 和).
   function drawBead(cells) {
+    const letter = { B: text('bankerShort'), P: text('playerShort'), T: text('tieShort') };
     drawRoad('bead_plate', cells, (c) => ({
       cls: `bead ${OUTCOME[c.outcome] || 'unknown'}`,
       data: { outcome: c.outcome },
       parts: [
         svgEl('circle', { class: 'disc', cx: 5, cy: 5, r: 4.4 }),
-        label('letter', c.outcome),
-        ...pairDots(c),
+        svgText('letter', letter[c.outcome] || '?'),
+        ...pairDots(c, false),
       ],
     }));
   }
@@ -172,10 +355,10 @@
         cls: `big ${OUTCOME[c.outcome] || 'unknown'}`,
         data: { outcome: c.outcome, ties: c.ties || 0 },
         parts: [
-          svgEl('circle', { class: 'ring', cx: 5, cy: 5, r: 3.7 }),
-          ties && svgEl('line', { class: 'tie', x1: 1.6, y1: 8.4, x2: 8.4, y2: 1.6 }),
-          ties && label('ties', String(c.ties)),
-          ...pairDots(c),
+          ...pairDots(c, true),
+          svgEl('circle', { class: 'ring', cx: 5, cy: 5, r: 3.6 }),
+          ties && svgEl('line', { class: 'tie', x1: 1.8, y1: 8.2, x2: 8.2, y2: 1.8 }),
+          ties && svgText('ties', String(c.ties)),
         ],
       };
     });
@@ -186,9 +369,9 @@
   // lays it out in (R4.6).
   function derivedShape(road) {
     switch (road) {
-      case 'big_eye_boy': return svgEl('circle', { class: 'ring', cx: 5, cy: 5, r: 3.5 });
+      case 'big_eye_boy': return svgEl('circle', { class: 'ring', cx: 5, cy: 5, r: 3.4 });
       case 'small_road': return svgEl('circle', { class: 'dot', cx: 5, cy: 5, r: 3.8 });
-      default: return svgEl('line', { class: 'slash', x1: 2, y1: 8, x2: 8, y2: 2 });
+      default: return svgEl('line', { class: 'slash', x1: 2.2, y1: 7.8, x2: 7.8, y2: 2.2 });
     }
   }
 
@@ -198,52 +381,64 @@
     }));
   }
 
-  // The marks a Banker or a Player result would add to each derived road, or none
-  // (roadmap R5).
+  // Banker Ask and Player Ask (庄问路, 閒问路): the mark a Banker or a Player result
+  // would add to each derived road, or none (roadmap R5).
   function drawPredictions(p) {
     for (const ask of ['banker', 'player']) {
       const next = (p && p[ask]) || {};
-      for (const td of document.querySelectorAll(`tr[data-ask="${ask}"] td`)) {
-        const road = td.dataset.road;
+      for (const m of document.querySelectorAll(`[data-ask="${ask}"] .ask-mark`)) {
+        const road = m.dataset.road;
         const mark = next[road];
-        td.replaceChildren();
-        td.dataset.mark = mark || 'none';
+        m.replaceChildren();
+        m.dataset.mark = mark || 'none';
         if (mark === 'red' || mark === 'blue') {
           const s = svgEl('svg', { viewBox: '0 0 10 10' });
           const g = svgEl('g', { class: `derived ${mark}` });
           g.appendChild(derivedShape(road));
           s.appendChild(g);
-          td.appendChild(s);
+          m.appendChild(s);
         } else {
-          td.appendChild(el('span', 'none', '–'));
+          m.appendChild(el('span', 'none', '–'));
         }
       }
     }
   }
 
+  // drawStats shows the shoe's counts and the Banker, Player and Tie shares of its
+  // rounds, in whole percent.
   function drawStats(s) {
     for (const dd of document.querySelectorAll('[data-stat]')) {
+      if (dd.dataset.stat === 'cards_remaining' && board.state && board.state.decks > 0) continue;
       const v = s ? s[dd.dataset.stat] : undefined;
       dd.textContent = v === null || v === undefined ? '–' : String(v);
     }
+    const rounds = s && s.rounds > 0 ? s.rounds : 0;
+    for (const e of document.querySelectorAll('[data-pct]')) {
+      const n = s ? s[e.dataset.pct] : undefined;
+      e.textContent = rounds > 0 && n !== undefined ? `${Math.round((100 * n) / rounds)}%` : '–';
+    }
   }
 
-  function drawRoadmap(m) {
-    m = m || {};
+  function drawRoads() {
+    const m = board.roadmap || {};
     drawBead(m.bead_plate || []);
     drawBigRoad(m.big_road || []);
-    for (const road of ['big_eye_boy', 'small_road', 'cockroach_pig']) {
-      drawDerived(road, m[road]);
-    }
+    for (const road of ['big_eye_boy', 'small_road', 'cockroach_pig']) drawDerived(road, m[road]);
     drawPredictions(m.predictions);
-    drawStats(m.stats);
-    if (!lastResultShown && m.bead_plate && m.bead_plate.length > 0) {
+  }
+
+  function onRoadmap(m) {
+    board.roadmap = m;
+    drawRoads();
+    drawStats(m && m.stats);
+    if (!lastResultShown && m && m.bead_plate && m.bead_plate.length > 0) {
       // A board that connects between rounds has no result message yet: the bead plate
       // says how the last round ended.
       const b = m.bead_plate[m.bead_plate.length - 1];
-      showLast({ winner: OUTCOME[b.outcome], points: b.points, banker_pair: b.banker_pair,
-        player_pair: b.player_pair, natural: b.natural, round: null });
+      showLast({ winner: OUTCOME[b.outcome], banker_pair: b.banker_pair,
+        player_pair: b.player_pair, natural: b.natural });
     }
+    fit();
   }
 
   // ---- last result ----
@@ -252,22 +447,25 @@
 
   function showLast(r) {
     const w = $('last-winner');
-    w.dataset.winner = r.winner || '';
-    w.textContent = r.void ? 'ROUND VOID' : (WINNER_TEXT[r.winner] || '–');
-    $('last-result').dataset.winner = r.void ? 'void' : (r.winner || '');
+    const winner = r.void ? 'void' : (r.winner || '');
+    w.dataset.winner = winner;
+    $('last-result').dataset.winner = winner;
+    if (winner === 'banker' || winner === 'player' || winner === 'tie' || winner === 'void') {
+      label(w, winner);
+    } else {
+      w.textContent = '–';
+    }
     let score = '';
-    if (!r.void && r.player_points !== undefined) {
-      score = `Player ${r.player_points} · Banker ${r.banker_points}`;
-    } else if (!r.void && r.points !== undefined && r.points !== null) {
-      score = `on ${r.points}`;
+    if (!r.void && r.player_points !== undefined && r.banker_points !== undefined) {
+      score = `${text('playerShort')} ${r.player_points} · ${text('bankerShort')} ${r.banker_points}`;
     }
     $('last-score').textContent = score;
     const tags = $('last-tags');
     tags.replaceChildren();
-    if (r.natural) tags.appendChild(el('span', 'tag natural', 'Natural'));
-    if (r.banker_pair) tags.appendChild(el('span', 'tag banker-pair', 'Banker pair'));
-    if (r.player_pair) tags.appendChild(el('span', 'tag player-pair', 'Player pair'));
-    if (r.void && r.reason) tags.appendChild(el('span', 'tag reason', r.reason));
+    if (r.natural) tags.appendChild(el('span', 'tag natural', both('natural')));
+    if (r.banker_pair) tags.appendChild(el('span', 'tag banker-pair', both('bankerPair')));
+    if (r.player_pair) tags.appendChild(el('span', 'tag player-pair', both('playerPair')));
+    fit();
   }
 
   // ---- messages ----
@@ -284,27 +482,57 @@
     }
   }
 
+  // offline says whether the table is offline (its status says so) or the page's
+  // stream is gone, and if so blanks what would be stale: the phase and the round's
+  // cards. The roads and the last result stay, as they were.
+  function drawOffline() {
+    const tableOff = !board.status || board.status.state === 'offline';
+    const off = board.streamLost || (board.status && board.status.state === 'offline');
+    $('offline').hidden = !off;
+    label($('offline-text'), board.streamLost ? 'offlineLink' : 'offlineTable');
+    document.body.classList.toggle('offline', !!off);
+    if (off) {
+      setPhase('phase.offline', 'offline');
+      clearRound();
+      $('held').hidden = true;
+      $('call').hidden = true;
+    } else if (tableOff) {
+      setPhase('phase.waiting', '');
+    } else if (board.state) {
+      onState(board.state);
+    }
+    fit();
+  }
+
   function onStatus(s) {
     board.status = s;
-    const off = !s || s.state === 'offline';
-    $('offline').hidden = !off;
-    document.body.classList.toggle('offline', off);
-    if (!s) return;
-    if (s.table) $('table-id').textContent = s.table;
-    const bits = [];
-    if (s.rules) bits.push(s.rules);
-    if (s.decks) bits.push(`${s.decks} decks`);
-    $('rules').textContent = bits.join(' · ');
+    if (s && s.table) $('table-id').textContent = s.table;
+    drawGame();
+    drawLimits(s && s.limits);
+    const down = [];
+    const devs = (s && s.state !== 'offline' && s.devices) || {};
+    if (devs.shoe === 'disconnected') down.push('shoeDown');
+    if (devs.shuffler === 'disconnected') down.push('shufflerDown');
+    $('devices').hidden = down.length === 0;
+    $('devices-text').textContent = down.map(both).join(' · ');
+    $('call').hidden = !(s && s.state !== 'offline' && s.call === 'supervisor');
+    drawOffline();
   }
 
   function onState(s) {
+    board.state = s;
     if (!s) return;
     if (s.table) $('table-id').textContent = s.table;
-    $('shoe').textContent = `Shoe ${s.shoe}`;
-    $('round').textContent = `Round ${s.round}`;
-    const ph = $('phase');
-    ph.dataset.phase = s.phase || '';
-    ph.textContent = PHASE_TEXT[s.phase] || s.phase || '';
+    $('shoe').textContent = String(s.shoe);
+    $('round').textContent = String(s.round);
+    if (board.lastShoe !== null && board.lastShoe !== s.shoe) {
+      // A new shoe: the last result was the previous shoe's.
+      lastResultShown = false;
+      showLast({});
+    }
+    board.lastShoe = s.shoe;
+    if (board.streamLost || !board.status || board.status.state === 'offline') return;
+    setPhase(`phase.${s.phase}` in LABELS ? `phase.${s.phase}` : 'phase.waiting', s.phase || '');
     newRound(s.shoe, s.round);
     board.cards = {};
     for (const sc of s.cards || []) board.cards[sc.slot] = sc.card;
@@ -313,30 +541,36 @@
     const ins = $('insurance');
     const offers = s.insurance_offers || [];
     ins.hidden = offers.length === 0;
-    ins.textContent = offers.length === 0 ? '' : 'Insurance open: ' +
-      offers.map((o) => `${o.bet} (Player ${o.player_points}, Banker ${o.banker_points}) pays ${o.odds}`).join('; ');
+    ins.textContent = offers.length === 0 ? '' : `${both('insurance')}: ` +
+      offers.map((o) => `${o.bet} ${o.odds}`).join(' · ');
     if (s.decks > 0) {
       // The state counts every card drawn, so it is newer than the roadmap's count.
       document.querySelector('[data-stat="cards_remaining"]').textContent = String(s.cards_remaining);
     }
     drawHeld(s.held);
+    fit();
   }
 
+  // drawHeld shows the held table to the players: that it is paused and why, in their
+  // words, and at most a few of the cards waiting. The irregularity's number, rule,
+  // decisions and roles are the pit's, on the console.
   function drawHeld(h) {
     $('held').hidden = !h;
     if (!h) return;
-    $('held-id').textContent = h.id ? `#${h.id}` : '';
-    $('held-display').textContent = h.display || h.kind || '';
-    $('held-rule').textContent = h.rule || '';
-    $('held-choices').textContent = (h.choices || []).join(' · ');
-    $('held-by').textContent = h.decided_by ? `(${h.decided_by.replace(/_/g, ' ')} or above)` : '';
+    const bySupervisor = h.decided_by && h.decided_by !== 'dealer';
+    label($('held-text'), bySupervisor ? 'pausedSupervisor' : 'pausedDealer');
     const pend = $('held-pending');
-    pend.hidden = !(h.pending && h.pending.length);
-    pend.textContent = pend.hidden ? '' : `Cards awaiting the decision: ${h.pending.join(' ')}`;
+    const cards = h.pending || [];
+    pend.hidden = cards.length === 0;
+    pend.replaceChildren();
+    if (cards.length === 0) return;
+    pend.appendChild(el('span', 'pending-label', `${both('cardsWaiting')}:`));
+    for (const code of cards.slice(0, 3)) pend.appendChild(cardElement(code));
+    if (cards.length > 3) pend.appendChild(el('span', 'pending-more', `+${cards.length - 3}`));
   }
 
   function onCard(c) {
-    if (!c) return;
+    if (!c || board.streamLost) return;
     newRound(c.shoe, c.round);
     board.cards[c.slot] = c.card;
     drawCards(c.player_points, c.banker_points);
@@ -344,54 +578,84 @@
 
   function onResult(r) {
     if (!r) return;
+    if (board.state && r.shoe !== board.state.shoe) return; // an earlier shoe's
     lastResultShown = true;
     showLast({
-      void: r.void, reason: r.reason, winner: r.winner, natural: r.natural,
+      void: r.void, winner: r.winner, natural: r.natural,
       banker_pair: r.banker_pair, player_pair: r.player_pair,
-      player_points: r.player_points, banker_points: r.banker_points, round: r.round,
+      player_points: r.player_points, banker_points: r.banker_points,
     });
   }
 
+  // A warning that does not hold the table: the bad-shuffle alarm, or an irregularity
+  // whose action is to continue.
   function onIrregularity(m) {
     if (!m) return;
-    let text = '';
+    let t = '';
     if (m.event === 'dealer_warning') {
-      text = m.reason || '';
+      t = m.reason || '';
     } else if (m.event === 'raised' && m.action === 'continue') {
-      // An irregularity that does not hold the table; a held one is the banner's.
-      text = [m.display || m.kind, m.reason || m.rule].filter(Boolean).join(' · ');
+      t = [m.display || m.kind, m.reason].filter(Boolean).join(' · ');
     }
-    if (!text) return;
-    $('warning-text').textContent = text;
+    if (!t) return;
+    $('warning-text').textContent = t;
     $('warning').hidden = false;
+    fit();
   }
-
-  function onRoadmap(m) { drawRoadmap(m); }
 
   const HANDLERS = {
     status: onStatus, state: onState, roadmap: onRoadmap, card: onCard,
-    result: onResult, irregularity: onIrregularity,
+    result: onResult, irregularity: onIrregularity, ping: () => {},
   };
 
   // ---- the stream ----
 
   let source = null;
   let retry = 1000;
+  let lostTimer = null;
+  let silentTimer = null;
 
-  function setLink(state, text) {
+  function setLink(state, key) {
     const l = $('link');
     l.dataset.state = state;
-    l.textContent = text;
+    l.textContent = both(key);
+  }
+
+  function streamLost(lost) {
+    if (board.streamLost === lost) return;
+    board.streamLost = lost;
+    drawOffline();
+  }
+
+  // heard restarts the silence watch: a stream that says nothing for SILENT_MS (no
+  // ping either) is taken as gone, as when the network drops without a word.
+  function heard() {
+    clearTimeout(silentTimer);
+    silentTimer = setTimeout(() => {
+      source.close();
+      setLink('lost', 'reconnecting');
+      streamLost(true);
+      connect();
+    }, SILENT_MS);
   }
 
   function connect() {
     source = new EventSource('events');
     source.onopen = () => {
       retry = 1000;
-      setLink('live', 'Live');
+      clearTimeout(lostTimer);
+      lostTimer = null;
+      setLink('live', 'live');
+      heard();
+      // The status comes next, with the retained picture, and says whether the table
+      // is online.
+      board.streamLost = false;
     };
     source.onerror = () => {
-      setLink('lost', 'Reconnecting');
+      setLink('lost', 'reconnecting');
+      if (lostTimer === null) {
+        lostTimer = setTimeout(() => { lostTimer = null; streamLost(true); }, LOST_AFTER_MS);
+      }
       if (source.readyState === EventSource.CLOSED) {
         // The browser gave up (the server answered with an error): try again later.
         source.close();
@@ -401,6 +665,7 @@
     };
     for (const name of Object.keys(HANDLERS)) {
       source.addEventListener(name, (e) => {
+        heard();
         let v;
         try {
           v = JSON.parse(e.data);
@@ -417,6 +682,31 @@
     }
   }
 
-  drawRoadmap(null);
+  // ---- start ----
+
+  if (document.body.dataset.logo === 'true') {
+    const logo = $('logo');
+    logo.src = 'logo';
+    logo.hidden = false;
+    logo.onerror = () => { logo.hidden = true; };
+  }
+  applyLabels();
+  drawGame();
+  setPhase('phase.waiting', '');
+  setLink('connecting', 'connecting');
+  drawRoads();
+  drawStats(null);
+  // The roads are drawn again whenever a road's box changes size: the screen turns, or
+  // a banner comes or goes.
+  let pending = false;
+  const resized = new ResizeObserver(() => {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => { pending = false; drawRoads(); fit(); });
+  });
+  resized.observe(document.body);
+  for (const box of document.querySelectorAll('.road-box')) resized.observe(box);
+  if (document.fonts) document.fonts.ready.then(fit);
+  fit();
   connect();
 })();
