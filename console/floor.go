@@ -419,12 +419,12 @@ func (f *floor) commandTarget(table string) (prefix, pit string, h held, ok bool
 // detail is one table for its page: the summary and the latest retained messages, the
 // last result and the shoe's irregularity messages.
 type detail struct {
-	Summary         Summary           `json:"summary"`
-	Status          json.RawMessage   `json:"status,omitempty"`
-	State           json.RawMessage   `json:"state,omitempty"`
-	Roadmap         json.RawMessage   `json:"roadmap,omitempty"`
-	Result          json.RawMessage   `json:"result,omitempty"`
-	Irregularities  []json.RawMessage `json:"irregularities"`
+	Summary        Summary           `json:"summary"`
+	Status         json.RawMessage   `json:"status,omitempty"`
+	State          json.RawMessage   `json:"state,omitempty"`
+	Roadmap        json.RawMessage   `json:"roadmap,omitempty"`
+	Result         json.RawMessage   `json:"result,omitempty"`
+	Irregularities []json.RawMessage `json:"irregularities"`
 }
 
 func (f *floor) detail(table string) (detail, bool) {
