@@ -142,9 +142,15 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("console: embedded files: %w", err)
 	}
-	// Unknown names are checked against a hash of the default cost, so that a wrong name
+	// Unknown names are checked against a hash of the users' cost, so that a wrong name
 	// takes as long to refuse as a wrong password.
-	dummy, err := bcrypt.GenerateFromPassword([]byte("not a password of anyone"), DefaultBcryptCost)
+	cost := DefaultBcryptCost
+	if l := opts.Users.List(); len(l) > 0 {
+		if c, err := bcrypt.Cost([]byte(l[0].Hash)); err == nil {
+			cost = c
+		}
+	}
+	dummy, err := bcrypt.GenerateFromPassword([]byte("not a password of anyone"), cost)
 	if err != nil {
 		return nil, fmt.Errorf("console: %w", err)
 	}
@@ -244,7 +250,12 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such API: "+r.Method+" "+r.URL.Path)
 	})
-	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeError(w, http.StatusMethodNotAllowed, "the pages are read with GET")
+			return
+		}
 		s.files.ServeHTTP(w, r)
 	})
 	return securityHeaders(mux)
