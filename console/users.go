@@ -181,7 +181,8 @@ func readForUpdate(path string) (*Users, error) {
 	return us, err
 }
 
-// AddUser adds a person to the users file (creating it with mode 0600 when missing),
+// AddUser adds a person to the users file (creating it with mode 0600 when missing;
+// an existing file keeps its owner, group and mode),
 // with the bcrypt hash of password. A duplicate name, an unknown role or a password
 // shorter than MinPasswordLength is refused and the file is left as it was. cost is the
 // bcrypt cost (bcrypt.MinCost to bcrypt.MaxCost), DefaultBcryptCost when 0.
@@ -238,7 +239,7 @@ func RemoveUser(path, name string) error {
 }
 
 // writeUsers replaces the file atomically (a temporary file in the same directory,
-// synced, then renamed), with mode 0600.
+// synced, then renamed).
 func writeUsers(path string, us *Users) error {
 	b, err := json.MarshalIndent(usersFile{Users: us.list}, "", "  ")
 	if err != nil {
@@ -250,7 +251,17 @@ func writeUsers(path string, us *Users) error {
 		return fmt.Errorf("users file: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
-	if err := tmp.Chmod(0o600); err != nil && worldBitsMatter() {
+	// A new file is 0600; a file replaced keeps its owner, group and mode (never with
+	// rights for others), so the console's group can still read it.
+	mode := os.FileMode(0o600)
+	if old, err := os.Stat(path); err == nil {
+		mode = old.Mode().Perm() &^ 0o007
+		if err := keepOwner(tmp, old); err != nil {
+			tmp.Close()
+			return fmt.Errorf("users file: keep the owner of %s: %w", path, err)
+		}
+	}
+	if err := tmp.Chmod(mode); err != nil && worldBitsMatter() {
 		tmp.Close()
 		return fmt.Errorf("users file: %w", err)
 	}

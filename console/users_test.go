@@ -64,8 +64,15 @@ func TestAddListRemoveUsers(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `name "bad name"`) {
 		t.Errorf("bad name: %v", err)
 	}
+	// A file made readable by the console's group stays so when it changes.
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
 	if err := RemoveUser(path, "D4"); err != nil {
 		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(path); worldBitsMatter() && fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode %04o after a change, want the 0640 it had", fi.Mode().Perm())
 	}
 	if err := RemoveUser(path, "D4"); err == nil || !strings.Contains(err.Error(), `no user "D4"`) {
 		t.Errorf("removing a missing user: %v", err)
