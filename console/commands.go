@@ -3,14 +3,13 @@ package console
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
-
-	"crypto/rand"
 
 	"github.com/tablectl/tablectl/irregularities"
 )
@@ -63,6 +62,15 @@ type refusal struct {
 }
 
 func (r *refusal) Error() string { return r.reason }
+
+// statusOf is the HTTP status of a refusal; 500 for any other error.
+func statusOf(err error) int {
+	var r *refusal
+	if errors.As(err, &r) {
+		return r.status
+	}
+	return 500
+}
 
 func refuse(status int, format string, args ...any) error {
 	return &refusal{status: status, reason: fmt.Sprintf(format, args...)}
@@ -180,6 +188,3 @@ func newCommandID() string {
 	}
 	return "console-" + hex.EncodeToString(b[:])
 }
-
-// errTimeout is a table that did not answer in time.
-var errTimeout = errors.New("no answer")

@@ -258,14 +258,18 @@ func (s *Server) Handler() http.Handler {
 		}
 		s.files.ServeHTTP(w, r)
 	})
-	return securityHeaders(mux)
+	return securityHeaders(mux, s.opts.SecureCookie)
 }
 
 // securityHeaders sets the headers every response carries: nothing loads from
-// elsewhere, no page may frame the console, nothing is cached.
-func securityHeaders(h http.Handler) http.Handler {
+// elsewhere, no page may frame the console, nothing is cached; under TLS, browsers are
+// told to keep to HTTPS.
+func securityHeaders(h http.Handler, tls bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
+		if tls {
+			hd.Set("Strict-Transport-Security", "max-age=31536000")
+		}
 		hd.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
 		hd.Set("X-Content-Type-Options", "nosniff")
 		hd.Set("X-Frame-Options", "DENY")
@@ -459,7 +463,7 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request, ss session) {
 	}
 	c, err := parseCommand(body)
 	if err != nil {
-		refused(err.(*refusal).status, err.Error(), c)
+		refused(statusOf(err), err.Error(), c)
 		return
 	}
 	prefix, pit, h, known := s.floor.commandTarget(table)
@@ -468,7 +472,7 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request, ss session) {
 		return
 	}
 	if err := authorize(u, c, table, pit, h); err != nil {
-		refused(err.(*refusal).status, err.Error(), c)
+		refused(statusOf(err), err.Error(), c)
 		return
 	}
 	c.Actor = u.Name
@@ -477,7 +481,7 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request, ss session) {
 	}
 	replies, done, err := s.wait.expect(table, c.ID)
 	if err != nil {
-		refused(err.(*refusal).status, err.Error(), c)
+		refused(statusOf(err), err.Error(), c)
 		return
 	}
 	defer done()
@@ -509,7 +513,7 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request, ss session) {
 		w.Write(append(rep, '\n'))
 	case <-ctx.Done():
 		s.audit("command_unanswered", "user", u.Name, "table", table, "cmd", c.Cmd, "id", c.ID, "timeout", s.opts.CommandTimeout.String())
-		writeError(w, http.StatusGatewayTimeout, fmt.Sprintf("table %s did not answer command %s within %v: %v", table, c.ID, s.opts.CommandTimeout, errTimeout))
+		writeError(w, http.StatusGatewayTimeout, fmt.Sprintf("table %s did not answer command %s within %v", table, c.ID, s.opts.CommandTimeout))
 	}
 }
 
