@@ -114,7 +114,7 @@ const Console = (function () {
     if (r.void) return { text: 'VOID', cls: 'win-void' };
     const w = { banker: 'BANKER', player: 'PLAYER', tie: 'TIE' }[r.winner] || '–';
     let pts = '';
-    if (r.player_points !== undefined && r.player_points !== null) pts = ` ${r.player_points}–${r.banker_points}`;
+    if (r.player_points !== undefined && r.player_points !== null) pts = ` · P ${r.player_points} B ${r.banker_points}`;
     return { text: w + pts, cls: r.winner ? 'win-' + r.winner : '' };
   }
 

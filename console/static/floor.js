@@ -48,15 +48,26 @@
     h.textContent = s.held ? `HELD #${s.held.id} ${(s.held.kind || '').replace(/_/g, ' ')} · ${s.held.rule || ''}` : '';
   }
 
+  // The pits seen, in natural order (pit2 before pit10).
+  const collator = new Intl.Collator(undefined, { numeric: true });
+
   function pitOptions() {
     const sel = $('pit');
     const have = new Set([...sel.options].map((o) => o.value));
+    let added = false;
     for (const s of tables.values()) {
       if (s.pit && !have.has(s.pit)) {
-        sel.appendChild(el('option', '', s.pit)).value = s.pit;
         have.add(s.pit);
+        added = true;
       }
     }
+    if (!added) return;
+    const chosen = sel.value;
+    const pits = [...have].filter(Boolean).sort(collator.compare);
+    sel.replaceChildren(el('option', '', 'All pits'));
+    sel.options[0].value = '';
+    for (const p of pits) sel.appendChild(el('option', '', p)).value = p;
+    sel.value = chosen;
   }
 
   function render() {
