@@ -2,9 +2,11 @@ package console
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -168,3 +170,76 @@ func TestFloorOf500TablesInBrowser(t *testing.T) {
 const strings250 = `{"schema":1,"table":"t250","shoe":1,"round":11,"seq":250,"phase":"dealing",
 "held":{"id":4,"kind":"wrong_hand","rule":"RWS Baccarat 5.8","display":"A card was dealt to the wrong hand",
 "choices":["reconstructed","void"],"decided_by":"supervisor"}}`
+
+// TestTablePageRolesInBrowser: a dealer's page of a table they work has the dealer's
+// commands and no decisions; of a table they do not work, no commands at all; a
+// supervisor's has the decisions, and one click sends the decision under their name.
+func TestTablePageRolesInBrowser(t *testing.T) {
+	ctx := newBrowser(t)
+	tc := newTestConsole(t)
+	replyAsTable(tc)
+	for _, id := range []string{"t1", "t2"} {
+		tc.srv.Ingest("tablectl/v1/"+id+"/status", []byte(`{"schema":1,"table":"`+id+`","state":"online","rules":"rws"}`))
+		tc.srv.Ingest("tablectl/v1/"+id+"/state", []byte(strings.ReplaceAll(heldState, `"table":"t1"`, `"table":"`+id+`"`)))
+	}
+	login := func(user, password string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Navigate(tc.http.URL+"/login.html")); err != nil {
+			t.Fatal(err)
+		}
+		until(t, ctx, "the login form", `!!document.getElementById("user") && location.pathname === "/login.html"`)
+		if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("user"), user),
+			chromedp.SendKeys(chromedp.ID("password"), password), chromedp.Click(chromedp.ID("submit"))); err != nil {
+			t.Fatal(err)
+		}
+		until(t, ctx, "the floor", `location.pathname === "/" && document.body.dataset.ready === "1"`)
+	}
+	open := func(table string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Navigate(tc.http.URL+"/table.html?table="+table)); err != nil {
+			t.Fatal(err)
+		}
+		until(t, ctx, "table "+table, `document.body.dataset.ready === "1" && !document.getElementById("held").hidden`)
+	}
+	buttons := func() string {
+		return fmt.Sprint(evaluate[[]string](t, ctx, `[...document.querySelectorAll("#actions button, #decisions button")].map((b) => b.dataset.cmd + (b.dataset.choice ? "=" + b.dataset.choice : ""))`))
+	}
+
+	login("D4", "dealer-password-4")
+	open("t1")
+	if got := buttons(); got != "[bets_closed confirm squeeze insurance_closed cut_card report new_shoe end_shoe]" {
+		t.Errorf("dealer's buttons at t1: %s", got)
+	}
+	open("t2")
+	if got := buttons(); got != "[]" {
+		t.Errorf("dealer's buttons at t2, a table D4 does not work: %s", got)
+	}
+	if got := evaluate[string](t, ctx, `document.getElementById("actions").textContent`); got != "D4 does not work table t2: no commands here." {
+		t.Errorf("t2's actions: %q", got)
+	}
+
+	if _, err := chromedp.Run(ctx, chromedp.Click(chromedp.ID("logout"))); err != nil {
+		t.Fatal(err)
+	}
+	until(t, ctx, "the login page after logging out", `location.pathname === "/login.html" && document.readyState === "complete"`)
+	login("S17", "supervisor-pass-17")
+	open("t2")
+	if got := buttons(); got != "[decide=reconstructed decide=void bets_closed confirm squeeze insurance_closed cut_card report new_shoe end_shoe]" {
+		t.Errorf("supervisor's buttons at t2: %s", got)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Click(chromedp.CSS(`#decisions button[data-choice="void"]`))); err != nil {
+		t.Fatal(err)
+	}
+	until(t, ctx, "the reply", `document.getElementById("reply").classList.contains("ok")`)
+	if got := evaluate[string](t, ctx, `document.getElementById("reply").textContent`); got != "void: done. did decide by S17" {
+		t.Errorf("reply shown: %q", got)
+	}
+	sent := tc.table.sent()
+	if len(sent) != 1 || sent[0].topic != "tablectl/v1/t2/cmd/supervisor" {
+		t.Fatalf("published %v", sent)
+	}
+	var c Command
+	if err := json.Unmarshal([]byte(sent[0].payload), &c); err != nil || c.Cmd != "decide" || c.Irregularity != 3 || c.Choice != "void" || c.Actor != "S17" {
+		t.Errorf("published %s", sent[0].payload)
+	}
+}

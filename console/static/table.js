@@ -57,16 +57,32 @@
     }
   }
 
-  function button(label, cmd, cls) {
+  // button sends cmd (or what the function cmd makes at the click) as name.
+  function button(label, cmd, cls, name) {
     const b = el('button', cls || '', label);
     b.type = 'button';
-    b.dataset.cmd = typeof cmd === 'function' ? '' : cmd.cmd;
+    b.dataset.cmd = name || cmd.cmd;
     b.addEventListener('click', () => send(typeof cmd === 'function' ? cmd() : cmd, label));
     return b;
   }
 
+  // works reports whether the person works this table (in pit): the console refuses
+  // the commands of anyone else, so their buttons are not shown.
+  function works(pit) {
+    const t = me.tables || [];
+    const p = me.pits || [];
+    if (!t.length && !p.length) return true;
+    return t.includes(table) || (!!pit && p.includes(pit));
+  }
+
+  let working = true;
+
   function buildActions() {
     const box = $('actions');
+    if (!working) {
+      box.replaceChildren(el('div', 'no-decision', `${me.user} does not work table ${table}: no commands here.`));
+      return;
+    }
     box.replaceChildren(
       button('Close bets', { cmd: 'bets_closed' }),
       button('Confirm result', { cmd: 'confirm' }),
@@ -97,7 +113,7 @@
       if (detail.value.trim()) c.detail = detail.value.trim();
       if (kind.value === 'late_error') c.round = Number(round.value) || 0;
       return c;
-    }, 'danger'));
+    }, 'danger', 'report'));
     // The shoe.
     const shoe = el('div', 'group');
     const set = el('input');
@@ -111,7 +127,7 @@
     decks.max = '8';
     decks.value = '8';
     shoe.append(el('label', '', 'Shoe'), set, decks,
-      button('New shoe', () => ({ cmd: 'new_shoe', set: set.value.trim(), decks: Number(decks.value) || 0 })),
+      button('New shoe', () => ({ cmd: 'new_shoe', set: set.value.trim(), decks: Number(decks.value) || 0 }), '', 'new_shoe'),
       button('End shoe', { cmd: 'end_shoe' }));
     box.append(rep, shoe);
   }
@@ -183,9 +199,9 @@
     $('held-display').textContent = h.display || h.kind || '';
     const by = h.decided_by || 'supervisor';
     $('held-meta').textContent = heldMeta(h);
-    const may = rank(me.role) >= rank(by);
+    const may = working && rank(me.role) >= rank(by);
     $('no-decision').hidden = may;
-    $('no-decision').textContent = may ? '' : `A ${roleText(by)} or above decides; call one.`;
+    $('no-decision').textContent = may ? '' : (working ? `A ${roleText(by)} or above decides; call one.` : `${me.user} does not work this table.`);
     if (!may) return;
     for (const choice of h.choices || []) {
       const d = el('div', 'decision');
@@ -287,9 +303,14 @@
 
   session().then((m) => {
     me = m;
-    buildActions();
     stream(`/api/tables/${encodeURIComponent(table)}/events`, {
       detail: (d) => {
+        const w = works(d.summary && d.summary.pit);
+        if (w !== working || !$('actions').hasChildNodes()) {
+          working = w;
+          heldKey = '';
+          buildActions();
+        }
         status = d.status || null;
         irregs.length = 0;
         seen.clear();
