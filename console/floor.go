@@ -65,17 +65,18 @@ type LastResult struct {
 
 // tableData is everything the console keeps of one table.
 type tableData struct {
-	sum      Summary
-	prefix   string // the topics' prefix up to and with "<table>/"
-	status   json.RawMessage
-	state    json.RawMessage
-	roadmap  json.RawMessage
-	result   json.RawMessage
-	irregs   []json.RawMessage // the irregularity messages of the shoe in play
-	irregSeq map[uint64]bool   // their seq, to drop duplicates
-	heldID   uint32
-	heldBy   string
-	choices  []string
+	sum       Summary
+	prefix    string // the topics' prefix up to and with "<table>/"
+	status    json.RawMessage
+	state     json.RawMessage
+	roadmap   json.RawMessage
+	result    json.RawMessage
+	resultSeq uint64            // of result
+	irregs    []json.RawMessage // the irregularity messages of the shoe in play
+	irregSeq  map[uint64]bool   // their seq, to drop duplicates
+	heldID    uint32
+	heldBy    string
+	choices   []string
 }
 
 // floor is every table seen on the broker, built from the messages alone.
@@ -315,6 +316,10 @@ func (t *tableData) apply(event string, data []byte) error {
 		if err := json.Unmarshal(data, &m); err != nil {
 			return err
 		}
+		if m.Seq != 0 && m.Seq <= t.resultSeq {
+			return nil // sent again after a reconnect: not newer than the one kept
+		}
+		t.resultSeq = m.Seq
 		t.result = data
 		t.sum.LastResult = &LastResult{Shoe: m.Shoe, Round: m.Round, Void: m.Void, Winner: m.Winner,
 			PlayerPoints: m.PlayerPoints, BankerPoints: m.BankerPoints, Natural: m.Natural,

@@ -97,13 +97,22 @@ func startFloor(t *testing.T, consoleArgs ...string) *floorUnderTest {
 			t.Fatal(err)
 		}
 	}
+	f.url, f.log = startConsole(t, usersFile, append([]string{"--mqtt", f.broker.URL(), "--mqtt-user", "console",
+		"--mqtt-password", f.users["console"]}, consoleArgs...)...)
+	return f
+}
+
+// startConsole runs "tablectl console" in-process on a free loopback port with the
+// users file and args, until the test ends; it returns the console's URL and its log.
+func startConsole(t *testing.T, usersFile string, args ...string) (string, *lockedBuffer) {
+	t.Helper()
+	log := &lockedBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		args := append([]string{"console", "--mqtt", f.broker.URL(), "--mqtt-user", "console", "--mqtt-password", f.users["console"],
-			"--http", "127.0.0.1:0", "--users", usersFile, "--command-timeout", "10s"}, consoleArgs...)
-		err := run(ctx, args, stdio{in: strings.NewReader(""), out: pw, err: f.log})
+		args := append([]string{"console", "--http", "127.0.0.1:0", "--users", usersFile, "--command-timeout", "10s"}, args...)
+		err := run(ctx, args, stdio{in: strings.NewReader(""), out: pw, err: log})
 		pw.Close()
 		done <- err
 	}()
@@ -113,19 +122,60 @@ func startFloor(t *testing.T, consoleArgs ...string) *floorUnderTest {
 			t.Errorf("console: %v", err)
 		}
 	})
+	url := ""
 	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
 		if addr, ok := strings.CutPrefix(sc.Text(), "console: http://"); ok {
-			f.url = "http://" + strings.Fields(addr)[0]
-			f.url = strings.TrimSuffix(f.url, "/")
+			url = "http://" + strings.TrimSuffix(strings.Fields(addr)[0], "/")
 			break
 		}
 	}
 	go io.Copy(io.Discard, pr)
-	if f.url == "" {
-		t.Fatalf("the console did not say where it serves; log:\n%s", f.log)
+	if url == "" {
+		t.Fatalf("the console did not say where it serves; log:\n%s", log)
 	}
-	return f
+	return url, log
+}
+
+// centralConsole runs a console with --central on the central broker of the bridged
+// scale test (TLS with a client certificate) and logs a supervisor in.
+func centralConsole(t *testing.T, central *mosquittotest.Broker) *person {
+	t.Helper()
+	usersFile := filepath.Join(t.TempDir(), "users.json")
+	if _, _, err := runCmd(t, "supervisor-pass-17\n", "console", "user", "add", "S17", "--role", "supervisor", "--users", usersFile, "--cost", "4"); err != nil {
+		t.Fatal(err)
+	}
+	cert, key := central.ClientCert("console")
+	url, log := startConsole(t, usersFile, "--central", "--mqtt", central.TLSURL(), "--mqtt-ca", central.CAFile(),
+		"--mqtt-cert", cert, "--mqtt-key", key)
+	f := &floorUnderTest{url: url, log: log}
+	p, code := f.login(t, "S17", "supervisor-pass-17")
+	if code != 200 {
+		t.Fatalf("console login: %d", code)
+	}
+	return p
+}
+
+// checkFloor waits until GET /api/tables lists every table of last (table id to the
+// round of its last result) with that last round, in a pit of site lv1.
+func checkFloor(t *testing.T, p *person, last map[string]uint32) {
+	t.Helper()
+	ts := p.waitTables(t, fmt.Sprintf("the %d tables with their last rounds", len(last)), func(ts []consoleTable) bool {
+		n := 0
+		for _, x := range ts {
+			if r, ok := last[x.Table]; ok && x.LastResult != nil && x.LastResult.Round == r {
+				n++
+			}
+		}
+		return n == len(last)
+	})
+	if len(ts) != len(last) {
+		t.Errorf("the console lists %d tables, want %d", len(ts), len(last))
+	}
+	_, body, _ := p.do(t, "GET", "/api/tables", "", nil)
+	if strings.Count(body, `"site":"lv1","pit":"pit`) != len(last) {
+		t.Errorf("not every table has its site and pit: %s", body)
+	}
 }
 
 // person is one browser session on the console.
