@@ -171,3 +171,15 @@ func TestFloorHeldAndCallsFirst(t *testing.T) {
 		t.Errorf("the bad message is not logged:\n%s", tc.log)
 	}
 }
+
+// TestResultSentAgainKeepsTheNewest: a table re-publishes results after a reconnect
+// (docs/mqtt.md); an older one arriving late does not replace the last result.
+func TestResultSentAgainKeepsTheNewest(t *testing.T) {
+	tc := newTestConsole(t)
+	tc.srv.Ingest("tablectl/v1/t1/result", []byte(`{"schema":1,"table":"t1","shoe":1,"round":5,"seq":30,"winner":"banker"}`))
+	tc.srv.Ingest("tablectl/v1/t1/result", []byte(`{"schema":1,"table":"t1","shoe":1,"round":4,"seq":24,"winner":"player"}`))
+	s, ok := tc.srv.floor.summary("t1")
+	if !ok || s.LastResult == nil || s.LastResult.Round != 5 || s.LastResult.Winner != "banker" {
+		t.Errorf("last result %+v, want round 5's", s.LastResult)
+	}
+}
