@@ -269,3 +269,29 @@ func TestIdleSessionExpires(t *testing.T) {
 		t.Errorf("%d commands published", n)
 	}
 }
+
+// TestSetUsersEndsTheSessionsOfPeopleRemoved: after the users file changes, the
+// sessions of people no longer in it, or whose entry changed, end; the others go on.
+func TestSetUsersEndsTheSessionsOfPeopleRemoved(t *testing.T) {
+	tc := newTestConsole(t)
+	dealer := tc.login(t, "D4", "dealer-password-4")
+	sup := tc.login(t, "S17", "supervisor-pass-17")
+	path := filepath.Join(t.TempDir(), "users.json")
+	s17, _ := tc.srv.lookup("S17")
+	addTestUser(t, path, User{Name: "X1", Role: "dealer"}, "another-password")
+	us, err := LoadUsers(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	us.list = append(us.list, s17) // S17 unchanged, D4 removed
+	tc.srv.SetUsers(us)
+	if code, _ := dealer.get(t, "/api/session"); code != 401 {
+		t.Errorf("D4, removed, still has a session: %d", code)
+	}
+	if code, _ := sup.get(t, "/api/session"); code != 200 {
+		t.Errorf("S17's session ended: %d", code)
+	}
+	if code, _, _ := tc.do(t, "POST", "/api/login", `{"user":"D4","password":"dealer-password-4"}`, nil, nil); code != 401 {
+		t.Errorf("D4 can still log in: %d", code)
+	}
+}

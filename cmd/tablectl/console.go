@@ -113,9 +113,20 @@ func runConsole(ctx context.Context, args []string, io stdio) error {
 	// SIGHUP reads the users file again.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
+	reloadDone, stopReload := make(chan struct{}), make(chan struct{})
+	defer func() {
+		signal.Stop(hup)
+		close(stopReload)
+		<-reloadDone
+	}()
 	go func() {
-		for range hup {
+		defer close(reloadDone)
+		for {
+			select {
+			case <-stopReload:
+				return
+			case <-hup:
+			}
 			nu, err := console.LoadUsers(*users)
 			if err != nil {
 				log.Error("users file not reloaded", "error", err)
