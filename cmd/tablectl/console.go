@@ -30,7 +30,19 @@ const consoleUsage = `usage: tablectl console --mqtt URL --http ADDR --users FIL
 
 The console serves web pages and a JSON API for dealers, pit supervisors and managers:
 every table seen on the broker, and the commands of the role of the person logged in,
-published under the person's own name. docs/console.md says how to set it up.`
+published under the person's own name.
+
+Setting it up (docs/console.md has every step):
+  1. the broker user: deploy/mosquitto/acl has "user console"; give it a password
+     (mosquitto_passwd /etc/mosquitto/tablectl/passwd console) and pass it in
+     TABLECTL_MQTT_PASSWORD;
+  2. the users file: 'tablectl console user add NAME --role ROLE --users FILE' for each
+     person, the password on standard input; the file must not be readable by others;
+  3. TLS: --tls-cert and --tls-key serve HTTPS (the session cookie is then Secure);
+  4. run it: tablectl console --mqtt ssl://broker:8883 --mqtt-ca ca.crt --users FILE
+     --http :8443 --tls-cert https.crt --tls-key https.key
+     (deploy/tablectl-console.service runs it under systemd; --central on a central
+     broker).`
 
 // runConsole serves the console, or manages its users file.
 func runConsole(ctx context.Context, args []string, io stdio) error {

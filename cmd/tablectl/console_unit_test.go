@@ -28,6 +28,12 @@ func TestConsoleUnitVerifies(t *testing.T) {
 	}
 	// Every flag of the command line is one of the console's: -h lists them.
 	_, help, _ := runCmd(t, "", "console", "-h")
+	// -h says how to set the console up from nothing.
+	for _, want := range []string{"docs/console.md", "user console", "console user add NAME --role ROLE", "--tls-cert", "tablectl-console.service"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("tablectl console -h does not mention %q", want)
+		}
+	}
 	for _, f := range strings.Fields(strings.ReplaceAll(execStart, "$TABLECTL_CONSOLE_ARGS", "")) {
 		if strings.HasPrefix(f, "--") && !strings.Contains(help, "  -"+strings.TrimPrefix(f, "--")+" ") && !strings.Contains(help, "  -"+strings.TrimPrefix(f, "--")+"\n") {
 			t.Errorf("the unit gives %s, which tablectl console -h does not list", f)
