@@ -101,6 +101,9 @@ func TestScaleBridgedTables(t *testing.T) {
 		t.Fatalf("subscribe: %v", tok.Error())
 	}
 
+	// A console on the central broker sees the whole floor.
+	console := centralConsole(t, central)
+
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cpu0 := cpuSeconds(t, central.PID())
@@ -143,6 +146,14 @@ func TestScaleBridgedTables(t *testing.T) {
 	elapsed := time.Since(start)
 	cpu := cpuSeconds(t, central.PID()) - cpu0
 	time.Sleep(200 * time.Millisecond) // a duplicate would come now
+
+	last := map[string]uint32{}
+	mu.Lock()
+	for id, rs := range results {
+		last[id] = rs[len(rs)-1].Round
+	}
+	mu.Unlock()
+	checkFloor(t, console, last)
 
 	mu.Lock()
 	defer mu.Unlock()

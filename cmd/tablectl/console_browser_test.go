@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// consoleArtifacts is where the console's browser test keeps its screenshots.
+var consoleArtifacts = filepath.Join("testdata", "artifacts")
+
+// newConsoleBrowser starts headless Chromium for the test, or skips the test when it is
+// not installed (fails it when TABLECTL_REQUIRE_INTEGRATION=1).
+func newConsoleBrowser(t *testing.T) context.Context {
+	t.Helper()
+	const chromium = "/usr/bin/chromium"
+	if _, err := os.Stat(chromium); err != nil {
+		if os.Getenv("TABLECTL_REQUIRE_INTEGRATION") == "1" {
+			t.Fatalf("TABLECTL_REQUIRE_INTEGRATION=1 but Chromium is missing (apt-get install chromium): %v", err)
+		}
+		t.Skipf("Chromium is not installed (%v); apt-get install chromium to run this test", err)
+	}
+	profile, err := os.MkdirTemp("", "tablectl-console-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromium),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1600, 1000),
+	)
+	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+		os.RemoveAll(profile)
+	})
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1600, 1000)); err != nil {
+		t.Fatalf("starting Chromium: %v", err)
+	}
+	return ctx
+}
+
+// screenshot keeps a picture of the page as testdata/artifacts/name.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	if err := os.MkdirAll(consoleArtifacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(consoleArtifacts, name), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// browse runs steps with a bound on the time they may take.
+func browse(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, 40*time.Second)
+	defer cancel()
+	if err := chromedp.Do(c, steps...); err != nil {
+		body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+		t.Fatalf("%s: %v\npage:\n%s", what, err, body)
+	}
+}
+
+// evalJS evaluates expr on the page.
+func evalJS[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// waitJS evaluates the expression every 100 ms until it is true; an evaluation that
+// fails while the page navigates is tried again.
+func waitJS(expr string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		for {
+			ok, err := chromedp.Evaluate[bool](expr)(ctx, tg)
+			if err == nil && ok {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("waiting for %s: %w (last evaluation: %v, %v)", expr, ctx.Err(), ok, err)
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	})
+}
+
+func pageLogin(t *testing.T, ctx context.Context, base, user, password string) {
+	t.Helper()
+	browse(t, ctx, "log in as "+user,
+		chromedp.Navigate(base+"/login.html?next=%2F"),
+		chromedp.WaitVisible(chromedp.ID("user")),
+		chromedp.SendKeys(chromedp.ID("user"), user),
+		chromedp.SendKeys(chromedp.ID("password"), password),
+		chromedp.Click(chromedp.ID("submit")),
+		waitJS(`location.pathname === "/" && document.body.dataset.ready === "1"`),
+	)
+}
+
+// TestConsolePagesInBrowser drives the console's pages in headless Chromium against
+// Mosquitto and two simulated tables: the floor shows the held table first; the
+// dealer's table page has the dealer's commands and no decision buttons; the
+// supervisor's has the decisions with their rule, and deciding lets the table go on.
+func TestConsolePagesInBrowser(t *testing.T) {
+	ctx := newConsoleBrowser(t)
+	f := startFloor(t)
+	base := f.url
+
+	// Not logged in: the floor sends the browser to the login page.
+	browse(t, ctx, "open the floor", chromedp.Navigate(base+"/"), waitJS(`location.pathname === "/login.html"`))
+	if path := evalJS[string](t, ctx, `location.pathname + location.search`); path != "/login.html?next=%2F" {
+		t.Errorf("redirected to %s", path)
+	}
+	browse(t, ctx, "wrong password",
+		chromedp.WaitVisible(chromedp.ID("user")),
+		chromedp.SendKeys(chromedp.ID("user"), "D4"),
+		chromedp.SendKeys(chromedp.ID("password"), "not-the-password"),
+		chromedp.Click(chromedp.ID("submit")),
+		waitJS(`document.getElementById("error").textContent !== ""`))
+	if msg := evalJS[string](t, ctx, `document.getElementById("error").textContent`); !strings.Contains(msg, "wrong user name or password") {
+		t.Errorf("login error shown: %q", msg)
+	}
+
+	pageLogin(t, ctx, base, "D4", "dealer-password-4")
+	browse(t, ctx, "both tables on the floor", waitJS(`document.querySelectorAll(".tile").length === 2 &&
+		[...document.querySelectorAll(".tile")].every((t) => !t.classList.contains("offline"))`))
+
+	// The dealer reports a wrong hand at t2 (through the API, as the page's Report does).
+	dealer, _ := f.login(t, "D4", "dealer-password-4")
+	reportWrongHand(t, dealer, "t2")
+
+	browse(t, ctx, "the held table first",
+		waitJS(`(() => { const t = document.querySelector(".tile"); return t && t.dataset.table === "t2" && t.classList.contains("held"); })()`))
+	heldText := evalJS[string](t, ctx, `document.querySelector(".tile .alert.held").textContent`)
+	if !strings.Contains(heldText, "HELD") || !strings.Contains(heldText, "wrong hand") || !strings.Contains(heldText, "RWS Baccarat 5.8") {
+		t.Errorf("held line %q", heldText)
+	}
+	// Searching by table id leaves t1 only.
+	browse(t, ctx, "search",
+		chromedp.SendKeys(chromedp.ID("search"), "t1"),
+		waitJS(`document.querySelector('.tile[data-table="t2"]').hidden`))
+	if shown := evalJS[int](t, ctx, `[...document.querySelectorAll(".tile")].filter((t) => !t.hidden).length`); shown != 1 {
+		t.Errorf("%d tiles shown for the search t1", shown)
+	}
+	browse(t, ctx, "clear the search",
+		waitJS(`(() => { const s = document.getElementById("search"); s.value = ""; s.dispatchEvent(new Event("input")); return true; })()`),
+		waitJS(`!document.querySelector('.tile[data-table="t2"]').hidden`))
+	screenshot(t, ctx, "console-floor-held.png")
+
+	// The dealer's page of t2: the dealer's commands, no decisions.
+	browse(t, ctx, "the dealer's table page",
+		chromedp.Navigate(base+"/table.html?table=t2"),
+		waitJS(`document.body.dataset.ready === "1" && !document.getElementById("held").hidden`),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-cmd="confirm"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-cmd="end_shoe"]`)))
+	decisions := evalJS[int](t, ctx, `document.querySelectorAll("#decisions button").length`)
+	noDecision := evalJS[string](t, ctx, `document.getElementById("no-decision").textContent`)
+	if decisions != 0 || !strings.Contains(noDecision, "A supervisor or above decides") {
+		t.Errorf("dealer's page: %d decision buttons, %q", decisions, noDecision)
+	}
+	screenshot(t, ctx, "console-table-dealer.png")
+
+	// The supervisor's page: the decisions of the wrong hand with its rule.
+	browse(t, ctx, "log out", chromedp.Click(chromedp.ID("logout")), waitJS(`location.pathname === "/login.html"`))
+	pageLogin(t, ctx, base, "S17", "supervisor-pass-17")
+	browse(t, ctx, "the supervisor's table page",
+		chromedp.Navigate(base+"/table.html?table=t2"),
+		waitJS(`document.querySelectorAll("#decisions button").length > 0`))
+	choices := evalJS[[]string](t, ctx, `[...document.querySelectorAll("#decisions button")].map((b) => b.dataset.choice)`)
+	why := evalJS[string](t, ctx, `document.querySelector(".decision .why").textContent`)
+	if strings.Join(choices, ",") != "reconstructed,void" || !strings.Contains(why, "RWS Baccarat 5.8") {
+		t.Errorf("supervisor's decisions %v, beside them %q", choices, why)
+	}
+	screenshot(t, ctx, "console-table-supervisor.png")
+
+	browse(t, ctx, "decide reconstructed",
+		chromedp.Click(chromedp.CSS(`#decisions button[data-choice="reconstructed"]`)),
+		waitJS(`document.getElementById("reply").classList.contains("ok")`),
+		waitJS(`document.getElementById("held").hidden`),
+		waitJS(`[...document.querySelectorAll("#irregs tr.resolved")].some((r) => r.textContent.includes("S17"))`))
+	if reply := evalJS[string](t, ctx, `document.getElementById("reply").textContent`); !strings.Contains(reply, "reconstructed by supervisor S17") {
+		t.Errorf("reply shown: %q", reply)
+	}
+	row := evalJS[string](t, ctx, `document.querySelector("#irregs tr.resolved").textContent`)
+	if !strings.Contains(row, "reconstructed") || !strings.Contains(row, "supervisor S17") {
+		t.Errorf("irregularities row: %q", row)
+	}
+	screenshot(t, ctx, "console-table-decided.png")
+}

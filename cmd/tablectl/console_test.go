@@ -1,0 +1,442 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tablectl/tablectl/internal/mosquittotest"
+)
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// floorUnderTest is Mosquitto with the shipped ACL and users, two simulated tables (t1
+// and t2) and a console, each run in-process as tablectl runs them.
+type floorUnderTest struct {
+	broker   *mosquittotest.Broker
+	users    map[string]string // the broker's
+	url      string            // the console's
+	log      *lockedBuffer     // the console's log (the audit)
+	journals map[string]string
+	stops    map[string]func() error
+}
+
+func startFloor(t *testing.T, consoleArgs ...string) *floorUnderTest {
+	t.Helper()
+	acl, err := os.ReadFile("../../deploy/mosquitto/acl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &floorUnderTest{users: mosquittotest.Users(t, "../../deploy/mosquitto/passwd.example"), log: &lockedBuffer{},
+		journals: map[string]string{}, stops: map[string]func() error{}}
+	f.broker = mosquittotest.Start(t, mosquittotest.Config{Users: f.users, ACL: string(acl)})
+	dir := t.TempDir()
+	for _, table := range []string{"t1", "t2"} {
+		f.journals[table] = filepath.Join(dir, "journal-"+table)
+		ctx, cancel := context.WithCancel(context.Background())
+		done, lines := startRun(t, ctx, "--simulate", "--pace", "150ms", "--simultaneous-window", "0", "--table", table, "--rules", "rws",
+			"--journal", f.journals[table], "--mqtt", f.broker.URL(), "--mqtt-user", "tablectl",
+			"--mqtt-password", f.users["tablectl"], "--http", "")
+		go func() {
+			for range lines {
+			}
+		}()
+		var once sync.Once
+		var runErr error
+		stop := func() error {
+			once.Do(func() {
+				cancel()
+				select {
+				case runErr = <-done:
+				case <-time.After(30 * time.Second):
+					runErr = fmt.Errorf("table did not stop")
+				}
+			})
+			return runErr
+		}
+		f.stops[table] = stop
+		t.Cleanup(func() { stop() })
+	}
+
+	usersFile := filepath.Join(dir, "users.json")
+	for _, u := range []struct{ name, role, password, tables string }{
+		{"D4", "dealer", "dealer-password-4", "t1,t2"},
+		{"S17", "supervisor", "supervisor-pass-17", ""},
+	} {
+		args := []string{"console", "user", "add", u.name, "--role", u.role, "--users", usersFile, "--cost", "4"}
+		if u.tables != "" {
+			args = append(args, "--tables", u.tables)
+		}
+		if _, _, err := runCmd(t, u.password+"\n", args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.url, f.log = startConsole(t, usersFile, append([]string{"--mqtt", f.broker.URL(), "--mqtt-user", "console",
+		"--mqtt-password", f.users["console"]}, consoleArgs...)...)
+	return f
+}
+
+// startConsole runs "tablectl console" in-process on a free loopback port with the
+// users file and args, until the test ends; it returns the console's URL and its log.
+func startConsole(t *testing.T, usersFile string, args ...string) (string, *lockedBuffer) {
+	t.Helper()
+	log := &lockedBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		args := append([]string{"console", "--http", "127.0.0.1:0", "--users", usersFile, "--command-timeout", "10s"}, args...)
+		err := run(ctx, args, stdio{in: strings.NewReader(""), out: pw, err: log})
+		pw.Close()
+		done <- err
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("console: %v", err)
+		}
+	})
+	url := ""
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		if addr, ok := strings.CutPrefix(sc.Text(), "console: http://"); ok {
+			url = "http://" + strings.TrimSuffix(strings.Fields(addr)[0], "/")
+			break
+		}
+	}
+	go io.Copy(io.Discard, pr)
+	if url == "" {
+		t.Fatalf("the console did not say where it serves; log:\n%s", log)
+	}
+	return url, log
+}
+
+// centralConsole runs a console with --central on the central broker of the bridged
+// scale test (TLS with a client certificate) and logs a supervisor in.
+func centralConsole(t *testing.T, central *mosquittotest.Broker) *person {
+	t.Helper()
+	usersFile := filepath.Join(t.TempDir(), "users.json")
+	if _, _, err := runCmd(t, "supervisor-pass-17\n", "console", "user", "add", "S17", "--role", "supervisor", "--users", usersFile, "--cost", "4"); err != nil {
+		t.Fatal(err)
+	}
+	cert, key := central.ClientCert("console")
+	url, log := startConsole(t, usersFile, "--central", "--mqtt", central.TLSURL(), "--mqtt-ca", central.CAFile(),
+		"--mqtt-cert", cert, "--mqtt-key", key)
+	f := &floorUnderTest{url: url, log: log}
+	p, code := f.login(t, "S17", "supervisor-pass-17")
+	if code != 200 {
+		t.Fatalf("console login: %d", code)
+	}
+	return p
+}
+
+// checkFloor waits until GET /api/tables lists every table of last (table id to the
+// round of its last result) with that last round, in a pit of site lv1.
+func checkFloor(t *testing.T, p *person, last map[string]uint32) {
+	t.Helper()
+	ts := p.waitTables(t, fmt.Sprintf("the %d tables with their last rounds", len(last)), func(ts []consoleTable) bool {
+		n := 0
+		for _, x := range ts {
+			if r, ok := last[x.Table]; ok && x.LastResult != nil && x.LastResult.Round == r {
+				n++
+			}
+		}
+		return n == len(last)
+	})
+	if len(ts) != len(last) {
+		t.Errorf("the console lists %d tables, want %d", len(ts), len(last))
+	}
+	_, body, _ := p.do(t, "GET", "/api/tables", "", nil)
+	if strings.Count(body, `"site":"lv1","pit":"pit`) != len(last) {
+		t.Errorf("not every table has its site and pit: %s", body)
+	}
+}
+
+// person is one browser session on the console.
+type person struct {
+	url    string
+	client *http.Client
+	cookie *http.Cookie
+	csrf   string
+}
+
+func (f *floorUnderTest) login(t *testing.T, user, password string) (*person, int) {
+	t.Helper()
+	p := &person{url: f.url, client: &http.Client{Timeout: 30 * time.Second}}
+	code, body, resp := p.do(t, "POST", "/api/login", `{"user":"`+user+`","password":"`+password+`"}`, nil)
+	if code != 200 {
+		return nil, code
+	}
+	var s struct{ CSRF string }
+	json.Unmarshal([]byte(body), &s)
+	p.csrf = s.CSRF
+	for _, c := range resp.Cookies() {
+		if c.Name == "tablectl_console" {
+			p.cookie = c
+		}
+	}
+	if p.cookie == nil || p.csrf == "" {
+		t.Fatalf("login %s: no cookie or token: %s", user, body)
+	}
+	return p, code
+}
+
+func (p *person) do(t *testing.T, method, path, body string, hdr map[string]string) (int, string, *http.Response) {
+	t.Helper()
+	req, err := http.NewRequest(method, p.url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	if p.cookie != nil {
+		req.AddCookie(p.cookie)
+	}
+	resp, err := p.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp
+}
+
+// command posts a command object for table with the session's CSRF token.
+func (p *person) command(t *testing.T, table, body string) (int, string) {
+	t.Helper()
+	code, b, _ := p.do(t, "POST", "/api/tables/"+table+"/commands", body, map[string]string{"X-CSRF-Token": p.csrf})
+	return code, b
+}
+
+// consoleTable is a table of GET /api/tables.
+type consoleTable struct {
+	Table  string `json:"table"`
+	Online bool   `json:"online"`
+	Rules  string `json:"rules"`
+	Shoe   uint32 `json:"shoe"`
+	Round  uint32 `json:"round"`
+	Phase  string `json:"phase"`
+	Held   *struct {
+		ID        uint32   `json:"id"`
+		Kind      string   `json:"kind"`
+		Choices   []string `json:"choices"`
+		DecidedBy string   `json:"decided_by"`
+	} `json:"held"`
+	Devices    map[string]string `json:"devices"`
+	LastResult *struct {
+		Shoe   uint32 `json:"shoe"`
+		Round  uint32 `json:"round"`
+		Winner string `json:"winner"`
+	} `json:"last_result"`
+}
+
+func (p *person) tables(t *testing.T) []consoleTable {
+	t.Helper()
+	code, body, _ := p.do(t, "GET", "/api/tables", "", nil)
+	if code != 200 {
+		t.Fatalf("GET /api/tables: %d %s", code, body)
+	}
+	var out []consoleTable
+	if err := json.Unmarshal([]byte(body), &out); err != nil {
+		t.Fatalf("GET /api/tables: %v: %s", err, body)
+	}
+	return out
+}
+
+// waitTables polls GET /api/tables until ok holds.
+func (p *person) waitTables(t *testing.T, what string, ok func([]consoleTable) bool) []consoleTable {
+	t.Helper()
+	deadline := time.Now().Add(40 * time.Second)
+	for {
+		ts := p.tables(t)
+		if ok(ts) {
+			return ts
+		}
+		if time.Now().After(deadline) {
+			b, _ := json.Marshal(ts)
+			t.Fatalf("waiting for %s: tables %s", what, b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func find(ts []consoleTable, table string) (consoleTable, bool) {
+	for _, x := range ts {
+		if x.Table == table {
+			return x, true
+		}
+	}
+	return consoleTable{}, false
+}
+
+// reportWrongHand has the dealer report a wrong hand at table, again while no round is
+// being dealt (the table refuses it between rounds), and returns the held irregularity.
+func reportWrongHand(t *testing.T, dealer *person, table string) consoleTable {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, body := dealer.command(t, table, `{"cmd":"report","kind":"wrong_hand","detail":"P2_dealt_to_banker"}`)
+		if code != 200 {
+			t.Fatalf("report: %d %s", code, body)
+		}
+		if strings.Contains(body, `"ok":true`) {
+			if !strings.Contains(body, "irregularity-raised") || !strings.Contains(body, "wrong_hand") {
+				t.Fatalf("report answered without the irregularity: %s", body)
+			}
+			break
+		}
+		if !strings.Contains(body, "no round is being dealt") || time.Now().After(deadline) {
+			t.Fatalf("report refused: %s", body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ts := dealer.waitTables(t, table+" held", func(ts []consoleTable) bool {
+		x, ok := find(ts, table)
+		return ok && x.Held != nil
+	})
+	x, _ := find(ts, table)
+	return x
+}
+
+// TestConsoleAPIWithMosquitto runs the console against Mosquitto with the shipped ACL
+// and two simulated tables: a dealer reports a wrong hand and the table is held; the
+// dealer may not decide (403, nothing reaches the table); a supervisor decides
+// "reconstructed" and the table goes on; the journal names the supervisor. A missing or
+// wrong CSRF token, an expired session, a wrong password and a forged actor are each
+// refused.
+func TestConsoleAPIWithMosquitto(t *testing.T) {
+	f := startFloor(t, "--idle", "3s")
+	// Every command the broker delivers to t2, as the table sees them.
+	cmds := collect(t, f.broker.URL(), "tablectl", f.users["tablectl"], "tablectl/v1/t2/cmd/+")
+
+	if _, code := f.login(t, "D4", "not-the-password"); code != 401 {
+		t.Errorf("wrong password: %d", code)
+	}
+	dealer, code := f.login(t, "D4", "dealer-password-4")
+	if code != 200 {
+		t.Fatalf("dealer login: %d", code)
+	}
+	ts := dealer.waitTables(t, "both tables online", func(ts []consoleTable) bool {
+		a, ok1 := find(ts, "t1")
+		b, ok2 := find(ts, "t2")
+		return ok1 && ok2 && a.Online && b.Online && a.Rules == "rws" && b.Phase != ""
+	})
+	if x, _ := find(ts, "t1"); x.Devices["shoe"] != "connected" {
+		t.Errorf("t1's devices: %+v", x)
+	}
+
+	held := reportWrongHand(t, dealer, "t2")
+	if held.Held.Kind != "wrong_hand" || held.Held.DecidedBy != "supervisor" || strings.Join(held.Held.Choices, ",") != "reconstructed,void" {
+		t.Errorf("held: %+v", held.Held)
+	}
+	if ts := dealer.tables(t); ts[0].Table != "t2" {
+		t.Errorf("the held table is not first: %+v", ts)
+	}
+	decide := fmt.Sprintf(`{"cmd":"decide","irregularity":%d,"choice":"reconstructed"}`, held.Held.ID)
+
+	// The dealer may not decide: refused before anything is published.
+	code, body := dealer.command(t, "t2", decide)
+	if code != 403 || !strings.Contains(body, `a dealer may not give \"decide\"`) {
+		t.Errorf("dealer's decision: %d %s", code, body)
+	}
+	// Missing and wrong CSRF tokens.
+	for _, token := range []string{"", "wrong-token"} {
+		code, body, _ := dealer.do(t, "POST", "/api/tables/t2/commands", `{"cmd":"end_shoe"}`, map[string]string{"X-CSRF-Token": token})
+		if code != 403 || !strings.Contains(body, "CSRF") {
+			t.Errorf("CSRF token %q: %d %s", token, code, body)
+		}
+	}
+
+	sup, code := f.login(t, "S17", "supervisor-pass-17")
+	if code != 200 {
+		t.Fatalf("supervisor login: %d", code)
+	}
+	// A forged actor is refused.
+	forged := strings.Replace(decide, "{", `{"actor":"S99",`, 1)
+	if code, body := sup.command(t, "t2", forged); code != 403 || !strings.Contains(body, "cannot name another") {
+		t.Errorf("forged actor: %d %s", code, body)
+	}
+	code, body = sup.command(t, "t2", decide)
+	if code != 200 || !strings.Contains(body, `"ok":true`) || !strings.Contains(body, "reconstructed by supervisor S17") || !strings.Contains(body, `"role":"supervisor"`) {
+		t.Fatalf("supervisor's decision: %d %s", code, body)
+	}
+	// The table saw the supervisor's decision, and never the dealer's nor the forged one
+	// (published before it, they would have arrived first).
+	cmds.waitFor(t, `"cmd":"decide"`, `"actor":"S17"`)
+	for _, m := range cmds.msgs {
+		if strings.Contains(m, `"decide"`) && (strings.Contains(m, `"actor":"D4"`) || strings.Contains(m, "S99")) {
+			t.Errorf("a refused decision reached the table: %s", m)
+		}
+		if strings.Contains(m, "end_shoe") {
+			t.Errorf("a command without its CSRF token reached the table: %s", m)
+		}
+	}
+
+	// The table goes on: no longer held, and a later round is settled.
+	sup.waitTables(t, "t2 dealing on", func(ts []consoleTable) bool {
+		x, _ := find(ts, "t2")
+		return x.Held == nil && x.LastResult != nil && x.LastResult.Shoe == held.Shoe && x.LastResult.Round > held.Round
+	})
+
+	// An idle session expires (3 s here): the dealer's, unused while the supervisor worked.
+	time.Sleep(3500 * time.Millisecond)
+	if code, body := dealer.command(t, "t2", `{"cmd":"confirm"}`); code != 401 || !strings.Contains(body, "expired") {
+		t.Errorf("expired session: %d %s", code, body)
+	}
+	if code, _, _ := sup.do(t, "POST", "/api/logout", "", map[string]string{"X-CSRF-Token": sup.csrf}); code != 401 {
+		t.Errorf("the supervisor's session, idle too, was not expired: %d", code)
+	}
+
+	// The journal keeps the supervisor's name with the decision.
+	if err := f.stops["t2"](); err != nil {
+		t.Fatalf("t2: %v", err)
+	}
+	out, _, err := runCmd(t, "", "journal", "replay", f.journals["t2"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("irregularity-resolved #%d wrong_hand reconstructed by supervisor S17", held.Held.ID)
+	if !strings.Contains(out, want) {
+		t.Errorf("journal replay lacks %q", want)
+	}
+	audit := f.log.String()
+	for _, want := range []string{"audit=login user=D4 role=dealer", "audit=login_failed user=D4", "audit=refused user=D4 role=dealer",
+		"missing or wrong CSRF token", "audit=command user=S17 role=supervisor", "cmd=decide", "choice=reconstructed", "cannot name another"} {
+		if !strings.Contains(audit, want) {
+			t.Errorf("the audit log lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("console log:\n%s", audit)
+	}
+}

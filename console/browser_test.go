@@ -1,0 +1,245 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// newBrowser starts headless Chromium for the test, or skips the test when it is not
+// installed (fails it when TABLECTL_REQUIRE_INTEGRATION=1).
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	const chromium = "/usr/bin/chromium"
+	if _, err := os.Stat(chromium); err != nil {
+		if os.Getenv("TABLECTL_REQUIRE_INTEGRATION") == "1" {
+			t.Fatalf("TABLECTL_REQUIRE_INTEGRATION=1 but Chromium is missing (apt-get install chromium): %v", err)
+		}
+		t.Skipf("Chromium is not installed (%v); apt-get install chromium to run this test", err)
+	}
+	profile, err := os.MkdirTemp("", "tablectl-console-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromium),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(profile),
+		chromedp.WindowSize(1600, 1000),
+	)
+	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+		os.RemoveAll(profile)
+	})
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1600, 1000)); err != nil {
+		t.Fatalf("starting Chromium: %v", err)
+	}
+	return ctx
+}
+
+// until evaluates expr every 100 ms until it is true (an evaluation that fails while
+// the page navigates is tried again), for at most 30 s.
+func until(t *testing.T, ctx context.Context, what, expr string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector(".filters").innerText + "\n" + document.body.innerText.slice(0, 1500)`))
+			t.Fatalf("%s: %s is still not true (%v)\npage:\n%s", what, expr, err, body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func evaluate[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// TestFloorOf500TablesInBrowser: a floor of 500 tables in ten pits on a central broker.
+// The held table, the supervisor call and the offline table come first; filtering by pit
+// and searching by table id leave the right tiles; a table held later moves to the
+// front as its state arrives.
+func TestFloorOf500TablesInBrowser(t *testing.T) {
+	ctx := newBrowser(t)
+	tc := newTestConsole(t)
+	for i := 1; i <= 500; i++ {
+		id := fmt.Sprintf("t%03d", i)
+		prefix := fmt.Sprintf("casino/lv1/pit%d/tablectl/v1/%s/", (i-1)/50+1, id)
+		st := "online"
+		if id == "t013" {
+			st = "offline"
+		}
+		call := ""
+		if id == "t377" {
+			call = `,"call":"supervisor"`
+		}
+		tc.srv.Ingest(prefix+"status", []byte(fmt.Sprintf(`{"schema":1,"table":%q,"state":%q,"rules":"rws","devices":{"shoe":"connected","shuffler":"connected"}%s}`, id, st, call)))
+		state := fmt.Sprintf(`{"schema":1,"table":%q,"shoe":1,"round":%d,"seq":%d,"phase":"dealing"}`, id, i%60+1, i)
+		if id == "t250" {
+			state = strings250
+		}
+		tc.srv.Ingest(prefix+"state", []byte(state))
+		tc.srv.Ingest(prefix+"result", []byte(fmt.Sprintf(`{"schema":1,"table":%q,"shoe":1,"round":%d,"winner":"banker","player_points":2,"banker_points":%d}`, id, i%60, i%10)))
+	}
+	base := tc.http.URL
+	if _, err := chromedp.Run(ctx, chromedp.Navigate(base+"/login.html")); err != nil {
+		t.Fatal(err)
+	}
+	until(t, ctx, "the login form", `!!document.getElementById("user")`)
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.ID("user"), "S17"),
+		chromedp.SendKeys(chromedp.ID("password"), "supervisor-pass-17"),
+		chromedp.Click(chromedp.ID("submit"))); err != nil {
+		t.Fatal(err)
+	}
+	until(t, ctx, "500 tiles", `document.body.dataset.ready === "1" && document.querySelectorAll(".tile").length === 500`)
+	first := evaluate[[]string](t, ctx, `[...document.querySelectorAll(".tile")].slice(0, 4).map((e) => e.dataset.table + ":" + e.className)`)
+	want := []string{"t250:tile held", "t377:tile call", "t013:tile offline", "t001:tile"}
+	if fmt.Sprint(first) != fmt.Sprint(want) {
+		t.Errorf("first tiles %v, want %v", first, want)
+	}
+	if got := evaluate[string](t, ctx, `document.getElementById("count-shown").textContent`); got != "500 of 500 tables" {
+		t.Errorf("count: %q", got)
+	}
+	if err := os.MkdirAll(filepath.Join("testdata", "artifacts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("testdata", "artifacts", "floor-500.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	pits := evaluate[[]string](t, ctx, `[...document.getElementById("pit").options].map((o) => o.value)`)
+	if fmt.Sprint(pits) != "[ pit1 pit2 pit3 pit4 pit5 pit6 pit7 pit8 pit9 pit10]" {
+		t.Errorf("pits offered: %v", pits)
+	}
+	// Pit 6 holds t251 to t300.
+	evaluate[bool](t, ctx, `(() => { const s = document.getElementById("pit"); s.value = "pit6"; s.dispatchEvent(new Event("change")); return true; })()`)
+	until(t, ctx, "pit 6 only", `document.getElementById("count-shown").textContent === "50 of 500 tables"`)
+	shown := evaluate[[]string](t, ctx, `[...document.querySelectorAll(".tile")].filter((e) => !e.hidden).map((e) => e.dataset.table)`)
+	if len(shown) != 50 || shown[0] != "t251" || shown[49] != "t300" {
+		t.Errorf("pit 6 shows %v", shown)
+	}
+	// Search within every pit.
+	evaluate[bool](t, ctx, `(() => { const p = document.getElementById("pit"); p.value = ""; const s = document.getElementById("search");
+		s.value = "t37"; s.dispatchEvent(new Event("input")); return true; })()`)
+	until(t, ctx, "search t37", `document.getElementById("count-shown").textContent === "10 of 500 tables"`)
+	shown = evaluate[[]string](t, ctx, `[...document.querySelectorAll(".tile")].filter((e) => !e.hidden).map((e) => e.dataset.table)`)
+	if fmt.Sprint(shown) != "[t377 t370 t371 t372 t373 t374 t375 t376 t378 t379]" {
+		t.Errorf("search t37 shows %v", shown)
+	}
+	// A table held now comes to the front, live.
+	evaluate[bool](t, ctx, `(() => { const s = document.getElementById("search"); s.value = ""; s.dispatchEvent(new Event("input")); return true; })()`)
+	tc.srv.Ingest("casino/lv1/pit3/tablectl/v1/t100/state", []byte(`{"schema":1,"table":"t100","shoe":1,"round":9,"seq":900,"phase":"dealing",
+		"held":{"id":1,"kind":"simultaneous_draw","rule":"RWS Baccarat 5.10","choices":["as-read","swapped","void"],"decided_by":"supervisor"}}`))
+	until(t, ctx, "t100 first", `document.querySelector(".tile").dataset.table === "t100" && document.querySelector(".tile").classList.contains("held")`)
+	if got := evaluate[string](t, ctx, `document.getElementById("count-held").textContent`); got != "2 held" {
+		t.Errorf("held count %q", got)
+	}
+}
+
+// strings250 is t250's state: held for a wrong hand.
+const strings250 = `{"schema":1,"table":"t250","shoe":1,"round":11,"seq":250,"phase":"dealing",
+"held":{"id":4,"kind":"wrong_hand","rule":"RWS Baccarat 5.8","display":"A card was dealt to the wrong hand",
+"choices":["reconstructed","void"],"decided_by":"supervisor"}}`
+
+// TestTablePageRolesInBrowser: a dealer's page of a table they work has the dealer's
+// commands and no decisions; of a table they do not work, no commands at all; a
+// supervisor's has the decisions, and one click sends the decision under their name.
+func TestTablePageRolesInBrowser(t *testing.T) {
+	ctx := newBrowser(t)
+	tc := newTestConsole(t)
+	replyAsTable(tc)
+	for _, id := range []string{"t1", "t2"} {
+		tc.srv.Ingest("tablectl/v1/"+id+"/status", []byte(`{"schema":1,"table":"`+id+`","state":"online","rules":"rws"}`))
+		tc.srv.Ingest("tablectl/v1/"+id+"/state", []byte(strings.ReplaceAll(heldState, `"table":"t1"`, `"table":"`+id+`"`)))
+	}
+	login := func(user, password string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Navigate(tc.http.URL+"/login.html")); err != nil {
+			t.Fatal(err)
+		}
+		until(t, ctx, "the login form", `!!document.getElementById("user") && location.pathname === "/login.html"`)
+		if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("user"), user),
+			chromedp.SendKeys(chromedp.ID("password"), password), chromedp.Click(chromedp.ID("submit"))); err != nil {
+			t.Fatal(err)
+		}
+		until(t, ctx, "the floor", `location.pathname === "/" && document.body.dataset.ready === "1"`)
+	}
+	open := func(table string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Navigate(tc.http.URL+"/table.html?table="+table)); err != nil {
+			t.Fatal(err)
+		}
+		until(t, ctx, "table "+table, `document.body.dataset.ready === "1" && !document.getElementById("held").hidden`)
+	}
+	buttons := func() string {
+		return fmt.Sprint(evaluate[[]string](t, ctx, `[...document.querySelectorAll("#actions button, #decisions button")].map((b) => b.dataset.cmd + (b.dataset.choice ? "=" + b.dataset.choice : ""))`))
+	}
+
+	login("D4", "dealer-password-4")
+	open("t1")
+	if got := buttons(); got != "[bets_closed confirm squeeze insurance_closed cut_card report new_shoe end_shoe]" {
+		t.Errorf("dealer's buttons at t1: %s", got)
+	}
+	open("t2")
+	if got := buttons(); got != "[]" {
+		t.Errorf("dealer's buttons at t2, a table D4 does not work: %s", got)
+	}
+	if got := evaluate[string](t, ctx, `document.getElementById("actions").textContent`); got != "D4 does not work table t2: no commands here." {
+		t.Errorf("t2's actions: %q", got)
+	}
+
+	if _, err := chromedp.Run(ctx, chromedp.Click(chromedp.ID("logout"))); err != nil {
+		t.Fatal(err)
+	}
+	until(t, ctx, "the login page after logging out", `location.pathname === "/login.html" && document.readyState === "complete"`)
+	login("S17", "supervisor-pass-17")
+	open("t2")
+	if got := buttons(); got != "[decide=reconstructed decide=void bets_closed confirm squeeze insurance_closed cut_card report new_shoe end_shoe]" {
+		t.Errorf("supervisor's buttons at t2: %s", got)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Click(chromedp.CSS(`#decisions button[data-choice="void"]`))); err != nil {
+		t.Fatal(err)
+	}
+	until(t, ctx, "the reply", `document.getElementById("reply").classList.contains("ok")`)
+	if got := evaluate[string](t, ctx, `document.getElementById("reply").textContent`); got != "void: done. did decide by S17" {
+		t.Errorf("reply shown: %q", got)
+	}
+	sent := tc.table.sent()
+	if len(sent) != 1 || sent[0].topic != "tablectl/v1/t2/cmd/supervisor" {
+		t.Fatalf("published %v", sent)
+	}
+	var c Command
+	if err := json.Unmarshal([]byte(sent[0].payload), &c); err != nil || c.Cmd != "decide" || c.Irregularity != 3 || c.Choice != "void" || c.Actor != "S17" {
+		t.Errorf("published %s", sent[0].payload)
+	}
+}

@@ -1,0 +1,190 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/tablectl/tablectl/irregularities"
+)
+
+// Publisher sends a command to the broker: QoS 1, not retained, and returns once the
+// broker has acknowledged it (or ctx ends).
+type Publisher interface {
+	Publish(ctx context.Context, topic string, payload []byte) error
+}
+
+// Command is a command object exactly as docs/mqtt.md defines it. Wagers and Wager are
+// passed on as they were given; the table checks them against its rule set.
+type Command struct {
+	ID           string          `json:"id,omitempty"`
+	Cmd          string          `json:"cmd"`
+	Actor        string          `json:"actor,omitempty"`
+	Detail       string          `json:"detail,omitempty"`
+	Wagers       json.RawMessage `json:"wagers,omitempty"`
+	Wager        json.RawMessage `json:"wager,omitempty"`
+	Set          string          `json:"set,omitempty"`
+	Decks        int             `json:"decks,omitempty"`
+	Kind         string          `json:"kind,omitempty"`
+	Round        uint32          `json:"round,omitempty"`
+	Irregularity uint32          `json:"irregularity,omitempty"`
+	Choice       string          `json:"choice,omitempty"`
+}
+
+// lowestRole is the lowest role that may give each command (docs/mqtt.md).
+var lowestRole = map[string]irregularities.Role{
+	"bets_closed":      irregularities.Dealer,
+	"insurance_bet":    irregularities.Dealer,
+	"insurance_closed": irregularities.Dealer,
+	"squeeze":          irregularities.Dealer,
+	"confirm":          irregularities.Dealer,
+	"cut_card":         irregularities.Dealer,
+	"new_shoe":         irregularities.Dealer,
+	"end_shoe":         irregularities.Dealer,
+	"report":           irregularities.Dealer,
+	"decide":           irregularities.Supervisor,
+}
+
+// maxIDLength bounds a command id given by a client.
+const maxIDLength = 64
+
+// refusal is a command the console refuses before publishing anything: the status to
+// answer and the reason.
+type refusal struct {
+	status int
+	reason string
+}
+
+func (r *refusal) Error() string { return r.reason }
+
+// statusOf is the HTTP status of a refusal; 500 for any other error.
+func statusOf(err error) int {
+	var r *refusal
+	if errors.As(err, &r) {
+		return r.status
+	}
+	return 500
+}
+
+func refuse(status int, format string, args ...any) error {
+	return &refusal{status: status, reason: fmt.Sprintf(format, args...)}
+}
+
+// parseCommand reads a command object: malformed JSON, an unknown field or a second
+// value is refused.
+func parseCommand(body []byte) (Command, error) {
+	var c Command
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, refuse(400, "malformed command: %v", err)
+	}
+	if dec.More() {
+		return c, refuse(400, "malformed command: more than one JSON value")
+	}
+	if len(c.ID) > maxIDLength {
+		return c, refuse(400, "command id is longer than %d bytes", maxIDLength)
+	}
+	for i := 0; i < len(c.ID); i++ {
+		if c.ID[i] < 0x21 || c.ID[i] > 0x7e {
+			return c, refuse(400, "command id has byte %#x at %d (an id takes printable ASCII without spaces)", c.ID[i], i)
+		}
+	}
+	return c, nil
+}
+
+// authorize checks that u may give c at table (in pit, with the held irregularity h),
+// before anything is published. The table checks the command again when it takes it.
+func authorize(u User, c Command, table, pit string, h held) error {
+	if !u.Works(table, pit) {
+		return refuse(403, "%s does not work table %s", u.Name, table)
+	}
+	if c.Actor != "" && c.Actor != u.Name {
+		return refuse(403, "the actor is the person logged in (%s); a command cannot name another (%q)", u.Name, c.Actor)
+	}
+	need, ok := lowestRole[c.Cmd]
+	if !ok {
+		return refuse(400, "unknown command %q: want one of bets_closed, insurance_bet, insurance_closed, squeeze, confirm, cut_card, new_shoe, end_shoe, report, decide", c.Cmd)
+	}
+	role := u.rank()
+	if c.Cmd == "report" && c.Kind == irregularities.LateError.String() {
+		need = irregularities.Supervisor // RWS Baccarat 5.11: reported by a supervisor
+	}
+	if c.Cmd == "decide" && h.id != 0 && h.id == c.Irregularity {
+		if by, err := irregularities.ParseRole(h.by); err == nil && by > need {
+			need = by
+		}
+		if c.Choice != "" && len(h.choices) > 0 && !slices.Contains(h.choices, c.Choice) {
+			return refuse(400, "irregularity #%d at table %s takes %v, not %q", h.id, table, h.choices, c.Choice)
+		}
+	}
+	if role < need {
+		what := fmt.Sprintf("%q", c.Cmd)
+		if c.Cmd == "report" && c.Kind != "" {
+			what = fmt.Sprintf("a report of %s", c.Kind)
+		}
+		return refuse(403, "a %s may not give %s: it takes a %s or above", role, what, need)
+	}
+	return nil
+}
+
+// waiter hands each command reply to the request waiting for it.
+type waiter struct {
+	mu      sync.Mutex
+	pending map[string]chan []byte // by table and id
+}
+
+func newWaiter() *waiter { return &waiter{pending: map[string]chan []byte{}} }
+
+func waitKey(table, id string) string { return table + "\x00" + id }
+
+// expect registers a wait for the reply to id at table; done unregisters it.
+func (w *waiter) expect(table, id string) (ch <-chan []byte, done func(), err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	k := waitKey(table, id)
+	if _, busy := w.pending[k]; busy {
+		return nil, nil, refuse(409, "a command with id %q is already waiting for table %s's answer", id, table)
+	}
+	c := make(chan []byte, 1)
+	w.pending[k] = c
+	return c, func() {
+		w.mu.Lock()
+		delete(w.pending, k)
+		w.mu.Unlock()
+	}, nil
+}
+
+// deliver gives a reply published by table to the request waiting for it, if any.
+func (w *waiter) deliver(table string, payload []byte) {
+	var r struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal(payload, &r) != nil || r.ID == "" {
+		return
+	}
+	w.mu.Lock()
+	c, ok := w.pending[waitKey(table, r.ID)]
+	w.mu.Unlock()
+	if ok {
+		select {
+		case c <- append([]byte(nil), payload...):
+		default: // a reply sent again: the first is kept
+		}
+	}
+}
+
+// newCommandID is an id for a command given without one.
+func newCommandID() string {
+	var b [9]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("console: crypto/rand: " + err.Error())
+	}
+	return "console-" + hex.EncodeToString(b[:])
+}

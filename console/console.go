@@ -1,0 +1,523 @@
+// Package console is tablectl's console: the web pages and JSON API with which dealers,
+// pit supervisors and managers follow every table of the floor and give the table's
+// commands, each person logged in under their own name and role.
+//
+// A Server keeps a picture of the floor built only from the tables' MQTT messages
+// (docs/mqtt.md): the retained status, state and roadmap of every table, its last result
+// and the irregularities of its shoe. The people and their roles come from a users file
+// (LoadUsers, AddUser, RemoveUser) with bcrypt password hashes. A command given through
+// the API is checked against the person's role and tables first, then published on the
+// table's cmd/<role> topic with the person's name as its actor, and the table's reply is
+// returned. Every login, refusal and command is logged for audit.
+//
+// The pages, their style sheet and script are embedded in the binary. docs/console.md
+// says how to set a console up.
+package console
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Defaults of Options.
+const (
+	DefaultIdle           = 15 * time.Minute
+	DefaultCommandTimeout = 10 * time.Second
+	DefaultMaxFailures    = 5
+	DefaultFailureWindow  = time.Minute
+	DefaultLockFor        = 5 * time.Minute
+	DefaultFailDelay      = time.Second
+)
+
+// CookieName is the session cookie's name.
+const CookieName = "tablectl_console"
+
+const (
+	maxBody     = 64 << 10
+	heartbeat   = 15 * time.Second
+	streamBurst = 256
+	floorTick   = 250 * time.Millisecond
+)
+
+//go:embed static
+var static embed.FS
+
+// Options configures a Server.
+type Options struct {
+	// Users are the people who may log in.
+	Users *Users
+	// Publisher sends commands to the broker.
+	Publisher Publisher
+	// Logger receives the audit log (every login, refusal and command) and the
+	// console's own events; slog.Default() when nil.
+	Logger *slog.Logger
+	// Idle is how long a session may go unused before it expires; DefaultIdle when 0.
+	Idle time.Duration
+	// CommandTimeout bounds the wait for a table's reply; DefaultCommandTimeout when 0.
+	CommandTimeout time.Duration
+	// MaxFailures failed logins for one name within FailureWindow lock the name for
+	// LockFor. Defaults DefaultMaxFailures, DefaultFailureWindow, DefaultLockFor.
+	MaxFailures   int
+	FailureWindow time.Duration
+	LockFor       time.Duration
+	// FailDelay is how long a failed login waits before it is answered;
+	// DefaultFailDelay when 0, none when negative.
+	FailDelay time.Duration
+	// SecureCookie marks the session cookie Secure: set it when the console is served
+	// over TLS.
+	SecureCookie bool
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Server is the console: its API, pages and event streams. Create it with New, feed it
+// every MQTT message of the tables with Ingest, serve Handler, and end it with Close.
+type Server struct {
+	opts     Options
+	log      *slog.Logger
+	usersMu  sync.RWMutex
+	users    *Users
+	sess     *sessions
+	limit    *limiter
+	floor    *floor
+	wait     *waiter
+	streams  *streams
+	files    http.Handler
+	quit     chan struct{}
+	wg       sync.WaitGroup
+	once     sync.Once
+	dummyPwd []byte
+}
+
+// New checks the options and returns a Server.
+func New(opts Options) (*Server, error) {
+	if opts.Users == nil {
+		return nil, errors.New("console: no users")
+	}
+	if opts.Publisher == nil {
+		return nil, errors.New("console: no publisher")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Idle == 0 {
+		opts.Idle = DefaultIdle
+	}
+	if opts.CommandTimeout == 0 {
+		opts.CommandTimeout = DefaultCommandTimeout
+	}
+	if opts.MaxFailures == 0 {
+		opts.MaxFailures = DefaultMaxFailures
+	}
+	if opts.FailureWindow == 0 {
+		opts.FailureWindow = DefaultFailureWindow
+	}
+	if opts.LockFor == 0 {
+		opts.LockFor = DefaultLockFor
+	}
+	if opts.FailDelay == 0 {
+		opts.FailDelay = DefaultFailDelay
+	}
+	if opts.Idle < 0 || opts.CommandTimeout < 0 || opts.MaxFailures < 0 || opts.FailureWindow < 0 || opts.LockFor < 0 {
+		return nil, errors.New("console: a negative idle time, command timeout, failure count, window or lock time")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	sub, err := fs.Sub(static, "static")
+	if err != nil {
+		return nil, fmt.Errorf("console: embedded files: %w", err)
+	}
+	// Unknown names are checked against a hash of the users' cost, so that a wrong name
+	// takes as long to refuse as a wrong password.
+	cost := DefaultBcryptCost
+	if l := opts.Users.List(); len(l) > 0 {
+		if c, err := bcrypt.Cost([]byte(l[0].Hash)); err == nil {
+			cost = c
+		}
+	}
+	dummy, err := bcrypt.GenerateFromPassword([]byte("not a password of anyone"), cost)
+	if err != nil {
+		return nil, fmt.Errorf("console: %w", err)
+	}
+	s := &Server{
+		opts:     opts,
+		log:      opts.Logger.With("component", "console"),
+		users:    opts.Users,
+		sess:     newSessions(opts.Idle),
+		limit:    newLimiter(opts.MaxFailures, opts.FailureWindow, opts.LockFor),
+		floor:    newFloor(),
+		wait:     newWaiter(),
+		files:    http.FileServerFS(sub),
+		quit:     make(chan struct{}),
+		dummyPwd: dummy,
+	}
+	s.streams = newStreams(s.floor, s.log)
+	s.floor.changed = s.streams.changed
+	s.floor.reply = s.wait.deliver
+	s.wg.Add(2)
+	go s.sweep()
+	go func() {
+		defer s.wg.Done()
+		s.streams.run(s.quit)
+	}()
+	return s, nil
+}
+
+// Ingest takes one MQTT message of a table (any topic under tablectl/v1/, or under
+// casino/<site>/<pit>/tablectl/v1/ on a central broker). It never blocks for long: call
+// it from the MQTT client's message handler. A message the console cannot use is logged
+// and dropped.
+func (s *Server) Ingest(topic string, payload []byte) {
+	if err := s.floor.ingest(topic, payload); err != nil {
+		s.log.Warn("ignoring an MQTT message", "error", err)
+	}
+}
+
+// SetUsers replaces the users (after the file changed). The sessions of people no
+// longer in it, or whose entry changed, end.
+func (s *Server) SetUsers(us *Users) {
+	s.usersMu.Lock()
+	old := s.users
+	s.users = us
+	s.usersMu.Unlock()
+	for _, u := range old.List() {
+		nu, ok := us.Lookup(u.Name)
+		if !ok || nu.Hash != u.Hash || nu.Role != u.Role || fmt.Sprint(nu.Tables, nu.Pits) != fmt.Sprint(u.Tables, u.Pits) {
+			s.sess.dropUser(u.Name)
+		}
+	}
+}
+
+func (s *Server) lookup(name string) (User, bool) {
+	s.usersMu.RLock()
+	defer s.usersMu.RUnlock()
+	return s.users.Lookup(name)
+}
+
+// Close ends every event stream and the console's goroutines.
+func (s *Server) Close() error {
+	s.once.Do(func() {
+		close(s.quit)
+		s.streams.close()
+	})
+	s.wg.Wait()
+	return nil
+}
+
+// sweep forgets expired sessions and old login failures once a minute.
+func (s *Server) sweep() {
+	defer s.wg.Done()
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-t.C:
+			now := s.opts.Now()
+			s.sess.sweep(now)
+			s.limit.sweep(now)
+		}
+	}
+}
+
+// Handler serves the API under /api/ and the pages.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/login", s.login)
+	mux.HandleFunc("POST /api/logout", s.authed(true, s.logout))
+	mux.HandleFunc("GET /api/session", s.authed(false, s.session))
+	mux.HandleFunc("GET /api/tables", s.authed(false, s.tables))
+	mux.HandleFunc("GET /api/tables/{table}", s.authed(false, s.table))
+	mux.HandleFunc("GET /api/events", s.authed(false, s.floorEvents))
+	mux.HandleFunc("GET /api/tables/{table}/events", s.authed(false, s.tableEvents))
+	mux.HandleFunc("POST /api/tables/{table}/commands", s.authed(true, s.command))
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no such API: "+r.Method+" "+r.URL.Path)
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeError(w, http.StatusMethodNotAllowed, "the pages are read with GET")
+			return
+		}
+		s.files.ServeHTTP(w, r)
+	})
+	return securityHeaders(mux, s.opts.SecureCookie)
+}
+
+// securityHeaders sets the headers every response carries: nothing loads from
+// elsewhere, no page may frame the console, nothing is cached; under TLS, browsers are
+// told to keep to HTTPS.
+func securityHeaders(h http.Handler, tls bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		if tls {
+			hd.Set("Strict-Transport-Security", "max-age=31536000")
+		}
+		hd.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("Referrer-Policy", "no-referrer")
+		hd.Set("Cache-Control", "no-store")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// writeJSON answers status with v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":"cannot encode the answer"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+// readJSON reads a JSON request body of at most maxBody bytes; a request that does not
+// say it is JSON is refused (a form posted from another site cannot say so).
+func readJSON(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		writeError(w, http.StatusUnsupportedMediaType, "the request body must be JSON (Content-Type: application/json)")
+		return nil, false
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes or unreadable", maxBody))
+		return nil, false
+	}
+	return b, true
+}
+
+// sameOrigin refuses a request whose Origin header names another site.
+func sameOrigin(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true
+	}
+	u, err := url.Parse(o)
+	return err == nil && u.Host == r.Host
+}
+
+func remote(r *http.Request) string { return r.RemoteAddr }
+
+// login checks a name and password and starts a session.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	if !sameOrigin(r) {
+		s.audit("login_refused", "remote", remote(r), "reason", "request from another origin", "origin", r.Header.Get("Origin"))
+		writeError(w, http.StatusForbidden, "the request comes from another site")
+		return
+	}
+	body, ok := readJSON(w, r)
+	if !ok {
+		return
+	}
+	var req struct {
+		User     string `json:"user"`
+		Password string `json:"password"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil || req.User == "" {
+		writeError(w, http.StatusBadRequest, `want {"user":...,"password":...}`)
+		return
+	}
+	if checkName(req.User) != nil {
+		req.User = "(invalid name)" // not echoed into the log as given
+	}
+	now := s.opts.Now()
+	if until, locked := s.limit.lockedUntil(req.User, now); locked {
+		secs := int(until.Sub(now).Seconds()) + 1
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		s.audit("login_locked", "user", req.User, "remote", remote(r), "until", until.UTC().Format(time.RFC3339))
+		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("too many failed logins for %s: try again in %d seconds", req.User, secs))
+		return
+	}
+	u, known := s.lookup(req.User)
+	hash := s.dummyPwd
+	if known {
+		hash = []byte(u.Hash)
+	}
+	if bcrypt.CompareHashAndPassword(hash, []byte(req.Password)) != nil || !known {
+		n, locked := s.limit.fail(req.User, now)
+		s.audit("login_failed", "user", req.User, "remote", remote(r), "failures", n, "locked", locked)
+		if s.opts.FailDelay > 0 {
+			select {
+			case <-time.After(s.opts.FailDelay):
+			case <-r.Context().Done():
+			}
+		}
+		writeError(w, http.StatusUnauthorized, "wrong user name or password")
+		return
+	}
+	s.limit.succeed(req.User)
+	ss := s.sess.create(u, now)
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: ss.token, Path: "/", HttpOnly: true,
+		Secure: s.opts.SecureCookie, SameSite: http.SameSiteStrictMode})
+	s.audit("login", "user", u.Name, "role", u.Role, "remote", remote(r))
+	writeJSON(w, http.StatusOK, sessionView(*ss))
+}
+
+// sessionInfo is what a page learns of its session.
+type sessionInfo struct {
+	User   string   `json:"user"`
+	Role   string   `json:"role"`
+	Tables []string `json:"tables,omitempty"`
+	Pits   []string `json:"pits,omitempty"`
+	CSRF   string   `json:"csrf"`
+}
+
+func sessionView(ss session) sessionInfo {
+	return sessionInfo{User: ss.user.Name, Role: ss.user.Role, Tables: ss.user.Tables, Pits: ss.user.Pits, CSRF: ss.csrf}
+}
+
+// authed wraps h: the request needs a live session, and when it changes anything also
+// the session's CSRF token in X-CSRF-Token and no foreign Origin.
+func (s *Server) authed(changes bool, h func(http.ResponseWriter, *http.Request, session)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c, err := r.Cookie(CookieName)
+		if err != nil {
+			writeError(w, http.StatusUnauthorized, "not logged in")
+			return
+		}
+		ss, ok := s.sess.get(c.Value, s.opts.Now())
+		if !ok {
+			writeError(w, http.StatusUnauthorized, "the session has expired or ended: log in again")
+			return
+		}
+		if changes {
+			if !sameToken(r.Header.Get("X-CSRF-Token"), ss.csrf) {
+				s.audit("refused", "user", ss.user.Name, "role", ss.user.Role, "remote", remote(r),
+					"request", r.Method+" "+r.URL.Path, "reason", "missing or wrong CSRF token")
+				writeError(w, http.StatusForbidden, "missing or wrong CSRF token (X-CSRF-Token)")
+				return
+			}
+			if !sameOrigin(r) {
+				s.audit("refused", "user", ss.user.Name, "remote", remote(r), "request", r.Method+" "+r.URL.Path,
+					"reason", "request from another origin", "origin", r.Header.Get("Origin"))
+				writeError(w, http.StatusForbidden, "the request comes from another site")
+				return
+			}
+		}
+		h(w, r, ss)
+	}
+}
+
+func (s *Server) logout(w http.ResponseWriter, r *http.Request, ss session) {
+	s.sess.drop(ss.token)
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
+		Secure: s.opts.SecureCookie, SameSite: http.SameSiteStrictMode})
+	s.audit("logout", "user", ss.user.Name, "remote", remote(r))
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) session(w http.ResponseWriter, _ *http.Request, ss session) {
+	writeJSON(w, http.StatusOK, sessionView(ss))
+}
+
+func (s *Server) tables(w http.ResponseWriter, _ *http.Request, _ session) {
+	writeJSON(w, http.StatusOK, s.floor.summaries())
+}
+
+func (s *Server) table(w http.ResponseWriter, r *http.Request, _ session) {
+	d, ok := s.floor.detail(r.PathValue("table"))
+	if !ok {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("table %s has published nothing the console has seen", r.PathValue("table")))
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+// command checks a person's command, publishes it on the table's cmd/<role> topic with
+// the person's name as actor, and answers the table's reply.
+func (s *Server) command(w http.ResponseWriter, r *http.Request, ss session) {
+	table := r.PathValue("table")
+	u := ss.user
+	body, ok := readJSON(w, r)
+	if !ok {
+		return
+	}
+	refused := func(status int, reason string, c Command) {
+		s.audit("refused", "user", u.Name, "role", u.Role, "remote", remote(r), "table", table, "cmd", c.Cmd,
+			"irregularity", c.Irregularity, "choice", c.Choice, "reason", reason)
+		writeError(w, status, reason)
+	}
+	c, err := parseCommand(body)
+	if err != nil {
+		refused(statusOf(err), err.Error(), c)
+		return
+	}
+	prefix, pit, h, known := s.floor.commandTarget(table)
+	if !known {
+		refused(http.StatusNotFound, fmt.Sprintf("table %s has published nothing the console has seen", table), c)
+		return
+	}
+	if err := authorize(u, c, table, pit, h); err != nil {
+		refused(statusOf(err), err.Error(), c)
+		return
+	}
+	c.Actor = u.Name
+	if c.ID == "" {
+		c.ID = newCommandID()
+	}
+	replies, done, err := s.wait.expect(table, c.ID)
+	if err != nil {
+		refused(statusOf(err), err.Error(), c)
+		return
+	}
+	defer done()
+	payload, err := json.Marshal(c)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	topic := prefix + "cmd/" + u.Role
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.CommandTimeout)
+	defer cancel()
+	if err := s.opts.Publisher.Publish(ctx, topic, payload); err != nil {
+		s.audit("command_failed", "user", u.Name, "role", u.Role, "table", table, "cmd", c.Cmd, "id", c.ID, "error", err.Error())
+		writeError(w, http.StatusBadGateway, fmt.Sprintf("the command for table %s could not be published: %v", table, err))
+		return
+	}
+	s.audit("command", "user", u.Name, "role", u.Role, "remote", remote(r), "table", table, "topic", topic,
+		"cmd", c.Cmd, "id", c.ID, "irregularity", c.Irregularity, "choice", c.Choice, "kind", c.Kind)
+	select {
+	case rep := <-replies:
+		var res struct {
+			OK    bool   `json:"ok"`
+			Error string `json:"error"`
+		}
+		_ = json.Unmarshal(rep, &res)
+		s.audit("command_answered", "user", u.Name, "table", table, "cmd", c.Cmd, "id", c.ID, "ok", res.OK, "error", res.Error)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		w.Write(append(rep, '\n'))
+	case <-ctx.Done():
+		s.audit("command_unanswered", "user", u.Name, "table", table, "cmd", c.Cmd, "id", c.ID, "timeout", s.opts.CommandTimeout.String())
+		writeError(w, http.StatusGatewayTimeout, fmt.Sprintf("table %s did not answer command %s within %v", table, c.ID, s.opts.CommandTimeout))
+	}
+}
+
+// audit logs one audited event.
+func (s *Server) audit(event string, attrs ...any) {
+	s.log.Info("audit: "+event, append([]any{"audit", event}, attrs...)...)
+}

@@ -1,0 +1,24 @@
+package console
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain checks that no test leaves a goroutine behind: every stream, sweeper and
+// server ends. The HTTP client's idle connections to the test servers are closed first.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	http.DefaultClient.CloseIdleConnections()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutines left behind:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}

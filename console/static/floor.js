@@ -1,0 +1,135 @@
+// The floor: every table seen on the broker as a tile, held tables and supervisor
+// calls first, updated live from /api/events; filter by pit, search by table id.
+'use strict';
+
+(function () {
+  const { $, el, session, stream, PHASE_TEXT, resultText } = Console;
+  const tables = new Map(); // id -> summary
+  const tiles = new Map(); // id -> element
+  let scheduled = false;
+
+  function urgency(s) {
+    if (s.held) return 3;
+    if (s.call) return 2;
+    if (!s.online) return 1;
+    return 0;
+  }
+
+  function tileOf(id) {
+    let t = tiles.get(id);
+    if (!t) {
+      t = el('a', 'tile');
+      t.href = 'table.html?table=' + encodeURIComponent(id);
+      t.dataset.table = id;
+      const head = el('div', 'head');
+      head.append(el('span', 'id', id), el('span', 'pit'));
+      t.append(head, el('div', 'line phase-line'), el('div', 'line devices'), el('div', 'last'),
+        el('div', 'alert held'), el('div', 'alert call', 'CALL: PIT SUPERVISOR'), el('div', 'alert offline', 'OFFLINE'));
+      tiles.set(id, t);
+    }
+    return t;
+  }
+
+  function fill(t, s) {
+    t.classList.toggle('held', !!s.held);
+    t.classList.toggle('call', !!s.call);
+    t.classList.toggle('offline', !s.online);
+    t.querySelector('.pit').textContent = [s.site, s.pit].filter(Boolean).join(' · ');
+    const phase = PHASE_TEXT[s.phase] || s.phase || 'no state yet';
+    t.querySelector('.phase-line').textContent = `Shoe ${s.shoe} · Round ${s.round} · ${phase}` + (s.rules ? ` · ${s.rules}` : '');
+    const dev = s.devices || {};
+    const down = Object.keys(dev).filter((k) => dev[k] !== 'connected');
+    t.querySelector('.devices').textContent = down.length ? 'Disconnected: ' + down.join(', ') : (Object.keys(dev).length ? 'Devices connected' : '');
+    const r = resultText(s.last_result);
+    const last = t.querySelector('.last');
+    last.textContent = 'Last: ' + r.text;
+    last.className = 'last ' + r.cls;
+    const h = t.querySelector('.alert.held');
+    h.textContent = s.held ? `HELD #${s.held.id} ${(s.held.kind || '').replace(/_/g, ' ')} · ${s.held.rule || ''}` : '';
+  }
+
+  // The pits seen, in natural order (pit2 before pit10).
+  const collator = new Intl.Collator(undefined, { numeric: true });
+
+  function pitOptions() {
+    const sel = $('pit');
+    const have = new Set([...sel.options].map((o) => o.value));
+    let added = false;
+    for (const s of tables.values()) {
+      if (s.pit && !have.has(s.pit)) {
+        have.add(s.pit);
+        added = true;
+      }
+    }
+    if (!added) return;
+    const chosen = sel.value;
+    const pits = [...have].filter(Boolean).sort(collator.compare);
+    sel.replaceChildren(el('option', '', 'All pits'));
+    sel.options[0].value = '';
+    for (const p of pits) sel.appendChild(el('option', '', p)).value = p;
+    sel.value = chosen;
+  }
+
+  function render() {
+    scheduled = false;
+    pitOptions();
+    const pit = $('pit').value;
+    const q = $('search').value.trim().toLowerCase();
+    const list = [...tables.values()].sort((a, b) => urgency(b) - urgency(a) || (a.table < b.table ? -1 : a.table > b.table ? 1 : 0));
+    let held = 0, call = 0, offline = 0, shown = 0;
+    const box = $('tiles');
+    let prev = null;
+    for (const s of list) {
+      if (s.held) held++;
+      if (s.call) call++;
+      if (!s.online) offline++;
+      const t = tileOf(s.table);
+      const visible = (!pit || s.pit === pit) && (!q || s.table.toLowerCase().includes(q));
+      t.hidden = !visible;
+      if (visible) shown++;
+      fill(t, s);
+      // Keep the order without moving tiles already in place.
+      const want = prev ? prev.nextSibling : box.firstChild;
+      if (want !== t) box.insertBefore(t, want);
+      prev = t;
+    }
+    $('count-held').textContent = `${held} held`;
+    $('count-held').dataset.n = String(held);
+    $('count-call').dataset.n = String(call);
+    $('count-call').textContent = `${call} call${call === 1 ? '' : 's'}`;
+    $('count-offline').textContent = `${offline} offline`;
+    $('count-shown').textContent = `${shown} of ${tables.size} tables`;
+    $('empty').hidden = tables.size > 0;
+    document.body.dataset.ready = '1';
+  }
+
+  function schedule() {
+    if (!scheduled) {
+      scheduled = true;
+      requestAnimationFrame(render);
+    }
+  }
+
+  $('pit').addEventListener('change', schedule);
+  $('search').addEventListener('input', schedule);
+
+  session().then(() => {
+    stream('/api/events', {
+      tables: (all) => {
+        tables.clear();
+        for (const s of all || []) tables.set(s.table, s);
+        for (const [id, t] of tiles) {
+          if (!tables.has(id)) {
+            t.remove();
+            tiles.delete(id);
+          }
+        }
+        schedule();
+      },
+      table: (s) => {
+        tables.set(s.table, s);
+        schedule();
+      },
+    });
+  }).catch(() => {});
+})();

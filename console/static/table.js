@@ -1,0 +1,332 @@
+// A table: its round, last result and roads, the irregularities of its shoe with who
+// decided what, and the commands the logged-in person's role may give: the dealer's
+// commands, and for a held irregularity the decisions of that role, with the rule.
+'use strict';
+
+(function () {
+  const { $, el, api, session, rank, roleText, stream, PHASE_TEXT, resultText } = Console;
+  const table = new URLSearchParams(location.search).get('table') || '';
+  const SVG = 'http://www.w3.org/2000/svg';
+  const SUITS = { S: '\u2660', H: '\u2665', D: '\u2666', C: '\u2663' };
+  const OUTCOME = { B: 'banker', P: 'player', T: 'tie' };
+  // What each decision does (docs/irregularities.md).
+  const CHOICE_TEXT = {
+    'as-read': 'the held cards are placed in the order the shoe read them',
+    'swapped': 'the first two cards are taken the other way round',
+    'reconstructed': 'the cards were put back in their places; play goes on',
+    'continue': 'play goes on',
+    'void': 'the round is void and every bet is returned (RWS Baccarat 5.15)',
+  };
+  const REPORTS = ['wrong_hand', 'exposed_card', 'simultaneous_draw', 'incorrect_cards', 'excess_card',
+    'foreign_card', 'insufficient_cards', 'technical_interruption', 'insurance_not_offered'];
+
+  let me = null;
+  let state = null;
+  let status = null;
+  const irregs = [];
+  const seen = new Set();
+
+  document.title = `tablectl console: table ${table}`;
+  $('table-id').textContent = table;
+
+  // ---- commands ----
+
+  async function send(cmd, label) {
+    const reply = $('reply');
+    reply.className = 'reply';
+    reply.textContent = `${label}: sent, waiting for table ${table}…`;
+    for (const b of document.querySelectorAll('.actions button, .decisions button')) b.disabled = true;
+    try {
+      const r = await api('POST', `/api/tables/${encodeURIComponent(table)}/commands`, cmd);
+      const b = r.body || {};
+      if (r.status === 200 && b.ok) {
+        reply.className = 'reply ok';
+        reply.textContent = `${label}: done. ` + (b.effects || []).join('; ');
+      } else if (r.status === 200) {
+        reply.className = 'reply refused';
+        reply.textContent = `${label}: refused by the table: ${b.error}`;
+      } else {
+        reply.className = 'reply refused';
+        reply.textContent = `${label}: refused (${r.status}): ${b.error || ''}`;
+      }
+    } catch (err) {
+      reply.className = 'reply refused';
+      reply.textContent = `${label}: the console cannot be reached`;
+    } finally {
+      for (const b of document.querySelectorAll('.actions button, .decisions button')) b.disabled = false;
+    }
+  }
+
+  // button sends cmd (or what the function cmd makes at the click) as name.
+  function button(label, cmd, cls, name) {
+    const b = el('button', cls || '', label);
+    b.type = 'button';
+    b.dataset.cmd = name || cmd.cmd;
+    b.addEventListener('click', () => send(typeof cmd === 'function' ? cmd() : cmd, label));
+    return b;
+  }
+
+  // works reports whether the person works this table (in pit): the console refuses
+  // the commands of anyone else, so their buttons are not shown.
+  function works(pit) {
+    const t = me.tables || [];
+    const p = me.pits || [];
+    if (!t.length && !p.length) return true;
+    return t.includes(table) || (!!pit && p.includes(pit));
+  }
+
+  let working = true;
+
+  function buildActions() {
+    const box = $('actions');
+    if (!working) {
+      box.replaceChildren(el('div', 'no-decision', `${me.user} does not work table ${table}: no commands here.`));
+      return;
+    }
+    box.replaceChildren(
+      button('Close bets', { cmd: 'bets_closed' }),
+      button('Confirm result', { cmd: 'confirm' }),
+      button('Squeeze', { cmd: 'squeeze' }),
+      button('Insurance closed', { cmd: 'insurance_closed' }),
+      button('Cut card out', { cmd: 'cut_card' }),
+    );
+    // Report an irregularity.
+    const rep = el('div', 'group');
+    const kind = el('select');
+    kind.id = 'report-kind';
+    const kinds = REPORTS.slice();
+    if (rank(me.role) >= rank('supervisor')) kinds.push('late_error');
+    for (const k of kinds) kind.appendChild(el('option', '', k.replace(/_/g, ' '))).value = k;
+    const detail = el('input');
+    detail.id = 'report-detail';
+    detail.placeholder = 'what happened';
+    detail.maxLength = 200;
+    const round = el('input');
+    round.id = 'report-round';
+    round.type = 'number';
+    round.min = '1';
+    round.placeholder = 'round';
+    round.hidden = true;
+    kind.addEventListener('change', () => { round.hidden = kind.value !== 'late_error'; });
+    rep.append(el('label', '', 'Report'), kind, detail, round, button('Report', () => {
+      const c = { cmd: 'report', kind: kind.value };
+      if (detail.value.trim()) c.detail = detail.value.trim();
+      if (kind.value === 'late_error') c.round = Number(round.value) || 0;
+      return c;
+    }, 'danger', 'report'));
+    // The shoe.
+    const shoe = el('div', 'group');
+    const set = el('input');
+    set.id = 'new-shoe-set';
+    set.placeholder = 'set';
+    set.size = 6;
+    const decks = el('input');
+    decks.id = 'new-shoe-decks';
+    decks.type = 'number';
+    decks.min = '1';
+    decks.max = '8';
+    decks.value = '8';
+    shoe.append(el('label', '', 'Shoe'), set, decks,
+      button('New shoe', () => ({ cmd: 'new_shoe', set: set.value.trim(), decks: Number(decks.value) || 0 }), '', 'new_shoe'),
+      button('End shoe', { cmd: 'end_shoe' }));
+    box.append(rep, shoe);
+  }
+
+  // ---- drawing ----
+
+  function cardEl(code) {
+    const c = el('div', 'card');
+    c.dataset.card = code;
+    if (typeof code !== 'string' || code.length !== 2) {
+      c.appendChild(el('span', 'rank', '?'));
+      return c;
+    }
+    if (code[1] === 'H' || code[1] === 'D') c.classList.add('red');
+    c.append(el('span', 'rank', code[0] === 'T' ? '10' : code[0]), el('span', 'suit', SUITS[code[1]] || '?'));
+    return c;
+  }
+
+  function drawHeader() {
+    const s = state || {};
+    const st = status || {};
+    $('shoe').textContent = `Shoe ${s.shoe !== undefined ? s.shoe : '–'}`;
+    $('round').textContent = `Round ${s.round !== undefined ? s.round : '–'}`;
+    $('rules').textContent = [s.rules || st.rules, (s.decks || st.decks) ? `${s.decks || st.decks} decks` : ''].filter(Boolean).join(' · ');
+    const ph = $('phase');
+    ph.dataset.phase = s.phase || '';
+    ph.textContent = PHASE_TEXT[s.phase] || s.phase || 'Waiting for the table';
+    $('offline').hidden = !status || st.state === 'online';
+    $('call').hidden = st.call !== 'supervisor';
+  }
+
+  function drawRound() {
+    const s = state || {};
+    const hands = { P: [], B: [] };
+    for (const c of s.cards || []) (hands[c.slot[0]] || []).push(c);
+    for (const [k, id] of [['P', 'player'], ['B', 'banker']]) {
+      const box = $(`${id}-cards`);
+      box.replaceChildren(...hands[k].sort((a, b) => a.slot.localeCompare(b.slot)).map((c) => cardEl(c.card)));
+      $(`${id}-points`).textContent = hands[k].length ? String(s[`${id}_points`]) : '–';
+    }
+    const w = s.outcome ? s.outcome.winner : null;
+    $('player-hand').classList.toggle('winner', w === 'player');
+    $('banker-hand').classList.toggle('winner', w === 'banker');
+  }
+
+  let heldKey = '';
+
+  function heldMeta(h) {
+    return `${(h.kind || '').replace(/_/g, ' ')} · decided by a ${roleText(h.decided_by || 'supervisor')} or above` +
+      (h.pending && h.pending.length ? ` · cards awaiting the decision: ${h.pending.join(' ')}` : '');
+  }
+
+  function drawHeld() {
+    const h = state && state.held;
+    $('held').hidden = !h;
+    const box = $('decisions');
+    // The buttons are made again only when the irregularity changes, so a state
+    // published while the person reaches for a button does not take it away.
+    const key = h ? JSON.stringify([h.id, h.choices, h.decided_by, h.rule]) : '';
+    if (key === heldKey && h) {
+      $('held-meta').textContent = heldMeta(h);
+      return;
+    }
+    heldKey = key;
+    box.replaceChildren();
+    if (!h) return;
+    $('held-id').textContent = `#${h.id}`;
+    $('held-rule').textContent = h.rule || '';
+    $('held-display').textContent = h.display || h.kind || '';
+    const by = h.decided_by || 'supervisor';
+    $('held-meta').textContent = heldMeta(h);
+    const may = working && rank(me.role) >= rank(by);
+    $('no-decision').hidden = may;
+    $('no-decision').textContent = may ? '' : (working ? `A ${roleText(by)} or above decides; call one.` : `${me.user} does not work this table.`);
+    if (!may) return;
+    for (const choice of h.choices || []) {
+      const d = el('div', 'decision');
+      const b = button(choice, { cmd: 'decide', irregularity: h.id, choice }, 'danger');
+      b.dataset.choice = choice;
+      d.append(b, el('span', 'why', `${h.rule || ''}: ${CHOICE_TEXT[choice] || ''}`));
+      box.appendChild(d);
+    }
+  }
+
+  function drawLast(r) {
+    const t = resultText(r);
+    const last = $('last');
+    last.textContent = t.text;
+    last.className = 'last-line ' + t.cls;
+  }
+
+  function svgEl(tag, attrs) {
+    const e = document.createElementNS(SVG, tag);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    return e;
+  }
+
+  function drawRoad(id, cells, cols, mark) {
+    const svg = $(id);
+    let maxCol = -1;
+    for (const c of cells) maxCol = Math.max(maxCol, c.col);
+    const first = Math.max(0, maxCol + 2 - cols);
+    svg.setAttribute('viewBox', `0 0 ${cols * 10} 60`);
+    let d = '';
+    for (let c = 0; c <= cols; c++) d += `M${c * 10} 0V60`;
+    for (let r = 0; r <= 6; r++) d += `M0 ${r * 10}H${cols * 10}`;
+    svg.replaceChildren(svgEl('path', { class: 'grid', d }));
+    for (const c of cells) {
+      if (c.col < first || c.row > 5) continue;
+      const g = svgEl('g', { transform: `translate(${(c.col - first) * 10} ${c.row * 10})` });
+      mark(g, c);
+      svg.appendChild(g);
+    }
+  }
+
+  function drawRoadmap(m) {
+    m = m || {};
+    drawRoad('bead-plate', m.bead_plate || [], 30, (g, c) => {
+      g.setAttribute('class', `bead ${OUTCOME[c.outcome] || ''}`);
+      g.appendChild(svgEl('circle', { cx: 5, cy: 5, r: 4.4 }));
+      const t = svgEl('text', { x: 5, y: 5.2 });
+      t.textContent = c.outcome;
+      g.appendChild(t);
+    });
+    drawRoad('big-road', m.big_road || [], 30, (g, c) => {
+      g.setAttribute('class', `big ${OUTCOME[c.outcome] || ''}`);
+      g.appendChild(svgEl('circle', { cx: 5, cy: 5, r: 3.7 }));
+      if (c.ties > 0) g.appendChild(svgEl('line', { class: 'tie', x1: 1.6, y1: 8.4, x2: 8.4, y2: 1.6 }));
+    });
+    if (!lastSeen && m.bead_plate && m.bead_plate.length) {
+      drawLast({ winner: OUTCOME[m.bead_plate[m.bead_plate.length - 1].outcome] });
+    }
+  }
+
+  let lastSeen = false;
+
+  function addIrregularity(m) {
+    if (!m || !m.event || m.event === 'dealer_warning') return;
+    const key = m.seq ? `seq${m.seq}` : JSON.stringify(m);
+    if (seen.has(key)) return;
+    seen.add(key);
+    if (irregs.length && m.shoe && irregs[irregs.length - 1].shoe && m.shoe > irregs[irregs.length - 1].shoe) {
+      irregs.length = 0; // a new shoe
+    }
+    irregs.push(m);
+    drawIrregularities();
+  }
+
+  function drawIrregularities() {
+    const body = $('irregs');
+    body.replaceChildren();
+    for (const m of irregs.slice().reverse()) {
+      const tr = el('tr', m.event);
+      const at = m.at ? new Date(m.at).toLocaleTimeString([], { hour12: false }) : '';
+      const by = m.event === 'resolved' ? [roleText(m.role), m.actor].filter(Boolean).join(' ') || 'the rule' : '';
+      const decision = m.event === 'resolved' ? m.choice : (m.choices && m.choices.length ? 'awaiting: ' + m.choices.join(' / ') : '');
+      for (const v of [`#${m.id}`, m.round, m.event, (m.kind || '').replace(/_/g, ' '), m.rule, decision, by, at]) {
+        tr.appendChild(el('td', '', v === undefined || v === null ? '' : String(v)));
+      }
+      tr.title = [m.display, m.reason].filter(Boolean).join(' · ');
+      body.appendChild(tr);
+    }
+  }
+
+  function onState(s) {
+    state = s;
+    drawHeader();
+    drawRound();
+    drawHeld();
+  }
+
+  // ---- the stream ----
+
+  session().then((m) => {
+    me = m;
+    stream(`/api/tables/${encodeURIComponent(table)}/events`, {
+      detail: (d) => {
+        const w = works(d.summary && d.summary.pit);
+        if (w !== working || !$('actions').hasChildNodes()) {
+          working = w;
+          heldKey = '';
+          buildActions();
+        }
+        status = d.status || null;
+        irregs.length = 0;
+        seen.clear();
+        for (const m of d.irregularities || []) addIrregularity(m);
+        drawIrregularities();
+        if (d.result) { lastSeen = true; drawLast(d.result); }
+        drawRoadmap(d.roadmap);
+        onState(d.state || null);
+        document.body.dataset.ready = '1';
+      },
+      status: (s) => { status = s; drawHeader(); },
+      state: onState,
+      roadmap: drawRoadmap,
+      result: (r) => { lastSeen = true; drawLast(r); },
+      irregularity: addIrregularity,
+      card: () => {}, // the state that follows each card carries it
+    });
+  }).catch(() => {});
+})();
