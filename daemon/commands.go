@@ -125,37 +125,31 @@ func commandNames() string {
 	return strings.Join(names, ", ")
 }
 
-// command carries out one command and answers it on the reply topic.
-func (d *Daemon) command(c display.Command) error {
-	reply := messages.Reply{Schema: messages.Schema, Table: d.cfg.Table, At: d.cfg.Now(), Role: c.Role}
+// command hands one command to the node; its reply goes out once the node's Ready is
+// carried out. A command that cannot be parsed changes nothing and is answered at once.
+func (d *Daemon) command(c display.Command) {
+	now := d.clock.Now()
+	reply := messages.Reply{Schema: messages.Schema, Table: d.cfg.Table, At: now, Role: c.Role}
 	cmd, ev, err := ParseCommand(c.Role, c.Payload)
 	reply.ID = cmd.ID
 	if err != nil {
 		reply.Error = err.Error()
 		d.log.Warn("command refused", "role", c.Role, "err", err)
-		return d.answer(c, reply)
+		d.answer(c, reply)
+		return
 	}
-	ev.At = d.cfg.Now()
-	d.capture = &reply.Effects
-	err = d.tbl.Step(ev)
-	d.capture = nil
-	if err != nil {
-		return err // the journal failed: the table cannot go on
-	}
-	reply.OK = true
-	for _, e := range reply.Effects {
-		if strings.HasPrefix(e, round.EventRefused.String()) {
-			reply.OK, reply.Error = false, strings.TrimPrefix(e, round.EventRefused.String()+": ")
-		}
-	}
-	return d.answer(c, reply)
+	ev.At = now
+	d.nextRef++
+	d.asked[d.nextRef] = asked{cmd: c, reply: reply}
+	d.node.Command(d.nextRef, ev)
 }
 
-func (d *Daemon) answer(c display.Command, r messages.Reply) error {
+// answer sends a reply; it is not waited for: the reply topic is not journalled.
+func (d *Daemon) answer(c display.Command, r messages.Reply) {
 	b, err := json.Marshal(r)
 	if err != nil {
-		return err
+		d.log.Error("reply", "err", err)
+		return
 	}
-	c.Reply(b) // not waited for: the reply topic is not journalled
-	return nil
+	c.Reply(b)
 }

@@ -137,6 +137,12 @@ func TestRunGolden(t *testing.T) {
 		t.Fatalf("%v (run with -update to write it)", err)
 	}
 	if got != string(want) {
+		gotPath := filepath.Join(t.TempDir(), "got.txt")
+		if dst := os.Getenv("TABLECTL_GOLDEN_GOT"); dst != "" {
+			gotPath = dst
+		}
+		os.WriteFile(gotPath, []byte(got), 0o644)
+		t.Logf("what was published: %s; its log:\n%s", gotPath, errb.String())
 		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
 		for i := range max(len(gl), len(wl)) {
 			var g, w string

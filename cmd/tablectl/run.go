@@ -175,7 +175,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("run: %w", err)
 	}
 	if every := svc.heartbeatEvery(); every > 0 {
-		cfg.Heartbeat, cfg.HeartbeatEvery = svc.beat, every
+		cfg.Watchdog, cfg.HeartbeatEvery = svc, every
 	}
 	cfg.JournalDir = tc.Journal
 	var d *daemon.Daemon
@@ -257,7 +257,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		shoeEvents = sd.Events()
 		// A card is acknowledged once journalled; while the port is down the shoe keeps it
 		// and resends it after the next hello.
-		d.SetShoeAck(func(ev device.Event) { _ = sd.Ack(ev) })
+		d.SetShoe(sd)
 	}
 	if cfg.Shuffler != nil {
 		xd, err := shuffler.Start(*cfg.Shuffler, opts("shuffler"))
@@ -303,25 +303,14 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	case err := <-simDone:
 		// The simulator dealt its rounds: let the last events and messages go out.
 		if err == nil {
-			waitQuiet(func() int { n, _ := d.Pending(); return n }, shoeEvents, shufflerEvents, 10*time.Second)
+			drained, stop := context.WithTimeout(ctx, 10*time.Second)
+			if err := d.Drained(drained); err != nil {
+				log.Warn("messages not all acknowledged by the broker", "err", err)
+			}
+			stop()
 		}
 		cancel()
 		return errors.Join(err, <-served)
-	}
-}
-
-// waitQuiet waits until every device event has been taken and pending (messages not
-// yet acknowledged, say) is 0, or until limit.
-func waitQuiet(pending func() int, shoe, shuffler <-chan device.Event, limit time.Duration) {
-	deadline := time.Now().Add(limit)
-	quiet := 0
-	for quiet < 3 && time.Now().Before(deadline) {
-		if pending() == 0 && len(shoe) == 0 && len(shuffler) == 0 {
-			quiet++
-		} else {
-			quiet = 0
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -9,13 +9,12 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/daemon"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/drivers/shuffler"
-	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/round"
 	"github.com/tablectl/tablectl/simulator"
-	"github.com/tablectl/tablectl/table"
 )
 
 // runWatch reads a shoe (and a shuffler) through the real drivers, runs the round
@@ -56,33 +55,18 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	rc := round.DefaultConfig(rs)
 	rc.CloseBetsOnFirstCard = *auto
 	rc.SimultaneousWindow = *window
-	log := slog.New(slog.NewTextHandler(io.err, nil))
-	tcfg := table.Config{Round: rc, AutoConfirm: *auto, AutoCloseInsurance: *auto, Seqless: *format != "tablectl",
-		Handler: func(ev round.Event, effs []round.Effect, _ round.State) {
-			for _, e := range effs {
-				fmt.Fprintf(io.out, "%s %s\n", ev.At.Format("15:04:05.000"), e)
-			}
-		}}
-	var tbl *table.Table
-	if *journalDir != "" {
-		j, rep, err := journal.Open(*journalDir, journal.Options{Logger: log})
-		if err != nil {
-			return fmt.Errorf("watch: --journal: %w", err)
-		}
-		defer j.Close()
-		if rep.Torn != nil {
-			log.Warn("journal: torn tail truncated", "file", rep.Torn.File, "offset", rep.Torn.Offset, "bytes", rep.Torn.Bytes)
-		}
-		if tbl, err = table.Start(tcfg, j, "watch", nil); err != nil {
-			return fmt.Errorf("watch: --journal %s: %w", *journalDir, err)
-		}
-		fmt.Fprintf(io.out, "journal %s: %d records replayed\n", *journalDir, rep.Records)
-	} else if tbl, err = table.New(tcfg); err != nil {
-		return fmt.Errorf("watch: %w", err)
-	}
-	opts := func(name string) device.Options { return device.Options{Name: name, Logger: log} }
+	log := slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	dir := *journalDir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "tablectl-watch-")
+		if err != nil {
+			return fmt.Errorf("watch: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
 	simDone := make(chan error, 1)
 	if *simulate {
 		sim, cleanup, err := startSimulator(ctx, simulator.Config{Protocol: *format, Seed: *seed, Pace: *pace, Cut: 16, Logger: log}, *rounds, simDone)
@@ -94,12 +78,24 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	} else {
 		simDone = nil
 	}
-	sd, err := shoe.Start(shoe.Config{Format: *format, Port: device.Config{Path: *shoePath, Baud: *baud}}, opts("shoe"))
+	cfg := daemon.Config{Table: "watch", Round: rc, AutoConfirm: *auto, AutoCloseInsurance: *auto, JournalDir: dir,
+		Shoe: &shoe.Config{Format: *format, Port: device.Config{Path: *shoePath, Baud: *baud}}, Logger: log, Trace: io.out}
+	d, err := daemon.Open(cfg)
+	if err != nil {
+		return fmt.Errorf("watch: --journal %s: %w", *journalDir, err)
+	}
+	defer d.Close()
+	if *journalDir != "" {
+		fmt.Fprintf(io.out, "journal %s: %d records replayed\n", *journalDir, d.Replayed())
+	}
+	d.OnConnect(daemon.NoBroker{}) // the messages go nowhere
+	opts := func(name string) device.Options { return device.Options{Name: name, Logger: log} }
+	sd, err := shoe.Start(*cfg.Shoe, opts("shoe"))
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
 	defer sd.Close()
-	tbl.SetAck(func(ev device.Event) { _ = sd.Ack(ev) }) // after each card is recorded (or stepped)
+	d.SetShoe(sd) // after each card is recorded
 	shoeEvents := tap(sd.Events(), *showDevice, "shoe", io)
 	var shufflerEvents <-chan device.Event
 	if *shufflerPath != "" {
@@ -111,18 +107,19 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 		shufflerEvents = tap(xd.Events(), *showDevice, "shuffler", io)
 	}
 	runDone := make(chan error, 1)
-	go func() { runDone <- tbl.Run(ctx, shoeEvents, shufflerEvents, nil) }()
+	go func() { runDone <- d.Serve(ctx, daemon.NoBroker{}, shoeEvents, shufflerEvents) }()
 	select {
 	case err := <-runDone:
 		return err
 	case err := <-simDone:
 		// The simulator dealt its rounds: let the table take the last events, then stop.
 		if err == nil {
-			waitQuiet(func() int { return 0 }, shoeEvents, shufflerEvents, 10*time.Second)
+			drained, stop := context.WithTimeout(ctx, 10*time.Second)
+			err = d.Idle(drained)
+			stop()
 		}
 		cancel()
-		<-runDone
-		return err
+		return errors.Join(err, <-runDone)
 	}
 }
 
@@ -152,6 +149,9 @@ func startSimulator(ctx context.Context, cfg simulator.Config, rounds int, done 
 		}
 		if err == nil {
 			err = sim.Drain(ctx)
+		}
+		if err == nil {
+			err = sim.Taken(ctx) // every card recorded, where the host acknowledges
 		}
 		if ctx.Err() != nil {
 			err = nil
