@@ -30,7 +30,8 @@ func (d *Daemon) SetPanel(p Panel) { d.panel = p }
 //
 //   - confirm: the dealer confirms the round's result;
 //   - insurance_closed: the dealer closes the Insurance offers (NC Insurance 3.12);
-//   - new_shoe: the dealer ends the shoe, so the next shuffled set is loaded;
+//   - new_shoe: as the new_shoe command: the shoe in play ends, and the next shuffled set
+//     is loaded;
 //   - call_supervisor: calls a Pit Supervisor, shown in the status message until the
 //     button is pressed again or a decision is taken;
 //   - shoe_lid and double_card: as the shoe's own lid and double-card signals, for shoes
@@ -55,7 +56,7 @@ func (d *Daemon) button(ev gpio.Event) {
 	case ev.Role == gpio.InsuranceClosed:
 		step(round.InsuranceWindowClosed)
 	case ev.Role == gpio.NewShoe:
-		step(round.ShoeEnd)
+		d.node.NewShoe(round.Event{Kind: round.NewShoe, At: now, Role: irregularities.Dealer, Actor: "button"})
 	case ev.Role == gpio.DoubleCard:
 		d.node.Shoe(device.Event{Kind: device.DoubleCard, Time: now})
 	case ev.Role == gpio.CallSupervisor:

@@ -28,6 +28,9 @@ type Config struct {
 	Roads roadmap.Settings
 	// Version is the program's version, in the status message.
 	Version string
+	// NoMessages: the node builds no messages (its Ready has none), for an owner that
+	// publishes nowhere.
+	NoMessages bool
 }
 
 // Lamps are the tower light's levels: red while the table is held for a decision, amber
@@ -211,9 +214,31 @@ func (n *Node) Shuffler(ev device.Event) {
 func (n *Node) Command(ref uint64, ev round.Event) {
 	r := Reply{Ref: ref, OK: true}
 	n.capture = &r
-	n.Step(ev)
+	switch {
+	case ev.Kind == round.NewShoe && ev.Set == "" && n.ctl.State().Phase == round.NoShoe:
+		r.OK, r.Error = false, "no shoe is in play and no set was given: the next set loads when the shuffler reports it"
+	case ev.Kind == round.NewShoe:
+		n.NewShoe(ev)
+	default:
+		n.Step(ev)
+	}
 	n.capture = nil
 	n.rd.Replies = append(n.rd.Replies, r)
+}
+
+// NewShoe is the dealer's new shoe, from the new_shoe button or command alike: the shoe
+// in play, if any, ends; then the set ev names (ev.Set and ev.Decks, when no shuffler
+// reports it) is loaded, or, with none named, the next set the shuffler reported is, as
+// it is whenever no shoe is in play.
+func (n *Node) NewShoe(ev round.Event) {
+	if n.ctl.State().Phase != round.NoShoe {
+		end := ev
+		end.Kind, end.Set, end.Decks = round.ShoeEnd, "", 0
+		n.Step(end)
+	}
+	if ev.Set != "" {
+		n.Step(ev)
+	}
 }
 
 // CallSupervisor turns the dealer's call for a Pit Supervisor on or off; the status
@@ -228,11 +253,13 @@ func (n *Node) Calling() bool { return n.call }
 
 // publish asks for the messages, lamps and status of one event stepped.
 func (n *Node) publish(ev round.Event, effs []round.Effect, st round.State) {
-	msgs, err := n.build.Effects(ev, effs, st)
-	if err != nil {
-		n.rd.Problems = append(n.rd.Problems, fmt.Errorf("building the messages of a %s event: %w", ev.Kind, err))
-	} else {
-		n.rd.Messages = append(n.rd.Messages, msgs...)
+	if !n.cfg.NoMessages {
+		msgs, err := n.build.Effects(ev, effs, st)
+		if err != nil {
+			n.rd.Problems = append(n.rd.Problems, fmt.Errorf("building the messages of a %s event: %w", ev.Kind, err))
+		} else {
+			n.rd.Messages = append(n.rd.Messages, msgs...)
+		}
 	}
 	n.lamps(st, effs)
 	for _, e := range effs {

@@ -173,7 +173,7 @@ func playScenario(t *testing.T, sc *simulator.Scenario, rules string, quietRound
 	rc.CloseBetsOnFirstCard = true
 	rc.SimultaneousWindow = 0 // the simulator deals as fast as it can
 	var lines []string
-	tbl, err := New(Config{Table: "T1", Round: rc, AutoConfirm: true, AutoCloseInsurance: true, Seqless: format != "tablectl"})
+	tbl, err := New(Config{Table: "T1", NoMessages: true, Round: rc, AutoConfirm: true, AutoCloseInsurance: true, Seqless: format != "tablectl"})
 	if err != nil {
 		t.Fatal(err)
 	}
