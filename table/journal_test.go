@@ -317,3 +317,42 @@ func TestRestartConfirmsCompleteRound(t *testing.T) {
 		t.Errorf("after the restart:\n%s", s)
 	}
 }
+
+// TestPersistSyncsOnceABatch: the records of one Ready are appended and made durable
+// with one sync, and the snapshot covers the record that ended the shoe, not those after.
+func TestPersistSyncsOnceABatch(t *testing.T) {
+	j := openJournal(t, t.TempDir())
+	defer j.Close()
+	tbl, err := start(testConfig("classic"), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncs := j.Stats().Syncs
+	batch := append([]round.Event{{Kind: round.NewShoe, Set: "A", Decks: 8}, {Kind: round.BetsClosed}}, cards(t, "9H 5C KS KD")...)
+	for i, ev := range append(batch, round.Event{Kind: round.ConfirmResult}) {
+		ev.At = t0.Add(time.Duration(i) * time.Second)
+		tbl.Node.Step(ev)
+	}
+	if n := len(tbl.Ready().Records); n != 7 {
+		t.Fatalf("%d records ready, want 7", n)
+	}
+	if err := tbl.carryOut(); err != nil {
+		t.Fatal(err)
+	}
+	if got := j.Stats().Syncs - syncs; got != 1 {
+		t.Errorf("%d syncs for a batch of 7 records, want 1", got)
+	}
+	records := j.LastSeq()
+	tbl.Node.Step(round.Event{Kind: round.ShoeEnd, At: t0.Add(time.Minute)})
+	tbl.Node.Step(round.Event{Kind: round.NewShoe, Set: "B", Decks: 8, At: t0.Add(time.Minute)})
+	rd := tbl.Ready()
+	if len(rd.Records) != 2 || rd.Snapshot == nil || rd.SnapshotAt != 1 {
+		t.Fatalf("ready: %d records, snapshot %v after %d", len(rd.Records), rd.Snapshot != nil, rd.SnapshotAt)
+	}
+	if err := tbl.carryOut(); err != nil {
+		t.Fatal(err)
+	}
+	if seq, _, ok, _ := j.Snapshot(); !ok || seq != records+1 {
+		t.Errorf("snapshot covers record %d (ok %v), want %d: the shoe's end", seq, ok, records+1)
+	}
+}
