@@ -191,6 +191,7 @@ func CommandsMarkdown() string {
 
 // command hands one command to the node; its reply goes out once the node's Ready is
 // carried out. A command that cannot be parsed changes nothing and is answered at once.
+// What concerns every command as received (its id, say) is handled here.
 func (d *Daemon) command(c display.Command) {
 	now := d.clock.Now()
 	reply := messages.Reply{Schema: messages.Schema, Table: d.cfg.Table, At: now, Role: c.Role}

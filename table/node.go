@@ -251,7 +251,8 @@ func (n *Node) CallSupervisor(at time.Time) {
 // Calling reports whether a supervisor call stands.
 func (n *Node) Calling() bool { return n.call }
 
-// publish asks for the messages, lamps and status of one event stepped.
+// publish asks for the messages, lamps and status of one event stepped: what an effect
+// makes visible (a status message on some effect, say) is decided here.
 func (n *Node) publish(ev round.Event, effs []round.Effect, st round.State) {
 	if !n.cfg.NoMessages {
 		msgs, err := n.build.Effects(ev, effs, st)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -21,31 +22,7 @@ import (
 // and MQTT (an external broker, or the embedded one).
 func runRun(ctx context.Context, args []string, io stdio) error {
 	fs := newFlagSet("run", io)
-	def := config.Default()
-	var f config.Flags
-	configFile := fs.String("config", "", "the configuration file (docs/config.md); the flags given override it")
-	fs.StringVar(&f.Table, "table", def.Table, "the table's id, the third level of every MQTT topic")
-	fs.StringVar(&f.Rules, "rules", def.Rules, "rule set: classic, rws, nc-tournament, nc-insurance, royal")
-	fs.IntVar(&f.Decks, "decks", 0, "decks in a set at this table (0: any the rule set allows; the simulator deals 8)")
-	fs.StringVar(&f.Journal, "journal", "", "the journal directory (default: the file's, or tablectl-journal in the working directory; with --simulate a new temporary one)")
-	fs.StringVar(&f.MQTT, "mqtt", "", "external MQTT broker, tcp://host:1883 or ssl://host:8883 (default: start the embedded broker)")
-	fs.StringVar(&f.MQTTUser, "mqtt-user", "", "MQTT username")
-	fs.StringVar(&f.MQTTPassword, "mqtt-password", "", "MQTT password (or the file's password_file, or TABLECTL_MQTT_PASSWORD)")
-	fs.StringVar(&f.MQTTCA, "mqtt-ca", "", "CA certificates (PEM) that sign the broker's certificate")
-	fs.StringVar(&f.MQTTCert, "mqtt-cert", "", "client certificate (PEM)")
-	fs.StringVar(&f.MQTTKey, "mqtt-key", "", "client certificate's key (PEM)")
-	fs.StringVar(&f.BrokerListen, "broker-listen", def.Broker.Listen, "the embedded broker's MQTT address")
-	fs.StringVar(&f.BrokerWebSocket, "broker-websocket", def.Broker.WebSocket, "the embedded broker's WebSocket address for browsers (\"\": none)")
-	fs.StringVar(&f.Shoe, "shoe", "", "the shoe's serial port")
-	fs.StringVar(&f.ShoeFormat, "shoe-format", "tablectl", "the shoe's wire format: tablectl, ascii or scanner")
-	fs.StringVar(&f.Shuffler, "shuffler", "", "the shuffler's serial port")
-	fs.IntVar(&f.Baud, "baud", 9600, "the serial ports' speed")
-	fs.BoolVar(&f.Auto, "auto", false, "stand in for the dealer's buttons: close betting on a round's first card, close Insurance at once, confirm each complete round (default with --simulate)")
-	fs.DurationVar(&f.SimultaneousWindow, "simultaneous-window", def.Dealer.SimultaneousWindow, "two cards of a round read closer together than this were drawn together (RWS Baccarat 5.10); 0 turns the check off")
-	fs.StringVar(&f.HTTP, "http", def.HTTP, "serve the display board here (\"\": none); :8080 serves it to the network")
-	fs.BoolVar(&f.LogJSON, "log-json", false, "log as JSON lines")
-	fs.StringVar(&f.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (\"\": none), for example 127.0.0.1:9464")
-	sim := simulationFlags(fs, &f, time.Second)
+	f, configFile, sim := runFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -53,7 +30,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("run: unexpected argument %q", fs.Arg(0))
 	}
 	f.Given = given(fs)
-	r, err := config.Resolve(*configFile, f)
+	r, err := config.Resolve(*configFile, *f)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
@@ -178,4 +155,35 @@ func serveHTTP(addr string, h http.Handler, log *slog.Logger) (stop func(), boun
 		srv.Shutdown(ctx)
 		<-served
 	}, ln.Addr().String(), nil
+}
+
+// runFlags defines run's flags: those config.Flags carries, the configuration file's,
+// and the simulation's.
+func runFlags(fs *flag.FlagSet) (f *config.Flags, configFile *string, sim *simulation) {
+	f = &config.Flags{}
+	def := config.Default()
+	configFile = fs.String("config", "", "the configuration file (docs/config.md); the flags given override it")
+	fs.StringVar(&f.Table, "table", def.Table, "the table's id, the third level of every MQTT topic")
+	fs.StringVar(&f.Rules, "rules", def.Rules, "rule set: classic, rws, nc-tournament, nc-insurance, royal")
+	fs.IntVar(&f.Decks, "decks", 0, "decks in a set at this table (0: any the rule set allows; the simulator deals 8)")
+	fs.StringVar(&f.Journal, "journal", "", "the journal directory (default: the file's, or tablectl-journal in the working directory; with --simulate a new temporary one)")
+	fs.StringVar(&f.MQTT, "mqtt", "", "external MQTT broker, tcp://host:1883 or ssl://host:8883 (default: start the embedded broker)")
+	fs.StringVar(&f.MQTTUser, "mqtt-user", "", "MQTT username")
+	fs.StringVar(&f.MQTTPassword, "mqtt-password", "", "MQTT password (or the file's password_file, or TABLECTL_MQTT_PASSWORD)")
+	fs.StringVar(&f.MQTTCA, "mqtt-ca", "", "CA certificates (PEM) that sign the broker's certificate")
+	fs.StringVar(&f.MQTTCert, "mqtt-cert", "", "client certificate (PEM)")
+	fs.StringVar(&f.MQTTKey, "mqtt-key", "", "client certificate's key (PEM)")
+	fs.StringVar(&f.BrokerListen, "broker-listen", def.Broker.Listen, "the embedded broker's MQTT address")
+	fs.StringVar(&f.BrokerWebSocket, "broker-websocket", def.Broker.WebSocket, "the embedded broker's WebSocket address for browsers (\"\": none)")
+	fs.StringVar(&f.Shoe, "shoe", "", "the shoe's serial port")
+	fs.StringVar(&f.ShoeFormat, "shoe-format", "tablectl", "the shoe's wire format: tablectl, ascii or scanner")
+	fs.StringVar(&f.Shuffler, "shuffler", "", "the shuffler's serial port")
+	fs.IntVar(&f.Baud, "baud", 9600, "the serial ports' speed")
+	fs.BoolVar(&f.Auto, "auto", false, "stand in for the dealer's buttons: close betting on a round's first card, close Insurance at once, confirm each complete round (default with --simulate)")
+	fs.DurationVar(&f.SimultaneousWindow, "simultaneous-window", def.Dealer.SimultaneousWindow, "two cards of a round read closer together than this were drawn together (RWS Baccarat 5.10); 0 turns the check off")
+	fs.StringVar(&f.HTTP, "http", def.HTTP, "serve the display board here (\"\": none); :8080 serves it to the network")
+	fs.BoolVar(&f.LogJSON, "log-json", false, "log as JSON lines")
+	fs.StringVar(&f.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (\"\": none), for example 127.0.0.1:9464")
+	sim = simulationFlags(fs, f, time.Second)
+	return f, configFile, sim
 }
