@@ -1,9 +1,11 @@
-// Package daemon runs one table: it reads the shoe and shuffler (or a simulator),
-// records every event in the journal before it is stepped, drives the round controller,
-// and publishes everything a display board or pit system needs over MQTT, through an
-// external broker or the embedded one; it takes dealer and supervisor commands on MQTT
-// and answers each. On start it replays the journal, checks itself, and only then
-// publishes anything.
+// Package daemon runs one table: one loop takes the inputs one at a time (the shoe's and
+// shuffler's events, dealer and supervisor commands on MQTT, the panel's buttons), hands
+// each to the table's node (package table), and carries out the node's Ready in order:
+// the records to the journal with one sync, then the messages to MQTT (through an
+// external broker or the embedded one), the acknowledgements to the shoe, the tower light
+// and buzzer, and the replies to commands. On start it replays the journal, checks
+// itself, and only then publishes anything. Idle and Drained tell when the loop has
+// taken every input and the broker has every message.
 package daemon
 
 import (
