@@ -246,18 +246,18 @@ func Open(cfg Config, j *journal.Journal, now time.Time) (*Node, error) {
 // disk once, then writes its snapshot. Nothing of rd may be made visible before it
 // returns; after an error the journal's state on disk is unknown and the table must stop.
 func Persist(j *journal.Journal, rd *Ready) error {
-	var snapSeq uint64
+	var snapshotRecord uint64 // the record number the snapshot covers up to
 	for i, e := range rd.Records {
 		b, err := json.Marshal(e)
 		if err != nil {
 			return fmt.Errorf("record: %w", err)
 		}
-		seq, err := j.AppendNoSync(b)
+		recordNo, err := j.AppendNoSync(b)
 		if err != nil {
 			return fmt.Errorf("record %s: %w", e.what(), err)
 		}
 		if i+1 == rd.SnapshotAt {
-			snapSeq = seq
+			snapshotRecord = recordNo
 		}
 	}
 	if len(rd.Records) > 0 {
@@ -265,12 +265,12 @@ func Persist(j *journal.Journal, rd *Ready) error {
 			return fmt.Errorf("record %d events: %w", len(rd.Records), err)
 		}
 	}
-	if rd.Snapshot != nil && snapSeq != 0 {
+	if rd.Snapshot != nil && snapshotRecord != 0 {
 		b, err := json.Marshal(rd.Snapshot)
 		if err != nil {
 			return fmt.Errorf("snapshot: %w", err)
 		}
-		if err := j.WriteSnapshot(snapSeq, b); err != nil {
+		if err := j.WriteSnapshot(snapshotRecord, b); err != nil {
 			return fmt.Errorf("snapshot: %w", err)
 		}
 	}
