@@ -233,13 +233,11 @@ func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger, io stdio) (
 
 // serve runs d's loop on the devices until ctx is done; with a simulation (dealt not
 // nil), until it has dealt and the table has taken and published everything. begin is
-// closed once the loop runs: a simulator deals from then on.
+// closed as the loop starts: a simulator deals from then on.
 func serve(ctx context.Context, cancel context.CancelFunc, d *daemon.Daemon, tr daemon.Transport, devs *devices, begin chan<- struct{}, dealt <-chan error, log *slog.Logger) error {
 	served := make(chan error, 1)
 	go func() { served <- d.Serve(ctx, tr, devs.shoe, devs.shuffler) }()
-	if err := d.Idle(ctx); err == nil {
-		close(begin)
-	}
+	close(begin)
 	select {
 	case err := <-served:
 		return err
