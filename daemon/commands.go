@@ -34,20 +34,103 @@ type Command struct {
 	Choice       string `json:"choice,omitempty"`
 }
 
-// commands are the commands and the lowest role that may give each. Decisions on
-// irregularities are further checked against the role each rule names (RWS Baccarat
-// 5.10: a Pit Supervisor or above).
-var commands = map[string]irregularities.Role{
-	"bets_closed":      irregularities.Dealer,
-	"confirm":          irregularities.Dealer,
-	"insurance_bet":    irregularities.Dealer,
-	"insurance_closed": irregularities.Dealer,
-	"squeeze":          irregularities.Dealer,
-	"cut_card":         irregularities.Dealer,
-	"new_shoe":         irregularities.Dealer,
-	"end_shoe":         irregularities.Dealer,
-	"report":           irregularities.Dealer,
-	"decide":           irregularities.Supervisor,
+// CommandSpec is one command of the table: its name (the JSON's cmd), the fields it takes,
+// the lowest role that may give it, what it does, and how it becomes a round event. The
+// parsing, the role check, the unknown command's error and docs/mqtt.md's list all come
+// from Commands. A check every command needs (a field's length, say) goes in
+// ParseCommand; one of a command's own, in its Event.
+type CommandSpec struct {
+	Name string
+	// Fields says which fields the command takes, for docs/mqtt.md.
+	Fields string
+	Role   irregularities.Role
+	// RoleNote, when set, says more of the roles than Role, for docs/mqtt.md.
+	RoleNote string
+	// Does says what the command does, in one line.
+	Does string
+	// Event fills in ev (which holds the role, actor and detail already) from c.
+	Event func(c Command, ev *round.Event) error
+}
+
+// Commands are the commands a table takes, in the order docs/mqtt.md lists them.
+// Decisions on irregularities are further checked against the role each rule names
+// (RWS Baccarat 5.10: a Pit Supervisor or above).
+var Commands = []CommandSpec{
+	{Name: "bets_closed", Fields: "`wagers` (optional: `[{\"box\":\"1\",\"bet\":\"banker\",\"stake\":100}]`)", Role: irregularities.Dealer,
+		Does: "no more bets; the wagers are checked against the rule set",
+		Event: func(c Command, ev *round.Event) error {
+			ev.Kind, ev.Wagers = round.BetsClosed, c.Wagers
+			return nil
+		}},
+	{Name: "insurance_bet", Fields: "`wager`", Role: irregularities.Dealer,
+		Does: "takes an Insurance wager on the open offer (NC Insurance 3.11, 3.12.2)",
+		Event: func(c Command, ev *round.Event) error {
+			if c.Wager == nil {
+				return fmt.Errorf("insurance_bet needs a wager")
+			}
+			ev.Kind, ev.Wagers = round.InsuranceBet, []baccarat.Wager{*c.Wager}
+			return nil
+		}},
+	{Name: "insurance_closed", Role: irregularities.Dealer, Does: "closes the Insurance offers",
+		Event: kind(round.InsuranceWindowClosed)},
+	{Name: "squeeze", Role: irregularities.Dealer,
+		Does:  "the Banker's third card is squeezed first: later Insurance waived (NC Insurance 3.14)",
+		Event: kind(round.SqueezeRequested)},
+	{Name: "confirm", Role: irregularities.Dealer, Does: "confirms the revealed result; the round is settled",
+		Event: kind(round.ConfirmResult)},
+	{Name: "cut_card", Role: irregularities.Dealer, Does: "the cut card came out (when the shoe cannot say so)",
+		Event: kind(round.CutCard)},
+	{Name: "new_shoe", Fields: "`set`, `decks` (both optional)", Role: irregularities.Dealer,
+		Does: "as the `new_shoe` button: ends the shoe in play, then loads the set given (when no shuffler reports it) or the next shuffled set; at a table without a serial shuffler, with no `decks`, a set of the table's deck count (docs/config.md, \"A table without a serial shuffler\")",
+		Event: func(c Command, ev *round.Event) error {
+			if c.Decks < 0 {
+				return fmt.Errorf("new_shoe: %d decks", c.Decks)
+			}
+			ev.Kind, ev.Set, ev.Decks = round.NewShoe, c.Set, c.Decks
+			return nil
+		}},
+	{Name: "end_shoe", Role: irregularities.Dealer, Does: "ends the shoe", Event: kind(round.ShoeEnd)},
+	{Name: "report", Fields: "`kind`, `detail`, `round` (for `late_error`)", Role: irregularities.Dealer,
+		RoleNote: "dealer (`late_error`: supervisor)", Does: "reports an irregularity (docs/irregularities.md)",
+		Event: func(c Command, ev *round.Event) error {
+			k, err := irregularities.ParseKind(c.Kind)
+			if err != nil {
+				return err
+			}
+			ev.Kind, ev.Irregularity, ev.Round = round.Report, k, c.Round
+			return nil
+		}},
+	{Name: "decide", Fields: "`irregularity` (its number), `choice`", Role: irregularities.Supervisor,
+		RoleNote: "supervisor, or the role the rule names", Does: "decides a held irregularity",
+		Event: func(c Command, ev *round.Event) error {
+			ch, err := irregularities.ParseChoice(c.Choice)
+			if err != nil {
+				return err
+			}
+			if c.Irregularity == 0 {
+				return fmt.Errorf("decide needs the irregularity's number")
+			}
+			ev.Kind, ev.ID, ev.Choice = round.Decide, c.Irregularity, ch
+			return nil
+		}},
+}
+
+// kind is the Event of a command that takes no fields.
+func kind(k round.EventKind) func(Command, *round.Event) error {
+	return func(_ Command, ev *round.Event) error {
+		ev.Kind = k
+		return nil
+	}
+}
+
+// lookupCommand finds a command by name.
+func lookupCommand(name string) (CommandSpec, bool) {
+	for _, c := range Commands {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return CommandSpec{}, false
 }
 
 // ParseCommand reads a command given by role. Anything malformed, unknown or not allowed
@@ -66,97 +149,72 @@ func ParseCommand(roleName string, payload []byte) (Command, round.Event, error)
 	if err != nil {
 		return c, round.Event{}, fmt.Errorf("command topic cmd/%s: %v", roleName, err)
 	}
-	need, ok := commands[c.Cmd]
+	spec, ok := lookupCommand(c.Cmd)
 	if !ok {
 		return c, round.Event{}, fmt.Errorf("unknown command %q: want one of %s", c.Cmd, commandNames())
 	}
-	if role < need {
-		return c, round.Event{}, fmt.Errorf("a %s may not give %q: it takes a %s or above", role, c.Cmd, need)
+	if role < spec.Role {
+		return c, round.Event{}, fmt.Errorf("a %s may not give %q: it takes a %s or above", role, c.Cmd, spec.Role)
 	}
 	ev := round.Event{Role: role, Actor: c.Actor, Detail: c.Detail}
-	switch c.Cmd {
-	case "bets_closed":
-		ev.Kind, ev.Wagers = round.BetsClosed, c.Wagers
-	case "confirm":
-		ev.Kind = round.ConfirmResult
-	case "insurance_bet":
-		if c.Wager == nil {
-			return c, ev, fmt.Errorf("insurance_bet needs a wager")
-		}
-		ev.Kind, ev.Wagers = round.InsuranceBet, []baccarat.Wager{*c.Wager}
-	case "insurance_closed":
-		ev.Kind = round.InsuranceWindowClosed
-	case "squeeze":
-		ev.Kind = round.SqueezeRequested
-	case "cut_card":
-		ev.Kind = round.CutCard
-	case "new_shoe":
-		if c.Decks < 0 {
-			return c, ev, fmt.Errorf("new_shoe: %d decks", c.Decks)
-		}
-		// With no decks given, the table's deck count (a table with no shuffler).
-		ev.Kind, ev.Set, ev.Decks = round.NewShoe, c.Set, c.Decks
-	case "end_shoe":
-		ev.Kind = round.ShoeEnd
-	case "report":
-		k, err := irregularities.ParseKind(c.Kind)
-		if err != nil {
-			return c, ev, err
-		}
-		ev.Kind, ev.Irregularity, ev.Round = round.Report, k, c.Round
-	case "decide":
-		ch, err := irregularities.ParseChoice(c.Choice)
-		if err != nil {
-			return c, ev, err
-		}
-		if c.Irregularity == 0 {
-			return c, ev, fmt.Errorf("decide needs the irregularity's number")
-		}
-		ev.Kind, ev.ID, ev.Choice = round.Decide, c.Irregularity, ch
+	if err := spec.Event(c, &ev); err != nil {
+		return c, ev, err
 	}
 	return c, ev, nil
 }
 
 func commandNames() string {
-	names := make([]string, 0, len(commands))
-	for _, n := range []string{"bets_closed", "confirm", "insurance_bet", "insurance_closed", "squeeze", "cut_card",
-		"new_shoe", "end_shoe", "report", "decide"} {
-		names = append(names, n)
+	names := make([]string, 0, len(Commands))
+	for _, c := range Commands {
+		names = append(names, c.Name)
 	}
 	return strings.Join(names, ", ")
 }
 
-// command carries out one command and answers it on the reply topic.
-func (d *Daemon) command(c display.Command) error {
-	reply := messages.Reply{Schema: messages.Schema, Table: d.cfg.Table, At: d.cfg.Now(), Role: c.Role}
+// CommandsMarkdown is the table of commands docs/mqtt.md shows.
+func CommandsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| `cmd` | fields | lowest role | does |\n|---|---|---|---|\n")
+	for _, c := range Commands {
+		role := c.RoleNote
+		if role == "" {
+			role = c.Role.String()
+		}
+		fields := " "
+		if c.Fields != "" {
+			fields = " " + c.Fields + " "
+		}
+		fmt.Fprintf(&b, "| `%s` |%s| %s | %s |\n", c.Name, fields, role, c.Does)
+	}
+	return b.String()
+}
+
+// command hands one command to the node; its reply goes out once the node's Ready is
+// carried out. A command that cannot be parsed changes nothing and is answered at once.
+// What concerns every command as received (its id, say) is handled here.
+func (d *Daemon) command(c display.Command) {
+	now := d.clock.Now()
+	reply := messages.Reply{Schema: messages.Schema, Table: d.cfg.Table, At: now, Role: c.Role}
 	cmd, ev, err := ParseCommand(c.Role, c.Payload)
 	reply.ID = cmd.ID
 	if err != nil {
 		reply.Error = err.Error()
 		d.log.Warn("command refused", "role", c.Role, "err", err)
-		return d.answer(c, reply)
+		d.answer(c, reply)
+		return
 	}
-	ev.At = d.cfg.Now()
-	d.capture = &reply.Effects
-	err = d.tbl.Step(ev)
-	d.capture = nil
-	if err != nil {
-		return err // the journal failed: the table cannot go on
-	}
-	reply.OK = true
-	for _, e := range reply.Effects {
-		if strings.HasPrefix(e, round.EventRefused.String()) {
-			reply.OK, reply.Error = false, strings.TrimPrefix(e, round.EventRefused.String()+": ")
-		}
-	}
-	return d.answer(c, reply)
+	ev.At = now
+	d.nextRef++
+	d.asked[d.nextRef] = asked{cmd: c, reply: reply}
+	d.node.Command(d.nextRef, ev)
 }
 
-func (d *Daemon) answer(c display.Command, r messages.Reply) error {
+// answer sends a reply; it is not waited for: the reply topic is not journalled.
+func (d *Daemon) answer(c display.Command, r messages.Reply) {
 	b, err := json.Marshal(r)
 	if err != nil {
-		return err
+		d.log.Error("reply", "err", err)
+		return
 	}
-	c.Reply(b) // not waited for: the reply topic is not journalled
-	return nil
+	c.Reply(b)
 }

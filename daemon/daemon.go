@@ -1,16 +1,18 @@
-// Package daemon runs one table: it reads the shoe and shuffler (or a simulator),
-// records every event in the journal before it is stepped, drives the round controller,
-// and publishes everything a display board or pit system needs over MQTT, through an
-// external broker or the embedded one; it takes dealer and supervisor commands on MQTT
-// and answers each. On start it replays the journal, checks itself, and only then
-// publishes anything.
+// Package daemon runs one table: one loop takes the inputs one at a time (the shoe's and
+// shuffler's events, dealer and supervisor commands on MQTT, the panel's buttons), hands
+// each to the table's node (package table), and carries out the node's Ready in order:
+// the records to the journal with one sync, then the messages to MQTT (through an
+// external broker or the embedded one), the acknowledgements to the shoe, the tower light
+// and buzzer, and the replies to commands. On start it replays the journal, checks
+// itself, and only then publishes anything. Idle and Drained tell when the loop has
+// taken every input and the broker has every message.
 package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"time"
@@ -31,7 +33,7 @@ import (
 // Version is the daemon's version, in the status message.
 var Version = "dev"
 
-// Config is everything a table needs to run.
+// Config is everything a table needs to run. It holds data and interfaces only.
 type Config struct {
 	// Table is the table's id, the third level of every topic.
 	Table string
@@ -46,42 +48,69 @@ type Config struct {
 	Shuffler *device.Config
 	// Roads are the roadmap's grid settings.
 	Roads roadmap.Settings
-	// Logger logs; Now stamps the events the table makes itself.
+	// Logger logs; nil is slog.Default().
 	Logger *slog.Logger
-	Now    func() time.Time
-	// Heartbeat, when set, is called every HeartbeatEvery from the table's own loop,
-	// between the events it steps: a loop that is stuck stops calling it. The service
-	// manager's watchdog is fed from it.
-	Heartbeat      func()
+	// Clock stamps the commands, the buttons and what the table makes itself; nil is
+	// the system clock.
+	Clock Clock
+	// Watchdog, when set, is fed every HeartbeatEvery from the table's own loop, between
+	// the inputs it takes: a loop that is stuck stops feeding it. The service manager's
+	// watchdog is one.
+	Watchdog       Watchdog
 	HeartbeatEvery time.Duration
 	// Metrics, when set, counts rounds, cards, irregularities, decode errors, MQTT
 	// connections, follows the devices' links and times the journal.
 	Metrics *metrics.Metrics
+	// Trace, when set, receives every effect stepped, one line each after its event's
+	// time (tablectl watch prints them).
+	Trace io.Writer
 }
 
-// snapshotExtra is the daemon's part of a table's snapshot.
-type snapshotExtra struct {
-	MessageSeq uint64 `json:"message_seq"`
-}
+// Clock tells the time.
+type Clock interface{ Now() time.Time }
 
-// Daemon is a running table.
+// Watchdog is fed from the table's loop while it is alive.
+type Watchdog interface{ Beat() }
+
+// Acker acknowledges a recorded card or signal to the shoe (*device.Driver is one).
+type Acker interface{ Ack(ev device.Event) error }
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+// Daemon is a running table: the table node, its journal, and the loop that carries out
+// what the node asks (Serve).
 type Daemon struct {
-	cfg     Config
-	log     *slog.Logger
-	j       *journal.Journal
-	tbl     *table.Table
-	build   *messages.Builder
-	topics  display.Topics
-	out     *outbox
-	devices map[string]string
-	// capture, while a command is stepped, collects its effects for the reply.
-	capture *[]string
-	// panel is the table's buttons, sensors and lamps (nil: none); lit the lamps' last
-	// states, once litSet; call whether a supervisor is called.
-	panel  Panel
+	cfg    Config
+	log    *slog.Logger
+	clock  Clock
+	j      *journal.Journal
+	node   *table.Node
+	topics display.Topics
+	out    *outbox
+	// panel is the table's buttons, sensors and lamps (nil: none); acker the shoe's
+	// acknowledgement (nil: none).
+	panel Panel
+	acker Acker
+	// lit is the lamps' last levels sent, once litSet.
 	lit    [len(lamps)]bool
 	litSet bool
-	call   bool
+	// commands waiting for their reply, by the reference given to the node.
+	asked   map[uint64]asked
+	nextRef uint64
+	// idle takes the requests of Idle; waiting holds them until no input is ready.
+	idle    chan chan struct{}
+	waiting []chan struct{}
+	served  chan struct{} // closed when Serve returns
+	// replayed is how many records the journal held at Open.
+	replayed int
+}
+
+// asked is a command waiting for its reply.
+type asked struct {
+	cmd   display.Command
+	reply messages.Reply
 }
 
 // Open opens the journal, replays it and checks the result: the table is ready, nothing
@@ -92,8 +121,9 @@ func Open(cfg Config) (*Daemon, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	clock := cfg.Clock
+	if clock == nil {
+		clock = systemClock{}
 	}
 	topics, err := display.NewTopics(cfg.Table)
 	if err != nil {
@@ -109,89 +139,26 @@ func Open(cfg Config) (*Daemon, error) {
 	if rep.Torn != nil {
 		cfg.Logger.Warn("journal: a torn tail left by a power cut was truncated", "file", rep.Torn.File, "offset", rep.Torn.Offset, "bytes", rep.Torn.Bytes)
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Logger, j: j, topics: topics, devices: map[string]string{}}
+	d := &Daemon{cfg: cfg, log: cfg.Logger, clock: clock, j: j, topics: topics, asked: map[uint64]asked{},
+		idle: make(chan chan struct{}), served: make(chan struct{})}
+	d.replayed = rep.Records
 	d.out = newOutbox(cfg.Logger)
-	if d.build, err = messages.NewBuilder(cfg.Table, cfg.Round.Rules, cfg.Roads); err != nil {
-		return nil, d.closeOnError(err)
-	}
-	// Rebuild the messages of the journal; keep those of the shoe in play to send again.
-	var shoeMsgs []messages.Message
-	replayed := func(ev round.Event, effs []round.Effect, st round.State) {
-		for _, e := range effs {
-			if e.Kind == round.ShoeStarted {
-				shoeMsgs = shoeMsgs[:0]
-			}
-		}
-		msgs, err := d.build.Effects(ev, effs, st)
-		if err != nil {
-			d.log.Error("replay: rebuilding messages", "err", err)
-			return
-		}
-		shoeMsgs = append(shoeMsgs, msgs...)
-	}
-	tcfg := table.Config{Round: cfg.Round, AutoConfirm: cfg.AutoConfirm, AutoCloseInsurance: cfg.AutoCloseInsurance,
-		Seqless: cfg.Shoe != nil && !cfg.Shoe.Format.TellsMisreads(), Now: cfg.Now, Handler: d.publish, Observe: d.device}
-	if cfg.Metrics != nil {
-		tcfg.Recorded = cfg.Metrics.Recorded
-	}
-	// A snapshot keeps the message numbering, which goes on across restarts.
-	tcfg.SnapshotExtra = func() json.RawMessage {
-		b, _ := json.Marshal(snapshotExtra{MessageSeq: d.build.Seq()})
-		return b
-	}
-	tcfg.Restored = func(extra json.RawMessage) error {
-		var x snapshotExtra
-		if err := json.Unmarshal(extra, &x); err != nil {
-			return fmt.Errorf("the daemon's part: %w", err)
-		}
-		d.build.SetSeq(x.MessageSeq)
-		return nil
-	}
-	d.tbl, err = table.Start(tcfg, j, cfg.Table, replayed)
+	tcfg := table.Config{Table: cfg.Table, Round: cfg.Round, AutoConfirm: cfg.AutoConfirm, AutoCloseInsurance: cfg.AutoCloseInsurance,
+		Seqless: cfg.Shoe != nil && !cfg.Shoe.Format.TellsMisreads(), Roads: cfg.Roads, Version: Version,
+		DealerStartsShoes: cfg.Shoe != nil && cfg.Shuffler == nil && !cfg.Round.ShoeOnFirstCard}
+	d.node, err = table.Open(tcfg, j, clock.Now())
 	if err != nil {
 		return nil, d.closeOnError(fmt.Errorf("journal %s: %w", cfg.JournalDir, err))
 	}
-	if err := selfCheck(d.tbl.State(), cfg.Round.Rules); err != nil {
+	if err := selfCheck(d.node.State(), cfg.Round.Rules); err != nil {
 		return nil, d.closeOnError(err)
 	}
-	// The rebuilt messages go out before those of the restart itself (queued by publish
-	// during Start): put them first. Nothing is connected yet, so nothing was sent.
-	var rebuilt []*outMsg
-	for _, m := range shoeMsgs {
-		if !m.Topic.Retained() {
-			rebuilt = append(rebuilt, &outMsg{seq: m.Seq, topic: d.topic(m.Topic), payload: m.Payload})
-		}
-	}
-	d.out.prepend(rebuilt)
-	if err := d.retainedPicture(); err != nil {
+	// What the restart itself records, then the messages rebuilt, the retained picture
+	// and the status: queued, since nothing is connected yet.
+	if err := d.carryOut(); err != nil {
 		return nil, d.closeOnError(err)
 	}
-	d.out.add(d.topics.Status(), 0, d.Status("online"), true)
 	return d, nil
-}
-
-// retainedPicture queues the retained state, and the roads of the shoe in play, as the
-// journal left them: the embedded broker starts with the process and holds none, and a
-// board that connects before the next event should not wait for one. Between shoes the
-// roads are not sent: the broker may still hold those of the shoe that ended.
-func (d *Daemon) retainedPicture() error {
-	st := d.tbl.State()
-	env := messages.Envelope{Schema: messages.Schema, Table: d.cfg.Table, Shoe: st.Shoe, Round: st.Round,
-		Seq: d.build.Seq(), At: d.cfg.Now()}
-	state, err := json.Marshal(d.build.State(st, env))
-	if err != nil {
-		return fmt.Errorf("retained state: %w", err)
-	}
-	d.out.add(d.topics.State(), 0, state, true)
-	if st.Phase == round.NoShoe {
-		return nil
-	}
-	road, err := d.build.RoadmapMessage(env)
-	if err != nil {
-		return fmt.Errorf("retained roadmap: %w", err)
-	}
-	d.out.add(d.topics.Roadmap(), 0, road, true)
-	return nil
 }
 
 func (d *Daemon) closeOnError(err error) error {
@@ -218,31 +185,57 @@ func selfCheck(st round.State, rs *baccarat.RuleSet) error {
 	return nil
 }
 
-// publish is the table's Handler: the messages of each event go to the outbox.
-func (d *Daemon) publish(ev round.Event, effs []round.Effect, st round.State) {
-	msgs, err := d.build.Effects(ev, effs, st)
-	if err != nil {
-		d.log.Error("building messages", "event", ev.Kind, "err", err)
-		return
+// carryOut does what the node's Ready asks, in order: the journal (one sync for the
+// batch), then everything visible (messages, acknowledgements, lamps, replies); then it
+// advances the node. An error is the journal's: the table cannot go on.
+func (d *Daemon) carryOut() error {
+	if !d.node.HasReady() {
+		return nil
 	}
-	for _, m := range msgs {
-		d.queue(m)
+	rd := d.node.Ready()
+	start := time.Now()
+	if err := table.Persist(d.j, &rd); err != nil {
+		return fmt.Errorf("journal: %w", err)
 	}
-	d.lamps(st, effs)
-	if messages.StatusDue(effs) {
-		d.out.add(d.topics.Status(), 0, d.Status("online"), true)
+	if d.cfg.Metrics != nil && len(rd.Records) > 0 {
+		d.cfg.Metrics.Recorded(time.Since(start))
 	}
-	for _, e := range effs {
-		if e.Kind == round.IrregularityResolved && d.call {
-			d.call = false // a decision was taken: the supervisor came
-			d.out.add(d.topics.Status(), 0, d.Status("online"), true)
+	for _, err := range rd.Problems {
+		d.log.Error("building messages", "err", err)
+	}
+	for _, s := range rd.Steps {
+		for _, e := range s.Effects {
+			d.count(e)
+			d.logEffect(s.Event, e)
+			if d.cfg.Trace != nil {
+				fmt.Fprintf(d.cfg.Trace, "%s %s\n", s.Event.At.Format("15:04:05.000"), e)
+			}
 		}
-		d.count(e)
-		d.logEffect(ev, e)
-		if d.capture != nil {
-			*d.capture = append(*d.capture, e.String())
+	}
+	for _, m := range rd.Messages {
+		d.out.add(d.topic(m.Topic), m.Seq, m.Payload, m.Topic.Retained())
+	}
+	if d.acker != nil {
+		for _, ev := range rd.Acks {
+			_ = d.acker.Ack(ev) // while the port is down the shoe keeps it and resends it after the next hello
 		}
 	}
+	if d.panel != nil {
+		if rd.Lamps != nil {
+			d.setLamps(*rd.Lamps)
+		}
+		if rd.Beep {
+			d.setOutput(beeps)
+		}
+	}
+	for _, r := range rd.Replies {
+		a := d.asked[r.Ref]
+		delete(d.asked, r.Ref)
+		a.reply.OK, a.reply.Error, a.reply.Effects = r.OK, r.Error, r.Effects
+		d.answer(a.cmd, a.reply)
+	}
+	d.node.Advance()
+	return nil
 }
 
 // count counts an effect in the metrics.
@@ -261,10 +254,6 @@ func (d *Daemon) count(e round.Effect) {
 	case round.IrregularityRaised:
 		m.Irregularity(e.Irregularity.String())
 	}
-}
-
-func (d *Daemon) queue(m messages.Message) {
-	d.out.add(d.topic(m.Topic), m.Seq, m.Payload, m.Topic.Retained())
 }
 
 // topic is the MQTT topic of a message topic.
@@ -298,107 +287,232 @@ func (d *Daemon) logEffect(ev round.Event, e round.Effect) {
 	}
 }
 
-// State is the table's current state.
-func (d *Daemon) State() round.State { return d.tbl.State() }
+// State is the table's current state. Call it from the goroutine that runs the table
+// (or before Serve, or once it returned).
+func (d *Daemon) State() round.State { return d.node.State() }
 
 // Status is the retained status message for state "online" or "offline". Call it from
 // the goroutine that runs the table (or before Serve).
-func (d *Daemon) Status(state string) []byte {
-	b, _ := json.Marshal(messages.NewStatus(d.tbl.State(), messages.StatusInfo{Table: d.cfg.Table, State: state,
-		Rules: d.cfg.Round.Rules.Name, TableDecks: d.cfg.Round.Decks, Version: Version, Devices: d.devices,
-		Call: d.call, Seq: d.build.Seq(), At: d.cfg.Now()}))
-	return b
-}
+func (d *Daemon) Status(state string) []byte { return d.node.Status(state, d.clock.Now()) }
 
-// Serve connects the outbox to the transport and runs the table until ctx is done or
-// the devices' channels and the transport's commands close: device events and commands
-// are stepped one at a time, on one goroutine. shoeEvents and shufflerEvents may be nil
-// (no such device).
+// Serve connects the outbox to the transport and runs the table's loop until ctx is
+// done or the devices' channels and the transport's commands close. The loop takes one
+// input at a time (a device event, a command, a button, a heartbeat tick), hands it to
+// the node, and carries out the node's Ready before taking the next. shoeEvents and
+// shufflerEvents may be nil (no such device).
 func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEvents <-chan device.Event) error {
+	defer close(d.served)
 	d.out.attach(tr)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	jobs := make(chan func() error)
-	forwarded := make(chan struct{})
 	var beat <-chan time.Time
-	if d.cfg.Heartbeat != nil && d.cfg.HeartbeatEvery > 0 {
+	if d.cfg.Watchdog != nil && d.cfg.HeartbeatEvery > 0 {
 		t := time.NewTicker(d.cfg.HeartbeatEvery)
 		defer t.Stop()
 		beat = t.C
 	}
-	heartbeat := func() error { d.cfg.Heartbeat(); return nil }
 	var panel <-chan gpio.Event
 	if d.panel != nil {
 		panel = d.panel.Events()
-		d.lamps(d.tbl.State(), nil) // the tower light from the state the journal left
+		d.setLamps(d.node.Lamps()) // the tower light from the state the journal left
 	}
-	go func() {
-		defer close(forwarded)
-		defer close(jobs)
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-beat:
-				// Through the table's loop, as a command is: a loop that is stuck takes
-				// no heartbeat.
-				select {
-				case jobs <- heartbeat:
-				case <-ctx.Done():
-					return
-				}
-			case c, ok := <-tr.Commands():
-				if !ok {
-					return
-				}
-				select {
-				case jobs <- func() error { return d.command(c) }:
-				case <-ctx.Done():
-					return
-				}
-			case ev, ok := <-panel:
-				if !ok {
-					panel = nil
-					continue
-				}
-				select {
-				case jobs <- func() error { return d.button(ev) }:
-				case <-ctx.Done():
-					return
-				}
-			}
+	l := &loop{d: d, shoe: shoeEvents, shuffler: shufflerEvents, cmds: tr.Commands(), panel: panel, beat: beat}
+	defer l.answerIdle()
+	for l.shoe != nil || l.shuffler != nil || l.cmds != nil {
+		if ctx.Err() != nil {
+			return nil
 		}
-	}()
-	err := d.tbl.Run(ctx, shoeEvents, shufflerEvents, jobs)
-	cancel()
-	<-forwarded
-	return err
+		took, err := l.take(ctx, false)
+		if err == nil && !took {
+			// Nothing waits: the loop is idle.
+			l.answerIdle()
+			_, err = l.take(ctx, true)
+		}
+		if err != nil {
+			return err
+		}
+		if err := d.carryOut(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// device follows a device's connection for the status message.
-func (d *Daemon) device(name string, ev device.Event) {
-	state := ""
-	switch ev.Kind {
-	case device.Disconnected:
-		state = "disconnected"
-	case device.Reconnected, device.Hello:
-		state = "connected"
-	case device.CardDrawn, device.Heartbeat, device.ShuffleComplete:
-		if d.devices[name] != "connected" {
-			state = "connected"
+// loop is the state of one Serve: its inputs.
+type loop struct {
+	d        *Daemon
+	shoe     <-chan device.Event
+	shuffler <-chan device.Event
+	cmds     <-chan display.Command
+	panel    <-chan gpio.Event
+	beat     <-chan time.Time
+}
+
+// take takes one input and hands it to the node; with wait it waits for one (or for
+// ctx), else took is false when none is ready.
+func (l *loop) take(ctx context.Context, wait bool) (took bool, err error) {
+	if !wait {
+		select {
+		case ev, ok := <-l.shoe:
+			return true, l.onShoe(ev, ok)
+		case ev, ok := <-l.shuffler:
+			return true, l.onShuffler(ev, ok)
+		case c, ok := <-l.cmds:
+			return true, l.onCommand(c, ok)
+		case ev, ok := <-l.panel:
+			return true, l.onButton(ev, ok)
+		case <-l.beat:
+			return true, l.onBeat()
+		case w := <-l.d.idle:
+			l.d.waiting = append(l.d.waiting, w)
+			return true, nil
+		default:
+			return false, nil
 		}
 	}
-	if ev.Kind == device.Unreadable && d.cfg.Metrics != nil {
-		d.cfg.Metrics.DecodeError(name)
-	}
-	if state != "" && d.devices[name] != state {
-		d.devices[name] = state
-		if d.cfg.Metrics != nil {
-			d.cfg.Metrics.Link(name, state == "connected")
-		}
-		d.out.add(d.topics.Status(), 0, d.Status("online"), true)
+	select {
+	case <-ctx.Done():
+		return true, nil
+	case ev, ok := <-l.shoe:
+		return true, l.onShoe(ev, ok)
+	case ev, ok := <-l.shuffler:
+		return true, l.onShuffler(ev, ok)
+	case c, ok := <-l.cmds:
+		return true, l.onCommand(c, ok)
+	case ev, ok := <-l.panel:
+		return true, l.onButton(ev, ok)
+	case <-l.beat:
+		return true, l.onBeat()
+	case w := <-l.d.idle:
+		l.d.waiting = append(l.d.waiting, w)
+		return true, nil
 	}
 }
+
+func (l *loop) onShoe(ev device.Event, ok bool) error {
+	if !ok {
+		l.shoe = nil
+		return nil
+	}
+	// What the shuffler reported before this card concerns the set it came from.
+	if err := l.drainShuffler(); err != nil {
+		return err
+	}
+	l.d.deviceEvent("shoe", ev)
+	return nil
+}
+
+func (l *loop) onShuffler(ev device.Event, ok bool) error {
+	if !ok {
+		l.shuffler = nil
+		return nil
+	}
+	l.d.deviceEvent("shuffler", ev)
+	return nil
+}
+
+func (l *loop) onCommand(c display.Command, ok bool) error {
+	if !ok {
+		l.cmds = nil
+		return nil
+	}
+	l.d.command(c)
+	return nil
+}
+
+func (l *loop) onButton(ev gpio.Event, ok bool) error {
+	if !ok {
+		l.panel = nil
+		return nil
+	}
+	l.d.button(ev)
+	return nil
+}
+
+// onBeat feeds the watchdog from the loop: a loop that is stuck takes no heartbeat.
+func (l *loop) onBeat() error {
+	l.d.cfg.Watchdog.Beat()
+	return nil
+}
+
+// drainShuffler steps the shuffler events already waiting, without blocking, each
+// carried out before the next.
+func (l *loop) drainShuffler() error {
+	for l.shuffler != nil {
+		select {
+		case ev, ok := <-l.shuffler:
+			if !ok {
+				l.shuffler = nil
+				return nil
+			}
+			l.d.deviceEvent("shuffler", ev)
+			if err := l.d.carryOut(); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// answerIdle tells those waiting in Idle that the loop has taken every input.
+func (l *loop) answerIdle() {
+	for _, w := range l.d.waiting {
+		close(w)
+	}
+	l.d.waiting = nil
+}
+
+// Idle waits until the table's loop has taken every input ready and carried out what
+// the node asked for them, or until ctx is done or Serve has returned. Inputs sent
+// before Idle is called are taken before it returns.
+func (d *Daemon) Idle(ctx context.Context) error {
+	w := make(chan struct{})
+	select {
+	case d.idle <- w:
+	case <-d.served:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-w:
+		return nil
+	case <-d.served:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Drained waits until the loop is idle (Idle) and the broker has acknowledged every
+// message published, or until ctx is done.
+func (d *Daemon) Drained(ctx context.Context) error {
+	if err := d.Idle(ctx); err != nil {
+		return err
+	}
+	return d.out.waitEmpty(ctx)
+}
+
+// deviceEvent hands a device's event to the node, and follows its link in the metrics.
+func (d *Daemon) deviceEvent(name string, ev device.Event) {
+	before := d.node.Link(name)
+	if name == "shoe" {
+		d.node.Shoe(ev)
+	} else {
+		d.node.Shuffler(ev)
+	}
+	if m := d.cfg.Metrics; m != nil {
+		if ev.Kind == device.Unreadable {
+			m.DecodeError(name)
+		}
+		if after := d.node.Link(name); after != before {
+			m.Link(name, after == "connected")
+		}
+	}
+}
+
+// Replayed is how many records the journal held when the table was opened.
+func (d *Daemon) Replayed() int { return d.replayed }
 
 // Pending is how many published messages wait for the broker's acknowledgement, and the
 // sequence number acknowledged up to.
@@ -423,6 +537,6 @@ func (d *Daemon) OnConnect(resend display.Publisher) {
 	d.out.onConnect(resend)
 }
 
-// SetShoeAck sets how recorded cards and signals are acknowledged to the shoe (the shoe
-// driver's Ack). Call it before Serve.
-func (d *Daemon) SetShoeAck(ack func(ev device.Event)) { d.tbl.SetAck(ack) }
+// SetShoe sets how recorded cards and signals are acknowledged to the shoe (the shoe
+// driver). Call it before Serve.
+func (d *Daemon) SetShoe(a Acker) { d.acker = a }

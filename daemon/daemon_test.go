@@ -30,14 +30,21 @@ func testConfig(t *testing.T, dir string) Config {
 	rc.SimultaneousWindow = 0
 	rc.CloseBetsOnFirstCard = true
 	clock := time.Date(2026, 11, 22, 22, 0, 0, 0, time.UTC)
-	var mu sync.Mutex
 	return Config{Table: "T7", Round: rc, AutoConfirm: true, AutoCloseInsurance: true, JournalDir: dir,
-		Roads: roadmap.Settings{}, Logger: quiet, Now: func() time.Time {
-			mu.Lock()
-			defer mu.Unlock()
-			clock = clock.Add(time.Second)
-			return clock
-		}}
+		Roads: roadmap.Settings{}, Logger: quiet, Clock: &ticking{at: clock}}
+}
+
+// ticking is a clock that goes on a second at each reading.
+type ticking struct {
+	mu sync.Mutex
+	at time.Time
+}
+
+func (c *ticking) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.at = c.at.Add(time.Second)
+	return c.at
 }
 
 // feed is a shoe and shuffler whose events the test writes.
@@ -100,28 +107,24 @@ func startWith(t *testing.T, cfg Config, prepare func(*Daemon)) *running {
 	return r
 }
 
-// settle waits until the daemon has taken every event written and the broker
-// acknowledged every message.
+// settle waits until the daemon has taken every input sent and the broker acknowledged
+// every message.
 func (r *running) settle(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(r.f.shoe) > 0 || len(r.f.shuffler) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the daemon did not take its events")
-		}
-		time.Sleep(time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.d.Drained(ctx); err != nil {
+		t.Fatalf("the daemon did not drain: %v", err)
 	}
-	for {
-		if n, _ := r.d.Pending(); n == 0 {
-			time.Sleep(5 * time.Millisecond) // the last event may still be stepping
-			if n, _ := r.d.Pending(); n == 0 {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("messages never acknowledged")
-		}
-		time.Sleep(time.Millisecond)
+}
+
+// idle waits until the daemon's loop has taken every input sent.
+func (r *running) idle(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.d.Idle(ctx); err != nil {
+		t.Fatalf("the daemon's loop did not go idle: %v", err)
 	}
 }
 
@@ -237,12 +240,12 @@ func TestPublishesRounds(t *testing.T) {
 func TestHeartbeatComesFromTheTableLoop(t *testing.T) {
 	beats := make(chan struct{}, 1000)
 	cfg := testConfig(t, t.TempDir())
-	cfg.Heartbeat = func() { beats <- struct{}{} }
+	cfg.Watchdog = watchdog(beats)
 	cfg.HeartbeatEvery = 2 * time.Millisecond
 	acked, release := make(chan uint16, 1), make(chan struct{})
 	r := startWith(t, cfg, func(d *Daemon) {
 		// The acknowledgement runs on the table's loop: blocking it holds the loop.
-		d.SetShoeAck(func(ev device.Event) { acked <- ev.CardNo; <-release })
+		d.SetShoe(holdingAcker{acked, release})
 	})
 	for range 3 {
 		<-beats
@@ -266,22 +269,35 @@ func TestHeartbeatComesFromTheTableLoop(t *testing.T) {
 	r.close(t)
 }
 
+// watchdog counts beats on a channel.
+type watchdog chan struct{}
+
+func (w watchdog) Beat() { w <- struct{}{} }
+
+// holdingAcker notes each acknowledgement and holds the loop until release is closed.
+type holdingAcker struct {
+	acked   chan uint16
+	release chan struct{}
+}
+
+func (a holdingAcker) Ack(ev device.Event) error {
+	a.acked <- ev.CardNo
+	<-a.release
+	return nil
+}
+
+// reply is the last reply published; the test has waited for the loop to be idle.
 func reply(t *testing.T, rec *display.Recorder) messages.Reply {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if rs := rec.Replies(); len(rs) > 0 {
-			var rp messages.Reply
-			if err := json.Unmarshal(rs[len(rs)-1].Payload, &rp); err != nil {
-				t.Fatal(err)
-			}
-			return rp
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no reply")
-		}
-		time.Sleep(time.Millisecond)
+	rs := rec.Replies()
+	if len(rs) == 0 {
+		t.Fatal("no reply")
 	}
+	var rp messages.Reply
+	if err := json.Unmarshal(rs[len(rs)-1].Payload, &rp); err != nil {
+		t.Fatal(err)
+	}
+	return rp
 }
 
 func TestCommands(t *testing.T) {
@@ -295,8 +311,9 @@ func TestCommands(t *testing.T) {
 		if err := r.rec.Inject(role, []byte(payload)); err != nil {
 			t.Fatal(err)
 		}
-		for len(r.rec.Replies()) == n {
-			time.Sleep(time.Millisecond)
+		r.idle(t)
+		if len(r.rec.Replies()) != n+1 {
+			t.Fatalf("%s %s: %d replies, want 1", role, payload, len(r.rec.Replies())-n)
 		}
 		return reply(t, r.rec)
 	}
@@ -344,7 +361,7 @@ func TestBrokerAwayAndRestart(t *testing.T) {
 	r.settle(t)
 	r.rec.Down()
 	r.f.cards(t, "2H 3D 4C 5D")
-	time.Sleep(20 * time.Millisecond)
+	r.idle(t)
 	if n, _ := r.d.Pending(); n == 0 {
 		t.Fatal("messages made while the broker is away were not kept")
 	}

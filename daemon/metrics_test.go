@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/metrics"
@@ -38,7 +37,6 @@ func TestMetricsFollowTheTable(t *testing.T) {
 	r.settle(t)
 	r.f.shoe <- device.Event{Kind: device.Disconnected, Reason: "unplugged"}
 	r.settle(t)
-	time.Sleep(20 * time.Millisecond) // the last event may still be stepping
 	got := scrape(t, m)
 	r.close(t)
 

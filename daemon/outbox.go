@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"sync"
@@ -15,6 +16,21 @@ type Transport interface {
 	Commands() <-chan display.Command
 	Close() error
 }
+
+// NoBroker is a Transport for a table that publishes nowhere (tablectl watch): every
+// message is taken as delivered at once, and no command comes.
+type NoBroker struct{}
+
+var delivered = func() chan error { c := make(chan error); close(c); return c }()
+
+// Publish implements Transport: it drops the message.
+func (NoBroker) Publish(string, []byte, bool) <-chan error { return delivered }
+
+// Commands implements Transport: none.
+func (NoBroker) Commands() <-chan display.Command { return nil }
+
+// Close implements Transport.
+func (NoBroker) Close() error { return nil }
 
 // outMsg is a message waiting for the broker's acknowledgement.
 type outMsg struct {
@@ -41,6 +57,7 @@ type outbox struct {
 	order    []string // retained topics in the order first set
 	acked    uint64   // every event message up to this sequence number is acknowledged
 	wake     chan struct{}
+	empty    []chan struct{} // closed when the queue is next empty
 	quit     chan struct{}
 	done     chan struct{}
 }
@@ -146,6 +163,12 @@ func (o *outbox) ackLoop() {
 			o.acked = head.seq
 			o.queue[0] = nil
 			o.queue = o.queue[1:]
+			if len(o.queue) == 0 {
+				for _, w := range o.empty {
+					close(w)
+				}
+				o.empty = nil
+			}
 		default:
 			if o.up && !errors.Is(err, display.ErrClosed) {
 				o.log.Warn("mqtt: publish failed; waiting for the connection", "seq", head.seq, "err", err)
@@ -163,6 +186,25 @@ func (o *outbox) pending() (n int, acked uint64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return len(o.queue), o.acked
+}
+
+// waitEmpty waits until every event message queued is acknowledged, or until ctx is
+// done.
+func (o *outbox) waitEmpty(ctx context.Context) error {
+	o.mu.Lock()
+	if len(o.queue) == 0 {
+		o.mu.Unlock()
+		return nil
+	}
+	w := make(chan struct{})
+	o.empty = append(o.empty, w)
+	o.mu.Unlock()
+	select {
+	case <-w:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // close stops the acknowledgement loop.

@@ -9,6 +9,7 @@ import (
 	"github.com/tablectl/tablectl/drivers/gpio"
 	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/round"
+	"github.com/tablectl/tablectl/table"
 )
 
 // Panel is the table's GPIO: the dealer's buttons and the shoe's sensors in, the tower
@@ -29,9 +30,9 @@ func (d *Daemon) SetPanel(p Panel) { d.panel = p }
 //
 //   - confirm: the dealer confirms the round's result;
 //   - insurance_closed: the dealer closes the Insurance offers (NC Insurance 3.12);
-//   - new_shoe: the dealer ends the shoe, so the next shuffled set is loaded; at a table
-//     with no shuffler whose shoes the dealer starts, it also starts the next shoe, of
-//     the table's deck count;
+//   - new_shoe: as the new_shoe command: the shoe in play ends, and the next shuffled set
+//     is loaded; at a table with no shuffler whose shoes the dealer starts, the next shoe
+//     starts, of the table's deck count;
 //   - call_supervisor: calls a Pit Supervisor, shown in the status message until the
 //     button is pressed again or a decision is taken;
 //   - shoe_lid and double_card: as the shoe's own lid and double-card signals, for shoes
@@ -39,76 +40,51 @@ func (d *Daemon) SetPanel(p Panel) { d.panel = p }
 //   - card_present: logged only.
 //
 // Releases, and a sensor going off, step nothing (but the lid closing).
-func (d *Daemon) button(ev gpio.Event) error {
+func (d *Daemon) button(ev gpio.Event) {
 	d.log.Info("panel", "event", ev.String())
-	now := d.cfg.Now()
-	step := func(k round.EventKind) error {
-		return d.tbl.Step(round.Event{Kind: k, At: now, Role: irregularities.Dealer, Actor: "button"})
+	now := d.clock.Now()
+	step := func(k round.EventKind) {
+		d.node.Step(round.Event{Kind: k, At: now, Role: irregularities.Dealer, Actor: "button"})
 	}
 	switch {
 	case ev.Role == gpio.ShoeLid && ev.Kind == gpio.On:
-		return d.tbl.Shoe(device.Event{Kind: device.LidOpened, Time: now})
+		d.node.Shoe(device.Event{Kind: device.LidOpened, Time: now})
 	case ev.Role == gpio.ShoeLid && ev.Kind == gpio.Off:
-		return d.tbl.Shoe(device.Event{Kind: device.LidClosed, Time: now})
+		d.node.Shoe(device.Event{Kind: device.LidClosed, Time: now})
 	case !ev.Active():
-		return nil
 	case ev.Role == gpio.Confirm:
-		return step(round.ConfirmResult)
+		step(round.ConfirmResult)
 	case ev.Role == gpio.InsuranceClosed:
-		return step(round.InsuranceWindowClosed)
+		step(round.InsuranceWindowClosed)
 	case ev.Role == gpio.NewShoe:
-		if err := step(round.ShoeEnd); err != nil {
-			return err
-		}
-		if d.cfg.Shoe != nil && d.cfg.Shuffler == nil && !d.cfg.Round.ShoeOnFirstCard {
-			// No shuffler reports the next set: the button starts it, of the table's decks.
-			return step(round.NewShoe)
-		}
-		return nil
+		d.node.NewShoe(round.Event{Kind: round.NewShoe, At: now, Role: irregularities.Dealer, Actor: "button"})
 	case ev.Role == gpio.DoubleCard:
-		return d.tbl.Shoe(device.Event{Kind: device.DoubleCard, Time: now})
+		d.node.Shoe(device.Event{Kind: device.DoubleCard, Time: now})
 	case ev.Role == gpio.CallSupervisor:
-		d.call = !d.call
-		d.log.Warn("supervisor call", "on", d.call)
-		d.out.add(d.topics.Status(), 0, d.Status("online"), true)
+		d.node.CallSupervisor(now)
+		d.log.Warn("supervisor call", "on", d.node.Calling())
 	}
-	return nil
 }
 
 // lamps are the tower light's lamps, red to green.
 var lamps = [...]gpio.Role{gpio.LightRed, gpio.LightAmber, gpio.LightGreen}
 
-// lamps sets the tower light from the table's state, and sounds the buzzer when an
-// irregularity is raised: red while the table is held for a decision, amber while cards
-// are drawn (burn, deal, a round awaiting confirmation), green while betting is open.
+// setLamps sets the tower light to l: red while the table is held for a decision,
+// amber while cards are drawn, green while betting is open (table.Lamps).
 // Only changes are sent.
-func (d *Daemon) lamps(st round.State, effs []round.Effect) {
-	if d.panel == nil {
-		return
-	}
-	held := st.Held.ID != 0
-	want := [len(lamps)]bool{
-		held,
-		!held && (st.Phase == round.Burning || st.Phase == round.Dealing || st.Phase == round.Complete),
-		!held && st.Phase == round.BettingOpen,
-	}
-	for i, role := range lamps {
-		if d.litSet && d.lit[i] == want[i] {
+func (d *Daemon) setLamps(l table.Lamps) {
+	want := [len(lamps)]bool{l.Red, l.Amber, l.Green}
+	for i, on := range want {
+		if d.litSet && d.lit[i] == on {
 			continue
 		}
 		mode := gpio.ModeOff
-		if want[i] {
+		if on {
 			mode = gpio.ModeOn
 		}
-		d.setOutput(gpio.Command{Role: role, Mode: mode})
+		d.setOutput(gpio.Command{Role: lamps[i], Mode: mode})
 	}
 	d.lit, d.litSet = want, true
-	for _, e := range effs {
-		if e.Kind == round.IrregularityRaised {
-			d.setOutput(beeps)
-			break
-		}
-	}
 }
 
 func (d *Daemon) setOutput(cmd gpio.Command) {

@@ -25,32 +25,21 @@ func TestPanel(t *testing.T) {
 	r := startWith(t, cfg, func(d *Daemon) { d.SetPanel(p) })
 	lamps := func(want string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			lit := p.Lit()
-			var on []string
-			for _, role := range []gpio.Role{gpio.LightRed, gpio.LightAmber, gpio.LightGreen} {
-				if lit[role] {
-					on = append(on, role.String())
-				}
+		r.idle(t)
+		lit := p.Lit()
+		var on []string
+		for _, role := range []gpio.Role{gpio.LightRed, gpio.LightAmber, gpio.LightGreen} {
+			if lit[role] {
+				on = append(on, role.String())
 			}
-			got := strings.Join(on, ",")
-			if got == want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("lamps lit: %q, want %q", got, want)
-			}
-			time.Sleep(time.Millisecond)
+		}
+		if got := strings.Join(on, ","); got != want {
+			t.Fatalf("lamps lit: %q, want %q", got, want)
 		}
 	}
 	press := func(role gpio.Role, kind gpio.Kind) {
 		p.In <- gpio.Event{Role: role, Kind: kind, At: time.Now()}
 		r.settle(t)
-		for len(p.In) > 0 {
-			time.Sleep(time.Millisecond)
-		}
-		time.Sleep(5 * time.Millisecond) // the last event may still be stepping
 	}
 	lamps("") // no shoe: all dark
 	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
@@ -109,7 +98,6 @@ func TestPanel(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.settle(t)
-	time.Sleep(5 * time.Millisecond)
 	if got := call(); got != "" {
 		t.Errorf("status call %q after the decision, want none", got)
 	}
@@ -130,11 +118,11 @@ func TestMessageNumbersGoOnAfterSnapshot(t *testing.T) {
 	if err := r.rec.Inject("dealer", []byte(`{"cmd":"end_shoe"}`)); err != nil {
 		t.Fatal(err)
 	}
-	for len(r.rec.Replies()) == 0 {
-		time.Sleep(time.Millisecond)
-	}
 	r.settle(t)
-	seq := r.d.build.Seq()
+	if len(r.rec.Replies()) != 1 {
+		t.Fatalf("%d replies to end_shoe, want 1", len(r.rec.Replies()))
+	}
+	seq := r.d.node.MessageSeq()
 	r.close(t)
 	if _, err := os.Stat(filepath.Join(dir, "snapshot")); err != nil {
 		t.Fatalf("no snapshot after the shoe's end: %v", err)
@@ -144,7 +132,7 @@ func TestMessageNumbersGoOnAfterSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	if got := d.build.Seq(); got != seq || seq == 0 {
+	if got := d.node.MessageSeq(); got != seq || seq == 0 {
 		t.Errorf("message number %d after the restart, want %d", got, seq)
 	}
 }

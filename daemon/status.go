@@ -15,7 +15,7 @@ func (d *Daemon) StatusNow(st string) []byte {
 	if latest == nil {
 		return nil
 	}
-	b, err := messages.StatusAs(latest, state, st, d.cfg.Now())
+	b, err := messages.StatusAs(latest, state, st, d.clock.Now())
 	if err != nil {
 		d.log.Error("status", "err", err)
 		return nil

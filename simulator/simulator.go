@@ -570,3 +570,8 @@ func waitUntil(ctx context.Context, what string, cond func() bool) error {
 	}
 	return nil
 }
+
+// Taken waits until the host has taken everything the shoe sent: read it all and, on a
+// wire format with acknowledgement, acknowledged it all (a host acknowledges what it has
+// recorded). Without acknowledgement it is Drain's wait for the shoe.
+func (s *Simulator) Taken(ctx context.Context) error { return s.shoeTaken(ctx) }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/round"
 )
 
@@ -48,27 +49,6 @@ func DecodeEntry(seq uint64, data []byte) (Entry, error) {
 	return e, nil
 }
 
-// JournalRecorder records each event in a journal, durably, as an Entry.
-type JournalRecorder struct {
-	J *journal.Journal
-	// Took, when set, is told how long each Record took.
-	Took func(time.Duration)
-}
-
-// Record appends ev and returns once it is on disk.
-func (r JournalRecorder) Record(ev round.Event) error {
-	b, err := json.Marshal(Entry{Event: &ev})
-	if err != nil {
-		return err
-	}
-	start := time.Now()
-	_, err = r.J.Append(b)
-	if r.Took != nil && err == nil {
-		r.Took(time.Since(start))
-	}
-	return err
-}
-
 // RecordSettings appends the table's settings.
 func RecordSettings(j *journal.Journal, s Settings) error {
 	b, err := json.Marshal(Entry{Settings: &s})
@@ -81,6 +61,10 @@ func RecordSettings(j *journal.Journal, s Settings) error {
 
 // ErrNoSettings is a journal whose events come before any settings record.
 var ErrNoSettings = errors.New("journal has events before any settings")
+
+// Handler receives an event replayed, its effects, and the controller's state after it.
+// The effects are valid only during the call.
+type Handler func(ev round.Event, effects []round.Effect, st round.State)
 
 // Replay steps every event of the journal, from the first record, through a controller
 // built from the settings recorded before them, handing each event and its effects to h
@@ -145,15 +129,16 @@ func resettle(ctl *round.Controller, s Settings) (*round.Controller, error) {
 	return round.Restore(s.Round, ctl.State())
 }
 
-// Start opens the table on journal j. It replays what the journal holds since its last
-// snapshot (handing the replayed events, effects and states to replayed, when not nil,
-// after cfg.Restored has the snapshot's extra), records the table's settings if they
-// differ from the journal's, and, when the journal held events, steps PowerRestored:
-// after a restart RWS Baccarat 5.4 decides the round that was interrupted. The effects of
-// steps from here on go to cfg.Handler, and the end of each shoe writes a snapshot.
-// Settings can change only while no shoe is in play: otherwise Start fails and names the
-// shoe.
-func Start(cfg Config, j *journal.Journal, table string, replayed Handler) (*Table, error) {
+// Open starts a node on journal j. It replays what the journal holds since its last
+// snapshot (rebuilding the messages of the shoe in play, so they go out again: a
+// subscriber drops those it has by their number), and its Ready holds, in order: the
+// table's settings if they differ from the journal's; when the journal held events,
+// PowerRestored (after a restart RWS Baccarat 5.4 decides the round that was
+// interrupted); what the stand-ins for the dealer would have done had the table not
+// stopped; then the messages rebuilt, those of these steps, the retained picture and the
+// status, online. now stamps what the node makes itself. Settings can change only while
+// no shoe is in play: otherwise Open fails and names the shoe.
+func Open(cfg Config, j *journal.Journal, now time.Time) (*Node, error) {
 	// From the last snapshot, when there is one: the state at the end of a shoe, and the
 	// records after it. Without one, or with one this version cannot read, from the first
 	// record: the records are the truth, the snapshot a shortcut.
@@ -167,31 +152,56 @@ func Start(cfg Config, j *journal.Journal, table string, replayed Handler) (*Tab
 	if snap, seq, ok := readSnapshot(j); ok {
 		ctl, recorded, signal, from, extra = snap.ctl, &snap.Settings, snap.Signal, seq+1, snap.Extra
 	}
-	if extra != nil && cfg.Restored != nil {
-		if err := cfg.Restored(extra); err != nil {
-			return nil, fmt.Errorf("journal snapshot: %w", err)
-		}
+	// The node's messages are rebuilt along: its numbering goes on from the snapshot's.
+	build, err := messages.NewBuilder(cfg.Table, cfg.Round.Rules, cfg.Roads)
+	if err != nil {
+		return nil, err
 	}
-	ctl, recorded, err := replayFrom(j, from, ctl, recorded, func(_ uint64, e Entry, effs []round.Effect, ctl *round.Controller) {
-		if e.Event != nil && e.Event.Signal != 0 {
+	if extra != nil {
+		var x snapshotExtra
+		if err := json.Unmarshal(extra, &x); err != nil {
+			return nil, fmt.Errorf("journal snapshot: the messages' part: %w", err)
+		}
+		build.SetSeq(x.MessageSeq)
+	}
+	var shoeMsgs []messages.Message
+	var problems []error
+	replayed := 0
+	ctl, recorded, err = replayFrom(j, from, ctl, recorded, func(_ uint64, e Entry, effs []round.Effect, ctl *round.Controller) {
+		if e.Event == nil {
+			return
+		}
+		replayed++
+		if e.Event.Signal != 0 {
 			signal = e.Event.Signal
 		}
-		if replayed != nil && e.Event != nil {
-			replayed(*e.Event, effs, ctl.State())
+		for _, f := range effs {
+			if f.Kind == round.ShoeStarted {
+				shoeMsgs = shoeMsgs[:0]
+			}
+		}
+		msgs, err := build.Effects(*e.Event, effs, ctl.State())
+		if err != nil {
+			problems = append(problems, fmt.Errorf("replay: rebuilding messages: %w", err))
+			return
+		}
+		for _, m := range msgs {
+			if !m.Topic.Retained() {
+				shoeMsgs = append(shoeMsgs, m)
+			}
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	want := cfg.Settings(table)
+	want := cfg.Settings(cfg.Table)
+	var records []Entry
 	switch {
 	case recorded == nil:
 		if ctl, err = round.New(cfg.Round); err != nil {
 			return nil, err
 		}
-		if err := RecordSettings(j, want); err != nil {
-			return nil, fmt.Errorf("record settings: %w", err)
-		}
+		records = append(records, Entry{Settings: &want})
 	case !sameSettings(*recorded, want):
 		if st := ctl.State(); st.Phase != round.NoShoe {
 			return nil, fmt.Errorf("the journal's shoe %d (set %s) is in play under other settings (rule set %s): "+
@@ -200,37 +210,79 @@ func Start(cfg Config, j *journal.Journal, table string, replayed Handler) (*Tab
 		if ctl, err = round.Restore(cfg.Round, ctl.State()); err != nil {
 			return nil, err
 		}
-		if err := RecordSettings(j, want); err != nil {
-			return nil, fmt.Errorf("record settings: %w", err)
-		}
+		records = append(records, Entry{Settings: &want})
 	default:
 		if ctl, err = round.Restore(cfg.Round, ctl.State()); err != nil {
 			return nil, err
 		}
 	}
-	cfg.Recorder = JournalRecorder{J: j, Took: cfg.Recorded}
-	t := &Table{cfg: cfg, ctl: ctl, tr: Translator{Seqless: cfg.Seqless}, j: j, settings: want}
+	n := &Node{cfg: cfg, ctl: ctl, tr: Translator{Seqless: cfg.Seqless}, build: build, settings: want,
+		devices: map[string]string{}, replayed: replayed}
+	n.rd.Records, n.rd.Messages, n.rd.Problems = records, shoeMsgs, problems
 	// The shoe's card numbers go on from the last card recorded: the next card tells
 	// whether any passed while the table was down (a gap: RWS Baccarat 5.5.3), or whether
 	// the shoe was powered off and on too (RWS Baccarat 5.4). A shoe without card
 	// numbers cannot tell: then RWS Baccarat 5.4 decides the round at once. The signal
 	// numbers go on likewise, so a signal the shoe sends again is not taken twice.
 	st := ctl.State()
-	t.tr.cards.last, t.tr.signals.last = st.LastSeq, signal
-	if recorded != nil && (cfg.Seqless || t.tr.cards.last == 0) {
-		if err := t.Step(round.Event{Kind: round.PowerRestored, At: cfg.now()}); err != nil {
-			return nil, err
-		}
+	n.tr.cards.last, n.tr.signals.last = st.LastSeq, signal
+	if recorded != nil && (cfg.Seqless || n.tr.cards.last == 0) {
+		n.Step(round.Event{Kind: round.PowerRestored, At: now})
 		st = ctl.State()
 	}
 	// What the stand-ins for the dealer would have done had the table not stopped: the
 	// confirmation of a complete round, the closing of an open Insurance offer.
-	for _, ev := range t.automatic(st, cfg.now(), len(st.Offers) > 0, st.Phase == round.Complete) {
-		if err := t.Step(ev); err != nil {
-			return nil, err
+	for _, ev := range n.automatic(st, now, len(st.Offers) > 0, st.Phase == round.Complete) {
+		n.Step(ev)
+	}
+	if err := n.retainedPicture(now); err != nil {
+		return nil, err
+	}
+	n.status(now)
+	return n, nil
+}
+
+// Persist carries out the journal's part of rd: it appends rd's records, syncs them to
+// disk once, then writes its snapshot. Nothing of rd may be made visible before it
+// returns; after an error the journal's state on disk is unknown and the table must stop.
+func Persist(j *journal.Journal, rd *Ready) error {
+	var snapshotRecord uint64 // the record number the snapshot covers up to
+	for i, e := range rd.Records {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("record: %w", err)
+		}
+		recordNo, err := j.AppendNoSync(b)
+		if err != nil {
+			return fmt.Errorf("record %s: %w", e.what(), err)
+		}
+		if i+1 == rd.SnapshotAt {
+			snapshotRecord = recordNo
 		}
 	}
-	return t, nil
+	if len(rd.Records) > 0 {
+		if err := j.Sync(); err != nil {
+			return fmt.Errorf("record %d events: %w", len(rd.Records), err)
+		}
+	}
+	if rd.Snapshot != nil && snapshotRecord != 0 {
+		b, err := json.Marshal(rd.Snapshot)
+		if err != nil {
+			return fmt.Errorf("snapshot: %w", err)
+		}
+		if err := j.WriteSnapshot(snapshotRecord, b); err != nil {
+			return fmt.Errorf("snapshot: %w", err)
+		}
+	}
+	return nil
+}
+
+// what names a record for an error.
+func (e Entry) what() string {
+	if e.Event != nil {
+		return e.Event.Kind.String() + " event"
+	}
+	return "settings"
 }
 
 func sameSettings(a, b Settings) bool {
@@ -248,32 +300,6 @@ type Snapshot struct {
 	State    round.State     `json:"state"`
 	Signal   uint64          `json:"signal,omitempty"`
 	Extra    json.RawMessage `json:"extra,omitempty"`
-}
-
-// snapshot writes the snapshot of state st, which the last record recorded left.
-func (t *Table) snapshot(st round.State) error {
-	s := Snapshot{Settings: t.settings, State: st, Signal: t.tr.signals.last}
-	if t.cfg.SnapshotExtra != nil {
-		s.Extra = t.cfg.SnapshotExtra()
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return fmt.Errorf("snapshot: %w", err)
-	}
-	if err := t.j.WriteSnapshot(t.j.LastSeq(), b); err != nil {
-		return fmt.Errorf("snapshot: %w", err)
-	}
-	return nil
-}
-
-// ended says whether effs end a shoe.
-func ended(effs []round.Effect) bool {
-	for _, e := range effs {
-		if e.Kind == round.ShoeEnded {
-			return true
-		}
-	}
-	return false
 }
 
 // restoredSnapshot is a snapshot read back, with its controller.

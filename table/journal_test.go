@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/round"
 )
@@ -28,7 +29,60 @@ func openJournal(t *testing.T, dir string) *journal.Journal {
 func testConfig(rules string) Config {
 	rc := round.DefaultConfig(baccarat.MustLookup(rules, baccarat.Options{}))
 	rc.Burn = round.BurnNone
-	return Config{Round: rc, Now: func() time.Time { return t0 }}
+	return Config{Table: "T1", Round: rc}
+}
+
+// harness drives a node on a journal as the daemon's loop does: each input's Ready is
+// persisted, then its effects noted, then the node advanced.
+type harness struct {
+	*Node
+	j       *journal.Journal
+	effects []string // of every step
+	stepped []string // the events stepped
+	acks    []string // the acknowledgements asked for
+}
+
+// start opens a node on j, and carries out its first Ready.
+func start(cfg Config, j *journal.Journal) (*harness, error) {
+	n, err := Open(cfg, j, t0)
+	if err != nil {
+		return nil, err
+	}
+	h := &harness{Node: n, j: j}
+	return h, h.carryOut()
+}
+
+func (h *harness) carryOut() error {
+	rd := h.Ready()
+	if err := Persist(h.j, &rd); err != nil {
+		return err
+	}
+	for _, ev := range rd.Acks {
+		h.acks = append(h.acks, ev.String())
+	}
+	for _, s := range rd.Steps {
+		h.stepped = append(h.stepped, s.Event.String())
+		for _, e := range s.Effects {
+			h.effects = append(h.effects, e.String())
+		}
+	}
+	h.Advance()
+	return nil
+}
+
+func (h *harness) Step(ev round.Event) error {
+	h.Node.Step(ev)
+	return h.carryOut()
+}
+
+func (h *harness) Shuffler(ev device.Event) error {
+	h.Node.Shuffler(ev)
+	return h.carryOut()
+}
+
+func (h *harness) Shoe(ev device.Event) error {
+	h.Node.Shoe(ev)
+	return h.carryOut()
 }
 
 func cards(t *testing.T, s string) []round.Event {
@@ -44,7 +98,7 @@ func cards(t *testing.T, s string) []round.Event {
 	return evs
 }
 
-func steps(t *testing.T, tbl *Table, evs ...round.Event) {
+func steps(t *testing.T, tbl *harness, evs ...round.Event) {
 	t.Helper()
 	for i, ev := range evs {
 		ev.At = t0.Add(time.Duration(i) * time.Second)
@@ -60,7 +114,7 @@ func steps(t *testing.T, tbl *Table, evs ...round.Event) {
 func TestRestartMidRound(t *testing.T) {
 	dir := t.TempDir()
 	j := openJournal(t, dir)
-	tbl, err := Start(testConfig("rws"), j, "T1", nil)
+	tbl, err := start(testConfig("rws"), j)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,21 +139,19 @@ func TestRestartMidRound(t *testing.T) {
 	if settings == nil || settings.Table != "T1" || settings.Round.Rules.Name != "rws" {
 		t.Errorf("settings replayed: %+v", settings)
 	}
-	var replayed, after []string
-	cfg := testConfig("rws")
-	cfg.Handler = func(ev round.Event, effs []round.Effect, _ round.State) {
-		for _, e := range effs {
-			after = append(after, e.String())
-		}
-	}
-	tbl, err = Start(cfg, j, "T1", func(ev round.Event, effs []round.Effect, _ round.State) {
+	var replayed []string
+	if _, _, err := Replay(j, func(ev round.Event, effs []round.Effect, _ round.State) {
 		for _, e := range effs {
 			replayed = append(replayed, e.String())
 		}
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tbl, err = start(testConfig("rws"), j)
 	if err != nil {
 		t.Fatal(err)
 	}
+	after := tbl.effects
 	if len(replayed) == 0 || !strings.Contains(strings.Join(replayed, "\n"), "card-placed P2 3D") {
 		t.Errorf("replay gave %v", replayed)
 	}
@@ -112,9 +164,9 @@ func TestRestartMidRound(t *testing.T) {
 		t.Errorf("after the restart:\n%s\nwant\n%s", strings.Join(after, "\n"), strings.Join(want, "\n"))
 	}
 	// The round goes on and settles the Player Pair.
-	after = nil
+	tbl.effects = nil
 	steps(t, tbl, append(cards(t, "5S"), round.Event{Kind: round.ConfirmResult})...)
-	if s := strings.Join(after, "\n"); !strings.Contains(s, "1:player_pair:10 win 11:1 returned=120") {
+	if s := strings.Join(tbl.effects, "\n"); !strings.Contains(s, "1:player_pair:10 win 11:1 returned=120") {
 		t.Errorf("the resumed round settled as:\n%s", s)
 	}
 }
@@ -124,7 +176,7 @@ func TestRestartMidRound(t *testing.T) {
 func TestRestartVoids(t *testing.T) {
 	dir := t.TempDir()
 	j := openJournal(t, dir)
-	tbl, err := Start(testConfig("classic"), j, "T1", nil)
+	tbl, err := start(testConfig("classic"), j)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,17 +186,11 @@ func TestRestartVoids(t *testing.T) {
 	j.Close()
 	j = openJournal(t, dir)
 	defer j.Close()
-	var after []string
-	cfg := testConfig("classic")
-	cfg.Handler = func(ev round.Event, effs []round.Effect, _ round.State) {
-		for _, e := range effs {
-			after = append(after, e.String())
-		}
-	}
-	if _, err := Start(cfg, j, "T1", nil); err != nil {
+	tbl, err = start(testConfig("classic"), j)
+	if err != nil {
 		t.Fatal(err)
 	}
-	s := strings.Join(after, "\n")
+	s := strings.Join(tbl.effects, "\n")
 	for _, want := range []string{"round-voided round=1: technical interruption before any outcome was established (RWS Baccarat 5.4.2)",
 		"1:banker:100 push returned=100", "betting-opened round=2"} {
 		if !strings.Contains(s, want) {
@@ -156,20 +202,20 @@ func TestRestartVoids(t *testing.T) {
 func TestSettingsChange(t *testing.T) {
 	dir := t.TempDir()
 	j := openJournal(t, dir)
-	tbl, err := Start(testConfig("rws"), j, "T1", nil)
+	tbl, err := start(testConfig("rws"), j)
 	if err != nil {
 		t.Fatal(err)
 	}
 	steps(t, tbl, round.Event{Kind: round.NewShoe, Set: "S7", Decks: 8})
 	j.Close()
 	j = openJournal(t, dir)
-	if _, err := Start(testConfig("classic"), j, "T1", nil); err == nil || !strings.Contains(err.Error(), "shoe 1 (set S7) is in play") {
+	if _, err := start(testConfig("classic"), j); err == nil || !strings.Contains(err.Error(), "shoe 1 (set S7) is in play") {
 		t.Errorf("changing the rules mid-shoe: %v", err)
 	}
 	j.Close()
 	// Once the shoe is ended, the rules may change; the new settings are recorded.
 	j = openJournal(t, dir)
-	tbl, err = Start(testConfig("rws"), j, "T1", nil)
+	tbl, err = start(testConfig("rws"), j)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +223,7 @@ func TestSettingsChange(t *testing.T) {
 	j.Close()
 	j = openJournal(t, dir)
 	defer j.Close()
-	tbl, err = Start(testConfig("classic"), j, "T1", nil)
+	tbl, err = start(testConfig("classic"), j)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +274,7 @@ func TestDecodeEntryErrors(t *testing.T) {
 func TestReplayRefusesEventsBeforeSettings(t *testing.T) {
 	dir := t.TempDir()
 	j := openJournal(t, dir)
-	if err := (JournalRecorder{J: j}).Record(round.Event{Kind: round.ShoeEnd}); err != nil {
+	if err := Persist(j, &Ready{Records: []Entry{{Event: &round.Event{Kind: round.ShoeEnd}}}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := Replay(j, nil); err == nil || !strings.Contains(err.Error(), "record 1") {
@@ -248,13 +294,13 @@ func TestRestartConfirmsCompleteRound(t *testing.T) {
 	j := openJournal(t, dir)
 	cfg := testConfig("classic")
 	cfg.AutoConfirm = true
-	tbl, err := Start(cfg, j, "T1", nil)
+	tbl, err := start(cfg, j)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The table stops between recording the round complete and recording its automatic
 	// confirmation: here, its stand-in is switched off for the round.
-	tbl.cfg.AutoConfirm = false
+	tbl.Node.cfg.AutoConfirm = false
 	steps(t, tbl, append([]round.Event{{Kind: round.NewShoe, Set: "S", Decks: 8}, {Kind: round.BetsClosed}},
 		cards(t, "9H 5C KS KD")...)...)
 	if st := tbl.State(); st.Phase != round.Complete {
@@ -263,17 +309,50 @@ func TestRestartConfirmsCompleteRound(t *testing.T) {
 	j.Close()
 	j = openJournal(t, dir)
 	defer j.Close()
-	var after []string
-	cfg.Handler = func(ev round.Event, effs []round.Effect, _ round.State) {
-		for _, e := range effs {
-			after = append(after, e.String())
-		}
-	}
-	tbl, err = Start(cfg, j, "T1", nil)
+	tbl, err = start(cfg, j)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := strings.Join(after, "\n"); !strings.Contains(s, "round-settled round=1 P") || tbl.State().Round != 2 {
+	if s := strings.Join(tbl.effects, "\n"); !strings.Contains(s, "round-settled round=1 P") || tbl.State().Round != 2 {
 		t.Errorf("after the restart:\n%s", s)
+	}
+}
+
+// TestPersistSyncsOnceABatch: the records of one Ready are appended and made durable
+// with one sync, and the snapshot covers the record that ended the shoe, not those after.
+func TestPersistSyncsOnceABatch(t *testing.T) {
+	j := openJournal(t, t.TempDir())
+	defer j.Close()
+	tbl, err := start(testConfig("classic"), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncs := j.Stats().Syncs
+	batch := append([]round.Event{{Kind: round.NewShoe, Set: "A", Decks: 8}, {Kind: round.BetsClosed}}, cards(t, "9H 5C KS KD")...)
+	for i, ev := range append(batch, round.Event{Kind: round.ConfirmResult}) {
+		ev.At = t0.Add(time.Duration(i) * time.Second)
+		tbl.Node.Step(ev)
+	}
+	if n := len(tbl.Ready().Records); n != 7 {
+		t.Fatalf("%d records ready, want 7", n)
+	}
+	if err := tbl.carryOut(); err != nil {
+		t.Fatal(err)
+	}
+	if got := j.Stats().Syncs - syncs; got != 1 {
+		t.Errorf("%d syncs for a batch of 7 records, want 1", got)
+	}
+	records := j.LastSeq()
+	tbl.Node.Step(round.Event{Kind: round.ShoeEnd, At: t0.Add(time.Minute)})
+	tbl.Node.Step(round.Event{Kind: round.NewShoe, Set: "B", Decks: 8, At: t0.Add(time.Minute)})
+	rd := tbl.Ready()
+	if len(rd.Records) != 2 || rd.Snapshot == nil || rd.SnapshotAt != 1 {
+		t.Fatalf("ready: %d records, snapshot %v after %d", len(rd.Records), rd.Snapshot != nil, rd.SnapshotAt)
+	}
+	if err := tbl.carryOut(); err != nil {
+		t.Fatal(err)
+	}
+	if seq, _, ok, _ := j.Snapshot(); !ok || seq != records+1 {
+		t.Errorf("snapshot covers record %d (ok %v), want %d: the shoe's end", seq, ok, records+1)
 	}
 }

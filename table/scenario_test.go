@@ -97,6 +97,49 @@ func forward(in <-chan device.Event, n int, after <-chan struct{}) (<-chan devic
 	return out, gone
 }
 
+// runNode feeds a node the events of a shoe and a shuffler until both channels close,
+// as the daemon's loop does (what the shuffler reported before a card is taken before
+// it), handing each Ready to each before advancing; there is no journal.
+func runNode(n *Node, shoe, shuffler <-chan device.Event, each func(Ready)) {
+	carry := func() {
+		each(n.Ready())
+		n.Advance()
+	}
+	drain := func() {
+		for shuffler != nil {
+			select {
+			case ev, ok := <-shuffler:
+				if !ok {
+					shuffler = nil
+					return
+				}
+				n.Shuffler(ev)
+				carry()
+			default:
+				return
+			}
+		}
+	}
+	for shoe != nil || shuffler != nil {
+		select {
+		case ev, ok := <-shoe:
+			if !ok {
+				shoe = nil
+				continue
+			}
+			drain()
+			n.Shoe(ev)
+		case ev, ok := <-shuffler:
+			if !ok {
+				shuffler = nil
+				continue
+			}
+			n.Shuffler(ev)
+		}
+		carry()
+	}
+}
+
 // routine are the effects of an ordinary round, left out of a "# quiet" transcript.
 var routine = map[round.EffectKind]bool{round.CardBurned: true, round.CardPlaced: true, round.BettingOpened: true,
 	round.BettingClosed: true, round.RoundComplete: true, round.RoundSettled: true}
@@ -130,14 +173,7 @@ func playScenario(t *testing.T, sc *simulator.Scenario, rules string, quietRound
 	rc.CloseBetsOnFirstCard = true
 	rc.SimultaneousWindow = 0 // the simulator deals as fast as it can
 	var lines []string
-	tbl, err := New(Config{Round: rc, AutoConfirm: true, AutoCloseInsurance: true, Seqless: !format.TellsMisreads(),
-		Handler: func(ev round.Event, effs []round.Effect, _ round.State) {
-			for _, e := range effs {
-				if e.Kind != round.CardBurned && !(quietRounds && routine[e.Kind]) {
-					lines = append(lines, e.String())
-				}
-			}
-		}})
+	tbl, err := New(Config{Table: "T1", NoMessages: true, Round: rc, AutoConfirm: true, AutoCloseInsurance: true, Seqless: !format.TellsMisreads()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +196,15 @@ func playScenario(t *testing.T, sc *simulator.Scenario, rules string, quietRound
 	var runErr error
 	go func() {
 		defer wg.Done()
-		runErr = tbl.Run(context.Background(), shoeCh, shufCh, nil)
+		runNode(tbl, shoeCh, shufCh, func(rd Ready) {
+			for _, s := range rd.Steps {
+				for _, e := range s.Effects {
+					if e.Kind != round.CardBurned && !(quietRounds && routine[e.Kind]) {
+						lines = append(lines, e.String())
+					}
+				}
+			}
+		})
 	}()
 	err = sim.Connect(ctx)
 	if err == nil {

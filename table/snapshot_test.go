@@ -19,8 +19,7 @@ func TestStartFromSnapshot(t *testing.T) {
 	cfg := testConfig("classic")
 	cfg.AutoConfirm = true
 	cfg.Round.CloseBetsOnFirstCard = true
-	cfg.SnapshotExtra = func() json.RawMessage { return json.RawMessage(`{"n":7}`) }
-	tbl, err := Start(cfg, j, "T1", nil)
+	tbl, err := start(cfg, j)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +51,7 @@ func TestStartFromSnapshot(t *testing.T) {
 	steps(t, tbl, round.Event{Kind: round.NewShoe, Set: "B", Decks: 1})
 	steps(t, tbl, numbered("AS 2S 3S 4S")...)
 	after := j.LastSeq() - snapSeq
+	messagesBefore := tbl.MessageSeq()
 	j.Close()
 
 	j = openJournal(t, dir)
@@ -60,18 +60,15 @@ func TestStartFromSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var replayed int
-	var extra string
-	cfg.Restored = func(x json.RawMessage) error { extra = string(x); return nil }
-	tbl, err = Start(cfg, j, "T1", func(round.Event, []round.Effect, round.State) { replayed++ })
+	tbl, err = start(cfg, j)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if uint64(replayed) != after {
-		t.Errorf("replayed %d events, want the %d after the snapshot", replayed, after)
+	if uint64(tbl.Replayed()) != after {
+		t.Errorf("replayed %d events, want the %d after the snapshot", tbl.Replayed(), after)
 	}
-	if extra != `{"n":7}` {
-		t.Errorf("extra handed back %q", extra)
+	if tbl.MessageSeq() != messagesBefore || messagesBefore == 0 {
+		t.Errorf("messages numbered on from %d after the restart, want %d", tbl.MessageSeq(), messagesBefore)
 	}
 	if tbl.tr.signals.last != 3 {
 		t.Errorf("last signal %d after the restart, want 3 from the snapshot", tbl.tr.signals.last)
@@ -96,7 +93,7 @@ func TestStartFromSnapshot(t *testing.T) {
 func TestUnreadableSnapshotFallsBack(t *testing.T) {
 	dir := t.TempDir()
 	j := openJournal(t, dir)
-	tbl, err := Start(testConfig("classic"), j, "T1", nil)
+	tbl, err := start(testConfig("classic"), j)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,12 +104,11 @@ func TestUnreadableSnapshotFallsBack(t *testing.T) {
 	j.Close()
 	j = openJournal(t, dir)
 	defer j.Close()
-	replayed := 0
-	tbl, err = Start(testConfig("classic"), j, "T1", func(round.Event, []round.Effect, round.State) { replayed++ })
+	tbl, err = start(testConfig("classic"), j)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if replayed != 1 || tbl.State().Set != "A" {
+	if replayed := tbl.Replayed(); replayed != 1 || tbl.State().Set != "A" {
 		t.Errorf("replayed %d events, set %q: want the whole journal, set A", replayed, tbl.State().Set)
 	}
 }

@@ -1,7 +1,3 @@
-// Package table runs one baccarat table: it turns what the devices report (the shoe, the
-// shuffler) into round events, records each event, steps the round controller with it,
-// and hands the effects on. It holds what that needs across events: the shoe's 16-bit
-// card and signal numbers extended to 64 bits, and the shuffled sets waiting to be loaded.
 package table
 
 import (

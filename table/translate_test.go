@@ -1,7 +1,6 @@
 package table
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -103,7 +102,7 @@ func TestRestartCardContinuity(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		j := openJournal(t, dir)
-		tbl, err := Start(testConfig("classic"), j, "T1", nil)
+		tbl, err := start(testConfig("classic"), j)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,62 +127,44 @@ func TestRestartCardContinuity(t *testing.T) {
 		j.Close()
 
 		j = openJournal(t, dir)
-		var after []string
-		cfg := testConfig("classic")
-		cfg.Handler = func(ev round.Event, effs []round.Effect, _ round.State) {
-			for _, e := range effs {
-				after = append(after, e.String())
-			}
-		}
-		tbl, err = Start(cfg, j, "T1", nil)
+		tbl, err = start(testConfig("classic"), j)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(after) != 0 {
-			t.Errorf("the restart itself did something: %v", after)
+		if len(tbl.effects) != 0 {
+			t.Errorf("the restart itself did something: %v", tbl.effects)
 		}
 		tbl.Shoe(device.Event{Kind: device.Hello})
 		if err := tbl.Shoe(device.Event{Kind: device.CardDrawn, Card: baccarat.MustParseCard("3D"), CardNo: tc.next, HasCardNo: true,
 			Time: t0.Add(10 * time.Second)}); err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Join(after, "\n"); !strings.HasPrefix(got, tc.want) {
+		if got := strings.Join(tbl.effects, "\n"); !strings.HasPrefix(got, tc.want) {
 			t.Errorf("next card %d after the restart:\n%s\nwant it to begin %q", tc.next, got, tc.want)
 		}
 		j.Close()
 	}
 }
 
-type failingRecorder struct{ fail bool }
-
-func (r *failingRecorder) Record(round.Event) error {
-	if r.fail {
-		return errors.New("disk full")
-	}
-	return nil
-}
-
 // TestAckAfterRecord: each numbered card is acknowledged once it is recorded (resent
 // ones too, so the shoe stops resending them); a card that could not be recorded is not.
 func TestAckAfterRecord(t *testing.T) {
-	rec := &failingRecorder{}
-	var acks []string
-	tbl, err := New(Config{Round: round.DefaultConfig(baccarat.MustLookup("classic", baccarat.Options{})), Recorder: rec})
+	j := openJournal(t, t.TempDir())
+	tbl, err := start(testConfig("classic"), j)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl.SetAck(func(ev device.Event) { acks = append(acks, ev.String()) })
 	for _, ev := range []device.Event{card(1), card(2), resent(2), signal(device.LidOpened, 1), card(3), {Kind: device.Heartbeat}} {
 		if err := tbl.Shoe(ev); err != nil {
 			t.Fatal(err)
 		}
 	}
-	rec.fail = true
+	j.Close() // the journal fails from here on
 	if err := tbl.Shoe(card(4)); err == nil {
 		t.Fatal("a card that could not be recorded was taken")
 	}
 	want := "card KS no=1,card KS no=2,card KS flags=0x02 no=2,lid-opened no=1,card KS no=3"
-	if got := strings.Join(acks, ","); got != want {
+	if got := strings.Join(tbl.acks, ","); got != want {
 		t.Errorf("acknowledged %s, want %s", got, want)
 	}
 }
@@ -243,7 +224,7 @@ func TestSignalNumbers(t *testing.T) {
 func TestRestartSignalContinuity(t *testing.T) {
 	dir := t.TempDir()
 	j := openJournal(t, dir)
-	tbl, err := Start(testConfig("classic"), j, "T1", nil)
+	tbl, err := start(testConfig("classic"), j)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,13 +240,10 @@ func TestRestartSignalContinuity(t *testing.T) {
 
 	j = openJournal(t, dir)
 	defer j.Close()
-	var stepped []string
-	cfg := testConfig("classic")
-	cfg.Handler = func(ev round.Event, _ []round.Effect, _ round.State) { stepped = append(stepped, ev.String()) }
-	if tbl, err = Start(cfg, j, "T1", nil); err != nil {
+	if tbl, err = start(testConfig("classic"), j); err != nil {
 		t.Fatal(err)
 	}
-	stepped = nil // the restart's own power-restored: no card had been drawn
+	tbl.stepped = nil // the restart's own power-restored: no card had been drawn
 	again := resentSignal(device.CutCard, 5)
 	again.Time = t0.Add(time.Second)
 	next := signal(device.LidOpened, 6)
@@ -275,15 +253,15 @@ func TestRestartSignalContinuity(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(stepped) != 0 {
-		t.Fatalf("the resent cut card was taken again: %v", stepped)
+	if len(tbl.stepped) != 0 {
+		t.Fatalf("the resent cut card was taken again: %v", tbl.stepped)
 	}
 	if got := tbl.tr.signals.last; got != 6 {
 		t.Errorf("last signal %d, want 6", got)
 	}
 	tbl.Shoe(func() device.Event { e := signal(device.CutCard, 7); e.Time = t0.Add(3 * time.Second); return e }())
-	if len(stepped) != 1 || !strings.HasPrefix(stepped[0], "cut-card") {
-		t.Errorf("the next cut card: stepped %v", stepped)
+	if len(tbl.stepped) != 1 || !strings.HasPrefix(tbl.stepped[0], "cut-card") {
+		t.Errorf("the next cut card: stepped %v", tbl.stepped)
 	}
 }
 

@@ -173,7 +173,24 @@ func TestRunEmbeddedBroker(t *testing.T) {
 	if url == "" {
 		t.Fatal("no broker address printed")
 	}
-	time.Sleep(500 * time.Millisecond) // a few rounds are dealt before the subscriber comes
+	// The late subscriber comes once a round is settled: another one waits for its result.
+	settled := make(chan struct{}, 1)
+	early := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(url).SetClientID("early"))
+	if tok := early.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatalf("connect: %v", tok.Error())
+	}
+	early.Subscribe("tablectl/v1/E1/result", 1, func(mqtt.Client, mqtt.Message) {
+		select {
+		case settled <- struct{}{}:
+		default:
+		}
+	})
+	select {
+	case <-settled:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no round settled")
+	}
+	early.Disconnect(50)
 	got := make(chan string, 64)
 	c := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(url).SetClientID("late"))
 	if tok := c.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {

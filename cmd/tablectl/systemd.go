@@ -29,8 +29,8 @@ func newServiceManager(log *slog.Logger) (*serviceManager, error) {
 // in each interval, so that one late beat is not a restart. 0: no watchdog.
 func (m *serviceManager) heartbeatEvery() time.Duration { return m.watchdog / 3 }
 
-// beat feeds the watchdog; it is called from the table's loop.
-func (m *serviceManager) beat() { m.notify(sd.SdNotifyWatchdog) }
+// Beat feeds the watchdog (daemon.Watchdog); it is called from the table's loop.
+func (m *serviceManager) Beat() { m.notify(sd.SdNotifyWatchdog) }
 
 // ready says the table is up: the journal replayed and checked, devices and MQTT started.
 func (m *serviceManager) ready(status string) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -78,5 +79,36 @@ func TestWatchJournalReplay(t *testing.T) {
 	}
 	if _, _, err := runCmd(t, "", "journal", "replay", dir, "extra"); err == nil {
 		t.Error("two directories accepted")
+	}
+}
+
+// TestScenarioInOneCommand: watch and run play a scenario file on their own simulator,
+// with no second terminal: the simultaneous draw it stages holds the table (RWS Baccarat
+// 5.10), and run journals it.
+func TestScenarioInOneCommand(t *testing.T) {
+	scenario := filepath.Join("..", "..", "table", "testdata", "scenarios", "simultaneous-draw.txt")
+	out, _, err := runCmd(t, "", "watch", "--simulate", "--scenario", scenario, "--pace", "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"round-settled round=1 B", "irregularity-raised #1 simultaneous_draw", "card-held 6H seq=8"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("watch output lacks %q:\n%s", want, out)
+		}
+	}
+	dir := t.TempDir()
+	if _, _, err := runCmd(t, "", "run", "--simulate", "--scenario", scenario, "--pace", "0", "--journal", dir,
+		"--http", "", "--broker-listen", "127.0.0.1:0", "--broker-websocket", ""); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = runCmd(t, "", "journal", "replay", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "irregularity-raised #1 simultaneous_draw") {
+		t.Errorf("run's journal lacks the simultaneous draw:\n%s", out)
+	}
+	if _, _, err := runCmd(t, "", "run", "--scenario", scenario); err == nil || !strings.Contains(err.Error(), "give --simulate") {
+		t.Errorf("--scenario without --simulate: %v", err)
 	}
 }

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/tablectl/tablectl/broker"
+	"github.com/tablectl/tablectl/config"
+	"github.com/tablectl/tablectl/daemon"
+	"github.com/tablectl/tablectl/drivers/device"
+	"github.com/tablectl/tablectl/drivers/gpio"
+	"github.com/tablectl/tablectl/drivers/shoe"
+	"github.com/tablectl/tablectl/drivers/shuffler"
+	"github.com/tablectl/tablectl/metrics"
+	"github.com/tablectl/tablectl/simulator"
+)
+
+// given names the flags given on the command line.
+func given(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+func newLogger(json bool, w io.Writer) *slog.Logger {
+	if json {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// simulation is the flags of a simulated table (run and watch share them).
+type simulation struct {
+	f      *config.Flags
+	rounds *int
+	seed   *uint64
+}
+
+func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *simulation {
+	s := &simulation{f: f}
+	fs.BoolVar(&f.Simulate, "simulate", false, "deal from a simulated shoe and shuffler started in-process (in place of the file's devices)")
+	fs.DurationVar(&f.Pace, "pace", pace, "with --simulate: pause before each card (0: as fast as possible)")
+	s.rounds = fs.Int("rounds", 0, "with --simulate: stop after this many rounds (0: until interrupted)")
+	s.seed = fs.Uint64("seed", 1, "with --simulate: seed of the shuffles")
+	fs.StringVar(&f.Scenario, "scenario", "", "with --simulate: play this scenario file (docs/protocol.md) instead of dealing shoes, then stop; its settings replace --shoe-format, --decks and --seed")
+	return s
+}
+
+// start starts the simulator and returns its devices; it deals once begin is closed, and
+// dealt receives the end of its dealing. stop stops it: call it once the drivers are
+// closed.
+func (s *simulation) start(ctx context.Context, decks int, begin <-chan struct{}, log *slog.Logger) (sc *shoe.Config, xc *device.Config, dealt <-chan error, stop func(), err error) {
+	cfg := simulator.Config{Protocol: shoe.Format(s.f.ShoeFormat), Seed: *s.seed, Pace: s.f.Pace, Decks: decks, Cut: 16, Logger: log}
+	var steps []simulator.Step
+	if s.f.Scenario != "" {
+		scn, err := readScenario(s.f.Scenario)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		cfg.Protocol, cfg.Seed, cfg.Decks, cfg.Cut, steps = scn.Protocol, scn.Seed, scn.Decks, scn.Cut, scn.Steps
+	}
+	done := make(chan error, 1)
+	sim, stop, err := startSimulator(ctx, cfg, steps, *s.rounds, begin, done)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return &shoe.Config{Format: cfg.Protocol, Port: device.Config{Path: sim.Shoe.Link}}, &device.Config{Path: sim.Shuffler.Link}, done, stop, nil
+}
+
+// startSimulator starts a simulator in a temporary directory and, once begin is closed,
+// plays steps on it in the background (with none, deals rounds rounds, 0 for ever); done
+// receives the end of the dealing, once the host has taken every card. cleanup stops the dealing, unplugs
+// the simulator and removes the directory: call it once the drivers are closed.
+func startSimulator(ctx context.Context, cfg simulator.Config, steps []simulator.Step, rounds int, begin <-chan struct{}, done chan<- error) (sim *simulator.Simulator, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "tablectl-simulate-")
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	cfg.Dir = dir
+	sim, err = simulator.New(cfg)
+	if err != nil {
+		cancel()
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	dealt := make(chan struct{})
+	go func() {
+		defer close(dealt)
+		err := sim.Connect(ctx)
+		select {
+		case <-begin:
+		case <-ctx.Done():
+		}
+		if err == nil && steps != nil {
+			err = sim.Run(ctx, steps)
+		} else if err == nil {
+			err = sim.Play(ctx, rounds)
+		}
+		if err == nil {
+			err = sim.Drain(ctx)
+		}
+		if err == nil {
+			err = sim.Taken(ctx) // every card recorded, where the host acknowledges
+		}
+		if ctx.Err() != nil {
+			err = nil
+		}
+		done <- err
+	}()
+	cleanup = func() {
+		cancel()
+		<-dealt
+		sim.Close()
+		os.RemoveAll(dir)
+	}
+	return sim, cleanup, nil
+}
+
+// devices are the shoe's and shuffler's drivers, running.
+type devices struct {
+	shoe, shuffler <-chan device.Event
+	closers        []func() error
+}
+
+func (ds *devices) close() {
+	for i := len(ds.closers) - 1; i >= 0; i-- {
+		ds.closers[i]()
+	}
+}
+
+// startDevices starts the drivers of the shoe and the shuffler (nil: none); the shoe's
+// cards and signals are acknowledged once d has recorded them. show, when set, sees
+// every driver event as it passes.
+func startDevices(sc *shoe.Config, xc *device.Config, d *daemon.Daemon, log *slog.Logger, show func(name string, ev device.Event)) (*devices, error) {
+	ds := &devices{}
+	opts := func(name string) device.Options { return device.Options{Name: name, Logger: log} }
+	if sc != nil {
+		sd, err := shoe.Start(*sc, opts("shoe"))
+		if err != nil {
+			return nil, fmt.Errorf("shoe: %w", err)
+		}
+		ds.closers = append(ds.closers, sd.Close)
+		ds.shoe = tap(sd.Events(), "shoe", show)
+		d.SetShoe(sd) // while the port is down the shoe keeps a card and resends it after the next hello
+	}
+	if xc != nil {
+		xd, err := shuffler.Start(*xc, opts("shuffler"))
+		if err != nil {
+			ds.close()
+			return nil, fmt.Errorf("shuffler: %w", err)
+		}
+		ds.closers = append(ds.closers, xd.Close)
+		ds.shuffler = tap(xd.Events(), "shuffler", show)
+	}
+	return ds, nil
+}
+
+// tap hands each event to show as it passes, when show is set.
+func tap(in <-chan device.Event, name string, show func(string, device.Event)) <-chan device.Event {
+	if show == nil {
+		return in
+	}
+	out := make(chan device.Event)
+	go func() {
+		defer close(out)
+		for ev := range in {
+			show(name, ev)
+			out <- ev
+		}
+	}()
+	return out
+}
+
+// openPanel opens the GPIO pins of the configuration for d, if it names any.
+func openPanel(ctx context.Context, c config.Config, d *daemon.Daemon, log *slog.Logger) (stop func(), err error) {
+	stop = func() {}
+	if len(c.GPIO.Pins) == 0 {
+		return stop, nil
+	}
+	gc := c.GPIOConfig()
+	gc.Logger = log
+	panel, err := gpio.Open(ctx, gc)
+	switch {
+	case errors.Is(err, gpio.ErrAbsent):
+		log.Warn("the configuration names GPIO pins, but this machine has no GPIO: running without buttons, sensors, tower light or buzzer", "err", err)
+		return stop, nil
+	case err != nil:
+		return nil, err
+	}
+	d.SetPanel(panel)
+	return func() { panel.Close() }, nil
+}
+
+// brokerURL is the external broker's URL, or the embedded broker's, started.
+func brokerURL(ctx context.Context, c config.Config, log *slog.Logger, io stdio) (url string, stop func(), err error) {
+	if c.MQTT.URL != "" {
+		return c.MQTT.URL, func() {}, nil
+	}
+	b, err := broker.Start(context.WithoutCancel(ctx), broker.Options{Listen: c.Broker.Listen, WebSocket: c.Broker.WebSocket, Logger: log})
+	if err != nil {
+		if errors.Is(err, broker.ErrAddressInUse) {
+			return "", nil, fmt.Errorf("embedded broker: %w (choose another with --broker-listen or --broker-websocket, or use an external broker with --mqtt)", err)
+		}
+		return "", nil, fmt.Errorf("embedded broker: %w", err)
+	}
+	fmt.Fprintf(io.out, "embedded MQTT broker: %s", b.URL())
+	if c.Broker.WebSocket != "" {
+		fmt.Fprintf(io.out, ", WebSocket %s", b.WebSocketURL())
+	}
+	fmt.Fprintln(io.out)
+	return b.URL(), func() { b.Close() }, nil
+}
+
+// serveMetrics serves m at addr/metrics.
+func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger, io stdio) (stop func(), err error) {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", m.Handler())
+	stop, bound, err := serveHTTP(addr, mux, log)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(io.out, "metrics: http://%s/metrics\n", bound)
+	return stop, nil
+}
+
+// serve runs d's loop on the devices until ctx is done; with a simulation (dealt not
+// nil), until it has dealt and the table has taken and published everything. begin is
+// closed as the loop starts: a simulator deals from then on.
+func serve(ctx context.Context, cancel context.CancelFunc, d *daemon.Daemon, tr daemon.Transport, devs *devices, begin chan<- struct{}, dealt <-chan error, log *slog.Logger) error {
+	served := make(chan error, 1)
+	go func() { served <- d.Serve(ctx, tr, devs.shoe, devs.shuffler) }()
+	close(begin)
+	select {
+	case err := <-served:
+		return err
+	case err := <-dealt:
+		if err == nil {
+			drained, stop := context.WithTimeout(ctx, 10*time.Second)
+			if err := d.Drained(drained); err != nil {
+				log.Warn("messages not all acknowledged by the broker", "err", err)
+			}
+			stop()
+		}
+		cancel()
+		return errors.Join(err, <-served)
+	}
+}

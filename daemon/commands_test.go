@@ -1,0 +1,124 @@
+package daemon
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablectl/tablectl/drivers/device"
+	"github.com/tablectl/tablectl/drivers/gpio"
+	"github.com/tablectl/tablectl/irregularities"
+	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/round"
+	"github.com/tablectl/tablectl/table"
+)
+
+// TestCommandsDocumented: docs/mqtt.md lists the commands the table takes, as the
+// table's list of commands says.
+func TestCommandsDocumented(t *testing.T) {
+	b, err := os.ReadFile("../docs/mqtt.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), CommandsMarkdown()) {
+		t.Errorf("docs/mqtt.md's list of commands is not the table's; it should read:\n%s", CommandsMarkdown())
+	}
+}
+
+// TestCommandRoles: every command parses for its lowest role and above, and is refused
+// below it, naming the role it takes.
+func TestCommandRoles(t *testing.T) {
+	payloads := map[string]string{
+		"insurance_bet": `{"cmd":"insurance_bet","wager":{"box":"1","bet":"player","stake":10}}`,
+		"new_shoe":      `{"cmd":"new_shoe","set":"S1","decks":8}`,
+		"report":        `{"cmd":"report","kind":"wrong_hand"}`,
+		"decide":        `{"cmd":"decide","irregularity":1,"choice":"void"}`,
+	}
+	for _, c := range Commands {
+		payload := payloads[c.Name]
+		if payload == "" {
+			payload = `{"cmd":"` + c.Name + `"}`
+		}
+		for _, role := range []irregularities.Role{irregularities.Dealer, irregularities.Supervisor, irregularities.PitManager} {
+			_, ev, err := ParseCommand(role.String(), []byte(payload))
+			switch {
+			case role < c.Role && (err == nil || !strings.Contains(err.Error(), "takes a "+c.Role.String())):
+				t.Errorf("%s by a %s: %v, want refused", c.Name, role, err)
+			case role >= c.Role && err != nil:
+				t.Errorf("%s by a %s: %v", c.Name, role, err)
+			case role >= c.Role && (ev.Role != role || ev.Kind == 0):
+				t.Errorf("%s by a %s: event %+v", c.Name, role, ev)
+			}
+		}
+	}
+}
+
+// FuzzParseCommand: no payload on any role's topic makes the command parser panic, and
+// a payload it takes names a command of the table given by a role allowed to.
+func FuzzParseCommand(f *testing.F) {
+	for _, s := range []string{`{"cmd":"confirm"}`, `{"id":"r1","cmd":"report","kind":"wrong_hand","actor":"D4"}`,
+		`{"cmd":"decide","irregularity":1,"choice":"void"}`, `{"cmd":"bets_closed","wagers":[{"box":"1","bet":"banker","stake":100}]}`,
+		`{"cmd":"new_shoe","set":"S","decks":8}`, `{"cmd":"confirm"`, `[]`, ``} {
+		f.Add("dealer", []byte(s))
+	}
+	f.Fuzz(func(t *testing.T, role string, payload []byte) {
+		c, ev, err := ParseCommand(role, payload)
+		if err != nil {
+			return
+		}
+		spec, ok := lookupCommand(c.Cmd)
+		if !ok || ev.Role < spec.Role || ev.Role.String() != role {
+			t.Errorf("%q on cmd/%s taken as %+v by a %s", payload, role, c, ev.Role)
+		}
+	})
+}
+
+// TestNewShoeButtonIsTheCommand: the new_shoe button and the new_shoe command (with no
+// set) journal the same events: the shoe in play ends, and the next shuffled set loads.
+func TestNewShoeButtonIsTheCommand(t *testing.T) {
+	journaled := func(t *testing.T, press func(r *running)) string {
+		dir := t.TempDir()
+		cfg := testConfig(t, dir)
+		p := NewFakePanel()
+		r := startWith(t, cfg, func(d *Daemon) { d.SetPanel(p) })
+		r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
+		r.f.cards(t, "9H 5C KS KD")
+		r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 6, Decks: 8, Cards: 416}
+		r.settle(t)
+		from := r.d.j.LastSeq() + 1
+		press(r)
+		r.settle(t)
+		r.close(t)
+		j, _, err := journal.Open(dir, journal.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer j.Close()
+		var kinds []string
+		for rec, err := range j.Records(from) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, err := table.DecodeEntry(rec.Seq, rec.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Event != nil {
+				kinds = append(kinds, e.Event.Kind.String()+" "+e.Event.Set+" "+e.Event.Role.String())
+			}
+		}
+		return strings.Join(kinds, ",")
+	}
+	button := journaled(t, func(r *running) {
+		r.d.panel.(*FakePanel).In <- gpio.Event{Role: gpio.NewShoe, Kind: gpio.Pressed, At: time.Now()}
+	})
+	command := journaled(t, func(r *running) {
+		if err := r.rec.Inject("dealer", []byte(`{"cmd":"new_shoe"}`)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if button != command || !strings.HasPrefix(button, round.ShoeEnd.String()) || !strings.Contains(button, round.NewShoe.String()+" 6") {
+		t.Errorf("the button journaled %q, the command %q: want the same, the shoe's end then set 6", button, command)
+	}
+}

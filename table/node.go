@@ -1,0 +1,393 @@
+package table
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tablectl/tablectl/drivers/device"
+	"github.com/tablectl/tablectl/messages"
+	"github.com/tablectl/tablectl/roadmap"
+	"github.com/tablectl/tablectl/round"
+)
+
+// Config sets up a Node. It holds data only: the node calls nothing outside itself.
+type Config struct {
+	// Table is the table's id, in every message.
+	Table string
+	Round round.Config
+	// AutoConfirm: a complete round is confirmed at once, for tables with no confirm
+	// button and for simulation. AutoCloseInsurance likewise closes each Insurance offer
+	// as soon as it opens (NC Insurance 3.12), as a dealer offering no time to bet would.
+	AutoConfirm        bool
+	AutoCloseInsurance bool
+	// Seqless: the shoe's format neither numbers its cards nor reports a card it failed
+	// to read (!shoe.Format.TellsMisreads): any unreadable input may be a card.
+	Seqless bool
+	// DealerStartsShoes: no shuffler reports the sets and the table does not start a shoe
+	// at its first card, so a new shoe (command or button) with no set starts the next
+	// shoe itself, of the table's deck count.
+	DealerStartsShoes bool
+	// Roads are the roadmap's grid settings.
+	Roads roadmap.Settings
+	// Version is the program's version, in the status message.
+	Version string
+	// NoMessages: the node builds no messages (its Ready has none), for an owner that
+	// publishes nowhere.
+	NoMessages bool
+}
+
+// Lamps are the tower light's levels: red while the table is held for a decision, amber
+// while cards are drawn (burn, deal, a round awaiting confirmation), green while betting
+// is open.
+type Lamps struct {
+	Red, Amber, Green bool
+}
+
+// Stepped is one event stepped: the event, its effects and the controller's state after.
+type Stepped struct {
+	Event   round.Event
+	Effects []round.Effect
+	State   round.State
+}
+
+// Reply is the outcome of one command (Node.Command): OK unless the controller refused
+// the command (a round.EventRefused effect, whose reason is Error), with the one-line
+// texts of every effect it had.
+type Reply struct {
+	// Ref is the caller's reference given with the command.
+	Ref     uint64
+	OK      bool
+	Error   string
+	Effects []string
+}
+
+// Ready is what the node asks of its owner after some inputs, in this order: journal
+// Records durably (one sync for the batch) and then write Snapshot, if any, as covering
+// the first SnapshotAt of them; only then make anything visible: publish Messages (in
+// order), acknowledge Acks to the shoe, set the tower light to Lamps (when not nil) and
+// sound the buzzer (Beep), send Replies. Then call Advance.
+type Ready struct {
+	Records    []Entry
+	Snapshot   *Snapshot
+	SnapshotAt int
+	// Steps are the events stepped with their effects, for the owner's log and counters.
+	Steps    []Stepped
+	Messages []messages.Message
+	Acks     []device.Event
+	Lamps    *Lamps
+	Beep     bool
+	Replies  []Reply
+	// Problems are messages that could not be built; the rest of the Ready stands.
+	Problems []error
+}
+
+// Empty reports whether the Ready asks for nothing.
+func (r *Ready) Empty() bool {
+	return len(r.Records) == 0 && r.Snapshot == nil && len(r.Steps) == 0 && len(r.Messages) == 0 &&
+		len(r.Acks) == 0 && r.Lamps == nil && !r.Beep && len(r.Replies) == 0 && len(r.Problems) == 0
+}
+
+// Node is one table's live state: the round controller, the translation of the
+// devices' events, the stand-ins for the dealer, the messages' numbering and roads, the
+// devices' links, the supervisor call and the tower light. It does no I/O, reads no clock
+// and starts no goroutine: inputs go in through its methods (each stamped with its time),
+// what must happen comes out in Ready, and Advance clears it. It is not safe for
+// concurrent use.
+type Node struct {
+	cfg      Config
+	ctl      *round.Controller
+	tr       Translator
+	build    *messages.Builder
+	settings Settings
+	devices  map[string]string
+	call     bool
+	lit      Lamps
+	litSet   bool
+	rd       Ready
+	// capture, while a command is stepped, collects its effects.
+	capture *Reply
+	// replayed is how many events Open replayed.
+	replayed int
+}
+
+// Replayed is how many events Open replayed from the journal (those after its snapshot).
+func (n *Node) Replayed() int { return n.replayed }
+
+// New returns a node with no shoe in play and no journal behind it.
+func New(cfg Config) (*Node, error) {
+	ctl, err := round.New(cfg.Round)
+	if err != nil {
+		return nil, err
+	}
+	return newNode(cfg, ctl)
+}
+
+func newNode(cfg Config, ctl *round.Controller) (*Node, error) {
+	build, err := messages.NewBuilder(cfg.Table, cfg.Round.Rules, cfg.Roads)
+	if err != nil {
+		return nil, err
+	}
+	return &Node{cfg: cfg, ctl: ctl, tr: Translator{Seqless: cfg.Seqless}, build: build,
+		settings: cfg.Settings(cfg.Table), devices: map[string]string{}}, nil
+}
+
+// State is the controller's current state.
+func (n *Node) State() round.State { return n.ctl.State() }
+
+// Ready returns what the inputs since the last Advance ask for.
+func (n *Node) Ready() Ready { return n.rd }
+
+// HasReady reports whether Ready asks for anything.
+func (n *Node) HasReady() bool { return !n.rd.Empty() }
+
+// Advance tells the node its Ready was carried out.
+func (n *Node) Advance() { n.rd = Ready{} }
+
+// Lamps returns the tower light's levels in the current state.
+func (n *Node) Lamps() Lamps { return lampsOf(n.ctl.State()) }
+
+// Link is what the node knows of a device's connection ("connected", "disconnected",
+// or "" before any news).
+func (n *Node) Link(device string) string { return n.devices[device] }
+
+// Step steps a round event (a command's, a button's), then what follows from it: the
+// automatic confirmation of a complete round, and a shuffled set waiting for the shoe
+// to end.
+func (n *Node) Step(ev round.Event) {
+	queue := []round.Event{ev}
+	for len(queue) > 0 {
+		ev := queue[0]
+		queue = queue[1:]
+		rec := ev
+		n.rd.Records = append(n.rd.Records, Entry{Event: &rec})
+		effs := slices.Clone(n.ctl.Step(ev))
+		complete, offered := false, false
+		for _, e := range effs {
+			complete = complete || e.Kind == round.RoundComplete
+			offered = offered || e.Kind == round.InsuranceOffered
+		}
+		st := n.ctl.State()
+		n.rd.Steps = append(n.rd.Steps, Stepped{Event: ev, Effects: effs, State: st})
+		n.publish(ev, effs, st)
+		if st.Phase == round.NoShoe && ended(effs) {
+			n.rd.Snapshot = n.snapshot(st)
+			n.rd.SnapshotAt = len(n.rd.Records)
+		}
+		queue = append(queue, n.automatic(st, ev.At, offered, complete)...)
+		queue = append(queue, n.tr.Pending(st)...)
+	}
+}
+
+// automatic is what the table's stand-ins for the dealer do in state st: close the
+// Insurance offers just opened, confirm the round just completed.
+func (n *Node) automatic(st round.State, at time.Time, offered, complete bool) []round.Event {
+	var evs []round.Event
+	if n.cfg.AutoCloseInsurance && offered && len(st.Offers) > 0 {
+		evs = append(evs, round.Event{Kind: round.InsuranceWindowClosed, At: at, Actor: "auto"})
+	}
+	if n.cfg.AutoConfirm && complete && st.Phase == round.Complete && !st.Voided && st.Held.ID == 0 {
+		evs = append(evs, round.Event{Kind: round.ConfirmResult, At: at, Actor: "auto"})
+	}
+	return evs
+}
+
+// Shoe steps what a shoe event means for the round, then asks for a numbered card or
+// signal to be acknowledged to the shoe: it is recorded by then (or was already, when
+// the shoe resent it).
+func (n *Node) Shoe(ev device.Event) {
+	n.observe("shoe", ev)
+	for _, e := range n.tr.Shoe(ev, n.ctl.State()) {
+		n.Step(e)
+	}
+	if ev.Numbered() {
+		n.rd.Acks = append(n.rd.Acks, ev)
+	}
+}
+
+// Shuffler steps what a shuffler event means for the round.
+func (n *Node) Shuffler(ev device.Event) {
+	n.observe("shuffler", ev)
+	for _, e := range n.tr.Shuffler(ev, n.ctl.State()) {
+		n.Step(e)
+	}
+}
+
+// Command steps a command's event and asks for its reply, under ref. The reply is OK
+// unless the controller refused it.
+func (n *Node) Command(ref uint64, ev round.Event) {
+	r := Reply{Ref: ref, OK: true}
+	n.capture = &r
+	switch {
+	case ev.Kind == round.NewShoe && ev.Set == "" && n.ctl.State().Phase == round.NoShoe:
+		r.OK, r.Error = false, "no shoe is in play and no set was given: the next set loads when the shuffler reports it"
+	case ev.Kind == round.NewShoe:
+		n.NewShoe(ev)
+	default:
+		n.Step(ev)
+	}
+	n.capture = nil
+	n.rd.Replies = append(n.rd.Replies, r)
+}
+
+// NewShoe is the dealer's new shoe, from the new_shoe button or command alike: the shoe
+// in play, if any, ends; then the set ev names (ev.Set and ev.Decks, when no shuffler
+// reports it) is loaded, or, with none named, the next set the shuffler reported is, as
+// it is whenever no shoe is in play; at a table whose dealer starts the shoes
+// (Config.DealerStartsShoes), a shoe of the table's deck count starts.
+func (n *Node) NewShoe(ev round.Event) {
+	if n.ctl.State().Phase != round.NoShoe {
+		end := ev
+		end.Kind, end.Set, end.Decks = round.ShoeEnd, "", 0
+		n.Step(end)
+	}
+	if ev.Set != "" || ev.Decks != 0 || n.cfg.DealerStartsShoes {
+		n.Step(ev)
+	}
+}
+
+// CallSupervisor turns the dealer's call for a Pit Supervisor on or off; the status
+// message shows it until a decision is taken.
+func (n *Node) CallSupervisor(at time.Time) {
+	n.call = !n.call
+	n.status(at)
+}
+
+// Calling reports whether a supervisor call stands.
+func (n *Node) Calling() bool { return n.call }
+
+// publish asks for the messages, lamps and status of one event stepped: what an effect
+// makes visible (a status message on some effect, say) is decided here.
+func (n *Node) publish(ev round.Event, effs []round.Effect, st round.State) {
+	if !n.cfg.NoMessages {
+		msgs, err := n.build.Effects(ev, effs, st)
+		if err != nil {
+			n.rd.Problems = append(n.rd.Problems, fmt.Errorf("building the messages of a %s event: %w", ev.Kind, err))
+		} else {
+			n.rd.Messages = append(n.rd.Messages, msgs...)
+		}
+	}
+	n.lamps(st, effs)
+	if messages.StatusDue(effs) {
+		n.status(ev.At)
+	}
+	for _, e := range effs {
+		if e.Kind == round.IrregularityResolved && n.call {
+			n.call = false // a decision was taken: the supervisor came
+			n.status(ev.At)
+		}
+		if n.capture != nil {
+			n.capture.Effects = append(n.capture.Effects, e.String())
+			if e.Kind == round.EventRefused {
+				n.capture.OK, n.capture.Error = false, e.Reason
+			}
+		}
+	}
+}
+
+func lampsOf(st round.State) Lamps {
+	held := st.Held.ID != 0
+	return Lamps{
+		Red:   held,
+		Amber: !held && (st.Phase == round.Burning || st.Phase == round.Dealing || st.Phase == round.Complete),
+		Green: !held && st.Phase == round.BettingOpen,
+	}
+}
+
+// lamps asks for the tower light of state st when it changed, and for the buzzer when
+// an irregularity is raised.
+func (n *Node) lamps(st round.State, effs []round.Effect) {
+	want := lampsOf(st)
+	if !n.litSet || want != n.lit {
+		n.lit, n.litSet = want, true
+		l := want
+		n.rd.Lamps = &l
+	}
+	for _, e := range effs {
+		if e.Kind == round.IrregularityRaised {
+			n.rd.Beep = true
+		}
+	}
+}
+
+// observe follows a device's connection for the status message.
+func (n *Node) observe(name string, ev device.Event) {
+	state := ""
+	switch ev.Kind {
+	case device.Disconnected:
+		state = "disconnected"
+	case device.Reconnected, device.Hello:
+		state = "connected"
+	case device.CardDrawn, device.Heartbeat, device.ShuffleComplete:
+		if n.devices[name] != "connected" {
+			state = "connected"
+		}
+	}
+	if state != "" && n.devices[name] != state {
+		n.devices[name] = state
+		n.status(ev.Time)
+	}
+}
+
+// status asks for the retained status message, online, as of at.
+func (n *Node) status(at time.Time) {
+	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: messages.TopicStatus, Payload: n.Status("online", at)})
+}
+
+// Status is the retained status message for state "online" or "offline", as of at.
+func (n *Node) Status(state string, at time.Time) []byte {
+	st := n.ctl.State()
+	b, _ := json.Marshal(messages.NewStatus(st, messages.StatusInfo{Table: n.cfg.Table, State: state,
+		Rules: n.cfg.Round.Rules.Name, TableDecks: n.cfg.Round.Decks, Version: n.cfg.Version, Devices: n.devices,
+		Call: n.call, Seq: n.build.Seq(), At: at}))
+	return b
+}
+
+// retainedPicture asks for the retained state, and the roads of the shoe in play, as of
+// at: after a restart, for a broker that holds none. Between shoes the roads are not
+// sent: the broker may still hold those of the shoe that ended.
+func (n *Node) retainedPicture(at time.Time) error {
+	st := n.ctl.State()
+	env := messages.Envelope{Schema: messages.Schema, Table: n.cfg.Table, Shoe: st.Shoe, Round: st.Round,
+		Seq: n.build.Seq(), At: at}
+	state, err := json.Marshal(n.build.State(st, env))
+	if err != nil {
+		return fmt.Errorf("retained state: %w", err)
+	}
+	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: messages.TopicState, Payload: state})
+	if st.Phase == round.NoShoe {
+		return nil
+	}
+	road, err := n.build.RoadmapMessage(env)
+	if err != nil {
+		return fmt.Errorf("retained roadmap: %w", err)
+	}
+	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: messages.TopicRoadmap, Payload: road})
+	return nil
+}
+
+// snapshotExtra is the messages' part of a snapshot: their numbering goes on across
+// restarts.
+type snapshotExtra struct {
+	MessageSeq uint64 `json:"message_seq"`
+}
+
+// snapshot is the snapshot of state st, which the last record asked for left.
+func (n *Node) snapshot(st round.State) *Snapshot {
+	extra, _ := json.Marshal(snapshotExtra{MessageSeq: n.build.Seq()})
+	return &Snapshot{Settings: n.settings, State: st, Signal: n.tr.signals.last, Extra: extra}
+}
+
+// ended says whether effs end a shoe.
+func ended(effs []round.Effect) bool {
+	for _, e := range effs {
+		if e.Kind == round.ShoeEnded {
+			return true
+		}
+	}
+	return false
+}
+
+// MessageSeq is the number of the last message asked for.
+func (n *Node) MessageSeq() uint64 { return n.build.Seq() }
