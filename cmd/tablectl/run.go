@@ -218,8 +218,13 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	}
 
 	url := tc.MQTT.URL
+	password, err := mqttPasswordOf(*mqttPassword, tc.MQTT.PasswordFile)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	user, boardUser, boardPassword := tc.MQTT.Username, tc.MQTT.Username, password
 	if url == "" {
-		b, err := broker.Start(context.WithoutCancel(ctx), broker.Options{Listen: tc.Broker.Listen, WebSocket: tc.Broker.WebSocket, Logger: log})
+		b, err := broker.Start(context.WithoutCancel(ctx), embeddedBroker(tc, log))
 		if err != nil {
 			if errors.Is(err, broker.ErrAddressInUse) {
 				return fmt.Errorf("run: embedded broker: %w (choose another with --broker-listen or --broker-websocket, or use an external broker with --mqtt)", err)
@@ -228,17 +233,15 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		}
 		defer b.Close() // after the client: its offline status goes out first
 		url = b.URL()
+		// tablectl logs in as itself; the board reads as an anonymous client.
+		user, password, boardUser, boardPassword = broker.SelfUser, b.SelfPassword(), "", ""
 		fmt.Fprintf(io.out, "embedded MQTT broker: %s", url)
 		if tc.Broker.WebSocket != "" {
 			fmt.Fprintf(io.out, ", WebSocket %s", b.WebSocketURL())
 		}
 		fmt.Fprintln(io.out)
 	}
-	password, err := mqttPasswordOf(*mqttPassword, tc.MQTT.PasswordFile)
-	if err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
-	client, err := display.Dial(display.Options{Broker: url, Table: tc.Table, Username: tc.MQTT.Username, Password: password,
+	client, err := display.Dial(display.Options{Broker: url, Table: tc.Table, Username: user, Password: password,
 		TLS:    display.TLSFiles{CAFile: tc.MQTT.CA, CertFile: tc.MQTT.Cert, KeyFile: tc.MQTT.Key},
 		Online: d.Status("online"), Offline: d.Status("offline"), OnConnect: d.OnConnect, Logger: log})
 	if err != nil {
@@ -282,7 +285,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		}
 	}
 	if tc.HTTP != "" {
-		stop, addr, err := serveBoard(url, tc.Table, tc.MQTT.Username, password, tc.HTTP, log)
+		stop, addr, err := serveBoard(url, tc.Table, boardUser, boardPassword, tc.HTTP, log)
 		if err != nil {
 			return fmt.Errorf("run: http %s: %w", tc.HTTP, err)
 		}
