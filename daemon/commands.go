@@ -54,6 +54,9 @@ var commands = map[string]irregularities.Role{
 // to the role is an error saying so; it changes nothing.
 func ParseCommand(roleName string, payload []byte) (Command, round.Event, error) {
 	var c Command
+	if err := CheckCommandSize(payload); err != nil {
+		return c, round.Event{}, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(payload))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
@@ -61,6 +64,12 @@ func ParseCommand(roleName string, payload []byte) (Command, round.Event, error)
 	}
 	if dec.More() {
 		return c, round.Event{}, fmt.Errorf("malformed command: more than one JSON value")
+	}
+	if err := c.CheckFields(); err != nil {
+		if len(c.ID) > MaxIDLen {
+			c.ID = "" // not repeated in the reply
+		}
+		return c, round.Event{}, err
 	}
 	role, err := irregularities.ParseRole(roleName)
 	if err != nil {

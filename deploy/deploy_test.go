@@ -127,3 +127,37 @@ func TestUnitVerifies(t *testing.T) {
 		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
 	}
 }
+
+// TestUnitHasAStartLimitTheDocsDescribe: the unit stops restarting after a burst of
+// starts, and docs/deploy.md gives the same figures.
+func TestUnitHasAStartLimitTheDocsDescribe(t *testing.T) {
+	unit, err := os.ReadFile("tablectl.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]string{}
+	section := ""
+	for _, line := range strings.Split(string(unit), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			section = line
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); ok && section == "[Unit]" {
+			values[k] = v
+		}
+	}
+	interval, burst := values["StartLimitIntervalSec"], values["StartLimitBurst"]
+	if interval == "" || interval == "0" || interval == "infinity" || burst == "" || burst == "0" {
+		t.Fatalf("the unit's [Unit] has no start limit: StartLimitIntervalSec=%q StartLimitBurst=%q", interval, burst)
+	}
+	doc, err := os.ReadFile("../docs/deploy.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"StartLimitIntervalSec=" + interval, "StartLimitBurst=" + burst, "start-limit-hit", "reset-failed"} {
+		if !bytes.Contains(doc, []byte(want)) {
+			t.Errorf("docs/deploy.md does not say %s", want)
+		}
+	}
+}

@@ -320,6 +320,11 @@ func (c *Client) onCommand(_ mqtt.Client, m mqtt.Message) {
 		}
 		return
 	}
+	if n := len(m.Payload()); n > MaxCommandSize {
+		c.log.Warn("command refused: too large", "role", role, "bytes", n, "limit", MaxCommandSize)
+		c.reply(TooLargeReply(c.topics.Table(), role, n, time.Now()))
+		return
+	}
 	cmd := Command{Role: role, Payload: append([]byte(nil), m.Payload()...), reply: c.reply}
 	c.cmdMu.RLock()
 	delivered := false
