@@ -144,6 +144,14 @@ func (d *Daemon) command(c display.Command) error {
 		d.log.Warn("command refused", "role", c.Role, "err", err)
 		return d.answer(c, reply)
 	}
+	if cmd.ID != "" {
+		if first, seen := d.ids.Seen(c.Role, cmd.ID); seen {
+			return d.answerRepeat(c, reply, first)
+		}
+		if err := d.ids.Begin(c.Role, cmd.ID, d.j.LastSeq()); err != nil {
+			return err // the journal failed: the table cannot go on
+		}
+	}
 	ev.At = d.cfg.Now()
 	d.capture = &reply.Effects
 	err = d.tbl.Step(ev)
@@ -157,7 +165,31 @@ func (d *Daemon) command(c display.Command) error {
 			reply.OK, reply.Error = false, strings.TrimPrefix(e, round.EventRefused.String()+": ")
 		}
 	}
-	return d.answer(c, reply)
+	if cmd.ID == "" {
+		return d.answer(c, reply)
+	}
+	b, err := json.Marshal(reply)
+	if err != nil {
+		return err
+	}
+	if err := d.ids.Done(c.Role, cmd.ID, b); err != nil {
+		return err
+	}
+	c.Reply(b)
+	return nil
+}
+
+// answerRepeat answers a command whose id was taken before: with the first reply, or,
+// when that was lost in a restart, with a reply saying the command was carried out.
+func (d *Daemon) answerRepeat(c display.Command, r messages.Reply, first []byte) error {
+	d.log.Info("command repeated: answered with its first reply, not carried out again", "role", c.Role, "id", r.ID)
+	if first != nil {
+		c.Reply(first)
+		return nil
+	}
+	r.OK = true
+	r.Effects = []string{"repeat: carried out before a restart; its first reply was not kept"}
+	return d.answer(c, r)
 }
 
 func (d *Daemon) answer(c display.Command, r messages.Reply) error {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
@@ -76,6 +77,8 @@ type Daemon struct {
 	devices map[string]string
 	// capture, while a command is stepped, collects its effects for the reply.
 	capture *[]string
+	// ids remembers the replies to recent command ids (commandids.go).
+	ids *CommandIDs
 	// panel is the table's buttons, sensors and lamps (nil: none); lit the lamps' last
 	// states, once litSet; call whether a supervisor is called.
 	panel  Panel
@@ -154,6 +157,9 @@ func Open(cfg Config) (*Daemon, error) {
 	if err := selfCheck(d.tbl.State(), cfg.Round.Rules); err != nil {
 		return nil, d.closeOnError(err)
 	}
+	if d.ids, err = OpenCommandIDs(filepath.Join(cfg.JournalDir, CommandIDsDir), 0, j.LastSeq(), cfg.Logger); err != nil {
+		return nil, d.closeOnError(err)
+	}
 	// The rebuilt messages go out before those of the restart itself (queued by publish
 	// during Start): put them first. Nothing is connected yet, so nothing was sent.
 	var rebuilt []*outMsg
@@ -196,6 +202,9 @@ func (d *Daemon) retainedPicture() error {
 
 func (d *Daemon) closeOnError(err error) error {
 	d.out.close()
+	if d.ids != nil {
+		err = errors.Join(err, d.ids.Close())
+	}
 	return errors.Join(err, d.j.Close())
 }
 
@@ -415,7 +424,7 @@ func (d *Daemon) Pending() (int, uint64) { return d.out.pending() }
 // the offline status.
 func (d *Daemon) Close() error {
 	d.out.close()
-	return d.j.Close()
+	return errors.Join(d.ids.Close(), d.j.Close())
 }
 
 // OnConnect is the transport's hook (display.Options.OnConnect): it re-publishes every
