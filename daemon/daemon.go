@@ -58,6 +58,11 @@ type Config struct {
 	// Metrics, when set, counts rounds, cards, irregularities, decode errors, MQTT
 	// connections, follows the devices' links and times the journal.
 	Metrics *metrics.Metrics
+	// EchoGrace, when set, turns on the check that the broker delivers what tablectl
+	// publishes (EchoWatch): the transport hands every message of the table's own
+	// topics to Echo (display.Options.OnEcho), and one not back within EchoGrace raises
+	// the alarm.
+	EchoGrace time.Duration
 }
 
 // snapshotExtra is the daemon's part of a table's snapshot.
@@ -79,12 +84,17 @@ type Daemon struct {
 	capture *[]string
 	// ids remembers the replies to recent command ids (commandids.go).
 	ids *CommandIDs
+	// echo watches that the broker delivers the table's publishes (nil: not watched);
+	// denied is its alarm, on the table's goroutine.
+	echo   *EchoWatch
+	denied bool
 	// panel is the table's buttons, sensors and lamps (nil: none); lit the lamps' last
 	// states, once litSet; call whether a supervisor is called.
-	panel  Panel
-	lit    [len(lamps)]bool
-	litSet bool
-	call   bool
+	panel     Panel
+	lit       [len(lamps)]bool
+	litSet    bool
+	litDenied bool // the red lamp was set for the denial alarm
+	call      bool
 }
 
 // Open opens the journal, replays it and checks the result: the table is ready, nothing
@@ -114,6 +124,9 @@ func Open(cfg Config) (*Daemon, error) {
 	}
 	d := &Daemon{cfg: cfg, log: cfg.Logger, j: j, topics: topics, devices: map[string]string{}}
 	d.out = newOutbox(cfg.Logger)
+	if cfg.EchoGrace > 0 {
+		d.echo = NewEchoWatch(cfg.EchoGrace, nil)
+	}
 	if d.build, err = messages.NewBuilder(cfg.Table, cfg.Round.Rules, cfg.Roads); err != nil {
 		return nil, d.closeOnError(err)
 	}
@@ -331,7 +344,15 @@ func (d *Daemon) Status(state string) []byte {
 // are stepped one at a time, on one goroutine. shoeEvents and shufflerEvents may be nil
 // (no such device).
 func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEvents <-chan device.Event) error {
-	d.out.attach(tr)
+	var pub display.Publisher = tr
+	var echoCheck <-chan time.Time
+	if d.echo != nil {
+		pub = d.echo.Publisher(tr)
+		t := time.NewTicker(d.echo.grace / 2)
+		defer t.Stop()
+		echoCheck = t.C
+	}
+	d.out.attach(pub)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan func() error)
@@ -355,6 +376,12 @@ func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEv
 			select {
 			case <-ctx.Done():
 				return
+			case <-echoCheck:
+				select {
+				case jobs <- d.checkEcho:
+				case <-ctx.Done():
+					return
+				}
 			case <-beat:
 				// Through the table's loop, as a command is: a loop that is stuck takes
 				// no heartbeat.
@@ -435,6 +462,10 @@ func (d *Daemon) Close() error {
 func (d *Daemon) OnConnect(resend display.Publisher) {
 	if d.cfg.Metrics != nil {
 		d.cfg.Metrics.Connected()
+	}
+	if d.echo != nil {
+		d.echo.Reset() // what the lost connection carried is sent again
+		resend = d.echo.Publisher(resend)
 	}
 	d.out.onConnect(resend)
 }

@@ -84,16 +84,20 @@ func (d *Daemon) lamps(st round.State, effs []round.Effect) {
 		!held && st.Phase == round.BettingOpen,
 	}
 	for i, role := range lamps {
-		if d.litSet && d.lit[i] == want[i] {
+		if d.litSet && d.lit[i] == want[i] && (role != gpio.LightRed || d.litDenied == d.denied) {
 			continue
 		}
 		mode := gpio.ModeOff
 		if want[i] {
 			mode = gpio.ModeOn
 		}
+		if role == gpio.LightRed && d.denied {
+			d.setOutput(denialBlink) // the broker drops the table's publishes (echoalarm.go)
+			continue
+		}
 		d.setOutput(gpio.Command{Role: role, Mode: mode})
 	}
-	d.lit, d.litSet = want, true
+	d.lit, d.litSet, d.litDenied = want, true, d.denied
 	for _, e := range effs {
 		if e.Kind == round.IrregularityRaised {
 			d.setOutput(beeps)

@@ -178,6 +178,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		cfg.Heartbeat, cfg.HeartbeatEvery = svc.beat, every
 	}
 	cfg.JournalDir = tc.Journal
+	cfg.EchoGrace = daemon.DefaultEchoGrace // the broker must deliver what the table publishes
 	var d *daemon.Daemon
 	if tc.Metrics != "" {
 		// Scraped only once d is open: the server starts after it.
@@ -243,7 +244,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	}
 	client, err := display.Dial(display.Options{Broker: url, Table: tc.Table, Username: user, Password: password,
 		TLS:    display.TLSFiles{CAFile: tc.MQTT.CA, CertFile: tc.MQTT.Cert, KeyFile: tc.MQTT.Key},
-		Online: d.Status("online"), Offline: d.Status("offline"), OnConnect: d.OnConnect, Logger: log})
+		Online: d.Status("online"), Offline: d.Status("offline"), OnConnect: d.OnConnect, OnEcho: d.Echo, Logger: log})
 	if err != nil {
 		return fmt.Errorf("run: mqtt: %w", err)
 	}

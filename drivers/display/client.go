@@ -199,6 +199,7 @@ func (c *Client) connect() bool {
 			c.log.Error("broker refused the command subscription (check its ACL)", "filter", c.topics.CommandFilter())
 		}
 	}
+	c.subscribeEcho()
 	on := c.pc.Publish(c.topics.Status(), 1, true, c.opts.Online)
 	if c.wait(on) && on.Error() != nil {
 		c.log.Warn("publishing the online status failed", "error", on.Error())
