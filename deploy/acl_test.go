@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"bufio"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,24 +65,7 @@ func granted(g [][2]string, topic, access string) bool {
 // write every topic of the table, read them back (the check that the broker delivers
 // them) and read the commands.
 func TestShippedSettingsAndACLAgree(t *testing.T) {
-	yaml, err := os.ReadFile("tablectl.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	pw := filepath.Join(dir, "mqtt-password")
-	if err := os.WriteFile(pw, []byte("secret\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	yaml = []byte(strings.Replace(string(yaml), "/etc/tablectl/mqtt-password", pw, 1))
-	file := filepath.Join(dir, "tablectl.yaml")
-	if err := os.WriteFile(file, yaml, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.LoadForSimulation(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadShipped(t)
 	if cfg.MQTT.URL == "" || cfg.MQTT.Username == "" {
 		t.Fatalf("the shipped settings use no external broker user: %+v", cfg.MQTT)
 	}
@@ -110,4 +94,44 @@ func TestShippedSettingsAndACLAgree(t *testing.T) {
 			t.Errorf("user %s may not read the %s commands", user, role)
 		}
 	}
+}
+
+// TestShippedSettingsServeOnLoopback: the example settings serve the metrics and the
+// board on loopback only; exposing them is a deliberate change (docs/deploy.md).
+func TestShippedSettingsServeOnLoopback(t *testing.T) {
+	cfg := loadShipped(t)
+	for key, addr := range map[string]string{"metrics": cfg.Metrics, "http": cfg.HTTP} {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			t.Fatalf("%s: %q: %v", key, addr, err)
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			t.Errorf("%s: %q is served beyond this machine", key, addr)
+		}
+	}
+}
+
+// loadShipped loads deploy/tablectl.yaml as tablectl does, its password file pointed at
+// one that exists and its devices not looked for.
+func loadShipped(t *testing.T) config.Config {
+	t.Helper()
+	yaml, err := os.ReadFile("tablectl.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pw := filepath.Join(dir, "mqtt-password")
+	if err := os.WriteFile(pw, []byte("secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	yaml = []byte(strings.Replace(string(yaml), "/etc/tablectl/mqtt-password", pw, 1))
+	file := filepath.Join(dir, "tablectl.yaml")
+	if err := os.WriteFile(file, yaml, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.LoadForSimulation(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
