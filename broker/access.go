@@ -12,6 +12,8 @@ import (
 	mqtt "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/packets"
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/tablectl/tablectl/internal/ratelog"
 )
 
 // Role is what a broker user may do: the same roles, with the same rights, as the users
@@ -106,7 +108,8 @@ type access struct {
 	selfID string          // tablectl's client id: refused to anyone else
 	users  map[string]User // configured users by name
 	log    *slog.Logger
-	open   bool // Options.OpenAccess: everything allowed
+	quiet  *ratelog.Limiter // thins the refusals' log
+	open   bool             // Options.OpenAccess: everything allowed
 }
 
 func newAccess(users []User, selfID string, log *slog.Logger) (*access, error) {
@@ -114,7 +117,8 @@ func newAccess(users []User, selfID string, log *slog.Logger) (*access, error) {
 	if _, err := rand.Read(secret); err != nil {
 		return nil, fmt.Errorf("broker: tablectl's password: %w", err)
 	}
-	a := &access{self: []byte(hex.EncodeToString(secret)), selfID: selfID, users: map[string]User{}, log: log}
+	a := &access{self: []byte(hex.EncodeToString(secret)), selfID: selfID, users: map[string]User{}, log: log,
+		quiet: ratelog.New(0, nil)}
 	for _, u := range users {
 		switch {
 		case u.Name == "" || u.Name == SelfUser:
@@ -159,7 +163,9 @@ func (a *access) OnConnectAuthenticate(cl *mqtt.Client, pk packets.Packet) bool 
 	}
 	name := string(pk.Connect.Username)
 	refuse := func(why string) bool {
-		a.log.Warn("MQTT connection refused", "client", cl.ID, "user", name, "remote", cl.Net.Remote, "listener", cl.Net.Listener, "reason", why)
+		if ok, leftOut := a.quiet.Allow("connect"); ok {
+			a.log.Warn("MQTT connection refused", "client", cl.ID, "user", name, "remote", cl.Net.Remote, "listener", cl.Net.Listener, "reason", why, "not_logged_since_last", leftOut)
+		}
 		return false
 	}
 	switch {
@@ -194,7 +200,9 @@ func (a *access) OnACLCheck(cl *mqtt.Client, topic string, write bool) bool {
 	}
 	ok := Allowed(a.role(string(cl.Properties.Username)), topic, write)
 	if !ok && write {
-		a.log.Warn("MQTT publish refused", "client", cl.ID, "user", string(cl.Properties.Username), "topic", topic)
+		if log, leftOut := a.quiet.Allow("publish"); log {
+			a.log.Warn("MQTT publish refused", "client", cl.ID, "user", string(cl.Properties.Username), "topic", topic, "not_logged_since_last", leftOut)
+		}
 	}
 	return ok
 }
