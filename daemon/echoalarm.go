@@ -22,6 +22,9 @@ func (d *Daemon) Echo(topic string, payload []byte) {
 // deliver are counted, and a change raises or clears the alarm on the log, the metrics
 // and the tower light.
 func (d *Daemon) checkEcho() error {
+	if !d.out.connected() {
+		return nil // what is pending is forgotten at the reconnect
+	}
 	lost, denied, changed, topic := d.echo.Check()
 	if m := d.cfg.Metrics; m != nil {
 		if lost > 0 {

@@ -45,6 +45,7 @@ type echoEntry struct {
 	topic string
 	n     int       // publishes of this topic and payload not yet back
 	first time.Time // when the oldest of them was sent
+	acked time.Time // when the broker first acknowledged one of them; zero before
 }
 
 // NewEchoWatch returns a watch with the grace time (DefaultEchoGrace when zero) and
@@ -82,6 +83,17 @@ func (w *EchoWatch) Sent(topic string, payload []byte) {
 	w.pending[k] = &echoEntry{topic: topic, n: 1, first: w.now()}
 }
 
+// Acked notes the broker's acknowledgement of a message: its echo is due within the
+// grace time from now. A message is never taken as lost before it is acknowledged, so
+// a broker that is away raises no alarm (its publishes fail instead).
+func (w *EchoWatch) Acked(topic string, payload []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if e, ok := w.pending[echoKey(topic, payload)]; ok && e.acked.IsZero() {
+		e.acked = w.now()
+	}
+}
+
 // Failed notes a message the broker did not take (not acknowledged): no echo is due.
 func (w *EchoWatch) Failed(topic string, payload []byte) { w.take(topic, payload, false) }
 
@@ -112,7 +124,8 @@ func (w *EchoWatch) Reset() {
 	clear(w.pending)
 }
 
-// Check drops the publishes older than the grace time that did not come back and
+// Check drops the publishes acknowledged longer than the grace time ago that did not
+// come back and
 // reports how many there were; whether the broker is taken to deny tablectl's publishes
 // now (the latest publish that did not come back is not older than the latest that
 // did), and whether that changed since the last Check; and topic, that of a publish
@@ -123,7 +136,7 @@ func (w *EchoWatch) Check() (lost int, denied, changed bool, topic string) {
 	defer w.mu.Unlock()
 	now := w.now()
 	for k, e := range w.pending {
-		if now.Sub(e.first) >= w.grace {
+		if !e.acked.IsZero() && now.Sub(e.acked) >= w.grace {
 			lost += e.n
 			if !w.lost || !e.first.Before(w.lostSent) {
 				w.lostSent, w.lost, w.topic = e.first, true, e.topic
@@ -153,21 +166,26 @@ func (e echoPublisher) Publish(topic string, payload []byte, retained bool) <-ch
 	res := e.p.Publish(topic, payload, retained)
 	select {
 	case err := <-res: // already decided (not connected, say): no goroutine needed
-		if err != nil {
-			e.w.Failed(topic, payload)
-		}
+		e.w.settled(topic, payload, err)
 		return result(err)
 	default:
 	}
 	out := make(chan error, 1)
 	go func() {
 		err := <-res
-		if err != nil {
-			e.w.Failed(topic, payload)
-		}
+		e.w.settled(topic, payload, err)
 		out <- err
 	}()
 	return out
+}
+
+// settled notes the broker's answer to a publish.
+func (w *EchoWatch) settled(topic string, payload []byte, err error) {
+	if err != nil {
+		w.Failed(topic, payload)
+	} else {
+		w.Acked(topic, payload)
+	}
 }
 
 func result(err error) <-chan error {

@@ -43,13 +43,21 @@ func TestEchoWatch(t *testing.T) {
 	// Delivered: back within the grace time, even before the acknowledgement.
 	w.Sent("t/result", []byte("r1"))
 	w.Echo("t/result", []byte("r1"))
+	w.Acked("t/result", []byte("r1"))
 	w.Sent("t/card", []byte("c1"))
+	w.Acked("t/card", []byte("c1"))
 	c.add(500 * time.Millisecond)
 	w.Echo("t/card", []byte("c1"))
 	c.add(2 * time.Second)
 	check(0, false, false)
+	// Not yet acknowledged (the broker is away): never lost.
+	w.Sent("t/state", []byte("s0"))
+	c.add(time.Minute)
+	check(0, false, false)
+	w.Failed("t/state", []byte("s0"))
 	// A retained message of before, or someone else's, is not an echo.
 	w.Sent("t/state", []byte("s2"))
+	w.Acked("t/state", []byte("s2"))
 	w.Echo("t/state", []byte("s1"))
 	c.add(999 * time.Millisecond)
 	check(0, false, false)
@@ -66,6 +74,7 @@ func TestEchoWatch(t *testing.T) {
 	// The same message twice needs two echoes.
 	w.Sent("t/state", []byte("s3"))
 	w.Sent("t/state", []byte("s3"))
+	w.Acked("t/state", []byte("s3"))
 	w.Echo("t/state", []byte("s3"))
 	c.add(2 * time.Second)
 	check(1, true, false)
