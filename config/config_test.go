@@ -39,7 +39,7 @@ func TestDeployExample(t *testing.T) {
 	}
 	if cfg.Table != "bac-07" || cfg.Rules != "rws" || cfg.Decks != 8 || cfg.Shoe.Port != "/dev/tablectl-shoe" ||
 		cfg.Shoe.Format != "tablectl" || cfg.Shuffler.Port != "/dev/tablectl-shuffler" || cfg.MQTT.URL != "tcp://127.0.0.1:1883" ||
-		cfg.Metrics != ":9464" || len(cfg.GPIO.Pins) != 10 || cfg.Dealer.SimultaneousWindow != 150*time.Millisecond {
+		cfg.Metrics != "127.0.0.1:9464" || cfg.MQTT.Username != "tablectl" || len(cfg.GPIO.Pins) != 10 || cfg.Dealer.SimultaneousWindow != 150*time.Millisecond {
 		t.Errorf("read %+v", cfg)
 	}
 	rc, err := cfg.Round()
