@@ -17,8 +17,12 @@ type lockedBuffer struct {
 	b  bytes.Buffer
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.b.Write(p) }
-func (l *lockedBuffer) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 // TestUnreadableInputLogIsThinnedCountsExact: a flood of garbage gives one warning line
 // in a few seconds, then one that says how many were left out, while every unreadable
@@ -80,5 +84,3 @@ func TestUnreadableInputLogIsThinnedCountsExact(t *testing.T) {
 		t.Fatalf("after the interval: %d lines, want 2 with %s:\n%.2000s", n, want, logs.String())
 	}
 }
-
-
