@@ -4,14 +4,20 @@
 //
 // # Access policy
 //
-// The embedded broker allows every client to connect, publish and subscribe: it has no
-// users, passwords or ACL. That is acceptable because it listens on loopback
-// (127.0.0.1) by default, so only processes on the table's own machine can reach it,
-// and those already run with the rights of the table controller. A table whose display
-// boards, dealer consoles or pit system connect over the network must use an external
-// broker with users and an ACL instead (see deploy/mosquitto/). Start refuses a
-// non-loopback address unless Options.AllowRemote is set, so an open broker is never
-// exposed by accident.
+// The embedded broker applies the roles of deploy/mosquitto/acl (see Allowed): only
+// tablectl itself, logged in as SelfUser with the password made at random at each start
+// (Broker.SelfPassword), writes the table's topics and reads the commands; a command
+// topic is written only by a configured user (Options.Users, bcrypt hashes) of the
+// dealer or supervisor role; anyone else, anonymous included, only reads the table's
+// topics. tablectl's client id (Options.SelfClientID) is refused to every other client,
+// so none can push tablectl off. The WebSocket listener refuses an upgrade from a
+// browser page of any origin but those of Options.WebSocketOrigins (the board's own),
+// so a page of another site opened in a browser on the table's machine cannot reach the
+// broker. Every packet is capped at Options.MaxPacketSize.
+//
+// It listens on loopback (127.0.0.1) by default; Start refuses a non-loopback address
+// unless Options.AllowRemote is set. A table whose boards, consoles or pit system
+// connect over the network uses an external broker with TLS instead (deploy/mosquitto/).
 package broker
 
 import (
@@ -24,12 +30,16 @@ import (
 	"syscall"
 
 	mqtt "github.com/mochi-mqtt/server/v2"
-	"github.com/mochi-mqtt/server/v2/hooks/auth"
 	"github.com/mochi-mqtt/server/v2/listeners"
 )
 
 // DefaultListen is the MQTT listen address used when Options.Listen is empty.
 const DefaultListen = "127.0.0.1:1883"
+
+// DefaultMaxPacketSize is the largest MQTT packet the broker takes when
+// Options.MaxPacketSize is zero: room for the roads of a whole shoe, far below what
+// would strain a Pi. A larger packet closes the client's connection.
+const DefaultMaxPacketSize = 256 << 10
 
 // ErrAddressInUse is wrapped by the error Start returns when a listen address is already
 // taken by another process.
@@ -44,9 +54,23 @@ type Options struct {
 	// (subprotocol "mqtt", any path); no WebSocket listener when empty.
 	WebSocket string
 	// AllowRemote lets Listen and WebSocket be non-loopback addresses. The broker has
-	// no authentication (see the package comment), so leave it false unless the
-	// network is trusted.
+	// no TLS, so leave it false unless the network is trusted.
 	AllowRemote bool
+	// WebSocketOrigins are the origins ("http://127.0.0.1:8080") of the pages allowed
+	// to open a WebSocket to the broker: the display board's own (BoardOrigins). A
+	// request with another Origin header is refused; one with none (not a browser) is
+	// let through to the MQTT login.
+	WebSocketOrigins []string
+	// Users are the users that may log in besides tablectl itself, with their roles.
+	Users []User
+	// SelfClientID is tablectl's own client id, refused to any other client.
+	SelfClientID string
+	// MaxPacketSize caps every MQTT packet, in bytes; DefaultMaxPacketSize when zero.
+	MaxPacketSize uint32
+	// OpenAccess lets every client connect, publish and subscribe anywhere, as a plain
+	// test broker: for tests that need an MQTT broker and not the table's access
+	// policy. tablectl itself never sets it.
+	OpenAccess bool
 	// Logger receives the broker's log; slog.Default() when nil.
 	Logger *slog.Logger
 }
@@ -59,6 +83,7 @@ type Broker struct {
 	once   sync.Once
 	done   chan struct{}
 	stop   func() bool
+	access *access
 }
 
 // Start binds the listeners and starts serving. It returns once the listeners accept
@@ -84,19 +109,29 @@ func Start(ctx context.Context, opts Options) (*Broker, error) {
 		}
 	}
 
-	server := mqtt.New(&mqtt.Options{Logger: log, InlineClient: false})
-	// The allow-all hook is the access policy documented in the package comment.
-	if err := server.AddHook(new(auth.AllowHook), nil); err != nil {
-		return nil, fmt.Errorf("broker: add allow-all hook: %w", err)
+	acc, err := newAccess(opts.Users, opts.SelfClientID, log)
+	if err != nil {
+		return nil, err
+	}
+	acc.open = opts.OpenAccess
+	if opts.MaxPacketSize == 0 {
+		opts.MaxPacketSize = DefaultMaxPacketSize
+	}
+	caps := mqtt.NewDefaultServerCapabilities()
+	caps.MaximumPacketSize = opts.MaxPacketSize
+	server := mqtt.New(&mqtt.Options{Logger: log, InlineClient: false, Capabilities: caps})
+	// The access policy of the package comment.
+	if err := server.AddHook(acc, nil); err != nil {
+		return nil, fmt.Errorf("broker: add access hook: %w", err)
 	}
 
 	tcp := listeners.NewTCP(listeners.Config{ID: "tcp", Address: opts.Listen})
 	if err := server.AddListener(tcp); err != nil {
 		return nil, listenError("MQTT", opts.Listen, err)
 	}
-	b := &Broker{server: server, addr: tcp.Address(), done: make(chan struct{})}
+	b := &Broker{server: server, addr: tcp.Address(), done: make(chan struct{}), access: acc}
 	if opts.WebSocket != "" {
-		ws := newWebSocket("ws", opts.WebSocket)
+		ws := newWebSocket("ws", opts.WebSocket, opts.WebSocketOrigins)
 		if err := server.AddListener(ws); err != nil {
 			server.Close()
 			return nil, listenError("WebSocket", opts.WebSocket, err)
@@ -111,6 +146,10 @@ func Start(ctx context.Context, opts Options) (*Broker, error) {
 	log.Info("embedded MQTT broker listening", "mqtt", b.addr, "websocket", b.wsAddr)
 	return b, nil
 }
+
+// SelfPassword is the password of SelfUser, made at random when the broker started:
+// tablectl's own client logs in with it.
+func (b *Broker) SelfPassword() string { return string(b.access.self) }
 
 // Addr is the bound host:port of the MQTT listener (the real port when Listen asked
 // for port 0).
@@ -164,7 +203,7 @@ func CheckLoopback(what, addr string) error {
 	}
 	ip := net.ParseIP(host)
 	if ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("broker: %s address %q is not a loopback address; the embedded broker has no authentication, so it listens on loopback only (use 127.0.0.1 or [::1], or an external broker with users and an ACL)", what, addr)
+		return fmt.Errorf("broker: %s address %q is not a loopback address; the embedded broker has no TLS, so it listens on loopback only (use 127.0.0.1 or [::1], or an external broker with TLS, users and an ACL)", what, addr)
 	}
 	return nil
 }

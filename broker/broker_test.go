@@ -28,9 +28,29 @@ func start(t *testing.T, opts Options) *Broker {
 	return b
 }
 
+// connect connects an anonymous client.
 func connect(t *testing.T, url, id string) mqtt.Client {
 	t.Helper()
-	c := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(url).SetClientID(id).SetConnectTimeout(guard))
+	return connectAs(t, url, id, "", "")
+}
+
+// connectSelf connects as tablectl itself.
+func connectSelf(t *testing.T, b *Broker, url, id string) mqtt.Client {
+	t.Helper()
+	return connectAs(t, url, id, SelfUser, b.SelfPassword())
+}
+
+func clientOptions(url, id, user, password string) *mqtt.ClientOptions {
+	o := mqtt.NewClientOptions().AddBroker(url).SetClientID(id).SetConnectTimeout(guard).SetAutoReconnect(false)
+	if user != "" {
+		o.SetUsername(user).SetPassword(password)
+	}
+	return o
+}
+
+func connectAs(t *testing.T, url, id, user, password string) mqtt.Client {
+	t.Helper()
+	c := mqtt.NewClient(clientOptions(url, id, user, password))
 	if tok := c.Connect(); !tok.WaitTimeout(guard) || tok.Error() != nil {
 		t.Fatalf("connect %s to %s: %v", id, url, tok.Error())
 	}
@@ -49,8 +69,8 @@ func TestPortZeroTCPAndWebSocketCarryMessages(t *testing.T) {
 		t.Fatalf("WebSocketURL %q", b.WebSocketURL())
 	}
 
-	// A browser-like client publishes a retained message over WebSocket ...
-	ws := connect(t, b.WebSocketURL(), "ws-client")
+	// A client publishes a retained message over WebSocket ...
+	ws := connectSelf(t, b, b.WebSocketURL(), "ws-client")
 	if tok := ws.Publish("tablectl/v1/t1/state", 1, true, "hello"); !tok.WaitTimeout(guard) || tok.Error() != nil {
 		t.Fatalf("publish over WebSocket: %v", tok.Error())
 	}
@@ -146,7 +166,7 @@ func TestCancelContextClosesBroker(t *testing.T) {
 // the fix the race detector fails this test.
 func TestRetainedWritesRaceWildcardSubscribes(t *testing.T) {
 	b := start(t, Options{Listen: "127.0.0.1:0"})
-	pub := connect(t, b.URL(), "publisher")
+	pub := connectSelf(t, b, b.URL(), "publisher")
 	sub := connect(t, b.URL(), "subscriber")
 
 	const rounds = 200

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,25 +26,52 @@ type wsListener struct {
 	log       *slog.Logger
 	upgrader  websocket.Upgrader
 	establish listeners.EstablishFn
-	mu        sync.Mutex // guards stopping and the Add to served
+	mu        sync.Mutex // guards stopping, conns and the Adds to served and handlers
 	stopping  bool
 	served    sync.WaitGroup
+	handlers  sync.WaitGroup               // upgraded connections still being served
+	conns     map[*websocket.Conn]struct{} // the upgraded connections, closed by Close
 	closed    sync.Once
 }
 
 var _ listeners.Listener = (*wsListener)(nil)
 
-func newWebSocket(id, address string) *wsListener {
+func newWebSocket(id, address string, origins []string) *wsListener {
+	allowed := map[string]bool{}
+	for _, o := range origins {
+		allowed[strings.ToLower(strings.TrimRight(o, "/"))] = true
+	}
 	return &wsListener{
 		id:      id,
 		address: address,
 		upgrader: websocket.Upgrader{
 			Subprotocols: []string{"mqtt"},
-			// Browsers loading the board from tablectl's own web server come from
-			// another origin (another port); the broker has no cookies to protect.
-			CheckOrigin: func(*http.Request) bool { return true },
+			// A page of any other site, opened in a browser on the table's machine,
+			// would otherwise reach the broker over loopback: only the board's own
+			// origins are let in. A client that sends no Origin is not a browser page.
+			CheckOrigin: func(r *http.Request) bool {
+				o := r.Header.Get("Origin")
+				return o == "" || allowed[strings.ToLower(o)]
+			},
 		},
 	}
+}
+
+// BoardOrigins are the origins of a display board served at the HTTP address addr
+// (host:port): http://host:port, and for a loopback or unspecified host the loopback
+// names of the machine (127.0.0.1, localhost, [::1]) at that port. The embedded
+// broker's WebSocket listener lets in pages of these origins only, unless others are
+// configured.
+func BoardOrigins(addr string) []string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" || port == "0" {
+		return nil // no port known: no page origin either
+	}
+	ip := net.ParseIP(host)
+	if host == "" || host == "localhost" || (ip != nil && (ip.IsLoopback() || ip.IsUnspecified())) {
+		return []string{"http://127.0.0.1:" + port, "http://localhost:" + port, "http://[::1]:" + port}
+	}
+	return []string{"http://" + net.JoinHostPort(host, port)}
 }
 
 func (l *wsListener) ID() string       { return l.id }
@@ -63,14 +91,30 @@ func (l *wsListener) Init(log *slog.Logger) error {
 		return err
 	}
 	l.ln = ln
+	l.conns = map[*websocket.Conn]struct{}{}
 	l.srv = &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			c, err := l.upgrader.Upgrade(w, r, nil)
 			if err != nil {
-				l.log.Debug("websocket upgrade refused", "remote", r.RemoteAddr, "error", err)
+				l.log.Warn("websocket upgrade refused", "remote", r.RemoteAddr, "origin", r.Header.Get("Origin"), "error", err)
 				return
 			}
-			defer c.Close()
+			l.mu.Lock()
+			if l.stopping {
+				l.mu.Unlock()
+				c.Close()
+				return
+			}
+			l.handlers.Add(1)
+			l.conns[c] = struct{}{}
+			l.mu.Unlock()
+			defer func() {
+				c.Close()
+				l.mu.Lock()
+				delete(l.conns, c)
+				l.mu.Unlock()
+				l.handlers.Done()
+			}()
 			if err := l.establish(l.id, &wsConn{Conn: c.UnderlyingConn(), ws: c}); err != nil {
 				l.log.Debug("websocket client ended", "remote", r.RemoteAddr, "error", err)
 			}
@@ -107,6 +151,15 @@ func (l *wsListener) Close(closeClients listeners.CloseFn) {
 			_ = l.srv.Shutdown(ctx)
 			_ = l.ln.Close() // Shutdown closes it only if Serve had started
 		}
+		// Shutdown does not wait for upgraded (hijacked) connections: close those still
+		// open, such as one that never sent CONNECT, and wait for their handlers, so
+		// none is still being attached when the broker waits for its clients.
+		l.mu.Lock()
+		for c := range l.conns {
+			_ = c.Close()
+		}
+		l.mu.Unlock()
+		l.handlers.Wait()
 		l.served.Wait()
 	})
 }

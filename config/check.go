@@ -180,6 +180,7 @@ func (f *file) checkMQTT(c *Config) {
 		if c.Broker.Listen == "" {
 			f.at("broker.listen", "no address: the embedded broker needs one (or set mqtt.url)")
 		}
+		f.checkBrokerAccess(c.Broker)
 		return
 	}
 	if f.set("broker") {

@@ -132,10 +132,22 @@ type MQTT struct {
 	Key  string `yaml:"key"`
 }
 
-// Broker is the embedded broker's MQTT and WebSocket addresses ("" for no WebSocket).
+// Broker is the embedded broker's MQTT and WebSocket addresses ("" for no WebSocket),
+// the origins of the pages that may open its WebSocket (the board's own when empty),
+// and the users that may give commands.
 type Broker struct {
-	Listen    string `yaml:"listen"`
-	WebSocket string `yaml:"websocket"`
+	Listen           string       `yaml:"listen"`
+	WebSocket        string       `yaml:"websocket"`
+	WebSocketOrigins []string     `yaml:"websocket_origins"`
+	Users            []BrokerUser `yaml:"users"`
+}
+
+// BrokerUser is a user of the embedded broker: a name, the bcrypt hash of its password
+// and its role (dealer, supervisor, pitsystem or board, as in deploy/mosquitto/acl).
+type BrokerUser struct {
+	Name         string `yaml:"name"`
+	PasswordHash string `yaml:"password_hash"`
+	Role         string `yaml:"role"`
 }
 
 // Log says how tablectl logs: as text lines, or JSON lines.

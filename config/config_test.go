@@ -39,7 +39,7 @@ func TestDeployExample(t *testing.T) {
 	}
 	if cfg.Table != "bac-07" || cfg.Rules != "rws" || cfg.Decks != 8 || cfg.Shoe.Port != "/dev/tablectl-shoe" ||
 		cfg.Shoe.Format != "tablectl" || cfg.Shuffler.Port != "/dev/tablectl-shuffler" || cfg.MQTT.URL != "tcp://127.0.0.1:1883" ||
-		cfg.Metrics != ":9464" || len(cfg.GPIO.Pins) != 10 || cfg.Dealer.SimultaneousWindow != 150*time.Millisecond {
+		cfg.Metrics != "127.0.0.1:9464" || cfg.MQTT.Username != "tablectl" || len(cfg.GPIO.Pins) != 10 || cfg.Dealer.SimultaneousWindow != 150*time.Millisecond {
 		t.Errorf("read %+v", cfg)
 	}
 	rc, err := cfg.Round()
@@ -110,6 +110,14 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 		{"same port twice", "shoe:\n  port: /dev/ttyUSB0\n  format: ascii\nshuffler:\n  port: /dev/ttyUSB0\n",
 			"t.yaml:5: shuffler.port: /dev/ttyUSB0 is the shoe's port too"},
 		{"parity", "shoe:\n  port: /dev/ttyUSB0\n  format: ascii\n  parity: evenish\n", `t.yaml:4: shoe.parity: "evenish": want none, odd, even, mark or space`},
+		{"broker user with an unknown role", "broker:\n  users:\n    - {name: d1, role: croupier, password_hash: \"$2y$10$0123456789012345678901uMhx4BSWdE6MVJ8ZnMnK3Kk8ZsQb2O6\"}\n",
+			`t.yaml:3: broker.users[1].role: role "croupier": want dealer, supervisor, pitsystem or board`},
+		{"broker user with a plain password", "broker:\n  users:\n    - {name: d1, role: dealer, password_hash: secret}\n",
+			`t.yaml:3: broker.users[1].password_hash: not a bcrypt hash`},
+		{"broker user tablectl", "broker:\n  users:\n    - {name: tablectl, role: dealer, password_hash: \"$2y$10$0123456789012345678901uMhx4BSWdE6MVJ8ZnMnK3Kk8ZsQb2O6\"}\n",
+			`t.yaml:3: broker.users[1].name: "tablectl" is tablectl's own user`},
+		{"websocket origin with a path", "broker:\n  websocket_origins: [\"http://127.0.0.1:8080/board\"]\n",
+			`t.yaml:2: broker.websocket_origins[1]: "http://127.0.0.1:8080/board": want an origin`},
 		{"unknown pin name", "gpio:\n  pins:\n    - {role: confirm, pin: GPIO17}\n    - {role: buzzer, pin: GPIO99}\n",
 			`t.yaml:4: gpio.pins[2].pin: unknown pin name "GPIO99"`},
 		{"header position without GPIO", "gpio:\n  pins:\n    - {role: confirm, pin: P1_1}\n", `t.yaml:3: gpio.pins[1].pin: unknown pin name "P1_1"`},
@@ -126,7 +134,7 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 		{"certificate without key", "mqtt:\n  url: ssl://b:8883\n  cert: /dev/ttyUSB0\n", "t.yaml:3: mqtt.cert: a client certificate takes both cert and key"},
 		{"missing password file", "mqtt:\n  url: tcp://b:1883\n  password_file: /etc/nowhere\n", "t.yaml:3: mqtt.password_file: /etc/nowhere does not exist"},
 		{"embedded broker off loopback", "broker:\n  listen: 0.0.0.0:1883\n",
-			`t.yaml:2: broker.listen: broker.listen address "0.0.0.0:1883" is not a loopback address; the embedded broker has no authentication`},
+			`t.yaml:2: broker.listen: broker.listen address "0.0.0.0:1883" is not a loopback address; the embedded broker has no TLS`},
 		{"bad address", "http: 8080\n", `t.yaml:1: http: "8080": want host:port`},
 		{"board language", "board:\n  lang: fr\n", `t.yaml:2: board.lang: "fr": want en, zh, en+zh or zh+en`},
 		{"board logo missing", "board:\n  logo: /nowhere/logo.png\n", `t.yaml:2: board.logo: /nowhere/logo.png does not exist`},

@@ -31,7 +31,7 @@ import (
 // microseconds. Run with -benchtime=3000x for the figures of docs/BENCHMARKS.md.
 func BenchmarkCardToMessage(b *testing.B) {
 	b.Run("embedded", func(b *testing.B) {
-		br, err := broker.Start(context.Background(), broker.Options{Listen: "127.0.0.1:0", Logger: quiet})
+		br, err := broker.Start(context.Background(), broker.Options{Listen: "127.0.0.1:0", OpenAccess: true, Logger: quiet})
 		if err != nil {
 			b.Fatal(err)
 		}

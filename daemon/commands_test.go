@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -59,8 +60,12 @@ func TestCommandRoles(t *testing.T) {
 func FuzzParseCommand(f *testing.F) {
 	for _, s := range []string{`{"cmd":"confirm"}`, `{"id":"r1","cmd":"report","kind":"wrong_hand","actor":"D4"}`,
 		`{"cmd":"decide","irregularity":1,"choice":"void"}`, `{"cmd":"bets_closed","wagers":[{"box":"1","bet":"banker","stake":100}]}`,
-		`{"cmd":"new_shoe","set":"S","decks":8}`, `{"cmd":"confirm"`, `[]`, ``} {
+		`{"cmd":"new_shoe","set":"S","decks":8}`, `{"cmd":"confirm"`, `[]`, ``,
+		`{"id":"r1","cmd":"report","kind":"wrong_hand","detail":"card in the wrong box","actor":"D4"}`,
+		`{"cmd":"insurance_bet","wager":{"box":"2","bet":"player_insurance","stake":5}}`,
+		`{"cmd":"confirm","colour":"red"}`, `{"cmd":"confirm"}{"cmd":"confirm"}`, `{"cmd":"report","detail":"\u0000\uffff"}`} {
 		f.Add("dealer", []byte(s))
+		f.Add("supervisor", []byte(s))
 	}
 	f.Fuzz(func(t *testing.T, role string, payload []byte) {
 		c, ev, err := ParseCommand(role, payload)
@@ -70,6 +75,20 @@ func FuzzParseCommand(f *testing.F) {
 		spec, ok := lookupCommand(c.Cmd)
 		if !ok || ev.Role < spec.Role || ev.Role.String() != role {
 			t.Errorf("%q on cmd/%s taken as %+v by a %s", payload, role, c, ev.Role)
+		}
+		// Nothing over a limit is taken, and nothing taken makes a large journal record.
+		if len(payload) > MaxCommandBytes {
+			t.Fatalf("a command of %d bytes was taken", len(payload))
+		}
+		if err := c.CheckFields(); err != nil {
+			t.Fatalf("a command over a limit was taken: %v", err)
+		}
+		rec, err := json.Marshal(table.Entry{Event: &ev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rec) > journal.MaxRecordSize/64 {
+			t.Fatalf("a command makes a journal record of %d bytes", len(rec))
 		}
 	})
 }

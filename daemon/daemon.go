@@ -15,6 +15,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
@@ -64,6 +65,11 @@ type Config struct {
 	// Trace, when set, receives every effect stepped, one line each after its event's
 	// time (tablectl watch prints them).
 	Trace io.Writer
+	// EchoGrace, when set, turns on the check that the broker delivers what tablectl
+	// publishes (EchoWatch): the transport hands every message of the table's own
+	// topics to Echo (display.Options.OnEcho), and one not back within EchoGrace raises
+	// the alarm.
+	EchoGrace time.Duration
 }
 
 // Clock tells the time.
@@ -93,9 +99,17 @@ type Daemon struct {
 	// acknowledgement (nil: none).
 	panel Panel
 	acker Acker
-	// lit is the lamps' last levels sent, once litSet.
-	lit    [len(lamps)]bool
-	litSet bool
+	// lit is the lamps' last levels sent, once litSet; litDenied: the red lamp was set
+	// for the denial alarm.
+	lit       [len(lamps)]bool
+	litSet    bool
+	litDenied bool
+	// ids remembers the replies to recent command ids (commandids.go).
+	ids *CommandIDs
+	// echo watches that the broker delivers the table's publishes (nil: not watched);
+	// denied is its alarm, on the table's goroutine.
+	echo   *EchoWatch
+	denied bool
 	// commands waiting for their reply, by the reference given to the node.
 	asked   map[uint64]asked
 	nextRef uint64
@@ -143,6 +157,9 @@ func Open(cfg Config) (*Daemon, error) {
 		idle: make(chan chan struct{}), served: make(chan struct{})}
 	d.replayed = rep.Records
 	d.out = newOutbox(cfg.Logger)
+	if cfg.EchoGrace > 0 {
+		d.echo = NewEchoWatch(cfg.EchoGrace, nil)
+	}
 	tcfg := table.Config{Table: cfg.Table, Round: cfg.Round, AutoConfirm: cfg.AutoConfirm, AutoCloseInsurance: cfg.AutoCloseInsurance,
 		Seqless: cfg.Shoe != nil && !cfg.Shoe.Format.TellsMisreads(), Roads: cfg.Roads, Version: Version,
 		DealerStartsShoes: cfg.Shoe != nil && cfg.Shuffler == nil && !cfg.Round.ShoeOnFirstCard}
@@ -151,6 +168,9 @@ func Open(cfg Config) (*Daemon, error) {
 		return nil, d.closeOnError(fmt.Errorf("journal %s: %w", cfg.JournalDir, err))
 	}
 	if err := selfCheck(d.node.State(), cfg.Round.Rules); err != nil {
+		return nil, d.closeOnError(err)
+	}
+	if d.ids, err = OpenCommandIDs(filepath.Join(cfg.JournalDir, CommandIDsDir), 0, j.LastSeq(), cfg.Logger); err != nil {
 		return nil, d.closeOnError(err)
 	}
 	// What the restart itself records, then the messages rebuilt, the retained picture
@@ -163,6 +183,9 @@ func Open(cfg Config) (*Daemon, error) {
 
 func (d *Daemon) closeOnError(err error) error {
 	d.out.close()
+	if d.ids != nil {
+		err = errors.Join(err, d.ids.Close())
+	}
 	return errors.Join(err, d.j.Close())
 }
 
@@ -232,7 +255,9 @@ func (d *Daemon) carryOut() error {
 		a := d.asked[r.Ref]
 		delete(d.asked, r.Ref)
 		a.reply.OK, a.reply.Error, a.reply.Effects = r.OK, r.Error, r.Effects
-		d.answer(a.cmd, a.reply)
+		if err := d.replyTo(a.cmd, a.reply); err != nil {
+			return err
+		}
 	}
 	d.node.Advance()
 	return nil
@@ -302,7 +327,15 @@ func (d *Daemon) Status(state string) []byte { return d.node.Status(state, d.clo
 // shufflerEvents may be nil (no such device).
 func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEvents <-chan device.Event) error {
 	defer close(d.served)
-	d.out.attach(tr)
+	var pub display.Publisher = tr
+	var echoCheck <-chan time.Time
+	if d.echo != nil {
+		pub = d.echo.Publisher(tr)
+		t := time.NewTicker(d.echo.grace / 2)
+		defer t.Stop()
+		echoCheck = t.C
+	}
+	d.out.attach(pub)
 	var beat <-chan time.Time
 	if d.cfg.Watchdog != nil && d.cfg.HeartbeatEvery > 0 {
 		t := time.NewTicker(d.cfg.HeartbeatEvery)
@@ -314,7 +347,7 @@ func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEv
 		panel = d.panel.Events()
 		d.setLamps(d.node.Lamps()) // the tower light from the state the journal left
 	}
-	l := &loop{d: d, shoe: shoeEvents, shuffler: shufflerEvents, cmds: tr.Commands(), panel: panel, beat: beat}
+	l := &loop{d: d, shoe: shoeEvents, shuffler: shufflerEvents, cmds: tr.Commands(), panel: panel, beat: beat, echo: echoCheck}
 	defer l.answerIdle()
 	for l.shoe != nil || l.shuffler != nil || l.cmds != nil {
 		if ctx.Err() != nil {
@@ -344,6 +377,7 @@ type loop struct {
 	cmds     <-chan display.Command
 	panel    <-chan gpio.Event
 	beat     <-chan time.Time
+	echo     <-chan time.Time // the check that the broker delivers (echoalarm.go)
 }
 
 // take takes one input and hands it to the node; with wait it waits for one (or for
@@ -361,6 +395,8 @@ func (l *loop) take(ctx context.Context, wait bool) (took bool, err error) {
 			return true, l.onButton(ev, ok)
 		case <-l.beat:
 			return true, l.onBeat()
+		case <-l.echo:
+			return true, l.d.checkEcho()
 		case w := <-l.d.idle:
 			l.d.waiting = append(l.d.waiting, w)
 			return true, nil
@@ -381,6 +417,8 @@ func (l *loop) take(ctx context.Context, wait bool) (took bool, err error) {
 		return true, l.onButton(ev, ok)
 	case <-l.beat:
 		return true, l.onBeat()
+	case <-l.echo:
+		return true, l.d.checkEcho()
 	case w := <-l.d.idle:
 		l.d.waiting = append(l.d.waiting, w)
 		return true, nil
@@ -414,8 +452,7 @@ func (l *loop) onCommand(c display.Command, ok bool) error {
 		l.cmds = nil
 		return nil
 	}
-	l.d.command(c)
-	return nil
+	return l.d.command(c)
 }
 
 func (l *loop) onButton(ev gpio.Event, ok bool) error {
@@ -522,7 +559,7 @@ func (d *Daemon) Pending() (int, uint64) { return d.out.pending() }
 // the offline status.
 func (d *Daemon) Close() error {
 	d.out.close()
-	return d.j.Close()
+	return errors.Join(d.ids.Close(), d.j.Close())
 }
 
 // OnConnect is the transport's hook (display.Options.OnConnect): it re-publishes every
@@ -533,6 +570,10 @@ func (d *Daemon) Close() error {
 func (d *Daemon) OnConnect(resend display.Publisher) {
 	if d.cfg.Metrics != nil {
 		d.cfg.Metrics.Connected()
+	}
+	if d.echo != nil {
+		d.echo.Reset() // what the lost connection carried is sent again
+		resend = d.echo.Publisher(resend)
 	}
 	d.out.onConnect(resend)
 }

@@ -180,6 +180,13 @@ func (o *outbox) ackLoop() {
 	}
 }
 
+// connected reports whether the outbox takes the transport to be connected.
+func (o *outbox) connected() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.up
+}
+
 // pending is how many event messages wait for an acknowledgement, and the last one
 // acknowledged.
 func (o *outbox) pending() (n int, acked uint64) {

@@ -73,18 +73,25 @@ var lamps = [...]gpio.Role{gpio.LightRed, gpio.LightAmber, gpio.LightGreen}
 // amber while cards are drawn, green while betting is open (table.Lamps).
 // Only changes are sent.
 func (d *Daemon) setLamps(l table.Lamps) {
+	if d.panel == nil {
+		return
+	}
 	want := [len(lamps)]bool{l.Red, l.Amber, l.Green}
 	for i, on := range want {
-		if d.litSet && d.lit[i] == on {
+		if d.litSet && d.lit[i] == on && (lamps[i] != gpio.LightRed || d.litDenied == d.denied) {
 			continue
 		}
 		mode := gpio.ModeOff
 		if on {
 			mode = gpio.ModeOn
 		}
+		if lamps[i] == gpio.LightRed && d.denied {
+			d.setOutput(denialBlink) // the broker drops the table's publishes (echoalarm.go)
+			continue
+		}
 		d.setOutput(gpio.Command{Role: lamps[i], Mode: mode})
 	}
-	d.lit, d.litSet = want, true
+	d.lit, d.litSet, d.litDenied = want, true, d.denied
 }
 
 func (d *Daemon) setOutput(cmd gpio.Command) {

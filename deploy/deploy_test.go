@@ -148,3 +148,85 @@ func TestUnitVerifies(t *testing.T) {
 		t.Errorf("systemd-analyze verify of the verify timer: %v\n%s", err, out)
 	}
 }
+
+// TestUnitHasAStartLimitTheDocsDescribe: the unit stops restarting after a burst of
+// starts, and docs/deploy.md gives the same figures.
+func TestUnitHasAStartLimitTheDocsDescribe(t *testing.T) {
+	unit, err := os.ReadFile("tablectl.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := map[string]string{}
+	section := ""
+	for _, line := range strings.Split(string(unit), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			section = line
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); ok && section == "[Unit]" {
+			values[k] = v
+		}
+	}
+	interval, burst := values["StartLimitIntervalSec"], values["StartLimitBurst"]
+	if interval == "" || interval == "0" || interval == "infinity" || burst == "" || burst == "0" {
+		t.Fatalf("the unit's [Unit] has no start limit: StartLimitIntervalSec=%q StartLimitBurst=%q", interval, burst)
+	}
+	doc, err := os.ReadFile("../docs/deploy.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"StartLimitIntervalSec=" + interval, "StartLimitBurst=" + burst, "start-limit-hit", "reset-failed"} {
+		if !bytes.Contains(doc, []byte(want)) {
+			t.Errorf("docs/deploy.md does not say %s", want)
+		}
+	}
+}
+
+// TestInstallChecksAnExistingAccount: an existing tablectl account that is not a system
+// account with no login shell stops the install before anything is written; a proper
+// one is used.
+func TestInstallChecksAnExistingAccount(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "tablectl")
+	if err := os.WriteFile(bin, []byte("build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		entry string
+		want  string // "" when the install goes on
+	}{
+		{"tablectl:x:1001:1001::/home/tablectl:/bin/bash", "uid 1001 is not a system account's"},
+		{"tablectl:x:998:998::/var/lib/tablectl:/bin/bash", "its shell /bin/bash lets it log in"},
+		{"tablectl:x:997:997::/var/lib/tablectl:", "its shell (none: /bin/sh) lets it log in"},
+		{"tablectl:x:0:0::/root:/usr/sbin/nologin", "it is root"},
+		{"tablectl:x:998:998::/var/lib/tablectl:/usr/sbin/nologin", ""},
+		{"", ""}, // no account yet
+	} {
+		fake := t.TempDir()
+		script := "#!/bin/sh\nexit 2\n"
+		if tc.entry != "" {
+			script = "#!/bin/sh\n[ \"$1 $2\" = \"passwd tablectl\" ] || exit 2\necho '" + tc.entry + "'\n"
+		}
+		if err := os.WriteFile(filepath.Join(fake, "getent"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		root := t.TempDir()
+		cmd := exec.Command("sh", "install.sh", bin)
+		cmd.Env = append(os.Environ(), "DESTDIR="+root, "TABLECTL_CHECK_ACCOUNT=1", "PATH="+fake+":"+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
+		_, statErr := os.Stat(filepath.Join(root, "usr/local/bin/tablectl"))
+		if tc.want == "" {
+			if err != nil || statErr != nil {
+				t.Errorf("account %q: %v, binary %v\n%s", tc.entry, err, statErr, out)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(string(out), tc.want) || !strings.Contains(string(out), "nothing was changed") {
+			t.Errorf("account %q: %v\n%s\nwant a refusal saying %q", tc.entry, err, out, tc.want)
+		}
+		if statErr == nil {
+			t.Errorf("account %q: the binary was installed anyway", tc.entry)
+		}
+	}
+}

@@ -11,6 +11,13 @@
 #
 # DESTDIR=/some/dir installs the files under that directory and leaves users, udev and
 # systemd alone (for packaging and for checking what it installs).
+#
+# An existing tablectl account is used only if it is a system account (not root, a uid
+# no higher than SYS_UID_MAX of /etc/login.defs) with no login shell (nologin or false):
+# the service runs as it, and an account someone can log in to, or that another program
+# owns, would share the table's journal and devices. Otherwise install.sh says what is
+# wrong and how to put it right, and stops before changing anything.
+# TABLECTL_CHECK_ACCOUNT=1 checks the account with DESTDIR too.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,6 +33,36 @@ if [ -z "$root" ] && [ "$(id -u)" -ne 0 ]; then
 fi
 
 say() { echo "install.sh: $*"; }
+
+# check_account stops the install when an existing tablectl account is not a system
+# account with no login shell.
+check_account() {
+  entry=$(getent passwd tablectl) || return 0 # none yet: created below
+  uid=$(echo "$entry" | cut -d: -f3)
+  shell=$(echo "$entry" | cut -d: -f7)
+  sys_max=$(awk '$1 == "SYS_UID_MAX" { print $2 }' /etc/login.defs 2>/dev/null)
+  sys_max=${sys_max:-999}
+  problems=""
+  if [ "$uid" -eq 0 ]; then
+    problems="it is root (uid 0)"
+  elif [ "$uid" -gt "$sys_max" ]; then
+    problems="uid $uid is not a system account's (at most $sys_max)"
+  fi
+  case "$shell" in
+    */nologin | */false) ;;
+    *) problems="${problems:+$problems; }its shell ${shell:-(none: /bin/sh)} lets it log in" ;;
+  esac
+  if [ -n "$problems" ]; then
+    echo "install.sh: the existing account tablectl is not a system account without a login shell: $problems." >&2
+    echo "install.sh: the service runs as tablectl and owns the table's journal and devices; nothing was changed." >&2
+    echo "install.sh: make it one ('usermod --shell /usr/sbin/nologin tablectl', and a uid at most $sys_max), or remove it ('userdel tablectl') so install.sh creates it, then run install.sh again." >&2
+    exit 1
+  fi
+}
+
+if [ -z "$root" ] || [ "${TABLECTL_CHECK_ACCOUNT:-}" = 1 ]; then
+  check_account
+fi
 
 # put SRC DEST MODE: installs SRC at DEST when DEST is missing or differs.
 put() {

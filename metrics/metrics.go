@@ -25,6 +25,8 @@ type Metrics struct {
 	link           *prometheus.GaugeVec
 	journalSync    prometheus.Histogram
 	reconnects     prometheus.Counter
+	denied         prometheus.Gauge
+	undelivered    prometheus.Counter
 }
 
 // New registers the table's collectors, and the Go runtime's and the process's, on a
@@ -47,8 +49,13 @@ func New(queued func() int) *Metrics {
 			Buckets: []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1}}),
 		reconnects: prometheus.NewCounter(prometheus.CounterOpts{Name: "tablectl_mqtt_connects_total",
 			Help: "Connections made to the MQTT broker, the first included."}),
+		denied: prometheus.NewGauge(prometheus.GaugeOpts{Name: "tablectl_mqtt_publish_denied",
+			Help: "1 while the broker takes tablectl's publishes without delivering them (its ACL, say), 0 otherwise."}),
+		undelivered: prometheus.NewCounter(prometheus.CounterOpts{Name: "tablectl_mqtt_undelivered_total",
+			Help: "Publishes the broker acknowledged that did not come back on tablectl's own subscription."}),
 	}
 	m.reg.MustRegister(m.rounds, m.cards, m.irregularities, m.decodeErrors, m.link, m.journalSync, m.reconnects,
+		m.denied, m.undelivered,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if queued != nil {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tablectl_mqtt_queued_messages",
@@ -97,6 +104,18 @@ func (m *Metrics) Link(device string, up bool) {
 
 // Recorded observes the time one event took to be recorded in the journal.
 func (m *Metrics) Recorded(took time.Duration) { m.journalSync.Observe(took.Seconds()) }
+
+// PublishDenied sets whether the broker is dropping tablectl's publishes.
+func (m *Metrics) PublishDenied(denied bool) {
+	v := 0.0
+	if denied {
+		v = 1
+	}
+	m.denied.Set(v)
+}
+
+// Undelivered counts n publishes that did not come back.
+func (m *Metrics) Undelivered(n int) { m.undelivered.Add(float64(n)) }
 
 // Connected counts a connection to the MQTT broker.
 func (m *Metrics) Connected() { m.reconnects.Inc() }

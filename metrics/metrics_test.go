@@ -30,6 +30,9 @@ func TestExposition(t *testing.T) {
 	m.Link("shuffler", true)
 	m.Recorded(300 * time.Microsecond)
 	m.Recorded(3 * time.Millisecond)
+	m.Undelivered(3)
+	m.Undelivered(2)
+	m.PublishDenied(true)
 	queued = 12
 	got := scrape(t, m)
 	for _, want := range []string{
@@ -42,6 +45,8 @@ func TestExposition(t *testing.T) {
 		`tablectl_journal_record_seconds_bucket{le="0.005"} 2`,
 		`tablectl_journal_record_seconds_count 2`,
 		`tablectl_mqtt_queued_messages 12`,
+		`tablectl_mqtt_undelivered_total 5`,
+		`tablectl_mqtt_publish_denied 1`,
 		`tablectl_cards_total 0`,
 		`go_goroutines `,
 	} {

@@ -31,7 +31,7 @@ func slogTo(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, n
 // startBroker starts the embedded broker on a free loopback port.
 func startBroker(t testing.TB) *broker.Broker {
 	t.Helper()
-	b, err := broker.Start(context.Background(), broker.Options{Listen: "127.0.0.1:0", Logger: quietLogger()})
+	b, err := broker.Start(context.Background(), broker.Options{Listen: "127.0.0.1:0", OpenAccess: true, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

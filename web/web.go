@@ -21,6 +21,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"embed"
@@ -37,6 +38,7 @@ import (
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/internal/fifo"
+	"github.com/tablectl/tablectl/internal/ratelog"
 )
 
 // Defaults and limits of a Board.
@@ -97,6 +99,10 @@ type Options struct {
 	// drops it (the browser reconnects and gets the retained picture again).
 	// DefaultClientBuffer when zero.
 	ClientBuffer int
+	// MaxStreams and MaxStreamsPerAddress bound the event streams open at once, in all
+	// and from one client address (limit.go); DefaultMaxStreams and
+	// DefaultMaxStreamsPerAddress when zero.
+	MaxStreams, MaxStreamsPerAddress int
 	// Logger receives connection events and refused messages; slog.Default() when nil.
 	Logger *slog.Logger
 	// Lang is the language, or the pair of languages, of the page's labels: "en", "zh",
@@ -136,6 +142,9 @@ type Board struct {
 	page   []byte // the page, with the board's settings
 	logo   []byte // nil: no logo
 	logoCT string
+	// streams bounds the open event streams (limit.go); refusedLog thins their log.
+	streams    *StreamLimiter
+	refusedLog *ratelog.Limiter
 }
 
 // New checks the options and starts a Board that connects to the broker in the
@@ -156,6 +165,9 @@ func New(opts Options) (*Board, error) {
 	}
 	if opts.ClientBuffer < 0 {
 		return nil, fmt.Errorf("web: client buffer %d is negative", opts.ClientBuffer)
+	}
+	if opts.MaxStreams < 0 || opts.MaxStreamsPerAddress < 0 {
+		return nil, fmt.Errorf("web: stream limits %d and %d: want 0 (the default) or more", opts.MaxStreams, opts.MaxStreamsPerAddress)
 	}
 	if opts.ClientBuffer == 0 {
 		opts.ClientBuffer = DefaultClientBuffer
@@ -197,6 +209,8 @@ func New(opts Options) (*Board, error) {
 		logoCT: logoCT,
 	}
 	b.hub = newHub(opts.ClientBuffer, b.log)
+	b.refusedLog = ratelog.New(0, nil)
+	b.streams = NewStreamLimiter(cmp.Or(opts.MaxStreamsPerAddress, DefaultMaxStreamsPerAddress), cmp.Or(opts.MaxStreams, DefaultMaxStreams))
 	b.in = fifo.New[inMessage]()
 
 	po := mqtt.NewClientOptions().
@@ -369,6 +383,15 @@ type inMessage struct {
 // event as it arrives, until the browser goes away, falls too far behind, or the board
 // is closed.
 func (b *Board) serveEvents(w http.ResponseWriter, r *http.Request) {
+	release, err := b.streams.Acquire(r.RemoteAddr)
+	if err != nil {
+		if ok, leftOut := b.refusedLog.Allow("stream"); ok {
+			b.log.Warn("event stream refused", "remote", r.RemoteAddr, "reason", err, "not_logged_since_last", leftOut)
+		}
+		refuseStream(w, err)
+		return
+	}
+	defer release()
 	rc := http.NewResponseController(w)
 	c, err := b.hub.join(r.Context())
 	if err != nil {

@@ -384,7 +384,7 @@ func TestCloseEndsStreams(t *testing.T) {
 // the same address: the board reconnects by itself, and a browser that stayed connected
 // gets what is published afterwards.
 func TestReconnectsToBroker(t *testing.T) {
-	first, err := broker.Start(context.Background(), broker.Options{Listen: "127.0.0.1:0", Logger: quietLogger()})
+	first, err := broker.Start(context.Background(), broker.Options{Listen: "127.0.0.1:0", OpenAccess: true, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +401,7 @@ func TestReconnectsToBroker(t *testing.T) {
 
 	var second *broker.Broker
 	waitUntil(t, "a broker starts again on "+addr, func() bool {
-		second, err = broker.Start(context.Background(), broker.Options{Listen: addr, Logger: quietLogger()})
+		second, err = broker.Start(context.Background(), broker.Options{Listen: addr, OpenAccess: true, Logger: quietLogger()})
 		return err == nil
 	})
 	defer second.Close()

@@ -56,6 +56,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	if every := svc.heartbeatEvery(); every > 0 {
 		cfg.Watchdog, cfg.HeartbeatEvery = svc, every
 	}
+	cfg.EchoGrace = daemon.DefaultEchoGrace // the broker must deliver what the table publishes
 	var d *daemon.Daemon
 	if r.Metrics != "" { // scraped only once d is open: the server starts after it
 		cfg.Metrics = metrics.New(func() int { n, _ := d.Pending(); return n })
@@ -83,14 +84,14 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		}
 		defer stop()
 	}
-	url, stopBroker, err := brokerURL(ctx, r.Config, log, io)
+	mc, stopBroker, err := brokerURL(ctx, r.Config, r.Password, log, io)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	defer stopBroker() // after the client: its offline status goes out first
-	client, err := display.Dial(display.Options{Broker: url, Table: r.Table, Username: r.MQTT.Username, Password: r.Password,
+	client, err := display.Dial(display.Options{Broker: mc.url, Table: r.Table, Username: mc.user, Password: mc.password,
 		TLS:    display.TLSFiles{CAFile: r.MQTT.CA, CertFile: r.MQTT.Cert, KeyFile: r.MQTT.Key},
-		Online: d.Status("online"), Offline: d.Status("offline"), OnConnect: d.OnConnect, Logger: log,
+		Online: d.Status("online"), Offline: d.Status("offline"), OnConnect: d.OnConnect, OnEcho: d.Echo, Logger: log,
 		OnlineFunc:  func() []byte { return d.StatusNow("online") },
 		OfflineFunc: func() []byte { return d.StatusNow("offline") }})
 	if err != nil {
@@ -108,7 +109,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		defer stop()
 	}
 	if r.HTTP != "" {
-		stop, addr, err := serveBoard(web.Options{Broker: url, Table: r.Table, Username: r.MQTT.Username, Password: r.Password,
+		stop, addr, err := serveBoard(web.Options{Broker: mc.url, Table: r.Table, Username: mc.boardUser, Password: mc.boardPassword,
 			Lang: r.Board.Lang, Game: r.Board.Game, Logo: r.Board.Logo, Logger: log}, r.HTTP, log)
 		if err != nil {
 			return fmt.Errorf("run: http %s: %w", r.HTTP, err)

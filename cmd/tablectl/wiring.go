@@ -200,23 +200,32 @@ func openPanel(ctx context.Context, c config.Config, d *daemon.Daemon, log *slog
 }
 
 // brokerURL is the external broker's URL, or the embedded broker's, started.
-func brokerURL(ctx context.Context, c config.Config, log *slog.Logger, io stdio) (url string, stop func(), err error) {
+func brokerURL(ctx context.Context, c config.Config, password string, log *slog.Logger, io stdio) (mc mqttLogins, stop func(), err error) {
 	if c.MQTT.URL != "" {
-		return c.MQTT.URL, func() {}, nil
+		return mqttLogins{url: c.MQTT.URL, user: c.MQTT.Username, password: password,
+			boardUser: c.MQTT.Username, boardPassword: password}, func() {}, nil
 	}
-	b, err := broker.Start(context.WithoutCancel(ctx), broker.Options{Listen: c.Broker.Listen, WebSocket: c.Broker.WebSocket, Logger: log})
+	b, err := broker.Start(context.WithoutCancel(ctx), embeddedBroker(c, log))
 	if err != nil {
 		if errors.Is(err, broker.ErrAddressInUse) {
-			return "", nil, fmt.Errorf("embedded broker: %w (choose another with --broker-listen or --broker-websocket, or use an external broker with --mqtt)", err)
+			return mqttLogins{}, nil, fmt.Errorf("embedded broker: %w (choose another with --broker-listen or --broker-websocket, or use an external broker with --mqtt)", err)
 		}
-		return "", nil, fmt.Errorf("embedded broker: %w", err)
+		return mqttLogins{}, nil, fmt.Errorf("embedded broker: %w", err)
 	}
 	fmt.Fprintf(io.out, "embedded MQTT broker: %s", b.URL())
 	if c.Broker.WebSocket != "" {
 		fmt.Fprintf(io.out, ", WebSocket %s", b.WebSocketURL())
 	}
 	fmt.Fprintln(io.out)
-	return b.URL(), func() { b.Close() }, nil
+	// tablectl logs in as itself; the board reads as an anonymous client.
+	return mqttLogins{url: b.URL(), user: broker.SelfUser, password: b.SelfPassword()}, func() { b.Close() }, nil
+}
+
+// mqttLogins are the broker's address and who logs in to it: tablectl itself, and its
+// display board.
+type mqttLogins struct {
+	url, user, password      string
+	boardUser, boardPassword string
 }
 
 // serveMetrics serves m at addr/metrics.

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tablectl/tablectl/internal/ratelog"
 )
 
 // Decoder turns the bytes of one wire format into events. The Driver calls Decode and
@@ -73,6 +75,9 @@ type Driver struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	counts [NotShuffled + 1]atomic.Uint64
+	// noisy thins the log of unreadable input to a line every few seconds; the counts
+	// (and the metrics, from the events) stay exact.
+	noisy *ratelog.Limiter
 
 	mu   sync.Mutex // held while writing to the port, and while port changes
 	port Port       // the open port, greeted; nil while there is none
@@ -103,6 +108,7 @@ func Start(op Opener, dec Decoder, o Options) *Driver {
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &Driver{
 		open: op, dec: dec, opt: o, log: log,
+		noisy:  ratelog.New(ratelog.DefaultInterval, o.Now),
 		events: make(chan Event, o.Buffer),
 		cancel: cancel,
 		done:   make(chan struct{}),
@@ -326,7 +332,9 @@ func (d *Driver) deliver(ctx context.Context, e Event, t time.Time) bool {
 	}
 	switch e.Kind {
 	case Unreadable, SeqGap:
-		d.log.Warn("unreadable input", "event", e.String(), "count", d.counts[e.Kind].Load())
+		if ok, leftOut := d.noisy.Allow(e.Kind.String()); ok {
+			d.log.Warn("unreadable input", "event", e.String(), "count", d.counts[e.Kind].Load(), "not_logged_since_last", leftOut)
+		}
 	case Disconnected:
 		d.log.Warn("port lost", "reason", e.Reason)
 	case Reconnected:

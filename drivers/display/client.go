@@ -199,6 +199,7 @@ func (c *Client) connect() bool {
 			c.log.Error("broker refused the command subscription (check its ACL)", "filter", c.topics.CommandFilter())
 		}
 	}
+	c.subscribeEcho()
 	on := c.pc.Publish(c.topics.Status(), 1, true, c.opts.status(c.opts.OnlineFunc, c.opts.Online))
 	if c.wait(on) && on.Error() != nil {
 		c.log.Warn("publishing the online status failed", "error", on.Error())
@@ -318,6 +319,11 @@ func (c *Client) onCommand(_ mqtt.Client, m mqtt.Message) {
 		if m.Topic() != c.topics.Reply() { // our own replies arrive here too
 			c.log.Warn("ignoring a message on the command subscription", "error", err)
 		}
+		return
+	}
+	if n := len(m.Payload()); n > MaxCommandSize {
+		c.log.Warn("command refused: too large", "role", role, "bytes", n, "limit", MaxCommandSize)
+		c.reply(TooLargeReply(c.topics.Table(), role, n, time.Now()))
 		return
 	}
 	cmd := Command{Role: role, Payload: append([]byte(nil), m.Payload()...), reply: c.reply}

@@ -302,7 +302,7 @@ func TestOnConnectRunsAgainAfterARefusedPublish(t *testing.T) {
 }
 
 func TestWebSocketBrokerURL(t *testing.T) {
-	b, err := broker.Start(context.Background(), broker.Options{Listen: "127.0.0.1:0", WebSocket: "127.0.0.1:0", Logger: quietLogger()})
+	b, err := broker.Start(context.Background(), broker.Options{Listen: "127.0.0.1:0", OpenAccess: true, WebSocket: "127.0.0.1:0", Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ type testBroker struct {
 // embedded starts the embedded broker on a free loopback port.
 func embedded(t testing.TB) testBroker {
 	t.Helper()
-	b, err := broker.Start(context.Background(), broker.Options{Listen: "127.0.0.1:0", Logger: quietLogger()})
+	b, err := broker.Start(context.Background(), broker.Options{Listen: "127.0.0.1:0", OpenAccess: true, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

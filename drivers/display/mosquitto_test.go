@@ -54,10 +54,13 @@ func TestDeployACL(t *testing.T) {
 	if err := waitResult(t, c.Publish(c.Topics().State(), []byte(`{"seq":1}`), true), "state"); err != nil {
 		t.Fatal(err)
 	}
-	pit := subscribe(t, m.URL(), "pit", "tablectl/v1/t1/#", login("pitsystem"))
-	if got := pit.next(t, c.Topics().State()); string(got.Payload()) != `{"seq":1}` {
+	reader := subscribe(t, m.URL(), "pit", "tablectl/v1/t1/#", login("pitsystem"))
+	if got := reader.next(t, c.Topics().State()); string(got.Payload()) != `{"seq":1}` {
 		t.Fatalf("pit system read state %q", got.Payload())
 	}
+	// Only tablectl's own user reads the commands: the watcher below uses it.
+	pit := subscribe(t, m.URL(), "watcher", "tablectl/v1/t1/#", login("tablectl"))
+	pit.next(t, c.Topics().State()) // the retained state
 
 	clients := map[string]mqtt.Client{}
 	for _, u := range []string{"dealer", "supervisor", "pitsystem", "board"} {
@@ -106,6 +109,10 @@ func TestDeployACL(t *testing.T) {
 		}
 		pit.none(t, tc.topic)
 	}
+
+	// The pit system, which reads the table's topics, read none of the commands.
+	reader.none(t, dealerTopic)
+	reader.none(t, supervisorTopic)
 
 	// The table controller got exactly the permitted commands and the fences, each
 	// with the role of its topic.

@@ -89,6 +89,11 @@ type Options struct {
 	// during the call, for re-publishing what was not acknowledged (see the package
 	// comment). It must return promptly and must not wait for acknowledgements.
 	OnConnect func(resend Publisher)
+	// OnEcho, when set, is given every message received on the table's own topics
+	// (Topics.OwnFilter), which the client subscribes to on every connect: a publish
+	// acknowledged by the broker should come back here. It runs on a goroutine of the
+	// MQTT library's and must not block.
+	OnEcho func(topic string, payload []byte)
 	// CommandQueue is the capacity of the Commands channel. A command arriving when it
 	// is full is answered "busy" on the reply topic. DefaultCommandQueue when zero.
 	CommandQueue int

@@ -1,0 +1,208 @@
+package broker
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	mqtt "github.com/mochi-mqtt/server/v2"
+	"github.com/mochi-mqtt/server/v2/packets"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/tablectl/tablectl/internal/ratelog"
+)
+
+// Role is what a broker user may do: the same roles, with the same rights, as the users
+// of deploy/mosquitto/acl (TestEmbeddedPolicyMatchesMosquittoACL checks it).
+type Role string
+
+// The roles. Anonymous is a client that gives no user name: it reads like Board.
+const (
+	RoleTablectl   Role = "tablectl"
+	RoleDealer     Role = "dealer"
+	RoleSupervisor Role = "supervisor"
+	RolePitSystem  Role = "pitsystem"
+	RoleBoard      Role = "board"
+	Anonymous      Role = ""
+)
+
+// SelfUser is the user name tablectl's own client logs in with. Its password is made
+// at random each time the broker starts (Broker.SelfPassword) and is never written
+// anywhere, so no other program can take it.
+const SelfUser = "tablectl"
+
+// ParseRole reads a configured user's role: dealer, supervisor, pitsystem or board
+// (tablectl's own role is not given to a configured user).
+func ParseRole(s string) (Role, error) {
+	switch r := Role(s); r {
+	case RoleDealer, RoleSupervisor, RolePitSystem, RoleBoard:
+		return r, nil
+	}
+	return "", fmt.Errorf("role %q: want dealer, supervisor, pitsystem or board", s)
+}
+
+// User is a configured broker user: a name, a bcrypt hash of its password (as
+// `htpasswd -nbB NAME PASSWORD` writes it, after the colon) and a role.
+type User struct {
+	Name         string
+	PasswordHash string
+	Role         Role
+}
+
+// tableTopics are the topics tablectl publishes under tablectl/v1/<table>/ and every
+// role reads.
+var tableTopics = []string{"status", "state", "card", "result", "roadmap", "irregularity", "cmd/reply"}
+
+// Allowed reports whether a client of role may publish on topic (write) or read it
+// (write false; topic may then be a subscription filter with + and #). The policy, the
+// same as deploy/mosquitto/acl's:
+//
+//   - tablectl alone writes the table's topics (status, state, card, result, roadmap,
+//     irregularity, cmd/reply) and alone reads the commands (cmd/<role>);
+//   - dealer writes cmd/dealer; supervisor writes cmd/supervisor and cmd/dealer;
+//   - every role, and an anonymous client, reads the table's topics;
+//   - nothing outside tablectl/v1/ is read or written ($SYS included).
+//
+// A filter is allowed when it lies under tablectl/v1/; each message it matches is then
+// checked on its own topic before it is delivered.
+func Allowed(role Role, topic string, write bool) bool {
+	levels := strings.Split(topic, "/")
+	if len(levels) < 4 || levels[0] != "tablectl" || levels[1] != "v1" {
+		return false
+	}
+	wild := strings.ContainsAny(topic, "+#")
+	if write && wild {
+		return false
+	}
+	rest := strings.Join(levels[3:], "/")
+	if !write && wild {
+		return true // each matching message is checked by its topic
+	}
+	isTable := false
+	for _, t := range tableTopics {
+		isTable = isTable || rest == t
+	}
+	isCommand := len(levels) == 5 && levels[3] == "cmd" && levels[4] != "reply"
+	if !write {
+		return isTable || (isCommand && role == RoleTablectl)
+	}
+	switch role {
+	case RoleTablectl:
+		return isTable
+	case RoleDealer:
+		return rest == "cmd/dealer"
+	case RoleSupervisor:
+		return rest == "cmd/dealer" || rest == "cmd/supervisor"
+	}
+	return false
+}
+
+// access is the broker's authentication and ACL hook.
+type access struct {
+	mqtt.HookBase
+	self   []byte          // tablectl's password
+	selfID string          // tablectl's client id: refused to anyone else
+	users  map[string]User // configured users by name
+	log    *slog.Logger
+	quiet  *ratelog.Limiter // thins the refusals' log
+	open   bool             // Options.OpenAccess: everything allowed
+}
+
+func newAccess(users []User, selfID string, log *slog.Logger) (*access, error) {
+	secret := make([]byte, 24)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, fmt.Errorf("broker: tablectl's password: %w", err)
+	}
+	a := &access{self: []byte(hex.EncodeToString(secret)), selfID: selfID, users: map[string]User{}, log: log,
+		quiet: ratelog.New(0, nil)}
+	for _, u := range users {
+		switch {
+		case u.Name == "" || u.Name == SelfUser:
+			return nil, fmt.Errorf("broker: user name %q is reserved or empty", u.Name)
+		case a.users[u.Name].Name != "":
+			return nil, fmt.Errorf("broker: user %q is given twice", u.Name)
+		}
+		if _, err := ParseRole(string(u.Role)); err != nil {
+			return nil, fmt.Errorf("broker: user %q: %w", u.Name, err)
+		}
+		if _, err := bcrypt.Cost([]byte(u.PasswordHash)); err != nil {
+			return nil, fmt.Errorf("broker: user %q: password hash is not a bcrypt hash: %w", u.Name, err)
+		}
+		a.users[u.Name] = u
+	}
+	return a, nil
+}
+
+func (a *access) ID() string { return "tablectl-access" }
+
+func (a *access) Provides(b byte) bool {
+	return bytes.Contains([]byte{mqtt.OnConnectAuthenticate, mqtt.OnACLCheck}, []byte{b})
+}
+
+// role is the role of a client that passed OnConnectAuthenticate.
+func (a *access) role(name string) Role {
+	switch {
+	case name == "":
+		return Anonymous
+	case name == SelfUser:
+		return RoleTablectl
+	}
+	return a.users[name].Role
+}
+
+// OnConnectAuthenticate lets in tablectl with its password, a configured user with
+// theirs, and an anonymous reader; it refuses anyone else tablectl's client id, and a
+// will on a topic the client may not write.
+func (a *access) OnConnectAuthenticate(cl *mqtt.Client, pk packets.Packet) bool {
+	if a.open {
+		return true
+	}
+	name := string(pk.Connect.Username)
+	refuse := func(why string) bool {
+		if ok, leftOut := a.quiet.Allow("connect"); ok {
+			a.log.Warn("MQTT connection refused", "client", cl.ID, "user", name, "remote", cl.Net.Remote, "listener", cl.Net.Listener, "reason", why, "not_logged_since_last", leftOut)
+		}
+		return false
+	}
+	switch {
+	case name == "":
+		if len(pk.Connect.Password) > 0 {
+			return refuse("a password without a user name")
+		}
+	case name == SelfUser:
+		if subtle.ConstantTimeCompare(pk.Connect.Password, a.self) != 1 {
+			return refuse("bad password")
+		}
+	default:
+		u, ok := a.users[name]
+		if !ok || bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), pk.Connect.Password) != nil {
+			return refuse("unknown user or bad password")
+		}
+	}
+	role := a.role(name)
+	if a.selfID != "" && cl.ID == a.selfID && role != RoleTablectl {
+		return refuse("the client id is tablectl's own")
+	}
+	if pk.Connect.WillFlag && !Allowed(role, pk.Connect.WillTopic, true) {
+		return refuse("a will on " + pk.Connect.WillTopic + ", which the client may not write")
+	}
+	return true
+}
+
+// OnACLCheck applies Allowed to the client's role.
+func (a *access) OnACLCheck(cl *mqtt.Client, topic string, write bool) bool {
+	if a.open {
+		return true
+	}
+	ok := Allowed(a.role(string(cl.Properties.Username)), topic, write)
+	if !ok && write {
+		if log, leftOut := a.quiet.Allow("publish"); log {
+			a.log.Warn("MQTT publish refused", "client", cl.ID, "user", string(cl.Properties.Username), "topic", topic, "not_logged_since_last", leftOut)
+		}
+	}
+	return ok
+}

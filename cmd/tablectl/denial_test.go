@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/tablectl/tablectl/internal/mosquittotest"
+)
+
+// logSink keeps what tablectl logs.
+type logSink struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *logSink) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *logSink) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// startRunLogged is startRun with the log kept.
+func startRunLogged(t *testing.T, ctx context.Context, args ...string) (<-chan error, <-chan string, *logSink) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	logs := &logSink{}
+	done := make(chan error, 1)
+	lines := make(chan string, 64)
+	go func() {
+		err := run(ctx, append([]string{"run"}, args...), stdio{in: strings.NewReader(""), out: pw, err: logs})
+		pw.Close()
+		done <- err
+	}()
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	return done, lines, logs
+}
+
+// TestDeniedPublishesAgainstMosquittoWithTheShippedACL: Debian's Mosquitto with the
+// shipped ACL acknowledges and drops every publish of a user the ACL does not cover
+// (MQTT 3.1.1), as the table's old example settings logged in. tablectl raises the alarm
+// on the log and the metrics; logged in as the ACL's tablectl user, no alarm, and the
+// pit system gets the results.
+func TestDeniedPublishesAgainstMosquittoWithTheShippedACL(t *testing.T) {
+	acl, err := os.ReadFile("../../deploy/mosquitto/acl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := mosquittotest.Users(t, "../../deploy/mosquitto/passwd.example")
+	users["bac-07"] = "not-in-the-acl"
+	b := mosquittotest.Start(t, mosquittotest.Config{Users: users, ACL: string(acl)})
+
+	var results atomic.Int64
+	pit := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("pit").
+		SetUsername("pitsystem").SetPassword(users["pitsystem"]).SetConnectTimeout(10 * time.Second))
+	if tok := pit.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatal(tok.Error())
+	}
+	defer pit.Disconnect(50)
+	if tok := pit.Subscribe("tablectl/v1/bac-07/result", 1, func(mqtt.Client, mqtt.Message) { results.Add(1) }); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatal(tok.Error())
+	}
+
+	deal := func(user string, wait func(logs *logSink, metricsURL string) bool) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		done, lines, logs := startRunLogged(t, ctx, "--simulate", "--pace", "5ms", "--table", "bac-07", "--http", "",
+			"--mqtt", b.URL(), "--mqtt-user", user, "--mqtt-password", users[user], "--metrics", "127.0.0.1:0")
+		metricsURL := ""
+		for l := range lines {
+			if u, ok := strings.CutPrefix(l, "metrics: "); ok {
+				metricsURL = u
+				break
+			}
+		}
+		go func() {
+			for range lines {
+			}
+		}()
+		deadline := time.Now().Add(40 * time.Second)
+		for !wait(logs, metricsURL) {
+			if time.Now().After(deadline) {
+				cancel()
+				<-done
+				t.Fatalf("as %s: the awaited state never came; log:\n%.3000s", user, logs.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		m := scrape(t, metricsURL)
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("as %s: %v", user, err)
+		}
+		return m + "\n" + logs.String()
+	}
+
+	out := deal("bac-07", func(logs *logSink, metricsURL string) bool {
+		return strings.Contains(logs.String(), "ALARM: the MQTT broker acknowledges") &&
+			strings.Contains(scrape(t, metricsURL), "tablectl_mqtt_publish_denied 1")
+	})
+	if !strings.Contains(out, "tablectl_mqtt_undelivered_total") || strings.Contains(out, "tablectl_mqtt_undelivered_total 0\n") {
+		t.Errorf("no undelivered publishes counted:\n%.2000s", out)
+	}
+	if results.Load() != 0 {
+		t.Fatalf("the pit system got %d results from a user the ACL does not cover", results.Load())
+	}
+
+	out = deal("tablectl", func(_ *logSink, _ string) bool { return results.Load() >= 5 })
+	if strings.Contains(out, "ALARM") || !strings.Contains(out, "tablectl_mqtt_publish_denied 0") {
+		t.Errorf("an alarm with the ACL's own user:\n%.3000s", out)
+	}
+}
+
+// scrape reads the metrics page.
+func scrape(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}

@@ -1,0 +1,28 @@
+package display
+
+import (
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+)
+
+// OwnFilter is the filter of the topics the table publishes, cmd/reply aside:
+// tablectl/v1/<table>/+ (status, state, card, result, roadmap, irregularity).
+func (t Topics) OwnFilter() string { return t.base() + "+" }
+
+// subscribeEcho subscribes to the table's own topics and hands each message to
+// Options.OnEcho, so a caller can tell a broker that acknowledges its publishes but does
+// not deliver them (Mosquitto's ACL with MQTT 3.1.1).
+func (c *Client) subscribeEcho() {
+	if c.opts.OnEcho == nil {
+		return
+	}
+	filter := c.topics.OwnFilter()
+	sub := c.pc.Subscribe(filter, 1, func(_ mqtt.Client, m mqtt.Message) { c.opts.OnEcho(m.Topic(), m.Payload()) })
+	if !c.wait(sub) {
+		return
+	}
+	if err := sub.Error(); err != nil {
+		c.log.Error("MQTT subscribe to the table's own topics failed: its publishes cannot be checked", "filter", filter, "error", err)
+	} else if st, ok := sub.(*mqtt.SubscribeToken); ok && st.Result()[filter] == 0x80 {
+		c.log.Error("broker refused tablectl reading its own topics (check its ACL): its publishes cannot be checked", "filter", filter)
+	}
+}

@@ -1,0 +1,66 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+)
+
+func TestStreamLimiter(t *testing.T) {
+	l := NewStreamLimiter(2, 3)
+	take := func(addr string, want int) func() {
+		t.Helper()
+		release, err := l.Acquire(addr)
+		var le *LimitError
+		switch {
+		case want == 0 && err != nil:
+			t.Fatalf("%s refused: %v", addr, err)
+		case want != 0 && (!errors.As(err, &le) || le.Status != want):
+			t.Fatalf("%s: %v, want status %d", addr, err, want)
+		}
+		return release
+	}
+	a1 := take("192.0.2.1:1000", 0)
+	take("192.0.2.1:1001", 0)
+	take("192.0.2.1:1002", http.StatusTooManyRequests) // the address has its share
+	take("192.0.2.2:1000", 0)
+	take("192.0.2.3:1000", http.StatusServiceUnavailable) // all are taken
+	a1()
+	a1() // twice gives back one
+	if l.Open() != 2 {
+		t.Fatalf("%d open after one release", l.Open())
+	}
+	take("192.0.2.3:1000", 0)
+	take("192.0.2.3:1001", http.StatusServiceUnavailable)
+}
+
+// TestEventStreamsAreLimited: a board refuses a stream past its limit per address with
+// 429 and takes one again once a stream closes.
+func TestEventStreamsAreLimited(t *testing.T) {
+	br := startBroker(t)
+	b := newBoard(t, Options{Broker: br.URL(), Table: "t1", MaxStreamsPerAddress: 2, MaxStreams: 10})
+	srv := serve(t, b, nil)
+	first := openStream(t, srv.URL)
+	openStream(t, srv.URL)
+	resp, err := http.Get(srv.URL + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("a third stream from one address: %s", resp.Status)
+	}
+	first.close()
+	deadline := time.Now().Add(guard)
+	for b.streams.Open() > 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the closed stream was not given back")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	openStream(t, srv.URL)
+	if _, err := New(Options{Broker: br.URL(), Table: "t1", MaxStreams: -1}); err == nil {
+		t.Error("a negative limit was taken")
+	}
+}
