@@ -32,7 +32,8 @@ func BenchmarkPtyCardLatency(b *testing.B) {
 			}
 			defer drv.Close()
 			if format == "tablectl" {
-				if err := sim.Shoe.WaitHello(ctx); err != nil {
+				// The shoe takes cards as dealt once it has answered the driver's hello.
+				if err := sim.shoeEnc.waitAnswer(ctx, 0); err != nil {
 					b.Fatal(err)
 				}
 			}
