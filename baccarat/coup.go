@@ -5,6 +5,19 @@ package baccarat
 type Hand struct {
 	cards [3]Card
 	n     uint8
+	pts   uint8 // the Point Total of the cards so far, kept as each card is added
+}
+
+// add puts card into the hand and keeps its Point Total.
+func (h *Hand) add(card Card) {
+	h.cards[h.n] = card
+	h.n++
+	// The Point Total is the sum of the card values, modulo 10 (RWS Baccarat 1.17, 3.2).
+	t := h.pts + uint8(card.Points())
+	if t >= 10 {
+		t -= 10
+	}
+	h.pts = t
 }
 
 // Len is the number of cards in the hand.
@@ -15,13 +28,7 @@ func (h *Hand) Card(i int) Card { return h.cards[i] }
 
 // Points is the hand's Point Total: the sum of the card values, modulo 10
 // (RWS Baccarat 1.17 and 3.2; NC Tournament 3.8).
-func (h *Hand) Points() int {
-	t := 0
-	for i := 0; i < int(h.n); i++ {
-		t += h.cards[i].Points()
-	}
-	return t % 10
-}
+func (h *Hand) Points() int { return int(h.pts) }
 
 // TwoCardPoints is the Point Total of the first two cards.
 func (h *Hand) TwoCardPoints() int {
@@ -89,22 +96,21 @@ func (c *Coup) Natural() bool {
 // round is complete.
 func (c *Coup) Next() Slot {
 	pn, bn := c.Player.n, c.Banker.n
-	if pn+bn < 4 {
-		return Slot(pn + bn + 1)
-	}
-	p, b := c.Player.TwoCardPoints(), c.Banker.TwoCardPoints()
 	switch {
-	case p >= 8 || b >= 8: // a Natural: neither hand draws
-		return NoSlot
-	case pn == 2 && bn == 2:
-		if PlayerDraws(p) {
+	case pn+bn < 4:
+		return Slot(pn + bn + 1)
+	case pn == 2 && bn == 2: // both hands' totals are their two-card totals
+		p, b := int(c.Player.pts), int(c.Banker.pts)
+		switch {
+		case p >= 8 || b >= 8: // a Natural: neither hand draws
+			return NoSlot
+		case PlayerDraws(p):
 			return P3
-		}
-		if BankerDraws(b, NoThirdCard) {
+		case BankerDraws(b, NoThirdCard):
 			return B3
 		}
-	case pn == 3 && bn == 2:
-		if BankerDraws(b, c.Player.cards[2].Points()) {
+	case pn == 3 && bn == 2: // the Player drew, so there was no Natural
+		if BankerDraws(int(c.Banker.pts), c.Player.cards[2].Points()) {
 			return B3
 		}
 	}
@@ -128,11 +134,9 @@ func (c *Coup) put(s Slot, card Card) {
 	switch s {
 	case NoSlot:
 	case P1, P2, P3:
-		c.Player.cards[c.Player.n] = card
-		c.Player.n++
+		c.Player.add(card)
 	default:
-		c.Banker.cards[c.Banker.n] = card
-		c.Banker.n++
+		c.Banker.add(card)
 	}
 }
 

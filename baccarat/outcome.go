@@ -93,7 +93,9 @@ func (s *SuitClass) UnmarshalText(b []byte) error {
 }
 
 // SuitClassOf classifies the cards of a coup (see SuitClass).
-func SuitClassOf(c Coup) SuitClass {
+func SuitClassOf(c Coup) SuitClass { return c.suitClass() }
+
+func (c *Coup) suitClass() SuitClass {
 	suit := c.Player.cards[0].Suit
 	var ranks uint16 // bit r set: rank r present
 	distinct := true
@@ -155,16 +157,21 @@ type Outcome struct {
 
 // OutcomeOf reduces a complete coup to its Outcome (RWS Baccarat 3.13, 3.14: the higher
 // Point Total wins; equal totals are a Tie).
-func OutcomeOf(c Coup) Outcome {
-	p, b := c.Player.Points(), c.Banker.Points()
+func OutcomeOf(c Coup) Outcome { return c.Outcome() }
+
+// Outcome reduces the complete coup to its Outcome, as OutcomeOf does. It reads the coup
+// in place, field by field: a round just dealt byte by byte is not read back whole (on
+// x86-64 a wide load of narrow stores still in flight waits for them to retire).
+func (c *Coup) Outcome() Outcome {
+	p, b := c.Player.pts, c.Banker.pts
 	o := Outcome{
-		PlayerPoints: uint8(p),
-		BankerPoints: uint8(b),
+		PlayerPoints: p,
+		BankerPoints: b,
 		PlayerCards:  c.Player.n,
 		BankerCards:  c.Banker.n,
 		PlayerPair:   c.Player.Pair(),
 		BankerPair:   c.Banker.Pair(),
-		Suits:        SuitClassOf(c),
+		Suits:        c.suitClass(),
 	}
 	switch {
 	case p > b:

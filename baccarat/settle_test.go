@@ -219,11 +219,9 @@ func TestSuitClass(t *testing.T) {
 			}
 			// Place the fifth and sixth cards directly: the class does not depend on play.
 			if c.Player.n < 3 {
-				c.Player.cards[c.Player.n] = card
-				c.Player.n++
+				c.Player.add(card)
 			} else {
-				c.Banker.cards[c.Banker.n] = card
-				c.Banker.n++
+				c.Banker.add(card)
 			}
 		}
 		if got := SuitClassOf(c); got != tc.want {

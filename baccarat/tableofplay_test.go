@@ -150,8 +150,7 @@ func TestPointsAndPairs(t *testing.T) {
 		}
 		var h Hand
 		for _, c := range cards {
-			h.cards[h.n] = c
-			h.n++
+			h.add(c)
 		}
 		if h.Points() != tc.pts || h.Pair() != tc.pair {
 			t.Errorf("%s: points %d pair %v, want %d %v", tc.cards, h.Points(), h.Pair(), tc.pts, tc.pair)

@@ -1,7 +1,9 @@
 package round
 
 import (
+	"encoding/json"
 	"math/rand/v2"
+	"os"
 	"testing"
 	"time"
 
@@ -23,51 +25,100 @@ func shuffledShoe(decks int, seed uint64) []baccarat.Card {
 }
 
 // BenchmarkStep deals rounds through Step from shuffled 8-deck shoes: per round, bets
-// closed, each card, and the dealer's confirmation, with every irregularity check on
-// (sequence numbers, set counts, the simultaneous-draw window, the bad-shuffle watch).
-// One op is one round.
+// closed, each card, the Insurance window closed where one opens, and the dealer's
+// confirmation, with every irregularity check on (sequence numbers, set counts, the
+// simultaneous-draw window, the bad-shuffle watch); a new shoe when fewer than 6 cards
+// are left. One op is one round. The events are made before the timer starts (see
+// stepRounds), so the figure is Step's alone. With TABLECTL_BENCH_SHOES set, it writes
+// the shoes it deals to that file as JSON, for bench/engines to deal them with another
+// engine.
 func BenchmarkStep(b *testing.B) {
 	for _, rules := range []string{"classic", "nc-insurance"} {
 		b.Run(rules, func(b *testing.B) {
 			cfg := DefaultConfig(baccarat.MustLookup(rules, baccarat.Options{}))
 			cfg.Burn = BurnNone
+			shoes := [][]baccarat.Card{shuffledShoe(8, 1), shuffledShoe(8, 2), shuffledShoe(8, 3)}
+			if path := os.Getenv("TABLECTL_BENCH_SHOES"); path != "" {
+				data, err := json.Marshal(shoes)
+				if err == nil {
+					err = os.WriteFile(path, data, 0o644)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			rounds := stepRounds(b, cfg, shoes)
 			ctl, err := New(cfg)
 			if err != nil {
 				b.Fatal(err)
 			}
-			shoes := [][]baccarat.Card{shuffledShoe(8, 1), shuffledShoe(8, 2), shuffledShoe(8, 3)}
-			shoe, pos := 0, 0
-			at := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-			ctl.Step(Event{Kind: NewShoe, Set: "B", Decks: 8, At: at})
-			var seq uint64
+			ctl.Step(Event{Kind: NewShoe, Set: "B", Decks: 8})
 			b.ReportAllocs()
 			b.ResetTimer()
 			start := time.Now()
+			r := 0
 			for i := 0; i < b.N; i++ {
-				if pos > len(shoes[shoe])-6 {
-					ctl.Step(Event{Kind: ShoeEnd, At: at})
-					ctl.Step(Event{Kind: NewShoe, Set: "B", Decks: 8, At: at})
-					shoe, pos = (shoe+1)%len(shoes), 0
+				evs := rounds[r]
+				var effs []Effect
+				for k := range evs {
+					effs = ctl.Step(evs[k])
 				}
-				ctl.Step(Event{Kind: BetsClosed, At: at})
-				for n := 0; ; n++ {
-					if n == 6 {
-						b.Fatalf("round %d took more than six cards: %+v", i, ctl.State().Held)
-					}
-					seq++
-					at = at.Add(2 * time.Second) // a dealer's pace: no two cards drawn together
-					effs := ctl.Step(Event{Kind: CardDrawn, Card: shoes[shoe][pos], Seq: seq, At: at})
-					pos++
-					if len(effs) > 0 && effs[len(effs)-1].Kind == RoundComplete {
-						break
-					}
-					if len(effs) > 0 && effs[len(effs)-1].Kind == InsuranceOffered {
-						ctl.Step(Event{Kind: InsuranceWindowClosed, At: at})
-					}
+				if len(effs) == 0 || effs[0].Kind != RoundSettled {
+					b.Fatalf("round %d of the shoes: %v, want it settled", r, effs)
 				}
-				ctl.Step(Event{Kind: ConfirmResult, At: at})
+				if r++; r == len(rounds) {
+					r = 0
+				}
 			}
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "rounds/s")
 		})
 	}
+}
+
+// stepRounds deals the shoes once through a controller with cfg and returns each
+// round's events, in order: a shoe's first round begins with the end of the shoe before
+// and the new shoe, and the first begins with the end of the last, so that they play
+// over and over from a controller with a shoe in play. The cards are numbered one by one
+// and read two seconds apart, a dealer's pace; the first card of the first shoe is
+// marked renumbered, as a shoe switched off and on numbers anew, so that the numbers
+// starting again at each pass over the shoes are no gap.
+func stepRounds(b *testing.B, cfg Config, shoes [][]baccarat.Card) [][]Event {
+	ctl, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	at := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	var seq uint64
+	var rounds [][]Event
+	for shoe, cards := range shoes {
+		evs := []Event{{Kind: ShoeEnd, At: at}, {Kind: NewShoe, Set: "B", Decks: 8, At: at}}
+		ctl.Step(Event{Kind: ShoeEnd, At: at}) // refused before the first shoe
+		ctl.Step(evs[1])
+		for pos := 0; pos <= len(cards)-6; {
+			evs = append(evs, Event{Kind: BetsClosed, At: at})
+			ctl.Step(evs[len(evs)-1])
+			for n := 0; ; n++ {
+				if n == 6 {
+					b.Fatalf("shoe %d: a round took more than six cards: %+v", shoe, ctl.State().Held)
+				}
+				seq++
+				at = at.Add(2 * time.Second)
+				ev := Event{Kind: CardDrawn, Card: cards[pos], Seq: seq, At: at, Renumbered: seq == 1}
+				pos++
+				evs = append(evs, ev)
+				effs := ctl.Step(ev)
+				if len(effs) > 0 && effs[len(effs)-1].Kind == RoundComplete {
+					break
+				}
+				if len(effs) > 0 && effs[len(effs)-1].Kind == InsuranceOffered {
+					evs = append(evs, Event{Kind: InsuranceWindowClosed, At: at})
+					ctl.Step(evs[len(evs)-1])
+				}
+			}
+			evs = append(evs, Event{Kind: ConfirmResult, At: at})
+			ctl.Step(evs[len(evs)-1])
+			rounds, evs = append(rounds, evs), nil
+		}
+	}
+	return rounds
 }

@@ -651,7 +651,7 @@ func (c *Controller) place(ev *Event, card baccarat.Card, seq uint64) {
 	e.Slot, e.Card, e.Seq = slot, card, seq
 	if next == baccarat.NoSlot {
 		c.st.Phase = Complete
-		c.st.Outcome = baccarat.OutcomeOf(c.st.Coup)
+		c.st.Outcome = c.st.Coup.Outcome()
 		e := c.push(ev, RoundComplete)
 		e.Coup, e.Outcome = c.st.Coup, c.st.Outcome
 		c.raiseShuffleWarning(ev)

@@ -9,9 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/creack/pty"
-	"golang.org/x/sys/unix"
-
 	"github.com/tablectl/tablectl/drivers/frame"
 	"github.com/tablectl/tablectl/drivers/shoe"
 )
@@ -46,30 +43,12 @@ func OpenPort(link string) (*Port, error) {
 	return p, nil
 }
 
-// plug opens a new pseudo-terminal, sets it raw and points the link at it.
+// plug opens a new pseudo-terminal, set raw, and points the link at its slave side.
 func (p *Port) plug() error {
-	m, s, err := pty.Open()
+	master, s, err := openPTY()
 	if err != nil {
-		return fmt.Errorf("open pseudo-terminal: %w", err)
+		return err
 	}
-	// Bytes from the device must reach the driver as they are: no echo, no line editing,
-	// no CR/LF translation, whoever opens the slave first.
-	if err := makeRaw(s); err != nil {
-		return errors.Join(fmt.Errorf("set %s raw: %w", s.Name(), err), m.Close(), s.Close())
-	}
-	// The master from pty.Open is in blocking mode; a non-blocking duplicate goes through
-	// Go's poller, so Close interrupts a Write that waits for the driver to read.
-	fd, err := unix.Dup(int(m.Fd()))
-	if err == nil {
-		err = unix.SetNonblock(fd, true)
-	}
-	if err != nil {
-		return errors.Join(fmt.Errorf("duplicate pseudo-terminal master: %w", err), m.Close(), s.Close())
-	}
-	if err := m.Close(); err != nil {
-		return errors.Join(fmt.Errorf("close pseudo-terminal master: %w", err), unix.Close(fd), s.Close())
-	}
-	master := os.NewFile(uintptr(fd), "ptmx")
 	tmp := filepath.Join(filepath.Dir(p.Link), "."+filepath.Base(p.Link)+".new")
 	_ = os.Remove(tmp)
 	if err := os.Symlink(s.Name(), tmp); err != nil {
@@ -84,22 +63,6 @@ func (p *Port) plug() error {
 	p.wg.Add(1)
 	go p.listen(master)
 	return nil
-}
-
-// makeRaw sets the terminal raw (as cfmakeraw does).
-func makeRaw(f *os.File) error {
-	fd := int(f.Fd())
-	t, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	if err != nil {
-		return err
-	}
-	t.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
-	t.Oflag &^= unix.OPOST
-	t.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
-	t.Cflag &^= unix.CSIZE | unix.PARENB
-	t.Cflag |= unix.CS8
-	t.Cc[unix.VMIN], t.Cc[unix.VTIME] = 1, 0
-	return unix.IoctlSetTermios(fd, unix.TCSETS, t)
 }
 
 // listen reads what the driver writes and notes each host hello and the last Host ack,
@@ -155,7 +118,7 @@ func (p *Port) WaitHello(ctx context.Context) error {
 
 // Drain waits until the driver has read every byte sent: until nothing waits in the
 // line's input queue. Bytes written to the master reach that queue a moment after Write
-// returns, moved there by a kernel worker that a busy machine may run late; unread counts
+// returns, moved there by a kernel worker that a busy machine may run late; inputQueued counts
 // them with the queue, so Drain cannot take a line as read while its bytes are on the way.
 // Three checks a millisecond apart must find it empty, to be safe on a kernel that does not
 // move them when asked.
@@ -167,7 +130,7 @@ func (p *Port) Drain(ctx context.Context) error {
 		s := p.slave
 		n, err := 0, error(nil)
 		if s != nil {
-			n, err = unread(int(s.Fd()))
+			n, err = inputQueued(s)
 		}
 		p.mu.Unlock()
 		if err != nil {
@@ -187,27 +150,6 @@ func (p *Port) Drain(ctx context.Context) error {
 	return nil
 }
 
-// unread is how many bytes wait to be read on the terminal fd, those the kernel has not
-// yet moved from the writer's side included: a poll of fd finding no input first waits
-// for that move (Linux n_tty_poll flushes the terminal's input buffer work), then the
-// input queue is counted.
-func unread(fd int) (int, error) {
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	for {
-		_, err := unix.Poll(fds, 0)
-		if err == nil {
-			break
-		}
-		if err != unix.EINTR {
-			return 0, fmt.Errorf("poll: %w", err)
-		}
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCINQ)
-	if err != nil {
-		return 0, fmt.Errorf("count the input queue: %w", err)
-	}
-	return n, nil
-}
 
 // Write sends b to the driver. It blocks while the line's buffer is full.
 func (p *Port) Write(b []byte) (int, error) {

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/drivers/shoe"
@@ -87,15 +85,14 @@ func dropLineInput(t *testing.T, p *Port) {
 	t.Helper()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fd := int(p.slave.Fd())
-	n, err := unix.IoctlGetInt(fd, unix.TIOCINQ)
+	n, err := inputQueued(p.slave)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n == 0 {
 		t.Fatal("nothing waits on the line: the shoe sent no card while the host was away")
 	}
-	if err := unix.IoctlSetInt(fd, unix.TCFLSH, unix.TCIFLUSH); err != nil {
+	if err := flushInput(p.slave); err != nil {
 		t.Fatal(err)
 	}
 }

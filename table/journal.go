@@ -43,6 +43,9 @@ func DecodeEntry(seq uint64, data []byte) (Entry, error) {
 	if (e.Settings == nil) == (e.Event == nil) {
 		return Entry{}, fmt.Errorf("journal record %d: want settings or an event", seq)
 	}
+	if e.Event != nil && e.Event.Kind == 0 {
+		return Entry{}, fmt.Errorf("journal record %d: an event without a kind", seq)
+	}
 	if e.Settings != nil && e.Settings.Round.Rules == nil {
 		return Entry{}, fmt.Errorf("journal record %d: settings without a rule set", seq)
 	}

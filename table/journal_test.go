@@ -254,6 +254,7 @@ func TestDecodeEntryErrors(t *testing.T) {
 		{`{}`, "want settings or an event"},
 		{`{"event":{"kind":"card"},"settings":{"round":{"rules":{"name":"rws"}}}}`, "want settings or an event"},
 		{`{"event":{"kind":"dance"}}`, `unknown event kind "dance"`},
+		{`{"event":{}}`, "journal record 7: an event without a kind"},
 		{`{"settings":{"round":{"rules":{"name":"punto"}}}}`, `unknown rule set "punto"`},
 		{`{"event":{"kind":"card","card":"ZZ"}}`, `card "ZZ"`},
 	} {

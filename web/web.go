@@ -213,29 +213,14 @@ func New(opts Options) (*Board, error) {
 	b.streams = NewStreamLimiter(cmp.Or(opts.MaxStreamsPerAddress, DefaultMaxStreamsPerAddress), cmp.Or(opts.MaxStreams, DefaultMaxStreams))
 	b.in = fifo.New[inMessage]()
 
-	po := mqtt.NewClientOptions().
-		AddBroker(opts.Broker).
-		SetClientID(opts.ClientID).
-		SetCleanSession(true).
-		// Reconnection is the manager goroutine's, with its own backoff.
-		SetAutoReconnect(false).
-		SetConnectRetry(false).
+	b.pc = display.NewPahoClient(display.PahoConfig{
+		Broker: opts.Broker, ClientID: opts.ClientID, Username: opts.Username, Password: opts.Password,
+		KeepAlive: keepAlive, ConnectTimeout: connectTimeout,
 		// Messages are handed over in order by one goroutine of paho's; the handler
 		// only queues them, so it never holds paho up.
-		SetOrderMatters(true).
-		SetKeepAlive(keepAlive).
-		SetPingTimeout(keepAlive / 2).
-		SetConnectTimeout(connectTimeout).
-		SetConnectionLostHandler(func(_ mqtt.Client, err error) {
-			select {
-			case b.lost <- err:
-			default: // a loss is already signalled
-			}
-		})
-	if opts.Username != "" {
-		po.SetUsername(opts.Username).SetPassword(opts.Password)
-	}
-	b.pc = mqtt.NewClient(po)
+		OrderMatters: true,
+		Lost:         b.lost,
+	})
 
 	b.wg.Add(2)
 	go b.manage()

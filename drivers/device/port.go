@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"go.bug.st/serial"
-	"go.bug.st/serial/enumerator"
 )
 
 // Port is an open serial line. Read may return (0, nil) when a read timeout expires with
@@ -94,8 +93,8 @@ func (c Config) mode() (*serial.Mode, error) {
 type SerialOpener struct {
 	Config Config
 	// List lists the machine's serial ports when the port is found by USB ids; nil means
-	// enumerator.GetDetailedPortsList.
-	List func() ([]*enumerator.PortDetails, error)
+	// ListPorts.
+	List func() ([]*PortDetails, error)
 }
 
 // Open finds and opens the port and sets its line.
@@ -146,7 +145,7 @@ func (o SerialOpener) path() (string, error) {
 	}
 	list := o.List
 	if list == nil {
-		list = func() ([]*enumerator.PortDetails, error) { return enumerator.GetDetailedPortsList() }
+		list = ListPorts
 	}
 	ports, err := list()
 	if err != nil {
@@ -158,7 +157,7 @@ func (o SerialOpener) path() (string, error) {
 // FindUSB returns the name of the USB port with the vendor id, product id and, when
 // serial is not empty, serial number given, comparing without regard to case. It is an
 // error when none or more than one port matches.
-func FindUSB(ports []*enumerator.PortDetails, vid, pid, serialNumber string) (string, error) {
+func FindUSB(ports []*PortDetails, vid, pid, serialNumber string) (string, error) {
 	var found []string
 	for _, p := range ports {
 		if p == nil || !p.IsUSB {

@@ -2,14 +2,13 @@ package device
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
-
-	"go.bug.st/serial/enumerator"
 )
 
 func TestFindUSBComparesIdsWithoutCase(t *testing.T) {
-	ports := []*enumerator.PortDetails{
+	ports := []*PortDetails{
 		{Name: "/dev/ttyS0"},
 		{Name: "/dev/ttyUSB0", IsUSB: true, VID: "0403", PID: "6001", SerialNumber: "A1B2"},
 		{Name: "/dev/ttyUSB1", IsUSB: true, VID: "0403", PID: "6A01", SerialNumber: "shoe-7"},
@@ -58,12 +57,24 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 func TestSerialOpenerUsesList(t *testing.T) {
 	o := SerialOpener{
 		Config: Config{VID: "0403", PID: "6001"},
-		List: func() ([]*enumerator.PortDetails, error) {
-			return []*enumerator.PortDetails{{Name: "/nonexistent/ttyUSB9", IsUSB: true, VID: "0403", PID: "6001"}}, nil
+		List: func() ([]*PortDetails, error) {
+			return []*PortDetails{{Name: "/nonexistent/ttyUSB9", IsUSB: true, VID: "0403", PID: "6001"}}, nil
 		},
 	}
 	_, err := o.Open(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/ttyUSB9") {
 		t.Fatalf("Open = %v, want an error opening the listed port", err)
+	}
+}
+
+func TestSerialOpenerSaysWhyThePortListFailed(t *testing.T) {
+	why := errors.New("port list unavailable in this build")
+	o := SerialOpener{
+		Config: Config{VID: "0403", PID: "6001"},
+		List:   func() ([]*PortDetails, error) { return nil, why },
+	}
+	_, err := o.Open(context.Background())
+	if !errors.Is(err, why) || !strings.Contains(err.Error(), "list serial ports") {
+		t.Fatalf("Open = %v, want the list's error wrapped", err)
 	}
 }

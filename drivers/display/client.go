@@ -73,35 +73,14 @@ func Dial(opts Options) (*Client, error) {
 	c.pending = fifo.New[pendingResult]()
 	c.ready = make(chan struct{})
 
-	po := mqtt.NewClientOptions().
-		AddBroker(opts.Broker).
-		SetClientID(opts.ClientID).
-		SetCleanSession(true).
-		// Reconnection is the manager goroutine's, so that messages in flight fail on a
-		// connection loss instead of being re-sent by paho from its store in no
-		// particular order (see the package comment).
-		SetAutoReconnect(false).
-		SetConnectRetry(false).
+	c.pc = NewPahoClient(PahoConfig{
+		Broker: opts.Broker, ClientID: opts.ClientID, Username: opts.Username, Password: opts.Password,
+		TLS: tlsConfig, KeepAlive: opts.KeepAlive, ConnectTimeout: opts.ConnectTimeout, WriteTimeout: opts.WriteTimeout,
 		// Handlers run on their own goroutines; ours never block anyway.
-		SetOrderMatters(false).
-		SetKeepAlive(opts.KeepAlive).
-		SetPingTimeout(opts.KeepAlive/2).
-		SetConnectTimeout(opts.ConnectTimeout).
-		SetWriteTimeout(opts.WriteTimeout).
-		SetBinaryWill(topics.Status(), opts.Offline, 1, true).
-		SetConnectionLostHandler(func(_ mqtt.Client, err error) {
-			select {
-			case c.lost <- err:
-			default: // a loss is already signalled
-			}
-		})
-	if opts.Username != "" {
-		po.SetUsername(opts.Username).SetPassword(opts.Password)
-	}
-	if tlsConfig != nil {
-		po.SetTLSConfig(tlsConfig)
-	}
-	c.pc = mqtt.NewClient(po)
+		OrderMatters: false,
+		Will:         Will{Topic: topics.Status(), Payload: opts.Offline},
+		Lost:         c.lost,
+	})
 
 	c.wg.Add(2)
 	go c.manage()
