@@ -32,7 +32,10 @@ type Config struct {
 	// hand, or by a shuffler with no line). A set is shuffled and loaded in the shoe all the
 	// same, but nothing is reported: the shuffler's device stays silent.
 	NoShuffler bool
-	Logger     *slog.Logger // nil means slog.Default()
+	// Unstamped: on the tablectl protocol, the shoe sends its cards without its time, as a
+	// shoe that does not stamp them (docs/protocol.md, "Shoe time").
+	Unstamped bool
+	Logger    *slog.Logger // nil means slog.Default()
 }
 
 // Simulator is a software shoe and shuffler, each on its own pseudo-terminal.
@@ -95,6 +98,12 @@ func New(cfg Config) (*Simulator, error) {
 	enc, err := cfg.Protocol.NewEncoder(&s.line)
 	if err != nil {
 		return nil, errors.Join(err, s.Close())
+	}
+	if fe, ok := enc.(*shoe.FramedEncoder); ok && !cfg.Unstamped {
+		// The shoe stamps each card with the time it left it, by the shoe's own clock:
+		// however late the host reads it (docs/protocol.md, "Shoe time").
+		powerUp := time.Now()
+		fe.Clock = func() uint32 { return uint32(time.Since(powerUp) / time.Millisecond) }
 	}
 	s.shoeEnc = newShoeLine(s.Shoe, &s.line, enc, s.log)
 	s.shufEnc = newShufflerLine(s.Shuffler)
