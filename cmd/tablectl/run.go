@@ -170,6 +170,9 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	if *simulate && tc.Dealer.Burn == "" && shoeFormat.BurnMode() {
 		rc.Burn = round.BurnShoe // the simulated shoe's burn mode, as for a real one of the format
 	}
+	if w := tc.NoDeviceWarning(*simulate); w != "" {
+		log.Warn(w)
+	}
 	if tc.NoShuffler() {
 		log.Info(config.NoShufflerChecksOff, "decks", rc.Decks, "shoe starts at its first card", rc.ShoeOnFirstCard)
 	}
