@@ -187,8 +187,8 @@ type file struct {
 	// values is the key whose value begins on a line of its own (a block list or
 	// section under its key), by that line.
 	values map[int]string
-	errs  Errors
-	ports bool // check that the devices' ports exist
+	errs   Errors
+	ports  bool // check that the devices' ports exist
 }
 
 func (f *file) add(line int, key, format string, a ...any) {
