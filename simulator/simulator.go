@@ -35,7 +35,12 @@ type Config struct {
 	// Unstamped: on the tablectl protocol, the shoe sends its cards without its time, as a
 	// shoe that does not stamp them (docs/protocol.md, "Shoe time").
 	Unstamped bool
-	Logger    *slog.Logger // nil means slog.Default()
+	// Light is the table's tower light, which the simulated dealer watches: no card is
+	// drawn while its red lamp is lit (the table is held for a decision), as at a real
+	// table. The table must set it (daemon.Daemon.SetPanel). Nil: the dealer deals on
+	// whatever the table says.
+	Light  *TowerLight
+	Logger *slog.Logger // nil means slog.Default()
 }
 
 // Simulator is a software shoe and shuffler, each on its own pseudo-terminal.
@@ -63,6 +68,8 @@ type Simulator struct {
 	add     []baccarat.Card
 	rounds  int  // rounds dealt
 	burning bool // the shoe is in its burn mode
+
+	light *TowerLight // the table's tower light the dealer watches, or nil
 }
 
 // New opens the simulated devices' pseudo-terminals, with links "shoe" and "shuffler" in
@@ -84,7 +91,7 @@ func New(cfg Config) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Simulator{cfg: cfg, rng: rng, log: cfg.Logger, cutAt: -1}
+	s := &Simulator{cfg: cfg, rng: rng, log: cfg.Logger, cutAt: -1, light: cfg.Light}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -409,10 +416,16 @@ func (s *Simulator) draw(ctx context.Context) (baccarat.Card, error) {
 	return c, s.send(ctx, c)
 }
 
-// send paces and sends one card.
+// send paces and sends one card; while the table's tower light is red, the dealer draws
+// none.
 func (s *Simulator) send(ctx context.Context, c baccarat.Card) error {
 	if s.cfg.Pace > 0 && !sleep(ctx, s.cfg.Pace) {
 		return ctx.Err()
+	}
+	if s.light != nil {
+		if err := s.light.waitGo(ctx); err != nil {
+			return err
+		}
 	}
 	if s.burning {
 		return s.shoeEnc.BurnCard(c)
@@ -446,6 +459,11 @@ func (s *Simulator) misread(ctx context.Context) error {
 	s.next++
 	if s.cfg.Pace > 0 && !sleep(ctx, s.cfg.Pace) {
 		return ctx.Err()
+	}
+	if s.light != nil {
+		if err := s.light.waitGo(ctx); err != nil {
+			return err
+		}
 	}
 	return optional(s.shoeEnc.Misread())
 }

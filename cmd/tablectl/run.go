@@ -198,9 +198,11 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	simDone := make(chan error, 1)
+	var light *simulator.TowerLight
 	if *simulate {
+		light = simulator.NewTowerLight(log) // the simulated dealer stops while the table is held
 		sim, cleanup, err := startSimulator(ctx, simulator.Config{Protocol: shoeFormat, Seed: *seed, Pace: *pace,
-			Decks: simDecks, Cut: 16, Logger: log}, *rounds, simDone)
+			Decks: simDecks, Cut: 16, Light: light, Logger: log}, *rounds, simDone)
 		if err != nil {
 			return fmt.Errorf("run: simulator: %w", err)
 		}
@@ -289,8 +291,15 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 			return fmt.Errorf("run: gpio: %w", err)
 		default:
 			defer panel.Close()
-			d.SetPanel(panel)
+			if light != nil {
+				light.Over(panel)
+			} else {
+				d.SetPanel(panel)
+			}
 		}
+	}
+	if light != nil {
+		d.SetPanel(light)
 	}
 	if tc.HTTP != "" {
 		stop, addr, err := serveBoard(url, tc.Table, tc.MQTT.Username, password, tc.HTTP, log)
