@@ -94,8 +94,10 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 		{"decks outside another rule set", "rules: nc-insurance\n\ndecks: 10\n", `t.yaml:3: decks: rule set nc-insurance: 10 decks not permitted (allowed: 4 to 8)`},
 		{"royal variant", "rules: royal\nroyal:\n  paytable: 9\n", `t.yaml:2: royal: rule set royal: pay table 9: want 1 to 5`},
 		{"royal section with other rules", "rules: rws\nroyal:\n  paytable: 2\n", `t.yaml:2: royal: set for rule set rws: the royal section is for rules: royal`},
-		{"wrong kind of value", "decks: eight\n", "t.yaml:1: decks: cannot unmarshal !!str `eight` into int"},
-		{"bad duration", "dealer:\n  simultaneous_window: soon\n", "t.yaml:2: dealer.simultaneous_window: cannot unmarshal !!str `soon` into time.Duration"},
+		{"wrong kind of value", "decks: eight\n", `t.yaml:1: decks: want a number, not "eight"`},
+		{"bad duration", "dealer:\n  simultaneous_window: soon\n", `t.yaml:2: dealer.simultaneous_window: want a duration such as 150ms or 2s, not "soon"`},
+		{"wrong kind of flag", "dealer:\n  auto: maybe\n", `t.yaml:2: dealer.auto: want true or false, not "maybe"`},
+		{"list for a section", "shoe:\n  - ttyUSB0\n", `t.yaml:1: shoe: want a section of keys, not a list`},
 		{"window too long", "dealer:\n  simultaneous_window: 5s\n", "t.yaml:2: dealer.simultaneous_window: 5s: want 0 (off) to 2s"},
 		{"burn count without fixed burn", "dealer:\n  burn_count: 3\n", "t.yaml:2: dealer.burn_count: set, but the burn is first-card: burn_count is for burn: fixed"},
 		{"fixed burn without count", "dealer:\n  burn: fixed\n", "t.yaml:2: dealer.burn: fixed takes burn_count, the cards burned: 1 to 52"},
@@ -218,5 +220,57 @@ func TestLoadForSimulation(t *testing.T) {
 	}
 	if _, err := LoadForSimulation(path); err == nil || !strings.Contains(err.Error(), `shoe.format: "morse"`) {
 		t.Errorf("LoadForSimulation of a bad format: %v", err)
+	}
+}
+
+// TestEveryFaultAfterAStructuralOne checks that a value of the wrong kind (a word for a
+// number, a list for a section) does not stop the checks: every other fault of the file
+// is reported with it, in the order of the file, and the key at fault only once.
+func TestEveryFaultAfterAStructuralOne(t *testing.T) {
+	present(t, "/dev/ttyUSB0")
+	yaml := "table: bac/07\ndecks: eight\njournal: \"\"\nshoe: [ttyUSB0]\ndealer:\n  simultaneous_window: 5s\nhttp: \"8080\"\n"
+	_, err := Parse("t.yaml", []byte(yaml))
+	var es Errors
+	if !errors.As(err, &es) {
+		t.Fatalf("error %v is not Errors", err)
+	}
+	want := []string{
+		`t.yaml:1: table: "bac/07": want 1 to 64 letters`,
+		`t.yaml:2: decks: want a number, not "eight"`,
+		`t.yaml:3: journal: no directory given`,
+		`t.yaml:4: shoe: want a section of keys, not a list`,
+		`t.yaml:6: dealer.simultaneous_window: 5s: want 0 (off) to 2s`,
+		`t.yaml:7: http: "8080": want host:port`,
+	}
+	if len(es) != len(want) {
+		t.Fatalf("%d faults, want %d:\n%v", len(es), len(want), err)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(es[i].Error(), w) {
+			t.Errorf("fault %d: %s\nwant it to begin %s", i+1, es[i], w)
+		}
+	}
+}
+
+// TestNoDeviceWarning checks that a table with no shoe, and no simulated one, is warned
+// of, and that one with a shoe or simulating is not.
+func TestNoDeviceWarning(t *testing.T) {
+	none := Default()
+	none.Shoe, none.Shuffler = nil, nil
+	if w := none.NoDeviceWarning(false); !strings.Contains(w, "no device is set") || !strings.Contains(w, "--simulate") {
+		t.Errorf("no devices: %q", w)
+	}
+	if w := none.NoDeviceWarning(true); w != "" {
+		t.Errorf("simulated: %q", w)
+	}
+	shufflerOnly := none
+	shufflerOnly.Shuffler = &Serial{Port: "/dev/ttyUSB1"}
+	if w := shufflerOnly.NoDeviceWarning(false); !strings.Contains(w, "no shoe is set") {
+		t.Errorf("a shuffler alone: %q", w)
+	}
+	withShoe := none
+	withShoe.Shoe = &Shoe{Serial: Serial{Port: "/dev/ttyUSB0"}, Format: "ascii"}
+	if w := withShoe.NoDeviceWarning(false); w != "" {
+		t.Errorf("with a shoe: %q", w)
 	}
 }

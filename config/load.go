@@ -73,7 +73,7 @@ func Parse(name string, data []byte) (Config, error) { return parse(name, data, 
 
 func parse(name string, data []byte, ports bool) (Config, error) {
 	cfg := Default()
-	f := &file{name: name, lines: map[string]int{}, ports: ports}
+	f := &file{name: name, lines: map[string]int{}, values: map[int]string{}, ports: ports}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		f.yamlError(err)
@@ -86,12 +86,81 @@ func parse(name string, data []byte, ports bool) (Config, error) {
 	f.walk(doc, reflect.TypeOf(cfg), "") // unknown keys are reported, and the rest checked
 	if err := doc.Decode(&cfg); err != nil {
 		f.yamlError(err)
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			return Config{}, f.sorted()
+		}
+		// A value of the wrong kind leaves its key at the default and the rest decoded:
+		// the other keys are checked all the same, so that every fault is reported at
+		// once, but a key already at fault (or under one) is not reported twice.
+		faulted := f.errs
+		f.errs = nil
+		f.check(&cfg)
+		checked := f.errs
+		f.errs = faulted
+		for _, e := range checked {
+			if !under(faulted, e.Key) {
+				f.errs = append(f.errs, e)
+			}
+		}
 		return Config{}, f.sorted()
 	}
 	if f.check(&cfg); len(f.errs) > 0 {
 		return Config{}, f.sorted()
 	}
 	return cfg, nil
+}
+
+// under says whether key, or a section it is in, is the key of one of errs.
+func under(errs Errors, key string) bool {
+	for _, e := range errs {
+		if e.Key != "" && (key == e.Key || strings.HasPrefix(key, e.Key+".") || strings.HasPrefix(key, e.Key+"[")) {
+			return true
+		}
+	}
+	return false
+}
+
+var cannotUnmarshal = regexp.MustCompile("^cannot unmarshal (!!\\w+)(?: `(.*)`)? into (.+)$")
+
+// plainType says in plain words what a value of the Go type named goType is written as,
+// for "want a number".
+func plainType(goType string) string {
+	switch {
+	case goType == "time.Duration":
+		return "a duration such as 150ms or 2s"
+	case goType == "bool":
+		return "true or false"
+	case goType == "string":
+		return "a text"
+	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint") || strings.HasPrefix(goType, "float"):
+		return "a number"
+	case strings.HasPrefix(goType, "[]"):
+		return "a list"
+	case strings.HasPrefix(goType, "map[") || strings.HasPrefix(goType, "config."):
+		return "a section of keys"
+	}
+	return goType
+}
+
+// plainValue names what the file holds, as the YAML library tags it.
+func plainValue(tag, value string) string {
+	switch tag {
+	case "!!seq":
+		return "a list"
+	case "!!map":
+		return "a section"
+	}
+	return strconv.Quote(value)
+}
+
+// plainYAML says a YAML library's message in plain words where it can: "cannot
+// unmarshal !!str `eight` into int" is `want a number, not "eight"`.
+func plainYAML(msg string) string {
+	if g := cannotUnmarshal.FindStringSubmatch(msg); g != nil {
+		return "want " + plainType(g[3]) + ", not " + plainValue(g[1], g[2])
+	}
+	return msg
 }
 
 // sorted is the faults in the order of the file; those on no line last.
@@ -115,8 +184,11 @@ func (f *file) sorted() Errors {
 type file struct {
 	name  string
 	lines map[string]int // key path to line
-	errs  Errors
-	ports bool // check that the devices' ports exist
+	// values is the key whose value begins on a line of its own (a block list or
+	// section under its key), by that line.
+	values map[int]string
+	errs   Errors
+	ports  bool // check that the devices' ports exist
 }
 
 func (f *file) add(line int, key, format string, a ...any) {
@@ -150,10 +222,15 @@ func (f *file) yamlError(err error) {
 	for _, m := range msgs {
 		if g := yamlLine.FindStringSubmatch(m); g != nil {
 			line, _ := strconv.Atoi(g[1])
-			f.add(line, keyAt[line], "%s", strings.TrimPrefix(g[2], "yaml: "))
+			if key, ok := f.values[line]; ok && keyAt[line] == "" {
+				// The value of the wrong kind begins below its key: name the key, on its line.
+				f.add(f.lines[key], key, "%s", plainYAML(strings.TrimPrefix(g[2], "yaml: ")))
+				continue
+			}
+			f.add(line, keyAt[line], "%s", plainYAML(strings.TrimPrefix(g[2], "yaml: ")))
 			continue
 		}
-		f.add(0, "", "%s", strings.TrimPrefix(m, "yaml: "))
+		f.add(0, "", "%s", plainYAML(strings.TrimPrefix(m, "yaml: ")))
 	}
 }
 
@@ -177,6 +254,9 @@ func (f *file) walk(n *yaml.Node, t reflect.Type, path string) {
 				continue
 			}
 			f.lines[key] = k.Line
+			if v.Line != k.Line && f.values != nil {
+				f.values[v.Line] = key
+			}
 			f.walk(v, ft, key)
 		}
 	case t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode:

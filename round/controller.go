@@ -174,8 +174,11 @@ type State struct {
 	// Kept are cards drawn in excess and kept for the next round (RWS Baccarat 5.7).
 	Kept []Kept
 	// LastSeq is the shoe sequence number of the last card read; LastCardAt its time.
-	LastSeq    uint64
-	LastCardAt time.Time
+	// LastShoeTime is the time the shoe stamped on it, when LastShoeTimed.
+	LastSeq       uint64
+	LastCardAt    time.Time
+	LastShoeTime  uint32 `json:",omitempty"`
+	LastShoeTimed bool   `json:",omitempty"`
 	// Seen counts the cards of each identity read from this shoe (baccarat.Card.Index).
 	Seen [52]uint8
 	// Order is the set's recorded order, when the shuffler gave it; OrderPos is the
@@ -392,7 +395,7 @@ func (c *Controller) newShoe(ev *Event) {
 		Offers: prev.Offers[:0], Offered: prev.Offered[:0], Irregularities: prev.Irregularities,
 		Orders: prev.Orders, Watch: irregularities.ShuffleWatch{Limits: c.cfg.Runs},
 		// The shoe device numbers its cards across sets: the numbering goes on.
-		LastSeq: prev.LastSeq, LastCardAt: prev.LastCardAt}
+		LastSeq: prev.LastSeq, LastCardAt: prev.LastCardAt, LastShoeTime: prev.LastShoeTime, LastShoeTimed: prev.LastShoeTimed}
 	if ev.Order != nil {
 		c.st.Order = append([]baccarat.Card(nil), ev.Order...)
 		c.st.Orders = append(c.st.Orders, fp)
@@ -520,11 +523,12 @@ func (c *Controller) cardDrawn(ev *Event) {
 	}
 	c.st.CardsDrawn++
 	gap := seq != 0 && c.st.LastSeq != 0 && !ev.Renumbered && seq != c.st.LastSeq+1
-	lastSeq, lastAt := c.st.LastSeq, c.st.LastCardAt
+	lastSeq, lastShoe, lastTimed := c.st.LastSeq, c.st.LastShoeTime, c.st.LastShoeTimed
 	if seq != 0 {
 		c.st.LastSeq = seq
 	}
 	c.st.LastCardAt = ev.At
+	c.st.LastShoeTime, c.st.LastShoeTimed = ev.ShoeTime, ev.ShoeTimed
 	if why := c.foreign(ev, card); why != "" {
 		c.notDue(ev, card, seq, why)
 		c.foundForeign(ev, why)
@@ -583,9 +587,9 @@ func (c *Controller) cardDrawn(ev *Event) {
 	case outOfOrder != "":
 		c.raise(ev, irregularities.IncorrectCards, outOfOrder)
 		c.hold(ev, card, seq)
-	case c.simultaneous(ev, lastAt):
-		c.raise(ev, irregularities.SimultaneousDraw, fmt.Sprintf("%s read %s after the card before it",
-			card, ev.At.Sub(lastAt)))
+	case c.simultaneous(ev, lastShoe, lastTimed):
+		c.raise(ev, irregularities.SimultaneousDraw, fmt.Sprintf("%s read %s after the card before it, by the shoe's clock",
+			card, time.Duration(ev.ShoeTime-lastShoe)*time.Millisecond))
 		c.st.Held.Paired = true
 		c.hold(ev, card, seq)
 	default:
@@ -593,14 +597,20 @@ func (c *Controller) cardDrawn(ev *Event) {
 	}
 }
 
-// simultaneous reports whether the card being stepped came less than the configured
-// window after the round's previous card (RWS Baccarat 5.10).
-func (c *Controller) simultaneous(ev *Event, lastAt time.Time) bool {
-	if c.cfg.SimultaneousWindow == 0 || c.st.Coup.Len() == 0 || lastAt.IsZero() || ev.At.IsZero() {
+// simultaneous reports whether the card being stepped was read by the shoe less than the
+// configured window after the round's previous card, both times by the shoe's own clock
+// (RWS Baccarat 5.10). When the shoe stamps no time, only its double-card sensor (a
+// Report) finds a simultaneous draw: when the table read a card says nothing of when it
+// was drawn. A card the shoe sends again after a restart is a backlog, never a
+// simultaneous draw; nor is the first card of a shoe powered off and on, whose clock
+// started again (docs/irregularities.md, "Timing").
+func (c *Controller) simultaneous(ev *Event, lastShoe uint32, lastTimed bool) bool {
+	if c.cfg.SimultaneousWindow == 0 || c.st.Coup.Len() == 0 || ev.Resent || ev.Renumbered ||
+		!ev.ShoeTimed || !lastTimed {
 		return false
 	}
-	d := time.Duration(ev.At.UnixNano() - lastAt.UnixNano()) // wall clock only: cheaper than Sub
-	return d >= 0 && d < c.cfg.SimultaneousWindow
+	d := time.Duration(ev.ShoeTime-lastShoe) * time.Millisecond // modulo 2^32: a clock that wrapped
+	return d < c.cfg.SimultaneousWindow
 }
 
 // foreign reports why card is not part of the loaded set, or "" when it is: it carries

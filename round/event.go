@@ -109,6 +109,16 @@ type Event struct {
 	// Burned: the shoe read the card in its burn mode (CardDrawn). Under BurnShoe it is
 	// burned; under the other burn rules it is a card like any other.
 	Burned bool `json:"burned,omitempty"`
+	// ShoeTime is when the shoe read the card by its own clock (CardDrawn), in
+	// milliseconds from an origin of the shoe's own, wrapping at 2^32; valid when
+	// ShoeTimed, for a shoe whose protocol carries it (docs/protocol.md). Simultaneous
+	// draws are judged on it, never on when the table read the card (RWS Baccarat 5.10,
+	// docs/irregularities.md).
+	ShoeTime  uint32 `json:"shoe_ms,omitempty"`
+	ShoeTimed bool   `json:"shoe_timed,omitempty"`
+	// Resent: the shoe sent the card again, after a restart of the table, because the
+	// table had not acknowledged it: a backlog, never a simultaneous draw.
+	Resent bool `json:"resent,omitempty"`
 	// Signal is the shoe's number of the signal (cut card, shoe empty, lid, double card)
 	// the event came from, extended to 64 bits; 0 when none. The controller does not use
 	// it: a table restarted reads it back from the journal to know which of the signals
@@ -146,6 +156,12 @@ func (e Event) String() string {
 		fmt.Fprintf(&b, " %s", e.Card)
 		if e.Burned {
 			b.WriteString(" burned")
+		}
+		if e.Resent {
+			b.WriteString(" resent")
+		}
+		if e.ShoeTimed {
+			fmt.Fprintf(&b, " shoe=%dms", e.ShoeTime)
 		}
 		if e.Seq != 0 {
 			fmt.Fprintf(&b, " seq=%d", e.Seq)

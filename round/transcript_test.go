@@ -24,8 +24,10 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected effects in testd
 //
 //	> new-shoe set=S1 decks=8
 //	> bets-closed [box:bet:stake ...]
-//	> card 9H [burned] [seq=N]   (seq counts up by itself when not given; burned: read in
-//	                             the shoe's burn mode)
+//	> card 9H [burned] [resent] [seq=N] [shoe=DURATION]
+//	                             (seq counts up by itself when not given; burned: read in
+//	                             the shoe's burn mode; resent: sent again after a restart;
+//	                             shoe: the time the shoe stamped on the card)
 //	> cards 9H 8D ...            (one card event each; their effects follow together)
 //	> insurance-bet box:bet:stake
 //	> insurance-closed | squeeze | confirm | cut-card | shoe-end | power-restored
@@ -260,6 +262,12 @@ func parseEvents(s string, seq *uint64) ([]Event, error) {
 				return nil, fmt.Errorf("at: %w", err)
 			}
 			ev.At = transcriptEpoch.Add(d)
+		case isKV && k == "shoe":
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return nil, fmt.Errorf("shoe: %w", err)
+			}
+			ev.ShoeTime, ev.ShoeTimed = uint32(d/time.Millisecond), true
 		case isKV && k == "order":
 			order, err := expandOrder(v)
 			if err != nil {
@@ -282,6 +290,8 @@ func parseEvents(s string, seq *uint64) ([]Event, error) {
 			*seq = n - 1
 		case ev.Kind == CardDrawn && a == "burned":
 			ev.Burned = true
+		case ev.Kind == CardDrawn && a == "resent":
+			ev.Resent = true
 		case ev.Kind == CardDrawn:
 			card, err := baccarat.ParseCard(a)
 			if err != nil {

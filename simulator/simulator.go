@@ -32,7 +32,15 @@ type Config struct {
 	// hand, or by a shuffler with no line). A set is shuffled and loaded in the shoe all the
 	// same, but nothing is reported: the shuffler's device stays silent.
 	NoShuffler bool
-	Logger     *slog.Logger // nil means slog.Default()
+	// Unstamped: on the tablectl protocol, the shoe sends its cards without its time, as a
+	// shoe that does not stamp them (docs/protocol.md, "Shoe time").
+	Unstamped bool
+	// Light is the table's tower light, which the simulated dealer watches: no card is
+	// drawn while its red lamp is lit (the table is held for a decision), as at a real
+	// table. The table must set it (daemon.Daemon.SetPanel). Nil: the dealer deals on
+	// whatever the table says.
+	Light  *TowerLight
+	Logger *slog.Logger // nil means slog.Default()
 }
 
 // Simulator is a software shoe and shuffler, each on its own pseudo-terminal.
@@ -60,6 +68,8 @@ type Simulator struct {
 	add     []baccarat.Card
 	rounds  int  // rounds dealt
 	burning bool // the shoe is in its burn mode
+
+	light *TowerLight // the table's tower light the dealer watches, or nil
 }
 
 // New opens the simulated devices' pseudo-terminals, with links "shoe" and "shuffler" in
@@ -81,7 +91,7 @@ func New(cfg Config) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Simulator{cfg: cfg, rng: rng, log: cfg.Logger, cutAt: -1}
+	s := &Simulator{cfg: cfg, rng: rng, log: cfg.Logger, cutAt: -1, light: cfg.Light}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -95,6 +105,12 @@ func New(cfg Config) (*Simulator, error) {
 	enc, err := cfg.Protocol.NewEncoder(&s.line)
 	if err != nil {
 		return nil, errors.Join(err, s.Close())
+	}
+	if fe, ok := enc.(*shoe.FramedEncoder); ok && !cfg.Unstamped {
+		// The shoe stamps each card with the time it left it, by the shoe's own clock:
+		// however late the host reads it (docs/protocol.md, "Shoe time").
+		powerUp := time.Now()
+		fe.Clock = func() uint32 { return uint32(time.Since(powerUp) / time.Millisecond) }
 	}
 	s.shoeEnc = newShoeLine(s.Shoe, &s.line, enc, s.log)
 	s.shufEnc = newShufflerLine(s.Shuffler)
@@ -400,10 +416,16 @@ func (s *Simulator) draw(ctx context.Context) (baccarat.Card, error) {
 	return c, s.send(ctx, c)
 }
 
-// send paces and sends one card.
+// send paces and sends one card; while the table's tower light is red, the dealer draws
+// none.
 func (s *Simulator) send(ctx context.Context, c baccarat.Card) error {
 	if s.cfg.Pace > 0 && !sleep(ctx, s.cfg.Pace) {
 		return ctx.Err()
+	}
+	if s.light != nil {
+		if err := s.light.waitGo(ctx); err != nil {
+			return err
+		}
 	}
 	if s.burning {
 		return s.shoeEnc.BurnCard(c)
@@ -437,6 +459,11 @@ func (s *Simulator) misread(ctx context.Context) error {
 	s.next++
 	if s.cfg.Pace > 0 && !sleep(ctx, s.cfg.Pace) {
 		return ctx.Err()
+	}
+	if s.light != nil {
+		if err := s.light.waitGo(ctx); err != nil {
+			return err
+		}
 	}
 	return optional(s.shoeEnc.Misread())
 }

@@ -89,7 +89,8 @@ func (t *Translator) Shoe(ev device.Event, st round.State) []round.Event {
 func (t *Translator) shoe(ev device.Event, st round.State, at time.Time) []round.Event {
 	switch ev.Kind {
 	case device.CardDrawn:
-		e := round.Event{Kind: round.CardDrawn, At: at, Card: ev.Card, Burned: ev.Burn}
+		e := round.Event{Kind: round.CardDrawn, At: at, Card: ev.Card, Burned: ev.Burn, Resent: ev.Resent,
+			ShoeTime: ev.ShoeTime, ShoeTimed: ev.HasShoeTime}
 		var out []round.Event
 		if ev.HasCardNo {
 			no, restarted, seen := t.cards.next(ev.CardNo, ev.Resent)

@@ -121,7 +121,9 @@ func dealShoe(t testing.TB, table string) dealtShoe {
 		drawn[rank]++
 		seq++
 		at = at.Add(gap)
-		step(round.Event{Kind: round.CardDrawn, At: at, Card: c, Seq: seq})
+		// The shoe stamps each card with its own clock: cards drawn together are judged
+		// on it (docs/irregularities.md, "Timing").
+		step(round.Event{Kind: round.CardDrawn, At: at, Card: c, Seq: seq, ShoeTime: uint32(at.UnixMilli()), ShoeTimed: true})
 	}
 	next := func() time.Time { at = at.Add(2 * time.Second); return at }
 

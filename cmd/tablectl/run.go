@@ -44,6 +44,9 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		r.Journal = tmp
 	}
 	log := newLogger(r.Log.JSON, io.err)
+	if w := r.NoDeviceWarning(r.Simulate); w != "" {
+		log.Warn(w)
+	}
 	if r.NoShuffler() {
 		log.Info(config.NoShufflerChecksOff, "decks", r.Round.Decks, "shoe starts at its first card", r.Round.ShoeOnFirstCard)
 	}
@@ -103,7 +106,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("run: %w", err)
 	}
 	defer devs.close()
-	if stop, err := openPanel(ctx, r.Config, d, log); err != nil {
+	if stop, err := openPanel(ctx, r.Config, d, sim.light, log); err != nil {
 		return fmt.Errorf("run: gpio: %w", err)
 	} else {
 		defer stop()

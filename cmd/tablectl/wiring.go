@@ -41,6 +41,9 @@ type simulation struct {
 	f      *config.Flags
 	rounds *int
 	seed   *uint64
+	// light is the table's tower light the simulated dealer watches (it stops dealing
+	// while the table is held), once start made it; the table's panel.
+	light *simulator.TowerLight
 }
 
 func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *simulation {
@@ -57,7 +60,8 @@ func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *sim
 // dealt receives the end of its dealing. stop stops it: call it once the drivers are
 // closed.
 func (s *simulation) start(ctx context.Context, decks int, begin <-chan struct{}, log *slog.Logger) (sc *shoe.Config, xc *device.Config, dealt <-chan error, stop func(), err error) {
-	cfg := simulator.Config{Protocol: shoe.Format(s.f.ShoeFormat), Seed: *s.seed, Pace: s.f.Pace, Decks: decks, Cut: 16, Logger: log}
+	s.light = simulator.NewTowerLight(log)
+	cfg := simulator.Config{Protocol: shoe.Format(s.f.ShoeFormat), Seed: *s.seed, Pace: s.f.Pace, Decks: decks, Cut: 16, Light: s.light, Logger: log}
 	var steps []simulator.Step
 	if s.f.Scenario != "" {
 		scn, err := readScenario(s.f.Scenario)
@@ -180,8 +184,12 @@ func tap(in <-chan device.Event, name string, show func(string, device.Event)) <
 }
 
 // openPanel opens the GPIO pins of the configuration for d, if it names any.
-func openPanel(ctx context.Context, c config.Config, d *daemon.Daemon, log *slog.Logger) (stop func(), err error) {
+// With a simulation's tower light, the light is the daemon's panel, over the GPIO one.
+func openPanel(ctx context.Context, c config.Config, d *daemon.Daemon, light *simulator.TowerLight, log *slog.Logger) (stop func(), err error) {
 	stop = func() {}
+	if light != nil {
+		d.SetPanel(light)
+	}
 	if len(c.GPIO.Pins) == 0 {
 		return stop, nil
 	}
@@ -195,7 +203,11 @@ func openPanel(ctx context.Context, c config.Config, d *daemon.Daemon, log *slog
 	case err != nil:
 		return nil, err
 	}
-	d.SetPanel(panel)
+	if light != nil {
+		light.Over(panel)
+	} else {
+		d.SetPanel(panel)
+	}
 	return func() { panel.Close() }, nil
 }
 

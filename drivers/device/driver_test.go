@@ -229,9 +229,13 @@ func TestDriverCloseStopsEverywhere(t *testing.T) {
 	})
 	t.Run("reading", func(t *testing.T) {
 		op := device.NewFakeOpener()
-		op.Offer(device.NewFakePort())
+		port := device.NewFakePort()
+		op.Offer(port)
 		d, _ := start(op, 0)
-		time.Sleep(time.Millisecond)
+		// The port's Send returns once the driver has read the bytes: it is reading.
+		if err := port.Send(frames(t, 0, frame.TypeHeartbeat)); err != nil {
+			t.Fatal(err)
+		}
 		d.Close()
 		drain(t, d)
 	})
@@ -251,16 +255,25 @@ func TestDriverCloseStopsEverywhere(t *testing.T) {
 		port := device.NewFakePort()
 		op.Offer(port)
 		d, _ := start(op, 1)
+		twoRead := make(chan struct{})
+		sent := make(chan struct{})
 		go func() {
+			defer close(sent)
 			for i := range 5 {
 				if port.Send(frames(t, uint16(i), frame.TypeHeartbeat)) != nil {
 					return
 				}
+				if i == 1 {
+					close(twoRead)
+				}
 			}
 		}()
-		time.Sleep(5 * time.Millisecond)
+		// Send returns once the driver has read the bytes: after two, with room for one
+		// event and nobody reading them, the driver is handing one over.
+		<-twoRead
 		d.Close()
 		drain(t, d)
+		<-sent
 	})
 }
 

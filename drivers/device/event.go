@@ -79,6 +79,13 @@ type Event struct {
 	// is valid when HasSignalNo: for those kinds on the tablectl protocol.
 	SignalNo    uint16
 	HasSignalNo bool
+	// ShoeTime is when the shoe read the card by its own clock (CardDrawn), in
+	// milliseconds from an origin of the shoe's own, wrapping from 2^32-1 to 0
+	// (docs/protocol.md, "Shoe time"). It is valid when HasShoeTime: only a shoe that
+	// stamps its cards on the tablectl protocol carries it. Unlike Time it does not
+	// depend on when the host read the card.
+	ShoeTime    uint32
+	HasShoeTime bool
 
 	// Resent: the shoe sends this numbered card or signal again, because the host had not
 	// acknowledged it when it said hello: the host may have it already (docs/protocol.md,
@@ -126,6 +133,9 @@ func (e Event) String() string {
 		}
 		if e.HasCardNo {
 			fmt.Fprintf(&b, " no=%d", e.CardNo)
+		}
+		if e.HasShoeTime {
+			fmt.Fprintf(&b, " shoe=%dms", e.ShoeTime)
 		}
 	case SeqGap:
 		fmt.Fprintf(&b, " expected=%d", e.Expected)

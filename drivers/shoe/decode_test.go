@@ -99,7 +99,7 @@ func TestFramed(t *testing.T) {
 		"double-card no=4 seq=5",
 		"shoe-empty no=5 seq=6",
 		"unreadable seq=7: frame type 0x10 at sequence 7: unreadable card code 0x5E, card number 2",
-		"unreadable seq=8: frame type 0x10 at sequence 8: card message of 3 payload bytes, want 4 (card code, flags, card number)",
+		"unreadable seq=8: frame type 0x10 at sequence 8: card message of 3 payload bytes, want 4 (card code, flags, card number) or 8 (and shoe time)",
 		"unreadable seq=9: frame type 0x11 at sequence 9: cut-card message of 1 payload bytes, want 3 (flags, signal number)",
 		"card AH flags=0x01 no=3 seq=10",
 	)
@@ -166,9 +166,9 @@ func TestFramedCardOfWrongLength(t *testing.T) {
 	must(t, e.Send(TypeCard))                   // none
 	must(t, e.Card(baccarat.MustParseCard("KS")))
 	check(t, decode(t, "tablectl", buf.Bytes()),
-		"unreadable seq=41: frame type 0x10 at sequence 41: card message of 2 payload bytes, want 4 (card code, flags, card number)",
-		"unreadable seq=42: frame type 0x10 at sequence 42: card message of 5 payload bytes, want 4 (card code, flags, card number)",
-		"unreadable seq=43: frame type 0x10 at sequence 43: card message of 0 payload bytes, want 4 (card code, flags, card number)",
+		"unreadable seq=41: frame type 0x10 at sequence 41: card message of 2 payload bytes, want 4 (card code, flags, card number) or 8 (and shoe time)",
+		"unreadable seq=42: frame type 0x10 at sequence 42: card message of 5 payload bytes, want 4 (card code, flags, card number) or 8 (and shoe time)",
+		"unreadable seq=43: frame type 0x10 at sequence 43: card message of 0 payload bytes, want 4 (card code, flags, card number) or 8 (and shoe time)",
 		"card KS no=1 seq=44",
 	)
 }

@@ -12,7 +12,7 @@ import (
 
 // The shoe's message types in the tablectl protocol (docs/protocol.md, "Shoe messages").
 const (
-	TypeCard = 0x10 // payload: card code, flags, card number (CARDNO, 2 bytes)
+	TypeCard = 0x10 // payload: card code, flags, card number (CARDNO, 2 bytes)[, shoe time (SHOETIME, 4 bytes)]
 
 	// The signals: payload flags, signal number (SIGNO, 2 bytes).
 	TypeCutCard    = 0x11 // the cut card was reached
@@ -42,6 +42,11 @@ const (
 // CardPayload is the length of a Card drawn message's payload: the card code (1 byte),
 // the flags (1) and the card number, big-endian (2).
 const CardPayload = 4
+
+// StampedCardPayload is the length of the payload of a Card drawn message that carries
+// the shoe's time: CardPayload, then the shoe's clock when it read the card, in
+// milliseconds, big-endian (4) (docs/protocol.md, "Shoe time").
+const StampedCardPayload = CardPayload + 4
 
 // SignalPayload is the length of a signal's payload: the flags (1 byte) and the signal
 // number, big-endian (2).
@@ -113,11 +118,16 @@ var signals = map[byte]device.Kind{
 func shoeMessage(dst []device.Event, f frame.Frame) ([]device.Event, bool) {
 	if f.Type == TypeCard {
 		p := f.Payload
-		if len(p) != CardPayload {
-			return append(dst, frame.Bad(f, "card message of %d payload bytes, want %d (card code, flags, card number)",
-				len(p), CardPayload)), true
+		if len(p) != CardPayload && len(p) != StampedCardPayload {
+			return append(dst, frame.Bad(f, "card message of %d payload bytes, want %d (card code, flags, card number) or %d (and shoe time)",
+				len(p), CardPayload, StampedCardPayload)), true
 		}
-		no := binary.BigEndian.Uint16(p[2:])
+		no := binary.BigEndian.Uint16(p[2:4])
+		var ms uint32
+		stamped := len(p) == StampedCardPayload
+		if stamped {
+			ms = binary.BigEndian.Uint32(p[4:])
+		}
 		c, ok := frame.CardOf(p[0])
 		if !ok {
 			// A card left the shoe and was counted, but is not known: the event keeps its
@@ -127,7 +137,7 @@ func shoeMessage(dst []device.Event, f frame.Frame) ([]device.Event, bool) {
 			return append(dst, e), true
 		}
 		return append(dst, device.Event{Kind: device.CardDrawn, Card: c, Flags: p[1], Resent: p[1]&FlagResent != 0,
-			CardNo: no, HasCardNo: true}), true
+			CardNo: no, HasCardNo: true, ShoeTime: ms, HasShoeTime: stamped}), true
 	}
 	k, ok := signals[f.Type]
 	if !ok {
@@ -157,6 +167,10 @@ type FramedEncoder struct {
 	// SignalNo is the number of the last signal sent (cut card, shoe empty, lid, double
 	// card), counted like CardNo.
 	SignalNo uint16
+	// Clock, when set, is the shoe's clock in milliseconds: each card is stamped with it
+	// as it is read, and a card sent again keeps its stamp (docs/protocol.md, "Shoe
+	// time"). Nil sends cards without a time, as a shoe of protocol version 1 does.
+	Clock func() uint32
 
 	unacked []sent // oldest first
 }
@@ -165,6 +179,8 @@ type FramedEncoder struct {
 type sent struct {
 	typ, code, flags byte // code only for a card
 	no               uint16
+	ms               uint32 // the shoe's time, for a card when stamped
+	stamped          bool
 }
 
 func (m sent) card() bool { return m.typ == TypeCard }
@@ -180,7 +196,11 @@ func NewFramedEncoder(w io.Writer) *FramedEncoder {
 // whether or not the host reads the message.
 func (e *FramedEncoder) Card(c baccarat.Card) error {
 	e.CardNo++
-	return e.keep(sent{typ: TypeCard, code: frame.CardCode(c), flags: e.Flags, no: e.CardNo})
+	m := sent{typ: TypeCard, code: frame.CardCode(c), flags: e.Flags, no: e.CardNo}
+	if e.Clock != nil {
+		m.ms, m.stamped = e.Clock(), true
+	}
+	return e.keep(m)
 }
 
 // signal sends a signal of type typ with the next signal number, kept like a card.
@@ -198,6 +218,10 @@ func (e *FramedEncoder) keep(m sent) error {
 }
 
 func (e *FramedEncoder) send(m sent) error {
+	if m.card() && m.stamped {
+		return e.Send(TypeCard, m.code, m.flags, byte(m.no>>8), byte(m.no),
+			byte(m.ms>>24), byte(m.ms>>16), byte(m.ms>>8), byte(m.ms))
+	}
 	if m.card() {
 		return e.Send(TypeCard, m.code, m.flags, byte(m.no>>8), byte(m.no))
 	}

@@ -59,7 +59,8 @@ func FuzzBeeTek(f *testing.F)  { fuzzDecoder(f, BeeTek) }
 // still holds what it is there for: cards with card numbers (the first, one at 65535, one
 // at 258), signals with signal numbers, a card code that is no card, a Card drawn frame of the old two-byte payload
 // reported unreadable by its length, damage, a frame cut off, and cards resent after a
-// Hello with their old numbers. A change of the wire format that leaves the seeds behind
+// Hello with their old numbers, and stamped cards (docs/protocol.md, "Shoe time") across
+// the shoe clock's wrap, resent with their stamps. A change of the wire format that leaves the seeds behind
 // fails here instead of fuzzing only noise.
 func TestFramedSeedsExercisePayloads(t *testing.T) {
 	for _, c := range []struct {
@@ -80,7 +81,7 @@ func TestFramedSeedsExercisePayloads(t *testing.T) {
 		}},
 		{"seed3", []string{"unreadable: 3 bytes at offset 0: frame cut off after 3 bytes"}},
 		{"seed4", []string{
-			"unreadable seq=41: frame type 0x10 at sequence 41: card message of 2 payload bytes, want 4 (card code, flags, card number)",
+			"unreadable seq=41: frame type 0x10 at sequence 41: card message of 2 payload bytes, want 4 (card code, flags, card number) or 8 (and shoe time)",
 			"card AH no=258 seq=42",
 		}},
 		{"seed5", []string{ // cards, then the Hello and the same cards resent: no gap
@@ -89,6 +90,13 @@ func TestFramedSeedsExercisePayloads(t *testing.T) {
 			`hello version=1 "shoe" seq=3`,
 			"card KS flags=0x02 no=1 seq=4",
 			"card AH flags=0x02 no=2 seq=5",
+		}},
+		{"seed6", []string{ // stamped cards across the shoe clock's wrap, then resent with their stamps
+			"card KS no=1 shoe=4294967290ms seq=0",
+			"card AH no=2 shoe=14ms seq=1",
+			`hello version=1 "shoe" seq=2`,
+			"card KS flags=0x02 no=1 shoe=4294967290ms seq=3",
+			"card AH flags=0x02 no=2 shoe=14ms seq=4",
 		}},
 	} {
 		b, err := os.ReadFile("testdata/fuzz/FuzzFramed/" + c.seed)

@@ -55,6 +55,10 @@ func TestProtocolDocExamples(t *testing.T) {
 			"02 07 03 00 2D 07 6A 61 6D 8F FD 03", `fault code=7 "jam" seq=45`},
 		{"ace of hearts reread, card 258", 46, 257, FlagReread, func(e *FramedEncoder) error { return e.Card(baccarat.MustParseCard("AH")) },
 			"02 07 10 00 2E 21 01 01 02 63 F8 03", "card AH flags=0x01 no=258 seq=46"},
+		{"king of spades stamped 1234567 ms, card 31", 47, 30, 0, func(e *FramedEncoder) error {
+			e.Clock = func() uint32 { return 1234567 }
+			return e.Card(baccarat.MustParseCard("KS"))
+		}, "02 0B 10 00 2F 1D 00 00 1F 00 12 D6 87 89 C5 03", "card KS no=31 shoe=1234567ms seq=47"},
 	} {
 		var buf bytes.Buffer
 		e := NewFramedEncoder(&buf)
@@ -117,4 +121,34 @@ func TestProtocolDocExamples(t *testing.T) {
 	inDoc(resent)
 	check(t, decode(t, "ascii", unhex(t, "53 41 0D 0A 68 31 30 0D 0A")), "card AS", "card TH")
 	check(t, decode(t, "scanner", unhex(t, "78 31 31 33 30 78 34 31 30 30")), "card KS", "card TD")
+}
+
+// TestStampedCardResent checks that a card sent again keeps the time the shoe stamped on
+// it when it read it, not the time of the resend (docs/protocol.md, "Shoe time"), so the
+// host judges by when the card was drawn.
+func TestStampedCardResent(t *testing.T) {
+	var buf bytes.Buffer
+	e := NewFramedEncoder(&buf)
+	e.Seq, e.CardNo = 59, 30
+	now := uint32(1234567)
+	e.Clock = func() uint32 { return now }
+	if err := e.Card(baccarat.MustParseCard("KS")); err != nil {
+		t.Fatal(err)
+	}
+	now += 60000 // a minute later the host says hello again
+	buf.Reset()
+	if err := e.Hello("ACME-7"); err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := e.Resend(); err != nil {
+		t.Fatal(err)
+	}
+	const want = "02 0B 10 00 3D 1D 02 00 1F 00 12 D6 87 7C BF 03"
+	if w := unhex(t, want); !bytes.Equal(buf.Bytes(), w) {
+		t.Errorf("resent % X, want % X", buf.Bytes(), w)
+	}
+	if got := decode(t, "tablectl", unhex(t, want)); got != "card KS flags=0x02 no=31 shoe=1234567ms seq=61" {
+		t.Errorf("decoded %q", got)
+	}
 }

@@ -1,0 +1,41 @@
+package simulator
+
+import (
+	"testing"
+	"time"
+
+	"github.com/tablectl/tablectl/drivers/device"
+)
+
+// TestShoeStampsItsCards checks that the simulated shoe stamps every card with its own
+// clock on the tablectl protocol (docs/protocol.md, "Shoe time"), at least the pace
+// apart however late the driver reads them, and stamps none when told not to.
+func TestShoeStampsItsCards(t *testing.T) {
+	const pace = 20 * time.Millisecond
+	steps := []Step{{Op: "shuffle"}, {Op: "deal", N: 1}}
+	shoeEvs, _ := runScenario(t, Config{Seed: 5, Decks: 1, Pace: pace}, steps)
+	var last uint32
+	cards := 0
+	for _, e := range shoeEvs {
+		if e.Kind != device.CardDrawn {
+			continue
+		}
+		if !e.HasShoeTime {
+			t.Fatalf("card %v has no shoe time", e)
+		}
+		if cards > 0 && time.Duration(e.ShoeTime-last)*time.Millisecond < pace-time.Millisecond {
+			t.Errorf("card %v stamped %d ms after the card before it, want at least %s", e, e.ShoeTime-last, pace)
+		}
+		last = e.ShoeTime
+		cards++
+	}
+	if cards < 4 {
+		t.Fatalf("%d cards dealt, want a round's", cards)
+	}
+	shoeEvs, _ = runScenario(t, Config{Seed: 5, Decks: 1, Unstamped: true}, steps)
+	for _, e := range shoeEvs {
+		if e.Kind == device.CardDrawn && e.HasShoeTime {
+			t.Fatalf("card %v stamped by a shoe that does not stamp", e)
+		}
+	}
+}
