@@ -35,7 +35,7 @@ func TestRunGolden(t *testing.T) {
 	if testing.Short() {
 		t.Skip("deals 200 rounds")
 	}
-	br, err := broker.Start(context.Background(), broker.Options{Listen: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	br, err := broker.Start(context.Background(), broker.Options{Listen: "127.0.0.1:0", OpenAccess: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
