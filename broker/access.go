@@ -55,14 +55,14 @@ type User struct {
 
 // tableTopics are the topics tablectl publishes under tablectl/v1/<table>/ and every
 // role reads.
-var tableTopics = []string{"status", "state", "card", "result", "roadmap", "irregularity", "cmd/reply"}
+var tableTopics = []string{"status", "state", "card", "result", "roadmap", "irregularity", "journal", "cmd/reply"}
 
 // Allowed reports whether a client of role may publish on topic (write) or read it
 // (write false; topic may then be a subscription filter with + and #). The policy, the
 // same as deploy/mosquitto/acl's:
 //
 //   - tablectl alone writes the table's topics (status, state, card, result, roadmap,
-//     irregularity, cmd/reply) and alone reads the commands (cmd/<role>);
+//     irregularity, journal, cmd/reply) and alone reads the commands (cmd/<role>);
 //   - dealer writes cmd/dealer; supervisor writes cmd/supervisor and cmd/dealer;
 //   - every role, and an anonymous client, reads the table's topics;
 //   - nothing outside tablectl/v1/ is read or written ($SYS included).

@@ -257,7 +257,7 @@ func TestEmbeddedPolicyMatchesMosquittoACL(t *testing.T) {
 	}
 	var topics []string
 	for _, table := range []string{"t1", "bac-07"} {
-		for _, rest := range []string{"status", "state", "card", "result", "roadmap", "irregularity", "cmd/reply",
+		for _, rest := range []string{"status", "state", "card", "result", "roadmap", "irregularity", "journal", "cmd/reply",
 			"cmd/dealer", "cmd/supervisor", "cmd/pit_manager", "cmd/shift_manager", "other", "cmd/dealer/x"} {
 			topics = append(topics, "tablectl/v1/"+table+"/"+rest)
 		}

@@ -24,6 +24,10 @@ type Config struct {
 	Decks int `yaml:"decks"`
 	// Journal is the journal's directory.
 	Journal string `yaml:"journal"`
+	// JournalKey is the table's signing key, which signs the journal's chain head at each
+	// round's end; "" is table.key beside the journal directory. It is made on the first
+	// start (docs/journal.md, "Tamper evidence").
+	JournalKey string `yaml:"journal_key"`
 	// Dealer holds how the round is run.
 	Dealer Dealer `yaml:"dealer"`
 	// Shoe and Shuffler are the devices' serial lines; nil when the table has none.

@@ -82,7 +82,7 @@ func TestShippedSettingsAndACLAgree(t *testing.T) {
 		t.Fatalf("the settings log in as %q, which the ACL does not name: every publish would be dropped", user)
 	}
 	base := "tablectl/v1/" + cfg.Table + "/"
-	for _, topic := range []string{"status", "state", "card", "result", "roadmap", "irregularity", "cmd/reply"} {
+	for _, topic := range []string{"status", "state", "card", "result", "roadmap", "irregularity", "journal", "cmd/reply"} {
 		for _, access := range []string{"write", "read"} {
 			if !granted(g, base+topic, access) {
 				t.Errorf("user %s may not %s %s", user, access, base+topic)

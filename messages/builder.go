@@ -21,9 +21,10 @@ const (
 	TopicState   // retained
 	TopicRoadmap // retained
 	TopicStatus  // retained
+	TopicJournal // retained
 )
 
-var topicNames = [...]string{"?", "card", "result", "irregularity", "state", "roadmap", "status"}
+var topicNames = [...]string{"?", "card", "result", "irregularity", "state", "roadmap", "status", "journal"}
 
 // String is the topic's last level, e.g. "card".
 func (t Topic) String() string {

@@ -7,6 +7,7 @@
 package messages
 
 import (
+	"github.com/tablectl/tablectl/journal"
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
@@ -29,6 +30,15 @@ type Envelope struct {
 	Round  uint32    `json:"round"`
 	Seq    uint64    `json:"seq"`
 	At     time.Time `json:"at"`
+}
+
+// JournalHead is the retained journal message (topic journal): the journal's chain head
+// signed with the table's key at the end of the round the envelope names
+// (docs/journal.md, "Tamper evidence"). A witness keeps each one it receives;
+// `tablectl journal verify --key PUBKEY --witness FILE` checks the journal against them.
+type JournalHead struct {
+	Envelope
+	Checkpoint journal.Checkpoint `json:"checkpoint"`
 }
 
 // Status is the retained status of the table (topic status). It is published on every

@@ -181,3 +181,26 @@ func TestJournalArchiveCommand(t *testing.T) {
 		t.Fatalf("bad date: %v", err)
 	}
 }
+
+// TestRunSignsItsJournal: a table makes its signing key on the first start, beside its
+// journal, signs the chain head at each round's end, and verify checks the signatures
+// with the key `key show` prints.
+func TestRunSignsItsJournal(t *testing.T) {
+	jdir := filepath.Join(t.TempDir(), "journal")
+	if out, _, err := runCmd(t, "", "run", "--simulate", "--pace", "0", "--rounds", "5", "--journal", jdir,
+		"--http", "", "--broker-listen", "127.0.0.1:0", "--broker-websocket", ""); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	st, err := os.Stat(journal.DefaultKeyPath(jdir))
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("the table's key: %v %v", st, err)
+	}
+	pub, _, err := runCmd(t, "", "key", "show", "--journal", jdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCmd(t, "", "journal", "verify", "--key", strings.TrimSpace(pub), jdir)
+	if err != nil || !strings.Contains(out, "checkpoints: 5, the last at record") || !strings.Contains(out, "result: intact") {
+		t.Fatalf("verify: %v\n%s", err, out)
+	}
+}

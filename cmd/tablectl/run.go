@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/tablectl/tablectl/journal"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/tablectl/tablectl/config"
@@ -41,7 +44,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 			return fmt.Errorf("run: %w", err)
 		}
 		defer os.RemoveAll(tmp)
-		r.Journal = tmp
+		r.Journal = filepath.Join(tmp, "journal") // and its signing key beside it
 	}
 	log := newLogger(r.Log.JSON, io.err)
 	if w := r.NoDeviceWarning(r.Simulate); w != "" {
@@ -60,6 +63,9 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		cfg.Watchdog, cfg.HeartbeatEvery = svc, every
 	}
 	cfg.EchoGrace = daemon.DefaultEchoGrace // the broker must deliver what the table publishes
+	if cfg.SigningKey, err = signingKey(r.Config, log); err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
 	var d *daemon.Daemon
 	if r.Metrics != "" { // scraped only once d is open: the server starts after it
 		cfg.Metrics = metrics.New(func() int { n, _ := d.Pending(); return n })
@@ -197,4 +203,27 @@ func runFlags(fs *flag.FlagSet) (f *config.Flags, configFile *string, sim *simul
 	fs.StringVar(&f.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (\"\": none), for example 127.0.0.1:9464")
 	sim = simulationFlags(fs, f, time.Second)
 	return f, configFile, sim
+}
+
+// signingKey reads the table's signing key (the file's journal_key, or table.key beside
+// the journal directory), making it on the first start.
+func signingKey(c config.Config, log *slog.Logger) (ed25519.PrivateKey, error) {
+	path := c.JournalKey
+	if path == "" {
+		path = journal.DefaultKeyPath(c.Journal)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("journal key: %w", err)
+	}
+	key, created, err := journal.LoadOrCreateKey(path)
+	if err != nil {
+		return nil, err
+	}
+	pub := journal.PublicKeyString(key.Public().(ed25519.PublicKey))
+	if created {
+		log.Warn("made the table's signing key: give its public key to the pit (tablectl key show)", "key", path, "public", pub)
+	} else {
+		log.Info("the table's signing key", "key", path, "public", pub)
+	}
+	return key, nil
 }

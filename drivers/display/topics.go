@@ -61,6 +61,9 @@ func (t Topics) Roadmap() string { return t.base() + "roadmap" }
 // resolved.
 func (t Topics) Irregularity() string { return t.base() + "irregularity" }
 
+// Journal is the retained topic of the journal's signed chain head (docs/journal.md).
+func (t Topics) Journal() string { return t.base() + "journal" }
+
 // Reply is tablectl/v1/<table>/cmd/reply: the answer to every command.
 func (t Topics) Reply() string { return t.base() + "cmd/" + ReplyRole }
 
