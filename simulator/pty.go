@@ -150,7 +150,6 @@ func (p *Port) Drain(ctx context.Context) error {
 	return nil
 }
 
-
 // Write sends b to the driver. It blocks while the line's buffer is full.
 func (p *Port) Write(b []byte) (int, error) {
 	p.mu.Lock()
