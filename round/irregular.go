@@ -19,7 +19,7 @@ func (c *Controller) report(ev *Event) {
 	case ev.Role < irregularities.Dealer || ev.Role > irregularities.ShiftManager:
 		c.refuse(ev, "a report needs the role of who makes it")
 		return
-	case c.st.Held.ID != 0 && len(e.Choices) > 0:
+	case c.st.Held.ID != 0 && len(e.Choices) > 0 && k != irregularities.ForeignCard:
 		c.refuse(ev, "the table is already held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
 		return
 	}
