@@ -44,7 +44,7 @@ func (c *Controller) boxChoice(ev *Event) {
 			c.refuse(ev, "a %s may not return an Original Bet: it takes a pit_manager or above (NC Insurance 5.13)", ev.Role)
 			return
 		case !ev.Bet.Insurance():
-			c.refuse(ev, "name the insurance intended: player-insurance or banker-insurance")
+			c.refuse(ev, "name the insurance intended: player_insurance or banker_insurance")
 			return
 		case !c.wasNeglected(ev.Bet):
 			c.refuse(ev, "no %s offer was neglected this round (NC Insurance 5.13)", ev.Bet)

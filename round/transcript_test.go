@@ -33,7 +33,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected effects in testd
 //	> device-lost detail=shoe | device-back detail=shoe
 //	> card unreadable=damaged_index [seq=N]   (a card the shoe could not name)
 //	> card 9H renumbered=true seq=1           (the shoe's numbering started again)
-//	> box-option box=1 option=bet-returned role=dealer [bet=banker-insurance]
+//	> box-option box=1 option=bet-returned role=dealer [bet=banker_insurance]
 //
 // Cards are a second apart unless an event gives at=DURATION from the transcript's start.
 func TestTranscripts(t *testing.T) {
