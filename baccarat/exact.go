@@ -39,9 +39,11 @@ func checkExact(w Wager, o Odds, what string) error {
 		return nil
 	}
 	step := int64(o.Den) / gcd(int64(o.Num), int64(o.Den))
+	rem, den := n%int64(o.Den), int64(o.Den)
+	g := gcd(rem, den)
 	return &WagerError{Wager: w, Reason: fmt.Sprintf(
 		"%s, so a stake of %d would win %d %d/%d units, which the table's smallest unit cannot pay exactly: stakes on this bet must be multiples of %d (or the table set to pay rounded)",
-		what, w.Stake, n/int64(o.Den), n%int64(o.Den), o.Den, step)}
+		what, w.Stake, n/den, rem/g, den/g, step)}
 }
 
 func gcd(a, b int64) int64 {

@@ -272,6 +272,7 @@ func (c *Config) Round() (round.Config, error) {
 	if rc.Rounding, err = baccarat.ParseRounding(c.Dealer.Rounding); err != nil {
 		return round.Config{}, err
 	}
+	rc.PayRounded, rc.NoInsurance = c.Dealer.PayRounded, c.Dealer.NoInsurance
 	return rc, nil
 }
 
