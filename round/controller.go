@@ -926,6 +926,10 @@ func (c *Controller) insuranceBet(ev *Event) {
 		return
 	}
 	w := ev.Wagers[0]
+	if c.cfg.NoInsurance && c.cfg.Rules.Insurance {
+		c.emit(ev, Effect{Kind: WagerRefused, Wager: w, Reason: "this table offers no insurance (NC Insurance 4.2.2)"})
+		return
+	}
 	if len(c.st.Offers) == 0 {
 		c.emit(ev, Effect{Kind: WagerRefused, Wager: w, Reason: "no insurance offer is open"})
 		return
