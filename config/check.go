@@ -113,6 +113,9 @@ func (f *file) checkDealer(d Dealer) {
 	if _, err := baccarat.ParseRounding(d.Rounding); err != nil {
 		f.at("dealer.rounding", "%v", err)
 	}
+	if d.InsurancePause < 0 || d.InsurancePause > time.Minute {
+		f.at("dealer.insurance_pause", "%s: want 0s to 1m", d.InsurancePause)
+	}
 }
 
 func (f *file) checkSerial(dev string, s Serial) {

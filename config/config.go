@@ -75,6 +75,9 @@ type Dealer struct {
 	PayRounded bool `yaml:"pay_rounded"`
 	// NoInsurance: the table offers no Insurance (NC Insurance 4.2.2).
 	NoInsurance bool `yaml:"no_insurance"`
+	// InsurancePause: with Auto, how long an Insurance offer stays open before it is
+	// closed; 0 closes it at once.
+	InsurancePause time.Duration `yaml:"insurance_pause"`
 }
 
 // Serial is a device's serial line.

@@ -39,6 +39,7 @@ type Config struct {
 	Round              round.Config
 	AutoConfirm        bool
 	AutoCloseInsurance bool
+	InsurancePause     time.Duration
 	// JournalDir is where the journal lives.
 	JournalDir string
 	// Shoe and Shuffler are the devices; nil when the table has none.
@@ -130,7 +131,7 @@ func Open(cfg Config) (*Daemon, error) {
 		shoeMsgs = append(shoeMsgs, msgs...)
 	}
 	tcfg := table.Config{Round: cfg.Round, AutoConfirm: cfg.AutoConfirm, AutoCloseInsurance: cfg.AutoCloseInsurance,
-		Seqless: cfg.Shoe != nil && cfg.Shoe.Format != "tablectl", Now: cfg.Now, Handler: d.publish, Observe: d.device}
+		InsurancePause: cfg.InsurancePause, Seqless: cfg.Shoe != nil && cfg.Shoe.Format != "tablectl", Now: cfg.Now, Handler: d.publish, Observe: d.device}
 	if cfg.Metrics != nil {
 		tcfg.Recorded = cfg.Metrics.Recorded
 	}

@@ -29,6 +29,11 @@ type Config struct {
 	// as soon as it opens (NC Insurance 3.12), as a dealer offering no time to bet would.
 	AutoConfirm        bool
 	AutoCloseInsurance bool
+	// InsurancePause, with AutoCloseInsurance, leaves each offer open this long before
+	// it is closed, so players have time to bet and a card drawn sooner shows the
+	// neglected offer of NC Insurance 5.13. Time is the events' own: the offer is closed
+	// before the first card read at or after the pause. Zero closes it at once.
+	InsurancePause time.Duration
 	// Seqless: the shoe's format carries no sequence numbers.
 	Seqless bool
 	// Recorder keeps each event before it is stepped; nil keeps nothing.
@@ -72,6 +77,8 @@ type Table struct {
 	// end of each shoe.
 	j        *journal.Journal
 	settings Settings
+	// offeredAt is when the open Insurance offers were made, under InsurancePause.
+	offeredAt time.Time
 }
 
 // New returns a table with no shoe in play.
@@ -95,6 +102,13 @@ func (t *Table) Step(ev round.Event) error {
 	for len(queue) > 0 {
 		ev := queue[0]
 		queue = queue[1:]
+		if closeAt := t.offeredAt.Add(t.cfg.InsurancePause); !t.offeredAt.IsZero() && ev.Kind == round.CardDrawn && !ev.At.Before(closeAt) {
+			t.offeredAt = time.Time{}
+			if len(t.ctl.State().Offers) > 0 {
+				queue = append([]round.Event{{Kind: round.InsuranceWindowClosed, At: closeAt, Actor: "auto"}, ev}, queue...)
+				continue
+			}
+		}
 		if t.cfg.Recorder != nil {
 			if err := t.cfg.Recorder.Record(ev); err != nil {
 				return fmt.Errorf("record %s event: %w", ev.Kind, err)
@@ -125,7 +139,11 @@ func (t *Table) Step(ev round.Event) error {
 // Insurance offers just opened, confirm the round just completed.
 func (t *Table) automatic(st round.State, at time.Time, offered, complete bool) []round.Event {
 	var evs []round.Event
-	if t.cfg.AutoCloseInsurance && offered && len(st.Offers) > 0 {
+	switch {
+	case !t.cfg.AutoCloseInsurance || !offered || len(st.Offers) == 0:
+	case t.cfg.InsurancePause > 0:
+		t.offeredAt = at
+	default:
 		evs = append(evs, round.Event{Kind: round.InsuranceWindowClosed, At: at, Actor: "auto"})
 	}
 	if t.cfg.AutoConfirm && complete && st.Phase == round.Complete && !st.Voided && st.Held.ID == 0 {

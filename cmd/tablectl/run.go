@@ -54,6 +54,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	rounds := fs.Int("rounds", 0, "with --simulate: stop after this many rounds (0: until interrupted)")
 	seed := fs.Uint64("seed", 1, "with --simulate: seed of the shuffles")
 	auto := fs.Bool("auto", false, "stand in for the dealer's buttons: close betting on a round's first card, close Insurance at once, confirm each complete round (default with --simulate)")
+	insurancePause := fs.Duration("insurance-pause", def.Dealer.InsurancePause, "with --auto: how long each Insurance offer stays open before it is closed (0: at once)")
 	window := fs.Duration("simultaneous-window", def.Dealer.SimultaneousWindow, "two cards of a round read closer together than this were drawn together (RWS Baccarat 5.10); 0 turns the check off")
 	httpAddr := fs.String("http", def.HTTP, "serve the display board here (\"\": none); :8080 serves it to the network")
 	logJSON := fs.Bool("log-json", false, "log as JSON lines")
@@ -102,8 +103,9 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 			}
 		},
 		"shuffler": func() { tc.Shuffler = &config.Serial{Port: *shufflerPath} },
-		"auto":     func() { tc.Dealer.Auto = *auto }, "simultaneous-window": func() { tc.Dealer.SimultaneousWindow = *window },
-		"http": func() { tc.HTTP = *httpAddr }, "log-json": func() { tc.Log.JSON = *logJSON }, "metrics": func() { tc.Metrics = *metricsAddr },
+		"auto":     func() { tc.Dealer.Auto = *auto }, "insurance-pause": func() { tc.Dealer.InsurancePause = *insurancePause },
+		"simultaneous-window": func() { tc.Dealer.SimultaneousWindow = *window },
+		"http":                func() { tc.HTTP = *httpAddr }, "log-json": func() { tc.Log.JSON = *logJSON }, "metrics": func() { tc.Metrics = *metricsAddr },
 	}
 	overridden := false
 	for _, name := range slices.Sorted(maps.Keys(set)) {
@@ -168,7 +170,8 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	if *simulate && *pace < rc.SimultaneousWindow && !set["simultaneous-window"] {
 		rc.SimultaneousWindow = 0 // the simulator deals faster than any dealer could
 	}
-	cfg := daemon.Config{Table: tc.Table, Round: rc, AutoConfirm: tc.Dealer.Auto, AutoCloseInsurance: tc.Dealer.Auto, Logger: log,
+	cfg := daemon.Config{Table: tc.Table, Round: rc, AutoConfirm: tc.Dealer.Auto, AutoCloseInsurance: tc.Dealer.Auto,
+		InsurancePause: tc.Dealer.InsurancePause, Logger: log,
 		Shoe: tc.ShoeConfig(), Shuffler: tc.ShufflerConfig()}
 	svc, err := newServiceManager(log)
 	if err != nil {

@@ -28,6 +28,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	baud := fs.Int("baud", 9600, "the serial ports' speed")
 	shufflerPath := fs.String("shuffler", "", "the shuffler's serial port (optional)")
 	rules := fs.String("rules", "classic", "rule set: "+fmt.Sprint(baccarat.Names))
+	insurancePause := fs.Duration("insurance-pause", 0, "with --auto: how long each Insurance offer stays open before it is closed (0: at once)")
 	auto := fs.Bool("auto", true, "stand in for the dealer's buttons: close betting on a round's first card, close Insurance offers at once, confirm each complete round")
 	showDevice := fs.Bool("device-events", false, "also print the drivers' own events")
 	simulate := fs.Bool("simulate", false, "start a simulated shoe and shuffler in-process and watch them (no --shoe needed)")
@@ -57,7 +58,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	rc.CloseBetsOnFirstCard = *auto
 	rc.SimultaneousWindow = *window
 	log := slog.New(slog.NewTextHandler(io.err, nil))
-	tcfg := table.Config{Round: rc, AutoConfirm: *auto, AutoCloseInsurance: *auto, Seqless: *format != "tablectl",
+	tcfg := table.Config{Round: rc, AutoConfirm: *auto, AutoCloseInsurance: *auto, InsurancePause: *insurancePause, Seqless: *format != "tablectl",
 		Handler: func(ev round.Event, effs []round.Effect, _ round.State) {
 			for _, e := range effs {
 				fmt.Fprintf(io.out, "%s %s\n", ev.At.Format("15:04:05.000"), e)
