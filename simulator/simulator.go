@@ -55,6 +55,8 @@ type Simulator struct {
 	remove  []baccarat.Card
 	add     []baccarat.Card
 	rounds  int // rounds dealt
+	// complete: the stacked set is reported as complete (stack complete).
+	complete bool
 }
 
 // New opens the simulated devices' pseudo-terminals, with links "shoe" and "shuffler" in
@@ -198,6 +200,7 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 	switch st.Op {
 	case "stack":
 		s.stacked = append(s.stacked, st.Cards...)
+		s.complete = s.complete || st.Text == "complete"
 	case "top":
 		s.top = append(s.top, st.Cards...)
 	case "remove":
@@ -208,13 +211,17 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 		if err := s.shoeTaken(ctx); err != nil {
 			return err
 		}
+		complete := s.complete
 		cards := s.newSet(true)
-		var order []baccarat.Card
-		if st.Text != "no-order" {
-			order = cards
+		count, order := len(cards), cards
+		if st.Text == "no-order" || complete {
+			order = nil
 		}
 		set, decks := s.set, s.cfg.Decks
-		return s.reported(ctx, s.shufEnc.report(func(e *shuffler.Encoder) error { return e.Shuffled(set, decks, len(cards), order) }))
+		if complete {
+			count = 52 * decks
+		}
+		return s.reported(ctx, s.shufEnc.report(func(e *shuffler.Encoder) error { return e.Shuffled(set, decks, count, order) }))
 	case "not-shuffled":
 		s.newSet(false)
 		set := s.set
@@ -339,7 +346,7 @@ func (s *Simulator) newSet(shuffled bool) []baccarat.Card {
 		}
 		cards = append(append([]baccarat.Card(nil), s.top...), cards...)
 	}
-	s.stacked, s.remove, s.add, s.top = nil, nil, nil, nil
+	s.stacked, s.remove, s.add, s.top, s.complete = nil, nil, nil, nil, false
 	s.set++
 	s.cards, s.next, s.cutOut = cards, 0, false
 	s.cutAt = -1

@@ -133,7 +133,7 @@ func playScenario(t *testing.T, sc *simulator.Scenario, rules string, quietRound
 	tbl, err := New(Config{Round: rc, AutoConfirm: true, AutoCloseInsurance: true, Seqless: format != "tablectl",
 		Handler: func(ev round.Event, effs []round.Effect, _ round.State) {
 			for _, e := range effs {
-				if e.Kind != round.CardBurned && !(quietRounds && routine[e.Kind]) {
+				if (e.Kind != round.CardBurned || showBurn) && !(quietRounds && routine[e.Kind]) {
 					lines = append(lines, e.String())
 				}
 			}
