@@ -564,6 +564,9 @@ func (c *Controller) cardDrawn(ev *Event) {
 	if ev.Renumbered {
 		c.repowered(ev)
 	}
+	if missed > 0 {
+		c.unaccounted(ev, missed, fmt.Sprintf("shoe sequence %d follows %d: %s", seq, lastSeq, cardsText(missed, "not read")), "")
+	}
 	if !card.Valid() {
 		c.unaccounted(ev, 1, "an unreadable card", ev.Detail)
 		return
@@ -581,9 +584,6 @@ func (c *Controller) cardDrawn(ev *Event) {
 		c.st.Seen[card.Index()]-- // not of the set: not counted as one of its cards
 		c.foundForeign(ev, card, seq, foreign)
 		return
-	}
-	if missed > 0 {
-		c.unaccounted(ev, missed, fmt.Sprintf("shoe sequence %d follows %d: %s", seq, lastSeq, cardsText(missed, "not read")), "")
 	}
 	if h := &c.st.Held; h.ID != 0 {
 		// A card drawn while the table is held belongs to the round: it waits, in order,

@@ -83,9 +83,7 @@ func (c *Controller) report(ev *Event) {
 			c.st.Phase = ShoeDone
 			c.emit(ev, Effect{Kind: ShoeFinished})
 		}
-		if c.st.EndPending {
-			c.pendingEnd(ev)
-		}
+		c.maybeEnd(ev)
 	case irregularities.InsuranceNotOffered:
 		if !c.cfg.Rules.Insurance {
 			c.refuse(ev, "rule set %s offers no insurance", c.cfg.Rules.Name)
@@ -152,6 +150,19 @@ func choiceWord(ch irregularities.Choice) string {
 // resolve ends the hold with choice, made by role and actor (role 0: by the rules
 // themselves), and carries it out.
 func (c *Controller) resolve(ev *Event, choice irregularities.Choice, role irregularities.Role, actor, why string) {
+	c.resolveHold(ev, choice, role, actor, why)
+	c.maybeEnd(ev)
+}
+
+// maybeEnd ends the shoe whose empty signal was waiting, once nothing holds it: no
+// decision awaited, and no round in play.
+func (c *Controller) maybeEnd(ev *Event) {
+	if c.st.EndPending && c.st.Held.ID == 0 && c.st.Phase != NoShoe && !c.roundInPlay() {
+		c.pendingEnd(ev)
+	}
+}
+
+func (c *Controller) resolveHold(ev *Event, choice irregularities.Choice, role irregularities.Role, actor, why string) {
 	h := c.st.Held
 	c.st.Held = Held{}
 	c.emit(ev, Effect{Kind: IrregularityResolved, ID: h.ID, Irregularity: h.Kind, Choice: choice, Role: role, Actor: actor, Reason: why})
@@ -215,7 +226,7 @@ func (c *Controller) resolve(ev *Event, choice irregularities.Choice, role irreg
 // nothing to open.
 func (c *Controller) afterVoid(ev *Event) {
 	if c.st.Voided && c.st.Phase == Complete {
-		if c.st.EndPending {
+		if c.st.EndPending && c.st.Held.ID == 0 {
 			c.pendingEnd(ev)
 			return
 		}
