@@ -457,18 +457,9 @@ func fingerprint(order []baccarat.Card) uint64 {
 	return h
 }
 
-// burnValue is the number of cards a first card calls for: its face value, tens and
-// picture cards counting 10.
-func burnValue(card baccarat.Card) int {
-	if card.Rank >= baccarat.Ten {
-		return 10
-	}
-	return int(card.Rank)
-}
-
 func (c *Controller) burn(ev *Event, card baccarat.Card, seq uint64) {
 	if c.st.BurnLeft < 0 {
-		n := burnValue(card)
+		n := baccarat.BurnCount(card)
 		c.st.BurnLeft = n
 		c.emit(ev, Effect{Kind: BurnStarted, Card: card, Seq: seq, Count: n})
 		return

@@ -394,7 +394,7 @@ func (s *Simulator) burn(ctx context.Context) error {
 	if err != nil {
 		return ignoreEmpty(err)
 	}
-	for range BurnCount(first) {
+	for range baccarat.BurnCount(first) {
 		if _, err := s.draw(ctx); err != nil {
 			return ignoreEmpty(err)
 		}
