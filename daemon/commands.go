@@ -32,6 +32,10 @@ type Command struct {
 	// decide: the irregularity's number and the choice.
 	Irregularity uint32 `json:"irregularity,omitempty"`
 	Choice       string `json:"choice,omitempty"`
+	// box_option: the box, its option, and for insurance-intended the Insurance bet.
+	Box    string `json:"box,omitempty"`
+	Option string `json:"option,omitempty"`
+	Bet    string `json:"bet,omitempty"`
 }
 
 // commands are the commands and the lowest role that may give each. Decisions on
@@ -48,6 +52,7 @@ var commands = map[string]irregularities.Role{
 	"end_shoe":         irregularities.Dealer,
 	"report":           irregularities.Dealer,
 	"decide":           irregularities.Supervisor,
+	"box_option":       irregularities.Dealer,
 }
 
 // ParseCommand reads a command given by role. Anything malformed, unknown or not allowed
@@ -112,6 +117,10 @@ func ParseCommand(roleName string, payload []byte) (Command, round.Event, error)
 			return c, ev, fmt.Errorf("decide needs the irregularity's number")
 		}
 		ev.Kind, ev.ID, ev.Choice = round.Decide, c.Irregularity, ch
+	case "box_option":
+		if err := boxOption(c, &ev); err != nil {
+			return c, ev, err
+		}
 	}
 	return c, ev, nil
 }
@@ -119,7 +128,7 @@ func ParseCommand(roleName string, payload []byte) (Command, round.Event, error)
 func commandNames() string {
 	names := make([]string, 0, len(commands))
 	for _, n := range []string{"bets_closed", "confirm", "insurance_bet", "insurance_closed", "squeeze", "cut_card",
-		"new_shoe", "end_shoe", "report", "decide"} {
+		"new_shoe", "end_shoe", "report", "decide", "box_option"} {
 		names = append(names, n)
 	}
 	return strings.Join(names, ", ")
