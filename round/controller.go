@@ -189,6 +189,9 @@ type State struct {
 	// Skipped are the recorded cards passed over when a card came out of the recorded
 	// order; each is taken without a new hold when it comes.
 	Skipped []baccarat.Card `json:",omitempty"`
+	// ShoeLost: the shoe dropped out while the table was held for something else during
+	// a round; RWS Baccarat 5.4 is applied when it is back.
+	ShoeLost bool `json:",omitempty"`
 	// EndPending: the shoe reported itself empty while the round awaited its
 	// confirmation; the shoe ends once the round is settled or void.
 	EndPending bool `json:",omitempty"`

@@ -278,16 +278,26 @@ func (c *Controller) unplaceLast() (card baccarat.Card, seq uint64) {
 // (RWS Baccarat 5.4); the rule decides when it is back. A shuffler that drops out does
 // not interrupt dealing from the shoe: it is recorded in the journal and nothing else.
 func (c *Controller) deviceLost(ev *Event) {
-	if isShuffler(ev.Detail) {
+	if isShuffler(ev.Detail) || c.st.Phase != Dealing {
 		return
 	}
-	if c.st.Phase == Dealing && c.st.Held.ID == 0 {
-		c.raise(ev, irregularities.TechnicalInterruption, fmt.Sprintf("%s disconnected with round %d being dealt", deviceName(ev.Detail), c.st.Round))
+	what := fmt.Sprintf("%s disconnected with round %d being dealt", deviceName(ev.Detail), c.st.Round)
+	if c.st.Held.ID == 0 {
+		c.raise(ev, irregularities.TechnicalInterruption, what)
+		return
 	}
+	// Held for something else: 5.4 applies all the same once the shoe is back.
+	c.st.ShoeLost = true
+	c.record(ev, irregularities.TechnicalInterruption, fmt.Sprintf("%s while the table is held for irregularity #%d", what, c.st.Held.ID))
 }
 
 func (c *Controller) deviceBack(ev *Event) {
-	if c.st.Held.ID != 0 && c.st.Held.Kind == irregularities.TechnicalInterruption && !isShuffler(ev.Detail) {
+	if isShuffler(ev.Detail) {
+		return
+	}
+	lost := c.st.ShoeLost
+	c.st.ShoeLost = false
+	if c.st.Held.ID != 0 && (c.st.Held.Kind == irregularities.TechnicalInterruption || lost && c.st.Phase == Dealing) {
 		c.interrupted(ev)
 	}
 }
