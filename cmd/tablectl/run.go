@@ -53,7 +53,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	pace := fs.Duration("pace", time.Second, "with --simulate: pause before each card (0: as fast as possible)")
 	rounds := fs.Int("rounds", 0, "with --simulate: stop after this many rounds (0: until interrupted)")
 	seed := fs.Uint64("seed", 1, "with --simulate: seed of the shuffles")
-	auto := fs.Bool("auto", false, "stand in for the dealer's buttons: close betting on a round's first card, close Insurance at once, confirm each complete round (default with --simulate)")
+	auto := fs.Bool("auto", false, "stand in for the dealer's buttons: close betting on a round's first card, close Insurance at once (or after --insurance-pause), confirm each complete round (default with --simulate)")
 	insurancePause := fs.Duration("insurance-pause", def.Dealer.InsurancePause, "with --auto: how long each Insurance offer stays open before it is closed (0: at once)")
 	window := fs.Duration("simultaneous-window", def.Dealer.SimultaneousWindow, "two cards of a round read closer together than this were drawn together (RWS Baccarat 5.10); 0 turns the check off")
 	httpAddr := fs.String("http", def.HTTP, "serve the display board here (\"\": none); :8080 serves it to the network")
