@@ -26,9 +26,11 @@ type Command struct {
 	// new_shoe: the set and its decks.
 	Set   string `json:"set,omitempty"`
 	Decks int    `json:"decks,omitempty"`
-	// report: the irregularity kind, and for a late error the round it was in.
+	// report: the irregularity kind, and for a late error the round it was in; for a
+	// foreign card, the card found (optional).
 	Kind  string `json:"kind,omitempty"`
 	Round uint32 `json:"round,omitempty"`
+	Card  string `json:"card,omitempty"`
 	// decide: the irregularity's number and the choice.
 	Irregularity uint32 `json:"irregularity,omitempty"`
 	Choice       string `json:"choice,omitempty"`
@@ -108,6 +110,11 @@ func ParseCommand(roleName string, payload []byte) (Command, round.Event, error)
 			return c, ev, err
 		}
 		ev.Kind, ev.Irregularity, ev.Round = round.Report, k, c.Round
+		if c.Card != "" {
+			if ev.Card, err = baccarat.ParseCard(c.Card); err != nil {
+				return c, ev, fmt.Errorf("report card: %w", err)
+			}
+		}
 	case "decide":
 		ch, err := irregularities.ParseChoice(c.Choice)
 		if err != nil {

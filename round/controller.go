@@ -223,6 +223,11 @@ type Held struct {
 	// Missing is how many cards the table could not account for (unread or unreadable);
 	// when play goes on they were set aside: in the burn, they count as burned.
 	Missing int `json:",omitempty"`
+	// OrderPos and Skipped, for a card held out of the recorded order, are the recorded
+	// order's position and the count of cards passed over before it, each plus one (0:
+	// none): restored when the supervisor finds the card is not of the set.
+	OrderPos int `json:",omitempty"`
+	Skipped  int `json:",omitempty"`
 }
 
 // Kept is a card read but not yet placed.
@@ -573,6 +578,7 @@ func (c *Controller) cardDrawn(ev *Event) {
 		c.st.Warned = what
 		c.emit(ev, Effect{Kind: DealerWarning, Reason: what + ": check the shuffle"})
 	}
+	orderPos, skipped := c.st.OrderPos, len(c.st.Skipped)
 	outOfOrder, foreign := c.followOrder(card)
 	if foreign != "" {
 		c.st.Seen[card.Index()]-- // not of the set: not counted as one of its cards
@@ -589,6 +595,7 @@ func (c *Controller) cardDrawn(ev *Event) {
 	case Burning:
 		if outOfOrder != "" {
 			c.raise(ev, irregularities.IncorrectCards, outOfOrder)
+			c.st.Held.OrderPos, c.st.Held.Skipped = orderPos+1, skipped+1
 			c.hold(ev, card, seq)
 			return
 		}
@@ -605,6 +612,7 @@ func (c *Controller) cardDrawn(ev *Event) {
 		switch {
 		case outOfOrder != "":
 			c.raise(ev, irregularities.IncorrectCards, outOfOrder)
+			c.st.Held.OrderPos, c.st.Held.Skipped = orderPos+1, skipped+1
 			c.hold(ev, card, seq)
 			return
 		case c.simultaneous(ev, lastAt):

@@ -41,7 +41,8 @@ const (
 	PowerRestored
 	// Report: a dealer, supervisor or device reports an irregularity of kind Irregularity
 	// (a card dealt to the wrong hand, an exposed card, cards drawn together, an error in
-	// earlier Round...). Role and Actor say who; Detail says what was seen.
+	// earlier Round...). Role and Actor say who; Detail says what was seen; Card, for a
+	// foreign card, the card found.
 	Report
 	// Decide: Role/Actor decides held irregularity ID with Choice.
 	Decide

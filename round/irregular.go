@@ -57,7 +57,8 @@ func (c *Controller) report(ev *Event) {
 			c.refuse(ev, "no shoe is in play")
 			return
 		}
-		if c.st.Held.ID != 0 {
+		if h := c.st.Held; h.ID != 0 {
+			c.unheldForeign(h, ev.Card)
 			c.endHold(ev, fmt.Sprintf("a card not of this set was found (%s)", c.rule(k)))
 		}
 		c.raise(ev, k, what)
@@ -309,4 +310,20 @@ func deviceName(s string) string {
 		return "a device"
 	}
 	return s
+}
+
+// unheldForeign takes card, held out of the recorded order and now reported not of the
+// set, out of the set's count, and puts the recorded order back where it was before the
+// card came: the set's own copy of it is still to come, in its place.
+func (c *Controller) unheldForeign(h Held, card baccarat.Card) {
+	if !card.Valid() || len(h.Pending) == 0 || h.Pending[0].Card != card {
+		return
+	}
+	if c.st.Seen[card.Index()] > 0 {
+		c.st.Seen[card.Index()]--
+	}
+	if h.OrderPos > 0 {
+		c.st.OrderPos = h.OrderPos - 1
+		c.st.Skipped = c.st.Skipped[:min(len(c.st.Skipped), h.Skipped-1)]
+	}
 }

@@ -28,7 +28,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected effects in testd
 //	> cards 9H 8D ...            (one card event each; their effects follow together)
 //	> insurance-bet box:bet:stake
 //	> insurance-closed | squeeze | confirm | cut-card | shoe-end | power-restored
-//	> report kind=wrong_hand role=dealer [actor=A] [detail=words_with_underscores] [round=N]
+//	> report kind=wrong_hand role=dealer [actor=A] [detail=words_with_underscores] [round=N] [card=KD]
 //	> decide [id=N] choice=as-read role=supervisor [actor=A]
 //	> device-lost detail=shoe | device-back detail=shoe
 //	> card unreadable=damaged_index [seq=N]   (a card the shoe could not name)
@@ -286,6 +286,12 @@ func parseEvents(s string, seq *uint64) ([]Event, error) {
 				return nil, err
 			}
 			ev.Bet = b
+		case isKV && k == "card":
+			card, err := baccarat.ParseCard(v)
+			if err != nil {
+				return nil, err
+			}
+			ev.Card = card
 		case isKV && k == "unreadable":
 			ev.Card, ev.Detail = baccarat.Card{}, strings.ReplaceAll(v, "_", " ")
 		case isKV && k == "renumbered":
