@@ -95,3 +95,11 @@ func asParseError(err error, target **ParseError) bool {
 	}
 	return ok
 }
+
+func TestBurnCount(t *testing.T) {
+	for card, want := range map[string]int{"AS": 1, "2H": 2, "9D": 9, "TC": 10, "JS": 10, "QH": 10, "KD": 10} {
+		if got := BurnCount(MustParseCard(card)); got != want {
+			t.Errorf("BurnCount(%s) = %d, want %d", card, got, want)
+		}
+	}
+}

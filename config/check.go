@@ -125,6 +125,9 @@ func (f *file) checkDealer(c *Config) {
 	if _, err := baccarat.ParseRounding(d.Rounding); err != nil {
 		f.at("dealer.rounding", "%v", err)
 	}
+	if d.InsurancePause < 0 || d.InsurancePause > time.Minute {
+		f.at("dealer.insurance_pause", "%s: want 0s to 1m", d.InsurancePause)
+	}
 }
 
 func (f *file) checkSerial(dev string, s Serial) {
@@ -310,6 +313,7 @@ func (c *Config) Round() (round.Config, error) {
 	if rc.Rounding, err = baccarat.ParseRounding(c.Dealer.Rounding); err != nil {
 		return round.Config{}, err
 	}
+	rc.PayRounded, rc.NoInsurance = c.Dealer.PayRounded, c.Dealer.NoInsurance
 	return rc, nil
 }
 

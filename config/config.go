@@ -90,7 +90,16 @@ type Dealer struct {
 	// round's first card (RWS Baccarat 5.7).
 	BurnExcessCards bool `yaml:"burn_excess_cards"`
 	// Rounding is how a payout's fraction of a unit is rounded: down, half-up or up.
+	// It applies only with PayRounded.
 	Rounding string `yaml:"rounding"`
+	// PayRounded accepts a stake whose winnings are not a whole number of units and
+	// rounds its payout; otherwise such a stake is refused when bets close.
+	PayRounded bool `yaml:"pay_rounded"`
+	// NoInsurance: the table offers no Insurance (NC Insurance 4.2.2).
+	NoInsurance bool `yaml:"no_insurance"`
+	// InsurancePause: with Auto, how long an Insurance offer stays open before it is
+	// closed; 0 closes it at once.
+	InsurancePause time.Duration `yaml:"insurance_pause"`
 }
 
 // Serial is a device's serial line.

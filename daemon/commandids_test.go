@@ -160,8 +160,9 @@ func TestRepeatedCommandIDActsOnceAcrossARestart(t *testing.T) {
 	if again := ask(r, report); !bytes.Equal(again, first) {
 		t.Fatalf("repeat after the restart answered\n%s\nnot the first reply\n%s", again, first)
 	}
-	// A new id acts, once: the supervisor's decision.
-	const decide = `{"id":"d1","cmd":"decide","irregularity":1,"choice":"reconstructed","actor":"S17"}`
+	// A new id acts, once: the supervisor's report of an error in the round the restart
+	// interrupted (RWS Baccarat 5.4 decided that round by the rule).
+	const decide = `{"id":"d1","cmd":"report","kind":"late_error","round":1,"actor":"S17"}`
 	n := len(r.rec.Replies())
 	if err := r.rec.Inject("supervisor", []byte(decide)); err != nil {
 		t.Fatal(err)
@@ -171,7 +172,7 @@ func TestRepeatedCommandIDActsOnceAcrossARestart(t *testing.T) {
 	}
 	d1 := r.rec.Replies()[n].Payload
 	if !bytes.Contains(d1, []byte(`"ok":true`)) {
-		t.Fatalf("decide: %s", d1)
+		t.Fatalf("report: %s", d1)
 	}
 	if err := r.rec.Inject("supervisor", []byte(decide)); err != nil {
 		t.Fatal(err)
@@ -180,10 +181,10 @@ func TestRepeatedCommandIDActsOnceAcrossARestart(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	if again := r.rec.Replies()[n+1].Payload; !bytes.Equal(again, d1) {
-		t.Fatalf("a repeated decide answered %s", again)
+		t.Fatalf("a repeated report answered %s", again)
 	}
 	r.settle(t)
-	if got := irregularityEvents(t, r.rec); got != "raised wrong_hand,resolved wrong_hand" {
+	if got := irregularityEvents(t, r.rec); got != "raised wrong_hand,resolved wrong_hand,raised late_error" {
 		t.Errorf("irregularity messages after the restart: %v", got)
 	}
 	r.close(t)

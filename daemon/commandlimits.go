@@ -51,7 +51,8 @@ func (c Command) CheckFields() error {
 	}{
 		{"id", c.ID, MaxIDLen}, {"actor", c.Actor, MaxIDLen}, {"cmd", c.Cmd, MaxNameLen},
 		{"set", c.Set, MaxNameLen}, {"kind", c.Kind, MaxNameLen}, {"choice", c.Choice, MaxNameLen},
-		{"detail", c.Detail, MaxDetailLen},
+		{"detail", c.Detail, MaxDetailLen}, {"card", c.Card, MaxNameLen}, {"box", c.Box, MaxNameLen},
+		{"option", c.Option, MaxNameLen}, {"bet", c.Bet, MaxNameLen},
 	}
 	if len(c.Wagers) > MaxWagers {
 		return &LimitError{Field: "wagers", Size: len(c.Wagers), Limit: MaxWagers, Unit: "wagers"}

@@ -26,12 +26,18 @@ type Command struct {
 	// new_shoe: the set and its decks; with none, a set of the table's deck count.
 	Set   string `json:"set,omitempty"`
 	Decks int    `json:"decks,omitempty"`
-	// report: the irregularity kind, and for a late error the round it was in.
+	// report: the irregularity kind, and for a late error the round it was in; for a
+	// foreign card, the card found (optional).
 	Kind  string `json:"kind,omitempty"`
 	Round uint32 `json:"round,omitempty"`
+	Card  string `json:"card,omitempty"`
 	// decide: the irregularity's number and the choice.
 	Irregularity uint32 `json:"irregularity,omitempty"`
 	Choice       string `json:"choice,omitempty"`
+	// box_option: the box, its option, and for insurance-intended the Insurance bet.
+	Box    string `json:"box,omitempty"`
+	Option string `json:"option,omitempty"`
+	Bet    string `json:"bet,omitempty"`
 }
 
 // CommandSpec is one command of the table: its name (the JSON's cmd), the fields it takes,
@@ -90,7 +96,7 @@ var Commands = []CommandSpec{
 			return nil
 		}},
 	{Name: "end_shoe", Role: irregularities.Dealer, Does: "ends the shoe", Event: kind(round.ShoeEnd)},
-	{Name: "report", Fields: "`kind`, `detail`, `round` (for `late_error`)", Role: irregularities.Dealer,
+	{Name: "report", Fields: "`kind`, `detail`, `round` (for `late_error`), `card` (for `foreign_card`, optional)", Role: irregularities.Dealer,
 		RoleNote: "dealer (`late_error`: supervisor)", Does: "reports an irregularity (docs/irregularities.md)",
 		Event: func(c Command, ev *round.Event) error {
 			k, err := irregularities.ParseKind(c.Kind)
@@ -98,6 +104,11 @@ var Commands = []CommandSpec{
 				return err
 			}
 			ev.Kind, ev.Irregularity, ev.Round = round.Report, k, c.Round
+			if c.Card != "" {
+				if ev.Card, err = baccarat.ParseCard(c.Card); err != nil {
+					return fmt.Errorf("report card: %w", err)
+				}
+			}
 			return nil
 		}},
 	{Name: "decide", Fields: "`irregularity` (its number), `choice`", Role: irregularities.Supervisor,
@@ -113,6 +124,9 @@ var Commands = []CommandSpec{
 			ev.Kind, ev.ID, ev.Choice = round.Decide, c.Irregularity, ch
 			return nil
 		}},
+	{Name: "box_option", Fields: "`box`, `option`, `bet` (for `insurance-intended`)", Role: irregularities.Dealer,
+		RoleNote: "dealer, or the role the rule names", Does: "records one box's choice for the round (RWS Baccarat 5.12, NC Insurance 5.13, NC Tournament 3.9)",
+		Event: func(c Command, ev *round.Event) error { return boxOption(c, ev) }},
 }
 
 // kind is the Event of a command that takes no fields.

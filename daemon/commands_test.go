@@ -35,6 +35,7 @@ func TestCommandRoles(t *testing.T) {
 		"new_shoe":      `{"cmd":"new_shoe","set":"S1","decks":8}`,
 		"report":        `{"cmd":"report","kind":"wrong_hand"}`,
 		"decide":        `{"cmd":"decide","irregularity":1,"choice":"void"}`,
+		"box_option":    `{"cmd":"box_option","box":"1","option":"bet-returned"}`,
 	}
 	for _, c := range Commands {
 		payload := payloads[c.Name]

@@ -43,6 +43,7 @@ type Config struct {
 	Round              round.Config
 	AutoConfirm        bool
 	AutoCloseInsurance bool
+	InsurancePause     time.Duration
 	// JournalDir is where the journal lives.
 	JournalDir string
 	// Shoe and Shuffler are the devices; nil when the table has none.
@@ -168,7 +169,8 @@ func Open(cfg Config) (*Daemon, error) {
 		d.echo = NewEchoWatch(cfg.EchoGrace, nil)
 	}
 	tcfg := table.Config{Table: cfg.Table, Round: cfg.Round, AutoConfirm: cfg.AutoConfirm, AutoCloseInsurance: cfg.AutoCloseInsurance,
-		Seqless: cfg.Shoe != nil && !cfg.Shoe.Format.TellsMisreads(), Roads: cfg.Roads, Version: Version,
+		InsurancePause: cfg.InsurancePause,
+		Seqless:        cfg.Shoe != nil && !cfg.Shoe.Format.TellsMisreads(), Roads: cfg.Roads, Version: Version,
 		DealerStartsShoes: cfg.Shoe != nil && cfg.Shuffler == nil && !cfg.Round.ShoeOnFirstCard}
 	d.node, err = table.Open(tcfg, j, clock.Now())
 	if err != nil {

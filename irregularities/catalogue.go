@@ -92,11 +92,16 @@ const (
 	Reconstruct
 	// VoidRound: the round has no result; every bet is returned (RWS Baccarat 5.15).
 	VoidRound
-	// RefuseShoe: the set is not dealt.
+	// RefuseShoe: the set is not dealt; a round in play is void and no more rounds are
+	// dealt from it.
 	RefuseShoe
+	// ByRule: the rule itself decides (RWS Baccarat 5.4: the round continues when an
+	// outcome is established and is void when not); the table is held until the device
+	// is back, and a supervisor may only confirm the rule's decision.
+	ByRule
 )
 
-var actionNames = [...]string{"?", "continue", "decide", "reconstruct", "void-round", "refuse-shoe"}
+var actionNames = [...]string{"?", "continue", "decide", "reconstruct", "void-round", "refuse-shoe", "by-rule"}
 
 // String names the action.
 func (a Action) String() string {
@@ -208,48 +213,54 @@ type Entry struct {
 	PlayerOptions bool
 	// Display is the text a display board shows.
 	Display string
+	// VoidReason is why a round is void, for the kinds whose action voids it.
+	VoidReason string
 }
 
 var catalogue = [kindCount]Entry{
 	TechnicalInterruption: {ID: "technical_interruption",
 		Rules:    map[string]string{"rws": "RWS Baccarat 5.4", "nc-insurance": "NC Insurance 5.4"},
-		Severity: Hold, Action: Decide, Choices: []Choice{Proceed, Void}, DecidedBy: Supervisor,
+		Severity: Hold, Action: ByRule, Choices: []Choice{Proceed, Void}, DecidedBy: Supervisor,
 		Display: "Technical interruption: the round continues if its outcome is established, otherwise it is void"},
 	ForeignCard: {ID: "foreign_card",
 		Rules:    map[string]string{"rws": "RWS Baccarat 5.5.1", "nc-tournament": "NC Tournament 5.1.1", "nc-insurance": "NC Insurance 5.5.1"},
 		Severity: Critical, Action: VoidRound, Choices: []Choice{Proceed}, DecidedBy: Supervisor,
-		Display: "A card not of this set was found: the round is void; previous rounds stand"},
+		Display:    "A card not of this set was found: the round is void; previous rounds stand",
+		VoidReason: "a card not of this set was found"},
 	CardCount: {ID: "card_count",
 		Rules:    map[string]string{"rws": "RWS Baccarat 5.5.2", "nc-insurance": "NC Insurance 5.5.2"},
 		Severity: Critical, Action: RefuseShoe,
-		Display: "Shortage or excess of cards in the set: the shoe is refused; previous rounds stand"},
+		Display:    "Shortage or excess of cards in the set: the shoe is refused; previous rounds stand",
+		VoidReason: "a shortage or excess of cards in the set"},
 	IncorrectCards: {ID: "incorrect_cards",
 		Rules:    map[string]string{"rws": "RWS Baccarat 5.5.3", "nc-tournament": "NC Tournament 5.1.2", "nc-insurance": "NC Insurance 5.5.3"},
 		Severity: Hold, Action: Decide, Choices: []Choice{Proceed, Void}, DecidedBy: Supervisor,
-		Display: "A card was not read in order: the supervisor decides whether the cards can be reconstructed"},
+		Display: "A card the table cannot account for (unread, unreadable or out of the recorded order): the supervisor decides whether the cards can be reconstructed"},
 	InsufficientCards: {ID: "insufficient_cards",
 		Rules:    map[string]string{"rws": "RWS Baccarat 5.5.4", "nc-tournament": "NC Tournament 5.1.3", "nc-insurance": "NC Insurance 5.5.4"},
 		Severity: Critical, Action: VoidRound,
-		Display: "Insufficient cards to complete the round: the round is void"},
+		Display:    "Insufficient cards to complete the round: the round is void",
+		VoidReason: "insufficient cards to complete the round"},
 	NotShuffled: {ID: "not_shuffled",
 		Rules:    map[string]string{"rws": "RWS Baccarat 5.5.5", "nc-insurance": "NC Insurance 5.5.5"},
 		Severity: Critical, Action: RefuseShoe,
-		Display: "The cards are not shuffled: the shoe is refused; previous rounds stand"},
+		Display:    "The cards are not shuffled: the shoe is refused; previous rounds stand",
+		VoidReason: "the cards are not shuffled"},
 	ExcessCard: {ID: "excess_card",
 		Rules:    map[string]string{"rws": "RWS Baccarat 5.7", "nc-insurance": "NC Insurance 5.7"},
 		Severity: Warning, Action: Reconstruct, PlayerOptions: true,
 		Display: "A card was drawn in excess: it is used in the next round or burned, as the table is set"},
 	WrongHand: {ID: "wrong_hand",
 		Rules:    map[string]string{"rws": "RWS Baccarat 5.8", "nc-insurance": "NC Insurance 5.8"},
-		Severity: Hold, Action: Reconstruct, Choices: []Choice{Reconstructed, Void}, DecidedBy: Supervisor, PlayerOptions: true,
-		Display: "A card was dealt to the wrong hand: the cards are reconstructed before play continues"},
+		Severity: Hold, Action: Reconstruct, Choices: []Choice{Reconstructed, Proceed}, DecidedBy: Supervisor, PlayerOptions: true,
+		Display: "A card was dealt to the wrong hand: the cards are reconstructed before play continues, or the round continues as dealt where they cannot be"},
 	ExposedCard: {ID: "exposed_card",
 		Rules:    map[string]string{"rws": "RWS Baccarat 5.9", "nc-insurance": "NC Insurance 5.9"},
 		Severity: Notice, Action: Continue, PlayerOptions: true,
 		Display: "A card was exposed: the round continues and the result stands"},
 	SimultaneousDraw: {ID: "simultaneous_draw",
 		Rules:    map[string]string{"rws": "RWS Baccarat 5.10", "nc-insurance": "NC Insurance 5.10"},
-		Severity: Hold, Action: Decide, Choices: []Choice{AsRead, Swapped, Void}, DecidedBy: Supervisor, PlayerOptions: true,
+		Severity: Hold, Action: Decide, Choices: []Choice{AsRead, Swapped}, DecidedBy: Supervisor, PlayerOptions: true,
 		Display: "Cards drawn simultaneously: the Pit Supervisor decides which card is received first"},
 	LateError: {ID: "late_error",
 		Rules:    map[string]string{"rws": "RWS Baccarat 5.11", "nc-insurance": "NC Insurance 5.11"},

@@ -65,6 +65,15 @@ type Config struct {
 	// first, as the dealer loading a set would: for a table with no shuffler to report its
 	// sets. Otherwise such a card is not due.
 	ShoeOnFirstCard bool `json:"shoe_on_first_card,omitempty"`
+	// PayRounded: a stake whose winnings are not a whole number of the table's smallest
+	// unit (Banker 25 winning on 6 at 1:2) is accepted and its payout rounded by Rounding.
+	// Otherwise (the default) such a stake is refused when bets close, with the reason,
+	// so every payout is exactly what the documents state.
+	PayRounded bool `json:"pay_rounded,omitempty"`
+	// NoInsurance: the table offers no Insurance (NC Insurance 4.2.2, a private gaming
+	// table at a player's request, with a notice displayed); a card drawn with no offer
+	// is then no neglected Insurance (5.13 does not apply).
+	NoInsurance bool `json:"no_insurance,omitempty"`
 }
 
 // DefaultConfig is the usual table setting for rule set rs: burn by the first card, one
@@ -190,6 +199,29 @@ type State struct {
 	// Watch is the bad-shuffle alarm; Warned its finding not yet raised at a round's end.
 	Watch  irregularities.ShuffleWatch
 	Warned string
+	// Skipped are the recorded cards passed over when a card came out of the recorded
+	// order; each is taken without a new hold when it comes.
+	Skipped []baccarat.Card `json:",omitempty"`
+	// ShoeLost: the shoe dropped out while the table was held for something else during
+	// a round; RWS Baccarat 5.4 is applied when it is back.
+	ShoeLost bool `json:",omitempty"`
+	// EndPending: the shoe reported itself empty while the round awaited its
+	// confirmation; the shoe ends once the round is settled or void.
+	EndPending bool `json:",omitempty"`
+	// OptionsOpen: the players were given the options of RWS Baccarat 5.12 this round;
+	// Options are the boxes' choices, and Neglected the Insurance offers a card was drawn
+	// over (NC Insurance 5.13).
+	OptionsOpen bool                      `json:",omitempty"`
+	Options     []BoxOption               `json:",omitempty"`
+	Neglected   []baccarat.InsuranceOffer `json:",omitempty"`
+}
+
+// BoxOption is one box's recorded choice this round.
+type BoxOption struct {
+	Box    string                `json:"box"`
+	Option irregularities.Option `json:"option"`
+	// Bet is the Insurance bet the box intended (OptInsuranceIntended).
+	Bet baccarat.Bet `json:"bet,omitempty"`
 }
 
 // Held is an irregularity that holds the table until it is decided.
@@ -201,6 +233,14 @@ type Held struct {
 	// Paired: a simultaneous draw detected by time, whose first card is the last one
 	// placed; a swap then moves that card after the first pending one.
 	Paired bool
+	// Missing is how many cards the table could not account for (unread or unreadable);
+	// when play goes on they were set aside: in the burn, they count as burned.
+	Missing int `json:",omitempty"`
+	// OrderPos and Skipped, for a card held out of the recorded order, are the recorded
+	// order's position and the count of cards passed over before it, each plus one (0:
+	// none): restored when the supervisor finds the card is not of the set.
+	OrderPos int `json:",omitempty"`
+	Skipped  int `json:",omitempty"`
 }
 
 // Kept is a card read but not yet placed.
@@ -284,6 +324,9 @@ func (c *Controller) State() State {
 	s.Kept = append([]Kept(nil), s.Kept...)
 	s.Order = append([]baccarat.Card(nil), s.Order...)
 	s.Orders = append([]uint64(nil), s.Orders...)
+	s.Skipped = append([]baccarat.Card(nil), s.Skipped...)
+	s.Options = append([]BoxOption(nil), s.Options...)
+	s.Neglected = append([]baccarat.InsuranceOffer(nil), s.Neglected...)
 	return s
 }
 
@@ -321,6 +364,12 @@ func (c *Controller) Step(event Event) []Effect {
 		c.deviceLost(ev)
 	case DeviceBack:
 		c.deviceBack(ev)
+	case BoxChoice:
+		c.boxChoice(ev)
+	case LidOpened:
+		if c.st.Phase == ShoeDone {
+			c.shoeEnd(ev)
+		}
 	default:
 		c.refuse(ev, "unknown event kind %d", ev.Kind)
 	}
@@ -432,18 +481,9 @@ func fingerprint(order []baccarat.Card) uint64 {
 	return h
 }
 
-// burnValue is the number of cards a first card calls for: its face value, tens and
-// picture cards counting 10.
-func burnValue(card baccarat.Card) int {
-	if card.Rank >= baccarat.Ten {
-		return 10
-	}
-	return int(card.Rank)
-}
-
 func (c *Controller) burn(ev *Event, card baccarat.Card, seq uint64) {
 	if c.st.BurnLeft < 0 {
-		n := burnValue(card)
+		n := baccarat.BurnCount(card)
 		c.st.BurnLeft = n
 		c.emit(ev, Effect{Kind: BurnStarted, Card: card, Seq: seq, Count: n})
 		return
@@ -474,6 +514,9 @@ func (c *Controller) nextRound(ev *Event) {
 	c.st.Offers, c.st.Offered = c.st.Offers[:0], c.st.Offered[:0]
 	c.st.InsuranceWaived = false
 	c.st.Outcome = baccarat.Outcome{}
+	if c.st.OptionsOpen || c.st.Options != nil || c.st.Neglected != nil {
+		c.st.OptionsOpen, c.st.Options, c.st.Neglected = false, nil, nil
+	}
 	c.push(ev, BettingOpened)
 }
 
@@ -494,6 +537,9 @@ func (c *Controller) closeBets(ev *Event, ws []baccarat.Wager) {
 	if len(ws) > 0 {
 		errs := c.cfg.Rules.CheckWagers(ws)
 		for i, w := range ws {
+			if errs[i] == nil && !c.cfg.PayRounded {
+				errs[i] = c.cfg.Rules.CheckExact(w)
+			}
 			if errs[i] != nil {
 				c.emit(ev, Effect{Kind: WagerRefused, Wager: w, Reason: reasonOf(errs[i])})
 				continue
@@ -522,28 +568,44 @@ func (c *Controller) cardDrawn(ev *Event) {
 		return
 	}
 	c.st.CardsDrawn++
-	gap := seq != 0 && c.st.LastSeq != 0 && !ev.Renumbered && seq != c.st.LastSeq+1
+	// Cards that passed the reader unread between the last card and this one: they left
+	// the shoe, so they count among the set's cards (RWS Baccarat 5.5.2), and the table
+	// cannot account for them (5.5.3).
+	missed := 0
+	if seq != 0 && c.st.LastSeq != 0 && !ev.Renumbered && seq > c.st.LastSeq+1 {
+		missed = int(seq - c.st.LastSeq - 1)
+		c.st.CardsDrawn += missed
+	}
 	lastSeq, lastShoe, lastTimed := c.st.LastSeq, c.st.LastShoeTime, c.st.LastShoeTimed
 	if seq != 0 {
 		c.st.LastSeq = seq
 	}
 	c.st.LastCardAt = ev.At
 	c.st.LastShoeTime, c.st.LastShoeTimed = ev.ShoeTime, ev.ShoeTimed
+	if ev.Renumbered {
+		c.repowered(ev)
+	}
+	if missed > 0 {
+		c.unaccounted(ev, missed, fmt.Sprintf("shoe sequence %d follows %d: %s", seq, lastSeq, cardsText(missed, "not read")), "")
+	}
+	if !card.Valid() {
+		c.unaccounted(ev, 1, "an unreadable card", ev.Detail)
+		return
+	}
 	if why := c.foreign(ev, card); why != "" {
-		c.notDue(ev, card, seq, why)
-		c.foundForeign(ev, why)
+		c.foundForeign(ev, card, seq, why)
 		return
 	}
 	if what := c.st.Watch.Add(card); what != "" {
 		c.st.Warned = what
 		c.emit(ev, Effect{Kind: DealerWarning, Reason: what + ": check the shuffle"})
 	}
-	outOfOrder := ""
-	if c.st.Order != nil && c.st.OrderPos < len(c.st.Order) {
-		if want := c.st.Order[c.st.OrderPos]; want != card {
-			outOfOrder = fmt.Sprintf("%s came out where the shuffler recorded %s (card %d of the set)", card, want, c.st.OrderPos+1)
-		}
-		c.st.OrderPos++
+	orderPos, skipped := c.st.OrderPos, len(c.st.Skipped)
+	outOfOrder, foreign := c.followOrder(card)
+	if foreign != "" {
+		c.st.Seen[card.Index()]-- // not of the set: not counted as one of its cards
+		c.foundForeign(ev, card, seq, foreign)
+		return
 	}
 	if ev.Burned && c.cfg.Burn == BurnShoe {
 		// Read in the shoe's burn mode: burned, never dealt to a hand.
@@ -551,50 +613,168 @@ func (c *Controller) cardDrawn(ev *Event) {
 		return
 	}
 	if h := &c.st.Held; h.ID != 0 {
-		if h.Kind == irregularities.SimultaneousDraw {
-			c.hold(ev, card, seq)
-			return
-		}
-		c.notDue(ev, card, seq, fmt.Sprintf("the table is held for irregularity #%d (%s)", h.ID, h.Kind))
+		// A card drawn while the table is held belongs to the round: it waits, in order,
+		// for the decision (RWS Baccarat 5.12: players who continue accept the later cards).
+		c.hold(ev, card, seq)
 		return
 	}
 	switch c.st.Phase {
 	case Burning:
+		if outOfOrder != "" {
+			c.raise(ev, irregularities.IncorrectCards, outOfOrder)
+			c.st.Held.OrderPos, c.st.Held.Skipped = orderPos+1, skipped+1
+			c.hold(ev, card, seq)
+			return
+		}
+	case BettingOpen:
+		if !c.cfg.CloseBetsOnFirstCard {
+			break
+		}
+		c.closeBets(ev, nil)
+		if c.st.Phase != Dealing { // kept cards completed the round
+			break
+		}
+		fallthrough
+	case Dealing:
+		switch {
+		case outOfOrder != "":
+			c.raise(ev, irregularities.IncorrectCards, outOfOrder)
+			c.st.Held.OrderPos, c.st.Held.Skipped = orderPos+1, skipped+1
+			c.hold(ev, card, seq)
+			return
+		case c.simultaneous(ev, lastShoe, lastTimed):
+			c.raise(ev, irregularities.SimultaneousDraw, fmt.Sprintf("%s read %s after the card before it, by the shoe's clock",
+				card, time.Duration(ev.ShoeTime-lastShoe)*time.Millisecond))
+			c.st.Held.Paired = true
+			c.hold(ev, card, seq)
+			return
+		}
+	}
+	c.deal(ev, card, seq)
+}
+
+// deal gives a card its place by what the table is doing: a burn card, a card of the
+// round, or a card drawn in excess (RWS Baccarat 5.7).
+func (c *Controller) deal(ev *Event, card baccarat.Card, seq uint64) {
+	switch c.st.Phase {
+	case Burning:
 		c.burn(ev, card, seq)
-		return
 	case BettingOpen:
 		if !c.cfg.CloseBetsOnFirstCard {
 			c.excess(ev, card, seq, "betting is still open")
 			return
 		}
 		c.closeBets(ev, nil)
-		if c.st.Phase != Dealing { // kept cards completed the round
+		if c.st.Phase != Dealing {
 			c.excess(ev, card, seq, "the round is complete")
 			return
 		}
+		c.place(ev, card, seq)
 	case Dealing:
+		c.place(ev, card, seq)
 	case Complete:
 		c.excess(ev, card, seq, "the round is complete")
-		return
 	case ShoeDone:
 		c.excess(ev, card, seq, "the shoe is finished")
+	default:
+		c.notDue(ev, card, seq, "no shoe is in play")
+	}
+}
+
+func cardsText(n int, what string) string {
+	if n == 1 {
+		return "a card was " + what
+	}
+	return fmt.Sprintf("%d cards were %s", n, what)
+}
+
+// unaccounted handles n cards the table cannot name or place: unreadable, or passed
+// unread. Whenever it could belong to the burn or to a
+// round's hands, it holds the table (RWS Baccarat 5.5.3: the supervisor decides whether
+// the cards can be reconstructed: "continue" sets the card aside and play goes on with
+// the next, "void" voids the round); after a round's last card it is an excess card,
+// burned. While the table is already held, it is recorded for the decision being awaited.
+func (c *Controller) unaccounted(ev *Event, n int, what, detail string) {
+	if detail != "" {
+		what += ": " + detail
+	}
+	inPlay := c.st.Phase == Burning || c.st.Phase == Dealing ||
+		c.st.Phase == BettingOpen && c.cfg.CloseBetsOnFirstCard
+	if c.st.Held.ID != 0 {
+		c.record(ev, irregularities.IncorrectCards, fmt.Sprintf("%s while the table is held for irregularity #%d", what, c.st.Held.ID))
 		return
 	}
-	switch {
-	case gap:
-		c.raise(ev, irregularities.IncorrectCards, fmt.Sprintf("shoe sequence %d follows %d: a card was not read", seq, lastSeq))
-		c.hold(ev, card, seq)
-	case outOfOrder != "":
-		c.raise(ev, irregularities.IncorrectCards, outOfOrder)
-		c.hold(ev, card, seq)
-	case c.simultaneous(ev, lastShoe, lastTimed):
-		c.raise(ev, irregularities.SimultaneousDraw, fmt.Sprintf("%s read %s after the card before it, by the shoe's clock",
-			card, time.Duration(ev.ShoeTime-lastShoe)*time.Millisecond))
-		c.st.Held.Paired = true
-		c.hold(ev, card, seq)
-	default:
-		c.place(ev, card, seq)
+	if !inPlay {
+		fate := "burned"
+		c.raise(ev, irregularities.ExcessCard, fmt.Sprintf("%s when no card was due (%s): %s", what, c.phaseText(), fate))
+		return
 	}
+	if c.st.Phase == BettingOpen {
+		c.closeBets(ev, nil) // the card closed betting
+		if c.st.Phase != Dealing {
+			c.raise(ev, irregularities.ExcessCard, what+" when no card was due (the round is complete): burned")
+			return
+		}
+	}
+	c.raise(ev, irregularities.IncorrectCards, what)
+	c.st.Held.Missing = n
+}
+
+func (c *Controller) phaseText() string {
+	switch c.st.Phase {
+	case BettingOpen:
+		return "betting is still open"
+	case Complete:
+		return "the round is complete"
+	case ShoeDone:
+		return "the shoe is finished"
+	}
+	return c.st.Phase.String()
+}
+
+// followOrder checks card against the shuffler's recorded order, when there is one. It
+// says why the card is out of order (a first departure from the order, which holds the
+// table once), or why it cannot be of the set (no copy of it is left in the order), or
+// neither. After a departure the order is followed from where the shoe is: from the
+// card's next recorded place; the recorded cards it passed over are expected later, and
+// each of them is taken without a new hold when it comes.
+func (c *Controller) followOrder(card baccarat.Card) (outOfOrder, foreign string) {
+	if c.st.Order == nil {
+		return "", ""
+	}
+	if c.st.OrderPos < len(c.st.Order) && c.st.Order[c.st.OrderPos] == card {
+		c.st.OrderPos++
+		return "", ""
+	}
+	for i, s := range c.st.Skipped {
+		if s == card {
+			c.st.Skipped = append(c.st.Skipped[:i], c.st.Skipped[i+1:]...)
+			return "", ""
+		}
+	}
+	for j := c.st.OrderPos; j < len(c.st.Order); j++ {
+		if c.st.Order[j] == card {
+			want := c.st.Order[c.st.OrderPos]
+			c.st.Skipped = append(c.st.Skipped, c.st.Order[c.st.OrderPos:j]...)
+			pos := c.st.OrderPos
+			c.st.OrderPos = j + 1
+			return fmt.Sprintf("%s came out where the shuffler recorded %s (card %d of the set)", card, want, pos+1), ""
+		}
+	}
+	return "", fmt.Sprintf("%s: no %s is left in the shuffler's recorded order of set %s", card, card, c.st.Set)
+}
+
+// repowered applies RWS Baccarat 5.4 when the shoe's numbering starts again: the shoe
+// was powered off and on. A round being dealt was interrupted: it continues when an
+// outcome is established and is void when not.
+func (c *Controller) repowered(ev *Event) {
+	if c.st.Phase != Dealing {
+		return
+	}
+	if c.st.Held.ID == 0 {
+		c.raise(ev, irregularities.TechnicalInterruption, fmt.Sprintf("the shoe was powered off and on with round %d being dealt", c.st.Round))
+	}
+	c.interrupted(ev)
 }
 
 // simultaneous reports whether the card being stepped was read by the shoe less than the
@@ -618,8 +798,6 @@ func (c *Controller) simultaneous(ev *Event, lastShoe uint32, lastTimed bool) bo
 // Baccarat 5.5.1). A card that is not foreign is counted.
 func (c *Controller) foreign(ev *Event, card baccarat.Card) string {
 	switch {
-	case !card.Valid():
-		return "an unreadable card"
 	case ev.Set != "" && c.st.Set != "" && ev.Set != c.st.Set:
 		return fmt.Sprintf("%s is of set %q, not the loaded set %q", card, ev.Set, c.st.Set)
 	case int(c.st.Seen[card.Index()]) >= c.st.Decks:
@@ -629,15 +807,47 @@ func (c *Controller) foreign(ev *Event, card baccarat.Card) string {
 	return ""
 }
 
-// foundForeign voids the round in play for a foreign card (RWS Baccarat 5.5.1; NC
-// Tournament 5.1.1) and holds the table until a supervisor lets play go on.
-func (c *Controller) foundForeign(ev *Event, why string) {
-	if c.st.Held.ID != 0 {
+// foundForeign handles a card not of the loaded set, whenever it appears (RWS Baccarat
+// 5.5.1; NC Tournament 5.1.1): the round in play is void, the table is held until a
+// supervisor lets play go on, and the card takes no place in any hand. A hold already
+// open is ended by the void. Among the burn cards it counts as one of the cards burned.
+func (c *Controller) foundForeign(ev *Event, card baccarat.Card, seq uint64, why string) {
+	burned := c.st.Phase == Burning && c.st.BurnLeft > 0
+	if !burned {
+		c.notDue(ev, card, seq, why)
+	}
+	if h := c.st.Held; h.ID != 0 && h.Kind == irregularities.ForeignCard {
+		c.record(ev, irregularities.ForeignCard, why)
+	} else {
+		if c.st.Held.ID != 0 {
+			c.endHold(ev, fmt.Sprintf("%s (%s)", irregularities.Lookup(irregularities.ForeignCard).VoidReason, c.rule(irregularities.ForeignCard)))
+		}
+		c.raise(ev, irregularities.ForeignCard, why)
+	}
+	if burned {
+		c.st.BurnLeft-- // the burn goes on when play does (resolve)
+		c.emit(ev, Effect{Kind: CardBurned, Card: card, Seq: seq, Count: c.st.BurnLeft})
+	}
+}
+
+// endHold ends the hold open with no decision of its own, because the round it was
+// held for is void: the cards held for it are discarded with the round.
+func (c *Controller) endHold(ev *Event, why string) {
+	h := c.st.Held
+	c.st.Held = Held{}
+	c.emit(ev, Effect{Kind: IrregularityResolved, ID: h.ID, Irregularity: h.Kind, Choice: irregularities.Void, Reason: why})
+	if c.roundInPlay() {
+		c.void(ev, why)
+		c.discard(ev, h.Pending)
 		return
 	}
-	c.raise(ev, irregularities.ForeignCard, why)
-	if c.roundInPlay() {
-		c.void(ev, "a card not of this set was found ("+c.rule(irregularities.ForeignCard)+")")
+	c.dealPending(ev, h.Pending) // no round to void: the cards go where they would have
+}
+
+// discard names the cards held for a round that was voided: they go with its cards.
+func (c *Controller) discard(ev *Event, ks []Kept) {
+	for _, k := range ks {
+		c.notDue(ev, k.Card, k.Seq, fmt.Sprintf("drawn for round %d, which is void: discarded with its cards", c.st.Round))
 	}
 }
 
@@ -652,6 +862,7 @@ func (c *Controller) hold(ev *Event, card baccarat.Card, seq uint64) {
 func (c *Controller) place(ev *Event, card baccarat.Card, seq uint64) {
 	for _, o := range c.st.Offers {
 		c.emit(ev, Effect{Kind: InsuranceNeglected, Offer: o})
+		c.st.Neglected = append(c.st.Neglected, o)
 		c.raise(ev, irregularities.InsuranceNotOffered, fmt.Sprintf("%s drawn with %s still open", card, offerText(o)))
 	}
 	c.st.Offers = c.st.Offers[:0]
@@ -667,7 +878,7 @@ func (c *Controller) place(ev *Event, card baccarat.Card, seq uint64) {
 		c.raiseShuffleWarning(ev)
 		return
 	}
-	if c.cfg.Rules.Insurance && (slot == baccarat.B2 || slot == baccarat.P3 && !c.st.InsuranceWaived) {
+	if c.cfg.Rules.Insurance && !c.cfg.NoInsurance && (slot == baccarat.B2 || slot == baccarat.P3 && !c.st.InsuranceWaived) {
 		c.st.Offers = baccarat.InsuranceOffers(c.st.Offers, c.st.Coup)
 		for _, o := range c.st.Offers {
 			c.st.Offered = append(c.st.Offered, o)
@@ -706,19 +917,41 @@ func (c *Controller) rule(k irregularities.Kind) string {
 	return irregularities.Rule(k, c.cfg.Rules.Name)
 }
 
-// raise records an irregularity and returns its number. A kind whose rules allow
-// decisions holds the table until one is made.
+// raise records an irregularity of kind k and does what the catalogue's action says:
+// a round in play is void (VoidRound), or void and the shoe finished (RefuseShoe); a kind
+// with choices holds the table until one is made. It returns the irregularity's number.
 func (c *Controller) raise(ev *Event, k irregularities.Kind, what string) uint32 {
+	e := irregularities.Lookup(k)
+	id := c.record(ev, k, what)
+	switch e.Action {
+	case irregularities.VoidRound, irregularities.RefuseShoe:
+		if c.roundInPlay() {
+			c.void(ev, fmt.Sprintf("%s (%s)", e.VoidReason, c.rule(k)))
+		}
+		if e.Action == irregularities.RefuseShoe && c.st.Phase != NoShoe && c.st.Phase != ShoeDone {
+			c.st.Phase = ShoeDone
+			c.emit(ev, Effect{Kind: ShoeFinished})
+		}
+	}
+	if len(e.Choices) > 0 && c.st.Held.ID == 0 {
+		c.st.Held = Held{ID: id, Kind: k}
+	}
+	return id
+}
+
+// record emits irregularity k with what was seen, naming the rule of the table's rule
+// set, and whether the players get the options of RWS Baccarat 5.12; it acts on nothing.
+func (c *Controller) record(ev *Event, k irregularities.Kind, what string) uint32 {
 	c.st.Irregularities++
 	id := c.st.Irregularities
 	e := irregularities.Lookup(k)
 	opts := e.PlayerOptions && c.st.Phase == Dealing &&
 		(k == irregularities.SimultaneousDraw || !c.cfg.Rules.Established(c.st.Coup))
+	if opts {
+		c.st.OptionsOpen = true
+	}
 	c.emit(ev, Effect{Kind: IrregularityRaised, ID: id, Irregularity: k, PlayerOptions: opts,
 		Reason: what + " (" + c.rule(k) + ")"})
-	if len(e.Choices) > 0 {
-		c.st.Held = Held{ID: id, Kind: k}
-	}
 	return id
 }
 
@@ -728,6 +961,10 @@ func (c *Controller) insuranceBet(ev *Event) {
 		return
 	}
 	w := ev.Wagers[0]
+	if c.cfg.NoInsurance && c.cfg.Rules.Insurance {
+		c.emit(ev, Effect{Kind: WagerRefused, Wager: w, Reason: "this table offers no insurance (NC Insurance 4.2.2)"})
+		return
+	}
 	if len(c.st.Offers) == 0 {
 		c.emit(ev, Effect{Kind: WagerRefused, Wager: w, Reason: "no insurance offer is open"})
 		return
@@ -754,7 +991,11 @@ func (c *Controller) insuranceBet(ev *Event) {
 			earlier = append(earlier, t)
 		}
 	}
-	if err := c.cfg.Rules.CheckInsurance(offer, w, original, earlier); err != nil {
+	err := c.cfg.Rules.CheckInsurance(offer, w, original, earlier)
+	if err == nil && !c.cfg.PayRounded {
+		err = baccarat.CheckExactOdds(w, offer.Info().Odds)
+	}
+	if err != nil {
 		c.emit(ev, Effect{Kind: WagerRefused, Wager: w, Reason: reasonOf(err)})
 		return
 	}
@@ -811,15 +1052,23 @@ func (c *Controller) confirm(ev *Event) {
 	var ss []Settlement
 	for _, w := range c.st.Wagers {
 		res := c.cfg.Rules.Resolve(w.Bet, o)
-		ss = append(ss, Settlement{Wager: w, Resolution: res, Returned: res.Returned(w.Stake, c.cfg.Rounding),
-			MayWithdraw: c.cfg.Rules.TieWithdrawal && w.Bet.Main() && res.Result == baccarat.Push})
+		s := Settlement{Wager: w, Resolution: res, Returned: res.Returned(w.Stake, c.cfg.Rounding),
+			MayWithdraw: c.cfg.Rules.TieWithdrawal && w.Bet.Main() && res.Result == baccarat.Push}
+		c.applyOption(&s, o)
+		ss = append(ss, s)
 	}
 	for _, t := range c.st.Insurance {
 		res := baccarat.ResolveInsurance(t.Offer, o)
-		ss = append(ss, Settlement{Wager: t.Wager, Resolution: res, Returned: res.Returned(t.Wager.Stake, c.cfg.Rounding)})
+		s := Settlement{Wager: t.Wager, Resolution: res, Returned: res.Returned(t.Wager.Stake, c.cfg.Rounding)}
+		c.applyOption(&s, o)
+		ss = append(ss, s)
 	}
 	e := c.push(ev, RoundSettled)
 	e.Coup, e.Outcome, e.Settlements = c.st.Coup, o, ss
+	if c.st.EndPending {
+		c.pendingEnd(ev)
+		return
+	}
 	c.nextRound(ev)
 }
 
@@ -840,6 +1089,13 @@ func (c *Controller) void(ev *Event, reason string) {
 	c.raiseShuffleWarning(ev)
 }
 
+// pendingEnd ends the shoe whose empty signal came while its last round awaited the
+// dealer: the count check of RWS Baccarat 5.5.2 runs now.
+func (c *Controller) pendingEnd(ev *Event) {
+	c.st.EndPending = false
+	c.endShoe(ev, true)
+}
+
 func (c *Controller) cutCard(ev *Event) {
 	switch {
 	case c.st.Phase == NoShoe || c.st.Phase == ShoeDone:
@@ -858,6 +1114,12 @@ func (c *Controller) shoeEnd(ev *Event) {
 	case c.st.Phase == NoShoe:
 		c.refuse(ev, "no shoe is in play")
 		return
+	case ev.Empty && (c.st.Held.ID != 0 || c.st.Phase == Complete && !c.st.Voided):
+		// The shoe's own signal is a fact, not a request: it is applied once the round
+		// is settled or void.
+		c.st.EndPending = true
+		c.emit(ev, Effect{Kind: DealerWarning, Reason: fmt.Sprintf("the shoe reports it is empty: shoe %d ends once round %d is settled or void", c.st.Shoe, c.st.Round)})
+		return
 	case c.st.Held.ID != 0:
 		c.refuse(ev, "the table is held for irregularity #%d (%s): decide it first", c.st.Held.ID, c.st.Held.Kind)
 		return
@@ -868,29 +1130,34 @@ func (c *Controller) shoeEnd(ev *Event) {
 		c.void(ev, "the shoe ended before the round was dealt")
 	case c.st.Phase == Dealing:
 		c.raise(ev, irregularities.InsufficientCards, fmt.Sprintf("the shoe ended with round %d incomplete", c.st.Round))
-		c.void(ev, "insufficient cards to complete the round ("+c.rule(irregularities.InsufficientCards)+")")
 	}
+	c.endShoe(ev, ev.Empty)
+}
+
+func (c *Controller) endShoe(ev *Event, empty bool) {
 	// Reconciliation: an empty shoe must have given every card of the set (RWS 5.5.2).
-	if total := 52 * c.st.Decks; ev.Empty && c.st.CardsDrawn != total {
-		c.raise(ev, irregularities.CardCount, fmt.Sprintf("the shoe is empty after %d cards; the set holds %d", c.st.CardsDrawn, total))
+	if total := 52 * c.st.Decks; empty && c.st.CardsDrawn != total {
+		c.record(ev, irregularities.CardCount, fmt.Sprintf("the shoe is empty after %d cards; the set holds %d", c.st.CardsDrawn, total))
 	}
 	rounds := int(c.st.Round)
-	c.st.Phase = NoShoe
+	c.st.Phase, c.st.EndPending = NoShoe, false
 	c.emit(ev, Effect{Kind: ShoeEnded, Count: rounds})
 }
 
 // powerRestored applies RWS Baccarat 5.4 to the round interrupted by a technical failure:
-// it goes on when an outcome has been established (5.4.1) and is voided when not (5.4.2).
-// An irregularity that was held stays held.
+// it goes on when an outcome has been established (5.4.1) and is voided when not (5.4.2),
+// whether or not the table was held for something else.
 func (c *Controller) powerRestored(ev *Event) {
 	switch {
+	case c.st.Phase == Dealing:
+		if c.st.Held.ID == 0 {
+			c.raise(ev, irregularities.TechnicalInterruption, fmt.Sprintf("power restored with round %d being dealt", c.st.Round))
+		}
+		c.interrupted(ev)
 	case c.st.Held.ID != 0:
 		c.emit(ev, Effect{Kind: Resumed, Reason: fmt.Sprintf("the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)})
-	case c.st.Phase == Dealing:
-		id := c.raise(ev, irregularities.TechnicalInterruption, fmt.Sprintf("power restored with round %d being dealt", c.st.Round))
-		c.decideByRule(ev, id)
 	case c.st.Phase == Complete:
-		c.emit(ev, Effect{Kind: Resumed, Reason: "the round is complete: awaiting the dealer's confirmation (RWS Baccarat 5.4.1)"})
+		c.emit(ev, Effect{Kind: Resumed, Reason: "the round is complete: awaiting the dealer's confirmation (" + c.rule(irregularities.TechnicalInterruption) + ".1)"})
 	case c.st.Phase == BettingOpen:
 		c.emit(ev, Effect{Kind: Resumed, Reason: "betting is open"})
 	case c.st.Phase == Burning:
@@ -900,12 +1167,32 @@ func (c *Controller) powerRestored(ev *Event) {
 	}
 }
 
-// decideByRule resolves held technical interruption id as RWS Baccarat 5.4 says.
-func (c *Controller) decideByRule(ev *Event, id uint32) {
-	established := c.st.Coup.Len() > 0 && c.cfg.Rules.Established(c.st.Coup)
-	choice, why := irregularities.Void, "technical interruption before any outcome was established (RWS Baccarat 5.4.2)"
-	if established {
-		choice, why = irregularities.Proceed, "an outcome has been established (RWS Baccarat 5.4.1)"
+// ruleChoice is what RWS Baccarat 5.4 decides for the round being dealt: continue when an
+// outcome has been established (5.4.1), void when not (5.4.2), with the reason.
+func (c *Controller) ruleChoice() (irregularities.Choice, string) {
+	r := c.rule(irregularities.TechnicalInterruption)
+	if c.st.Coup.Len() > 0 && c.cfg.Rules.Established(c.st.Coup) {
+		return irregularities.Proceed, "an outcome has been established (" + r + ".1)"
 	}
-	c.resolve(ev, choice, 0, "", why)
+	return irregularities.Void, "technical interruption before any outcome was established (" + r + ".2)"
+}
+
+// interrupted applies RWS Baccarat 5.4 to the round being dealt, held for a technical
+// interruption or for anything else: with no outcome established the round is void,
+// whatever the hold was for; with one, a technical interruption is resolved and play
+// goes on, and any other hold stays for its own decision.
+func (c *Controller) interrupted(ev *Event) {
+	choice, why := c.ruleChoice()
+	switch {
+	case c.st.Held.Kind == irregularities.TechnicalInterruption:
+		c.resolve(ev, choice, 0, "", why)
+	case choice == irregularities.Void && c.st.Held.ID != 0:
+		c.endHold(ev, why)
+		c.afterVoid(ev)
+	case choice == irregularities.Void:
+		c.void(ev, why)
+		c.afterVoid(ev)
+	default:
+		c.emit(ev, Effect{Kind: Resumed, Reason: fmt.Sprintf("%s; the table stays held for irregularity #%d (%s)", why, c.st.Held.ID, c.st.Held.Kind)})
+	}
 }

@@ -81,6 +81,9 @@ const (
 	// Reconstructed: the round's cards were put back in their intended order; Coup is
 	// the round as it now stands.
 	Reconstructed
+	// OptionRecorded: box Wager.Box took Option (Wager.Bet: the Insurance intended),
+	// recorded by Role and Actor; the settlement follows it.
+	OptionRecorded
 	effectKindCount
 )
 
@@ -89,7 +92,7 @@ var effectNames = [effectKindCount]string{"?", "shoe-started", "burn-started", "
 	"insurance-offered", "insurance-taken", "insurance-closed", "insurance-neglected",
 	"squeeze-noted", "round-complete", "round-settled", "round-voided", "resumed",
 	"cut-card-reached", "shoe-finished", "shoe-ended", "event-refused", "irregularity-raised",
-	"irregularity-resolved", "card-held", "dealer-warning", "reconstructed"}
+	"irregularity-resolved", "card-held", "dealer-warning", "reconstructed", "option-recorded"}
 
 // String names the kind, e.g. "card-placed".
 func (k EffectKind) String() string {
@@ -128,6 +131,8 @@ type Effect struct {
 	Role          irregularities.Role
 	PlayerOptions bool
 	Actor         string
+	// Option is a box's choice (OptionRecorded).
+	Option irregularities.Option
 }
 
 // Settlement is one wager's result at the end of a round.
@@ -139,6 +144,10 @@ type Settlement struct {
 	// MayWithdraw: the wager pushed on a Tie and may be withdrawn or left to ride
 	// (NC Tournament 3.9).
 	MayWithdraw bool `json:"may_withdraw,omitempty"`
+	// Option is the box's recorded choice that decided this settlement, if any: the bet
+	// returned (RWS Baccarat 5.12.3), the Original Bet returned for a neglected Insurance
+	// (NC Insurance 5.13), or withdrawn on a Tie (NC Tournament 3.9).
+	Option irregularities.Option `json:"option,omitempty"`
 }
 
 // String prints the effect on one line, the form the transcript tests use, e.g.
@@ -155,7 +164,12 @@ func (e Effect) String() string {
 		}
 		fmt.Fprintf(&b, " burn=%d", e.Count)
 	case CardBurned:
-		fmt.Fprintf(&b, " %s seq=%d left=%d", e.Card, e.Seq, e.Count)
+		if e.Card.Valid() {
+			fmt.Fprintf(&b, " %s seq=%d", e.Card, e.Seq)
+		} else {
+			b.WriteString(" " + e.Reason)
+		}
+		fmt.Fprintf(&b, " left=%d", e.Count)
 	case BettingOpened:
 		fmt.Fprintf(&b, " round=%d", e.Round)
 	case BettingClosed:
@@ -185,6 +199,9 @@ func (e Effect) String() string {
 			fmt.Fprintf(&b, "\n    %s %s returned=%d", wagerText(s.Wager), s.Resolution, s.Returned)
 			if s.MayWithdraw {
 				b.WriteString(" may-withdraw")
+			}
+			if s.Option != 0 {
+				b.WriteString(" " + s.Option.String())
 			}
 		}
 	case CutCardReached:
@@ -217,6 +234,15 @@ func (e Effect) String() string {
 		b.WriteString(": " + e.Reason)
 	case Reconstructed:
 		b.WriteString(" " + coupText(e.Coup))
+	case OptionRecorded:
+		fmt.Fprintf(&b, " box=%s %s", e.Wager.Box, e.Option)
+		if e.Wager.Bet != 0 {
+			fmt.Fprintf(&b, " %s", e.Wager.Bet)
+		}
+		fmt.Fprintf(&b, " by %s", e.Role)
+		if e.Actor != "" {
+			b.WriteString(" " + e.Actor)
+		}
 	}
 	return b.String()
 }
@@ -275,13 +301,14 @@ type effectJSON struct {
 	Role          irregularities.Role      `json:"role,omitempty"`
 	Actor         string                   `json:"actor,omitempty"`
 	PlayerOptions bool                     `json:"player_options,omitempty"`
+	Option        irregularities.Option    `json:"option,omitempty"`
 }
 
 // MarshalJSON writes the effect with the fields its kind uses.
 func (e Effect) MarshalJSON() ([]byte, error) {
 	v := effectJSON{Kind: e.Kind, At: e.At, Shoe: e.Shoe, Round: e.Round, Set: e.Set, Card: e.Card, Seq: e.Seq,
 		Settlements: e.Settlements, Reason: e.Reason, ID: e.ID, Irregularity: e.Irregularity, Choice: e.Choice,
-		Role: e.Role, Actor: e.Actor, PlayerOptions: e.PlayerOptions}
+		Role: e.Role, Actor: e.Actor, PlayerOptions: e.PlayerOptions, Option: e.Option}
 	switch e.Kind {
 	case CardPlaced:
 		v.Slot = &e.Slot
@@ -291,7 +318,7 @@ func (e Effect) MarshalJSON() ([]byte, error) {
 		v.Offer = &e.Offer
 	}
 	switch e.Kind {
-	case WagerRefused, InsuranceTaken:
+	case WagerRefused, InsuranceTaken, OptionRecorded:
 		v.Wager = &e.Wager
 	case RoundComplete, RoundSettled, RoundVoided, Reconstructed:
 		v.Player, v.Banker = handCards(e.Coup.Player), handCards(e.Coup.Banker)

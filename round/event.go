@@ -20,7 +20,8 @@ const (
 	// BetsClosed: the dealer announced "No more Bets". Wagers, if the table knows them,
 	// are the bets on the layout.
 	BetsClosed
-	// CardDrawn: the shoe read a card. Seq is the shoe's sequence number.
+	// CardDrawn: the shoe read a card. Seq is the shoe's sequence number. A zero Card is a
+	// card the shoe could not name (Detail says what was read).
 	CardDrawn
 	// InsuranceBet: a box takes Insurance on an open offer; Wagers holds the one wager.
 	InsuranceBet
@@ -40,7 +41,8 @@ const (
 	PowerRestored
 	// Report: a dealer, supervisor or device reports an irregularity of kind Irregularity
 	// (a card dealt to the wrong hand, an exposed card, cards drawn together, an error in
-	// earlier Round...). Role and Actor say who; Detail says what was seen.
+	// earlier Round...). Role and Actor say who; Detail says what was seen; Card, for a
+	// foreign card, the card found.
 	Report
 	// Decide: Role/Actor decides held irregularity ID with Choice.
 	Decide
@@ -48,12 +50,19 @@ const (
 	// came back.
 	DeviceLost
 	DeviceBack
+	// BoxChoice: box Box took Option this round (RWS Baccarat 5.12, NC Insurance 5.13,
+	// NC Tournament 3.9); Bet is the Insurance bet intended (5.13). Role and Actor say who
+	// recorded it.
+	BoxChoice
+	// LidOpened: the shoe's lid was opened. Once the shoe's last round is dealt, that is
+	// the dealer taking out what is left: the shoe ends.
+	LidOpened
 	eventKindCount
 )
 
 var eventNames = [eventKindCount]string{"?", "new-shoe", "bets-closed", "card", "insurance-bet",
 	"insurance-closed", "squeeze", "confirm", "cut-card", "shoe-end", "power-restored", "report", "decide",
-	"device-lost", "device-back"}
+	"device-lost", "device-back", "box-option", "lid-opened"}
 
 // String names the kind, e.g. "card".
 func (k EventKind) String() string {
@@ -136,6 +145,10 @@ type Event struct {
 	Role   irregularities.Role `json:"role,omitempty"`
 	Actor  string              `json:"actor,omitempty"`
 	Detail string              `json:"detail,omitempty"`
+	// Box, Option and Bet are a box's choice (BoxChoice).
+	Box    string                `json:"box,omitempty"`
+	Option irregularities.Option `json:"option,omitempty"`
+	Bet    baccarat.Bet          `json:"bet,omitempty"`
 }
 
 // String prints the event on one line, for example "card 9H seq=12" or
@@ -180,6 +193,11 @@ func (e Event) String() string {
 		}
 	case Decide:
 		fmt.Fprintf(&b, " #%d %s", e.ID, e.Choice)
+	case BoxChoice:
+		fmt.Fprintf(&b, " box=%s %s", e.Box, e.Option)
+		if e.Bet != 0 {
+			fmt.Fprintf(&b, " %s", e.Bet)
+		}
 	case ShoeEnd:
 		if e.Empty {
 			b.WriteString(" empty")

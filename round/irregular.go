@@ -19,7 +19,7 @@ func (c *Controller) report(ev *Event) {
 	case ev.Role < irregularities.Dealer || ev.Role > irregularities.ShiftManager:
 		c.refuse(ev, "a report needs the role of who makes it")
 		return
-	case c.st.Held.ID != 0 && len(e.Choices) > 0:
+	case c.st.Held.ID != 0 && len(e.Choices) > 0 && k != irregularities.ForeignCard:
 		c.refuse(ev, "the table is already held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
 		return
 	}
@@ -57,7 +57,11 @@ func (c *Controller) report(ev *Event) {
 			c.refuse(ev, "no shoe is in play")
 			return
 		}
-		c.foundForeign(ev, what)
+		if h := c.st.Held; h.ID != 0 {
+			c.unheldForeign(h, ev.Card)
+			c.endHold(ev, fmt.Sprintf("a card not of this set was found (%s)", c.rule(k)))
+		}
+		c.raise(ev, k, what)
 	case irregularities.TechnicalInterruption:
 		if c.st.Phase != Dealing {
 			c.refuse(ev, "no round is being dealt (%s)", c.st.Phase)
@@ -65,25 +69,31 @@ func (c *Controller) report(ev *Event) {
 		}
 		c.raise(ev, k, what)
 	case irregularities.InsufficientCards, irregularities.NotShuffled, irregularities.CardCount:
-		// The set cannot go on: the round in play is void (RWS Baccarat 5.5) and no more
-		// rounds are dealt from this shoe.
-		if c.st.Phase == NoShoe {
-			c.raise(ev, k, what)
+		// The set cannot go on: the round in play, complete but not yet confirmed
+		// included (RWS Baccarat 1.19: a round ends with its settlement), is void (5.5) and
+		// no more rounds are dealt from this shoe.
+		if k == irregularities.InsufficientCards && c.st.Phase == Complete && !c.st.Voided {
+			c.refuse(ev, "round %d is complete: it had the cards it needed", c.st.Round)
 			return
 		}
-		c.raise(ev, k, what)
-		if c.roundInPlay() && c.st.Phase != Complete {
-			c.void(ev, fmt.Sprintf("%s (%s)", irregularities.Lookup(k).Display, c.rule(k)))
+		if c.st.Held.ID != 0 && c.roundInPlay() {
+			c.endHold(ev, fmt.Sprintf("%s (%s)", irregularities.Lookup(k).VoidReason, c.rule(k)))
 		}
-		if c.st.Phase != ShoeDone {
+		c.raise(ev, k, what)
+		if c.st.Phase != NoShoe && c.st.Phase != ShoeDone {
 			c.st.Phase = ShoeDone
 			c.emit(ev, Effect{Kind: ShoeFinished})
 		}
+		c.maybeEnd(ev)
 	case irregularities.DeviceFault:
 		c.raise(ev, k, what) // whatever the phase: the device said it, and it is recorded
 	case irregularities.InsuranceNotOffered:
 		if !c.cfg.Rules.Insurance {
 			c.refuse(ev, "rule set %s offers no insurance", c.cfg.Rules.Name)
+			return
+		}
+		if c.cfg.NoInsurance {
+			c.refuse(ev, "this table offers no insurance (NC Insurance 4.2.2): 5.13 does not apply")
 			return
 		}
 		c.raise(ev, k, what)
@@ -105,6 +115,14 @@ func (c *Controller) decide(ev *Event) {
 		c.refuse(ev, "%q is not a decision for %s: allowed are %s", ev.Choice, h.Kind, choiceList(e.Choices))
 	case ev.Role < e.DecidedBy || ev.Role > irregularities.ShiftManager:
 		c.refuse(ev, "a %s may not decide %s: it takes a %s or above (%s)", roleName(ev.Role), h.Kind, e.DecidedBy, c.rule(h.Kind))
+	case e.Action == irregularities.ByRule:
+		// The rule decides; the supervisor confirms it.
+		if want, why := c.ruleChoice(); ev.Choice != want {
+			c.refuse(ev, "%s is not for the supervisor to choose: %s, so the round is %s", h.Kind, why, choiceWord(want))
+			return
+		}
+		_, why := c.ruleChoice()
+		c.resolve(ev, ev.Choice, ev.Role, ev.Actor, why)
 	default:
 		c.resolve(ev, ev.Choice, ev.Role, ev.Actor, "")
 	}
@@ -125,9 +143,29 @@ func choiceList(cs []irregularities.Choice) string {
 	return strings.Join(s, ", ")
 }
 
+func choiceWord(ch irregularities.Choice) string {
+	if ch == irregularities.Void {
+		return "void"
+	}
+	return "continued"
+}
+
 // resolve ends the hold with choice, made by role and actor (role 0: by the rules
 // themselves), and carries it out.
 func (c *Controller) resolve(ev *Event, choice irregularities.Choice, role irregularities.Role, actor, why string) {
+	c.resolveHold(ev, choice, role, actor, why)
+	c.maybeEnd(ev)
+}
+
+// maybeEnd ends the shoe whose empty signal was waiting, once nothing holds it: no
+// decision awaited, and no round in play.
+func (c *Controller) maybeEnd(ev *Event) {
+	if c.st.EndPending && c.st.Held.ID == 0 && c.st.Phase != NoShoe && !c.roundInPlay() {
+		c.pendingEnd(ev)
+	}
+}
+
+func (c *Controller) resolveHold(ev *Event, choice irregularities.Choice, role irregularities.Role, actor, why string) {
 	h := c.st.Held
 	c.st.Held = Held{}
 	c.emit(ev, Effect{Kind: IrregularityResolved, ID: h.ID, Irregularity: h.Kind, Choice: choice, Role: role, Actor: actor, Reason: why})
@@ -139,8 +177,11 @@ func (c *Controller) resolve(ev *Event, choice irregularities.Choice, role irreg
 				reason = fmt.Sprintf("%s decided void (%s)", h.Kind, c.rule(h.Kind))
 			}
 			c.void(ev, reason)
+			c.discard(ev, h.Pending)
+			c.afterVoid(ev)
+			return
 		}
-		c.afterVoid(ev)
+		c.dealPending(ev, h.Pending)
 	case irregularities.AsRead:
 		c.dealPending(ev, h.Pending)
 	case irregularities.Swapped:
@@ -163,23 +204,35 @@ func (c *Controller) resolve(ev *Event, choice irregularities.Choice, role irreg
 		case irregularities.ForeignCard:
 			c.afterVoid(ev)
 		case irregularities.TechnicalInterruption:
-			if c.st.Phase == Dealing && c.st.Coup.Len() > 0 && !c.cfg.Rules.Established(c.st.Coup) && role == 0 {
-				c.void(ev, "technical interruption before any outcome was established (RWS Baccarat 5.4.2)")
-				c.afterVoid(ev)
-				return
-			}
-			c.emit(ev, Effect{Kind: Resumed, Reason: "the round continues (RWS Baccarat 5.4.1)"})
-			c.dealPending(ev, h.Pending)
-		default:
-			c.dealPending(ev, h.Pending)
+			c.emit(ev, Effect{Kind: Resumed, Reason: "the round continues (" + c.rule(h.Kind) + ".1)"})
+		case irregularities.WrongHand:
+			// The cards cannot be reconstructed: the round continues as dealt, and the
+			// players have the options of 5.12 (RWS Baccarat 5.8).
+			c.st.OptionsOpen = c.st.Phase == Dealing || c.st.Phase == Complete
 		}
+		if c.st.Phase == Burning && h.Missing > 0 && c.st.BurnLeft > 0 {
+			// The cards set aside were burn cards (the burn's first card, unread, leaves
+			// the next card to show the count).
+			n := min(h.Missing, c.st.BurnLeft)
+			c.st.BurnLeft -= n
+			c.emit(ev, Effect{Kind: CardBurned, Count: c.st.BurnLeft, Reason: cardsText(n, "set aside unread")})
+		}
+		if c.st.Phase == Burning && c.st.BurnLeft == 0 {
+			c.nextRound(ev) // the burn's last card was set aside
+		}
+		c.dealPending(ev, h.Pending)
 	}
 }
 
 // afterVoid opens the next round once a void round is over (or ends the shoe after the
-// cut card). When no round was voided there is nothing to open.
+// cut card, or when the shoe reported itself empty). When no round was voided there is
+// nothing to open.
 func (c *Controller) afterVoid(ev *Event) {
 	if c.st.Voided && c.st.Phase == Complete {
+		if c.st.EndPending && c.st.Held.ID == 0 {
+			c.pendingEnd(ev)
+			return
+		}
 		c.nextRound(ev)
 	}
 }
@@ -189,15 +242,16 @@ func (c *Controller) roundInPlay() bool {
 	return !c.st.Voided && (c.st.Phase == BettingOpen || c.st.Phase == Dealing || c.st.Phase == Complete)
 }
 
-// dealPending places the cards held during an irregularity, in order; those the round
-// has no place for are excess cards (RWS Baccarat 5.7).
+// dealPending gives the cards held during an irregularity their places, in order, as
+// they would have had with no hold: burned, placed, or excess cards (RWS Baccarat 5.7).
+// A card that raises a new hold holds the rest with it.
 func (c *Controller) dealPending(ev *Event, ks []Kept) {
 	for _, k := range ks {
-		if c.st.Phase == Dealing {
-			c.place(ev, k.Card, k.Seq)
+		if c.st.Held.ID != 0 {
+			c.hold(ev, k.Card, k.Seq)
 			continue
 		}
-		c.excess(ev, k.Card, k.Seq, "the round is complete")
+		c.deal(ev, k.Card, k.Seq)
 	}
 }
 
@@ -223,21 +277,55 @@ func (c *Controller) unplaceLast() (card baccarat.Card, seq uint64) {
 	return last, lastSeq
 }
 
+// deviceLost: a shoe that drops out while a round is dealt is a technical interruption
+// (RWS Baccarat 5.4); the rule decides when it is back. A shuffler that drops out does
+// not interrupt dealing from the shoe: it is recorded in the journal and nothing else.
 func (c *Controller) deviceLost(ev *Event) {
-	if c.st.Phase == Dealing && c.st.Held.ID == 0 {
-		c.raise(ev, irregularities.TechnicalInterruption, fmt.Sprintf("%s disconnected with round %d being dealt", deviceName(ev.Detail), c.st.Round))
+	if isShuffler(ev.Detail) || c.st.Phase != Dealing {
+		return
 	}
+	what := fmt.Sprintf("%s disconnected with round %d being dealt", deviceName(ev.Detail), c.st.Round)
+	if c.st.Held.ID == 0 {
+		c.raise(ev, irregularities.TechnicalInterruption, what)
+		return
+	}
+	// Held for something else: 5.4 applies all the same once the shoe is back.
+	c.st.ShoeLost = true
+	c.record(ev, irregularities.TechnicalInterruption, fmt.Sprintf("%s while the table is held for irregularity #%d", what, c.st.Held.ID))
 }
 
 func (c *Controller) deviceBack(ev *Event) {
-	if c.st.Held.ID != 0 && c.st.Held.Kind == irregularities.TechnicalInterruption {
-		c.decideByRule(ev, c.st.Held.ID)
+	if isShuffler(ev.Detail) {
+		return
+	}
+	lost := c.st.ShoeLost
+	c.st.ShoeLost = false
+	if c.st.Held.ID != 0 && (c.st.Held.Kind == irregularities.TechnicalInterruption || lost && c.st.Phase == Dealing) {
+		c.interrupted(ev)
 	}
 }
+
+func isShuffler(detail string) bool { return strings.HasPrefix(detail, "shuffler") }
 
 func deviceName(s string) string {
 	if s == "" {
 		return "a device"
 	}
 	return s
+}
+
+// unheldForeign takes card, held out of the recorded order and now reported not of the
+// set, out of the set's count, and puts the recorded order back where it was before the
+// card came: the set's own copy of it is still to come, in its place.
+func (c *Controller) unheldForeign(h Held, card baccarat.Card) {
+	if !card.Valid() || len(h.Pending) == 0 || h.Pending[0].Card != card {
+		return
+	}
+	if c.st.Seen[card.Index()] > 0 {
+		c.st.Seen[card.Index()]--
+	}
+	if h.OrderPos > 0 {
+		c.st.OrderPos = h.OrderPos - 1
+		c.st.Skipped = c.st.Skipped[:min(len(c.st.Skipped), h.Skipped-1)]
+	}
 }

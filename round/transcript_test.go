@@ -31,9 +31,12 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected effects in testd
 //	> cards 9H 8D ...            (one card event each; their effects follow together)
 //	> insurance-bet box:bet:stake
 //	> insurance-closed | squeeze | confirm | cut-card | shoe-end | power-restored
-//	> report kind=wrong_hand role=dealer [actor=A] [detail=words_with_underscores] [round=N]
+//	> report kind=wrong_hand role=dealer [actor=A] [detail=words_with_underscores] [round=N] [card=KD]
 //	> decide [id=N] choice=as-read role=supervisor [actor=A]
 //	> device-lost detail=shoe | device-back detail=shoe
+//	> card unreadable=damaged_index [seq=N]   (a card the shoe could not name)
+//	> card 9H renumbered=true seq=1           (the shoe's numbering started again)
+//	> box-option box=1 option=bet-returned role=dealer [bet=banker_insurance]
 //
 // Cards are a second apart unless an event gives at=DURATION from the transcript's start.
 func TestTranscripts(t *testing.T) {
@@ -173,6 +176,10 @@ func parseConfig(fields []string) (Config, error) {
 			cfg.Decks = atoi(k)
 		case "shoe-on-first-card":
 			cfg.ShoeOnFirstCard = v == "true"
+		case "pay-rounded":
+			cfg.PayRounded = v == "true"
+		case "no-insurance":
+			cfg.NoInsurance = v == "true"
 		default:
 			return Config{}, fmt.Errorf("config: unknown key %q", k)
 		}
@@ -280,6 +287,28 @@ func parseEvents(s string, seq *uint64) ([]Event, error) {
 				return nil, fmt.Errorf("cards: %w", err)
 			}
 			ev.Cards = n
+		case isKV && k == "box":
+			ev.Box = v
+		case isKV && k == "option":
+			if err := ev.Option.UnmarshalText([]byte(v)); err != nil {
+				return nil, err
+			}
+		case isKV && k == "bet":
+			b, err := baccarat.ParseBet(v)
+			if err != nil {
+				return nil, err
+			}
+			ev.Bet = b
+		case isKV && k == "card":
+			card, err := baccarat.ParseCard(v)
+			if err != nil {
+				return nil, err
+			}
+			ev.Card = card
+		case isKV && k == "unreadable":
+			ev.Card, ev.Detail = baccarat.Card{}, strings.ReplaceAll(v, "_", " ")
+		case isKV && k == "renumbered":
+			ev.Renumbered = v == "true"
 		case isKV && k == "empty":
 			ev.Empty = v == "true"
 		case isKV && k == "seq":

@@ -48,15 +48,6 @@ func Shuffle(cards []baccarat.Card, r *rand.Rand) {
 	r.Shuffle(len(cards), func(i, j int) { cards[i], cards[j] = cards[j], cards[i] })
 }
 
-// BurnCount is how many cards are burnt after the first card of a shoe is shown: an ace
-// 1, two to nine their face value, a ten or a picture card 10.
-func BurnCount(first baccarat.Card) int {
-	if first.Rank >= baccarat.Ten {
-		return 10
-	}
-	return int(first.Rank)
-}
-
 // RoundCards is how many of cards, from the front, one round takes by the Table of Play
 // (RWS Baccarat 3.10 to 3.12), and whether the round is complete with them; a round that
 // needs more cards than there are takes them all and is not complete.

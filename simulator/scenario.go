@@ -25,7 +25,11 @@ import (
 //
 // The set of cards and the shuffler:
 //
-//	stack CARD...        the next set is exactly these cards, in this order (repeatable)
+//	stack CARD...        the next set is exactly these cards, in this order (repeatable);
+//	                     the shuffler reports their count and order: a short set
+//	stack complete CARD... the same cards, in a set the shuffler reports as complete
+//	                     (the decks' count, no order): the table deals it, and the
+//	                     scenario tests what it names rather than a short set (5.5.2)
 //	top CARD...          the next set is a full shuffled set with these cards on top, in
 //	                     this order (repeatable)
 //	remove CARD          the next set lacks one CARD
@@ -145,6 +149,9 @@ func (sc *Scenario) parse(line int, op string, args []string) error {
 		sc.Seed = n
 		return nil
 	case "stack", "top", "remove", "add", "card":
+		if op == "stack" && len(args) > 0 && args[0] == "complete" {
+			st.Text, args = "complete", args[1:]
+		}
 		cards, err := baccarat.ParseCards(strings.Join(args, " "))
 		if err != nil {
 			return err

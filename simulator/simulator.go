@@ -68,6 +68,8 @@ type Simulator struct {
 	add     []baccarat.Card
 	rounds  int  // rounds dealt
 	burning bool // the shoe is in its burn mode
+	// complete: the stacked set is reported as complete (stack complete).
+	complete bool
 
 	light *TowerLight // the table's tower light the dealer watches, or nil
 }
@@ -229,6 +231,7 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 	switch st.Op {
 	case "stack":
 		s.stacked = append(s.stacked, st.Cards...)
+		s.complete = s.complete || st.Text == "complete"
 	case "top":
 		s.top = append(s.top, st.Cards...)
 	case "remove":
@@ -239,16 +242,20 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 		if err := s.shoeTaken(ctx); err != nil {
 			return err
 		}
+		complete := s.complete
 		cards := s.newSet(true)
 		if s.cfg.NoShuffler {
 			return nil
 		}
-		var order []baccarat.Card
-		if st.Text != "no-order" {
-			order = cards
+		count, order := len(cards), cards
+		if st.Text == "no-order" || complete {
+			order = nil
 		}
 		set, decks := s.set, s.cfg.Decks
-		return s.reported(ctx, s.shufEnc.report(func(e *shuffler.Encoder) error { return e.Shuffled(set, decks, len(cards), order) }))
+		if complete {
+			count = 52 * decks
+		}
+		return s.reported(ctx, s.shufEnc.report(func(e *shuffler.Encoder) error { return e.Shuffled(set, decks, count, order) }))
 	case "not-shuffled":
 		s.newSet(false)
 		if s.cfg.NoShuffler {
@@ -382,7 +389,7 @@ func (s *Simulator) newSet(shuffled bool) []baccarat.Card {
 		}
 		cards = append(append([]baccarat.Card(nil), s.top...), cards...)
 	}
-	s.stacked, s.remove, s.add, s.top = nil, nil, nil, nil
+	s.stacked, s.remove, s.add, s.top, s.complete = nil, nil, nil, nil, false
 	s.set++
 	s.cards, s.next, s.cutOut = cards, 0, false
 	s.cutAt = -1
@@ -442,7 +449,7 @@ func (s *Simulator) burn(ctx context.Context) error {
 	if err != nil {
 		return ignoreEmpty(err)
 	}
-	for range BurnCount(first) {
+	for range baccarat.BurnCount(first) {
 		if _, err := s.draw(ctx); err != nil {
 			return ignoreEmpty(err)
 		}

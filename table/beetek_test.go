@@ -32,7 +32,7 @@ func TestBeeTekEvents(t *testing.T) {
 		{device.Event{Kind: device.CardDrawn, Card: baccarat.MustParseCard("KD"), Burn: true}, "card KD burned"},
 		{device.Event{Kind: device.CardDrawn, Card: baccarat.MustParseCard("4S")}, "card 4S"},
 		{device.Event{Kind: device.Unreadable, Misread: true, Reason: `frame at offset 0: "[Game]<Game>": the shoe failed to read a card`},
-			`report incorrect_cards by dealer shoe: unreadable card: frame at offset 0: "[Game]<Game>": the shoe failed to read a card`},
+			`card ?? shoe: frame at offset 0: "[Game]<Game>": the shoe failed to read a card`},
 		{device.Event{Kind: device.Unreadable, Reason: `2 bytes at offset 56: "~~": noise between frames`}, ""},
 		{device.Event{Kind: device.Fault, Code: 3, Text: "[GameAlarm]<Alarm:E3 Card Not Read>"},
 			"report device_fault by dealer shoe: [GameAlarm]<Alarm:E3 Card Not Read>"},

@@ -22,6 +22,11 @@ type Config struct {
 	// as soon as it opens (NC Insurance 3.12), as a dealer offering no time to bet would.
 	AutoConfirm        bool
 	AutoCloseInsurance bool
+	// InsurancePause, with AutoCloseInsurance, leaves each offer open this long before
+	// it is closed, so players have time to bet and a card drawn sooner shows the
+	// neglected offer of NC Insurance 5.13. Time is the events' own: the offer is closed
+	// before the first card read at or after the pause. Zero closes it at once.
+	InsurancePause time.Duration
 	// Seqless: the shoe's format neither numbers its cards nor reports a card it failed
 	// to read (!shoe.Format.TellsMisreads): any unreadable input may be a card.
 	Seqless bool
@@ -103,9 +108,11 @@ type Node struct {
 	settings Settings
 	devices  map[string]string
 	call     bool
-	lit      Lamps
-	litSet   bool
-	rd       Ready
+	// offeredAt is when the open Insurance offers were made, under InsurancePause.
+	offeredAt time.Time
+	lit       Lamps
+	litSet    bool
+	rd        Ready
 	// capture, while a command is stepped, collects its effects.
 	capture *Reply
 	// replayed is how many events Open replayed.
@@ -160,6 +167,13 @@ func (n *Node) Step(ev round.Event) {
 	for len(queue) > 0 {
 		ev := queue[0]
 		queue = queue[1:]
+		if closeAt := n.offeredAt.Add(n.cfg.InsurancePause); !n.offeredAt.IsZero() && ev.Kind == round.CardDrawn && !ev.At.Before(closeAt) {
+			n.offeredAt = time.Time{}
+			if len(n.ctl.State().Offers) > 0 {
+				queue = append([]round.Event{{Kind: round.InsuranceWindowClosed, At: closeAt, Actor: "auto"}, ev}, queue...)
+				continue
+			}
+		}
 		rec := ev
 		n.rd.Records = append(n.rd.Records, Entry{Event: &rec})
 		effs := slices.Clone(n.ctl.Step(ev))
@@ -184,7 +198,11 @@ func (n *Node) Step(ev round.Event) {
 // Insurance offers just opened, confirm the round just completed.
 func (n *Node) automatic(st round.State, at time.Time, offered, complete bool) []round.Event {
 	var evs []round.Event
-	if n.cfg.AutoCloseInsurance && offered && len(st.Offers) > 0 {
+	switch {
+	case !n.cfg.AutoCloseInsurance || !offered || len(st.Offers) == 0:
+	case n.cfg.InsurancePause > 0:
+		n.offeredAt = at
+	default:
 		evs = append(evs, round.Event{Kind: round.InsuranceWindowClosed, At: at, Actor: "auto"})
 	}
 	if n.cfg.AutoConfirm && complete && st.Phase == round.Complete && !st.Voided && st.Held.ID == 0 {
@@ -220,7 +238,7 @@ func (n *Node) Command(ref uint64, ev round.Event) {
 	r := Reply{Ref: ref, OK: true}
 	n.capture = &r
 	switch {
-	case ev.Kind == round.NewShoe && ev.Set == "" && n.ctl.State().Phase == round.NoShoe:
+	case ev.Kind == round.NewShoe && ev.Set == "" && ev.Decks == 0 && !n.cfg.DealerStartsShoes && n.ctl.State().Phase == round.NoShoe:
 		r.OK, r.Error = false, "no shoe is in play and no set was given: the next set loads when the shuffler reports it"
 	case ev.Kind == round.NewShoe:
 		n.NewShoe(ev)

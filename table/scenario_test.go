@@ -199,7 +199,7 @@ func playScenario(t *testing.T, sc *simulator.Scenario, rules string, quietRound
 		runNode(tbl, shoeCh, shufCh, func(rd Ready) {
 			for _, s := range rd.Steps {
 				for _, e := range s.Effects {
-					if e.Kind != round.CardBurned && !(quietRounds && routine[e.Kind]) {
+					if (e.Kind != round.CardBurned || showBurn) && !(quietRounds && routine[e.Kind]) {
 						lines = append(lines, e.String())
 					}
 				}

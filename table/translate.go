@@ -91,46 +91,41 @@ func (t *Translator) shoe(ev device.Event, st round.State, at time.Time) []round
 	case device.CardDrawn:
 		e := round.Event{Kind: round.CardDrawn, At: at, Card: ev.Card, Burned: ev.Burn, Resent: ev.Resent,
 			ShoeTime: ev.ShoeTime, ShoeTimed: ev.HasShoeTime}
-		var out []round.Event
 		if ev.HasCardNo {
 			no, restarted, seen := t.cards.next(ev.CardNo, ev.Resent)
 			if seen {
 				return nil // resent: recorded already
 			}
-			e.Seq, e.Renumbered = no, restarted
-			if restarted && st.Phase == round.Dealing {
-				out = append(out, round.Event{Kind: round.DeviceLost, At: at, Detail: "shoe (powered off and on)"},
-					round.Event{Kind: round.DeviceBack, At: at, Detail: "shoe"})
-			}
+			e.Seq, e.Renumbered = no, restarted // a re-powered shoe: the round applies 5.4
 		}
 		if ev.SetID != 0 {
 			e.Set = setName(ev.SetID)
 		}
-		return append(out, e)
+		return []round.Event{e}
 	case device.CutCard:
 		return []round.Event{{Kind: round.CutCard, At: at}}
 	case device.ShoeEmpty:
 		return []round.Event{{Kind: round.ShoeEnd, At: at, Empty: true, Actor: "shoe"}}
 	case device.LidOpened:
-		// The dealer opens the shoe to take out what is left once its last round is dealt.
-		if st.Phase == round.ShoeDone {
-			return []round.Event{{Kind: round.ShoeEnd, At: at, Actor: "shoe"}}
-		}
+		return []round.Event{{Kind: round.LidOpened, At: at, Actor: "shoe"}}
 	case device.DoubleCard:
 		return []round.Event{report(irregularities.SimultaneousDraw, at, "shoe", "two cards sensed at once")}
 	case device.Fault:
 		return []round.Event{faultReport(ev, "shoe")}
 	case device.Unreadable:
-		// A numbered card that could not be named still took its number; without numbers,
-		// an unreadable card in a round is a card the round cannot place (RWS Baccarat
-		// 5.5.3). Damage with no card in it is noticed at the next card's number.
+		// A numbered card that could not be named still took its number; on a shoe without
+		// numbers a damaged line is the only sign of a card. Either is a card drawn with no
+		// name: the round decides what it means. Damage with no card in it, on a numbered
+		// shoe, shows at the next card's number.
 		if ev.HasCardNo {
-			if _, _, seen := t.cards.next(ev.CardNo, ev.Resent); seen {
+			no, _, seen := t.cards.next(ev.CardNo, ev.Resent)
+			if seen {
 				return nil
 			}
+			return []round.Event{{Kind: round.CardDrawn, At: at, Seq: no, Actor: "shoe", Detail: ev.Reason}}
 		}
-		if (ev.HasCardNo || ev.Misread || t.Seqless) && st.Phase == round.Dealing {
-			return []round.Event{report(irregularities.IncorrectCards, at, "shoe", "unreadable card: "+ev.Reason)}
+		if ev.Misread || t.Seqless {
+			return []round.Event{{Kind: round.CardDrawn, At: at, Actor: "shoe", Detail: ev.Reason}}
 		}
 	case device.Disconnected:
 		return []round.Event{{Kind: round.DeviceLost, At: at, Detail: "shoe"}}

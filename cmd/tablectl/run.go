@@ -57,7 +57,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	cfg := daemon.Config{Table: r.Table, Round: r.Round, AutoConfirm: r.Dealer.Auto, AutoCloseInsurance: r.Dealer.Auto,
+	cfg := daemon.Config{Table: r.Table, Round: r.Round, AutoConfirm: r.Dealer.Auto, AutoCloseInsurance: r.Dealer.Auto, InsurancePause: r.Dealer.InsurancePause,
 		JournalDir: r.Journal, Logger: log, Shoe: r.ShoeConfig(), Shuffler: r.ShufflerConfig()}
 	if every := svc.heartbeatEvery(); every > 0 {
 		cfg.Watchdog, cfg.HeartbeatEvery = svc, every
@@ -196,7 +196,8 @@ func runFlags(fs *flag.FlagSet) (f *config.Flags, configFile *string, sim *simul
 	fs.StringVar(&f.ShoeFormat, "shoe-format", "tablectl", "the shoe's wire format: "+shoe.FormatNames())
 	fs.StringVar(&f.Shuffler, "shuffler", "", "the shuffler's serial port")
 	fs.IntVar(&f.Baud, "baud", 9600, "the serial ports' speed")
-	fs.BoolVar(&f.Auto, "auto", false, "stand in for the dealer's buttons: close betting on a round's first card, close Insurance at once, confirm each complete round (default with --simulate)")
+	fs.BoolVar(&f.Auto, "auto", false, "stand in for the dealer's buttons: close betting on a round's first card, close Insurance at once (or after --insurance-pause), confirm each complete round (default with --simulate)")
+	fs.DurationVar(&f.InsurancePause, "insurance-pause", def.Dealer.InsurancePause, "with --auto: how long each Insurance offer stays open before it is closed (0: at once)")
 	fs.DurationVar(&f.SimultaneousWindow, "simultaneous-window", def.Dealer.SimultaneousWindow, "two cards of a round read closer together than this were drawn together (RWS Baccarat 5.10); 0 turns the check off")
 	fs.StringVar(&f.HTTP, "http", def.HTTP, "serve the display board here (\"\": none); :8080 serves it to the network")
 	fs.BoolVar(&f.LogJSON, "log-json", false, "log as JSON lines")
