@@ -93,7 +93,7 @@ func TestWatchBeeTekWithoutShuffler(t *testing.T) {
 	waitOutput(t, ctx, &out, "shoe-started shoe=1 set= decks=8", "round-settled round=3",
 		`shoe: fault code=3 "[GameAlarm]<Alarm:E3 Card Not Read>"`, `shoe: fault code=1 "<W0x01>"`,
 		"device_fault: [GameAlarm]<Alarm:E3 Card Not Read> (house procedure)", "device_fault: <W0x01>",
-		"incorrect_cards: unreadable card: frame at offset")
+		"incorrect_cards: an unreadable card: frame at offset")
 	stop()
 	if err := <-done; err != nil {
 		t.Fatal(err)

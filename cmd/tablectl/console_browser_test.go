@@ -192,7 +192,7 @@ func TestConsolePagesInBrowser(t *testing.T) {
 		waitJS(`document.querySelectorAll("#decisions button").length > 0`))
 	choices := evalJS[[]string](t, ctx, `[...document.querySelectorAll("#decisions button")].map((b) => b.dataset.choice)`)
 	why := evalJS[string](t, ctx, `document.querySelector(".decision .why").textContent`)
-	if strings.Join(choices, ",") != "reconstructed,void" || !strings.Contains(why, "RWS Baccarat 5.8") {
+	if strings.Join(choices, ",") != "reconstructed,continue" || !strings.Contains(why, "RWS Baccarat 5.8") {
 		t.Errorf("supervisor's decisions %v, beside them %q", choices, why)
 	}
 	screenshot(t, ctx, "console-table-supervisor.png")

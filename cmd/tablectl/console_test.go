@@ -356,7 +356,7 @@ func TestConsoleAPIWithMosquitto(t *testing.T) {
 	}
 
 	held := reportWrongHand(t, dealer, "t2")
-	if held.Held.Kind != "wrong_hand" || held.Held.DecidedBy != "supervisor" || strings.Join(held.Held.Choices, ",") != "reconstructed,void" {
+	if held.Held.Kind != "wrong_hand" || held.Held.DecidedBy != "supervisor" || strings.Join(held.Held.Choices, ",") != "reconstructed,continue" {
 		t.Errorf("held: %+v", held.Held)
 	}
 	if ts := dealer.tables(t); ts[0].Table != "t2" {
