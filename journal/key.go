@@ -44,16 +44,29 @@ func LoadOrCreateKey(path string) (key ed25519.PrivateKey, created bool, err err
 	if err != nil {
 		return nil, false, fmt.Errorf("table key: encode: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	// Written whole to a temporary file, then linked into place: a table starting beside
+	// another on the same directory either makes the key or reads the other's, whole.
+	f, err := os.CreateTemp(filepath.Dir(path), ".table-key-*")
 	if err != nil {
 		return nil, false, fmt.Errorf("table key: create %s: %w", path, err)
 	}
-	err = pem.Encode(f, &pem.Block{Type: "PRIVATE KEY", Bytes: der})
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	err = f.Chmod(0o600)
+	if err == nil {
+		err = pem.Encode(f, &pem.Block{Type: "PRIVATE KEY", Bytes: der})
+	}
 	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		if err = os.Link(tmp, path); errors.Is(err, fs.ErrExist) {
+			key, err = LoadKey(path)
+			return key, false, err
+		}
 	}
 	if err == nil {
 		err = syncDir(filepath.Dir(path))

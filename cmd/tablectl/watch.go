@@ -89,9 +89,6 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 		fmt.Fprintf(io.out, "journal %s: %d records replayed\n", r.Journal, d.Replayed())
 	}
 	d.OnConnect(daemon.NoBroker{}) // the messages go nowhere
-	if r.Simulate {
-		d.SetPanel(sim.light) // the simulated dealer stops while the table is held
-	}
 	var show func(string, device.Event)
 	if *showDevice {
 		show = func(name string, ev device.Event) {
