@@ -11,46 +11,13 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/tablectl/tablectl/internal/chromiumtest"
 )
 
-// newBrowser starts headless Chromium for the test, or skips the test when it is not
-// installed (fails it when TABLECTL_REQUIRE_INTEGRATION=1).
+// newBrowser starts headless Chromium at 1600x1000 for the test (chromiumtest.New).
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
-	const chromium = "/usr/bin/chromium"
-	if _, err := os.Stat(chromium); err != nil {
-		if os.Getenv("TABLECTL_REQUIRE_INTEGRATION") == "1" {
-			t.Fatalf("TABLECTL_REQUIRE_INTEGRATION=1 but Chromium is missing (apt-get install chromium): %v", err)
-		}
-		t.Skipf("Chromium is not installed (%v); apt-get install chromium to run this test", err)
-	}
-	profile, err := os.MkdirTemp("", "tablectl-console-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromium),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(1600, 1000),
-	)
-	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
-	t.Cleanup(func() {
-		cancel()
-		cancelAlloc()
-		os.RemoveAll(profile)
-	})
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1600, 1000)); err != nil {
-		t.Fatalf("starting Chromium: %v", err)
-	}
-	return ctx
+	return chromiumtest.New(t, 1600, 1000)
 }
 
 // until evaluates expr every 100 ms until it is true (an evaluation that fails while

@@ -9,11 +9,9 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/tablectl/tablectl/internal/chromiumtest"
 	"github.com/tablectl/tablectl/roadmap"
 )
-
-// chromiumPath is Debian's Chromium (package chromium).
-const chromiumPath = "/usr/bin/chromium"
 
 // screenshotPath is where the browser test keeps its picture of the board.
 var screenshotPath = filepath.Join("testdata", "artifacts", "board.png")
@@ -25,45 +23,10 @@ const (
 	tieRGB    = "rgb(14, 138, 58)"
 )
 
-// newBrowser starts headless Chromium for the test, or skips the test when it is not
-// installed (fails it when TABLECTL_REQUIRE_INTEGRATION=1).
+// newBrowser starts headless Chromium at 1920x1080 for the test (chromiumtest.New).
 func newBrowser(t *testing.T) context.Context {
 	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("TABLECTL_REQUIRE_INTEGRATION") == "1" {
-			t.Fatalf("TABLECTL_REQUIRE_INTEGRATION=1 but Chromium is missing (apt-get install chromium): %v", err)
-		}
-		t.Skipf("Chromium is not installed (%v); apt-get install chromium to run this test", err)
-	}
-	profile, err := os.MkdirTemp("", "tablectl-board-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Headless,
-		chromedp.NoSandbox, // the tests run as root
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(profile),
-		chromedp.WindowSize(1920, 1080),
-	)
-	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
-	t.Cleanup(func() {
-		cancel()
-		cancelAlloc()
-		// Chromium may still be writing its profile as it exits: best effort.
-		os.RemoveAll(profile)
-	})
-	// The first Run starts the browser; it lives as long as ctx.
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1920, 1080)); err != nil {
-		t.Fatalf("starting Chromium: %v", err)
-	}
-	return ctx
+	return chromiumtest.New(t, 1920, 1080)
 }
 
 // pageRoad is a road cell as the page draws it.
