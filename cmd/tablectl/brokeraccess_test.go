@@ -81,6 +81,24 @@ func TestRunEmbeddedBrokerAccess(t *testing.T) {
 	if tok := reader.Subscribe("tablectl/v1/A2/cmd/reply", 1, func(_ mqtt.Client, m mqtt.Message) { replies <- string(m.Payload()) }); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
 		t.Fatal(tok.Error())
 	}
+	// tablectl publishes its online status once it listens for commands: a command
+	// sent before would reach no one.
+	online := make(chan struct{}, 1)
+	if tok := reader.Subscribe("tablectl/v1/A2/status", 1, func(_ mqtt.Client, m mqtt.Message) {
+		if strings.Contains(string(m.Payload()), `"online"`) {
+			select {
+			case online <- struct{}{}:
+			default:
+			}
+		}
+	}); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatal(tok.Error())
+	}
+	select {
+	case <-online:
+	case <-time.After(30 * time.Second):
+		t.Fatal("tablectl never said it was online")
+	}
 	anon, err := login("page", "", "")
 	if err != nil {
 		t.Fatal(err)
