@@ -63,6 +63,7 @@ func (f *file) check(c *Config) error {
 	}
 	f.checkBoard(c.Board)
 	f.checkGPIO(c.GPIO)
+	f.checkConsole(c.Console)
 	if len(f.errs) > 0 {
 		return f.errs
 	}

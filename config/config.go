@@ -47,6 +47,8 @@ type Config struct {
 	Log Log `yaml:"log"`
 	// GPIO is the dealer's buttons, the shoe's sensors, the tower light and the buzzer.
 	GPIO GPIO `yaml:"gpio"`
+	// Console is tablectl console's section (console.go); tablectl run ignores it.
+	Console Console `yaml:"console"`
 }
 
 // Board is the display board's language, game name and logo (docs/board.md).
@@ -202,5 +204,7 @@ func Default() Config {
 		HTTP:   "127.0.0.1:8080",
 		Board:  Board{Lang: "en+zh"},
 		GPIO:   GPIO{Debounce: 20 * time.Millisecond},
+
+		Console: DefaultConsole(),
 	}
 }
