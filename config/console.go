@@ -206,12 +206,8 @@ func (f *file) checkConsole(c Console) {
 	if m.PasswordFile != "" && m.Username == "" {
 		f.at("console.mqtt.password_file", "set with no console.mqtt.username")
 	}
-	if (m.Cert == "") != (m.Key == "") {
-		f.at("console.mqtt.cert", "a client certificate takes both cert and key")
-	}
-	if (c.TLSCert == "") != (c.TLSKey == "") {
-		f.at("console.tls_cert", "HTTPS takes both tls_cert and tls_key")
-	}
+	f.consolePair("console.mqtt.cert", m.Cert, "console.mqtt.key", m.Key, "a client certificate takes both cert and key")
+	f.consolePair("console.tls_cert", c.TLSCert, "console.tls_key", c.TLSKey, "HTTPS takes both tls_cert and tls_key")
 	if c.HTTP == "" {
 		f.at("console.http", "no address: the console's pages must be served somewhere (host:port)")
 	}
@@ -223,5 +219,15 @@ func (f *file) checkConsole(c Console) {
 		if d.v <= 0 {
 			f.at(d.key, "%s: want a duration above 0, such as 15m", d.v)
 		}
+	}
+}
+
+// consolePair faults the one of two settings that is set without the other.
+func (f *file) consolePair(key1, v1, key2, v2, msg string) {
+	switch {
+	case v1 != "" && v2 == "":
+		f.at(key1, "set without %s: %s", key2, msg)
+	case v1 == "" && v2 != "":
+		f.at(key2, "set without %s: %s", key1, msg)
 	}
 }

@@ -52,7 +52,7 @@ func TestConsoleSectionFaults(t *testing.T) {
 			`t.yaml:3: console.mqtt.url: "tcp://b:1883" is not a TLS URL, but ca, cert or key is set`},
 		{"credentials without a url", "console:\n  mqtt:\n    ca: /etc/c/ca.crt\n", "t.yaml:3: console.mqtt.ca: set without console.mqtt.url"},
 		{"missing users file", "console:\n  users: /etc/c/nobody.json\n", "t.yaml:2: console.users: /etc/c/nobody.json does not exist"},
-		{"certificate without its key", "console:\n  tls_cert: /etc/c/https.crt\n", "t.yaml:2: console.tls_cert: HTTPS takes both tls_cert and tls_key"},
+		{"certificate without its key", "console:\n  tls_cert: /etc/c/https.crt\n", "t.yaml:2: console.tls_cert: set without console.tls_key: HTTPS takes both tls_cert and tls_key"},
 		{"no address", "console:\n  http: \"\"\n", "t.yaml:2: console.http: no address"},
 		{"bad address", "console:\n  http: 8443\n", `t.yaml:2: console.http: "8443": want host:port`},
 		{"section as a list", "console:\n  - users\n", "t.yaml:1: console: want a section of keys, not a list"},
@@ -144,7 +144,7 @@ func TestApplyConsoleFlags(t *testing.T) {
 			f := consoleFlags("mqtt", "users", "tls-cert")
 			f.MQTT, f.Users, f.TLSCert = "tcp://b:1883", "/etc/c/users.json", "/etc/c/https.crt"
 			return f
-		}, "--tls-cert: HTTPS takes both tls_cert and tls_key", nil},
+		}, "--tls-cert: set without console.tls_key: HTTPS takes both", nil},
 		{"no broker", Default(), func() ConsoleFlags { f := consoleFlags("users"); f.Users = "/etc/c/users.json"; return f },
 			"console.mqtt.url: no broker: give --mqtt, or console.mqtt.url", nil},
 		{"no users file", Default(), func() ConsoleFlags { f := consoleFlags("mqtt"); f.MQTT = "tcp://b:1883"; return f },

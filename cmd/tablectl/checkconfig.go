@@ -72,6 +72,13 @@ func summary(c config.Config) string {
 		fmt.Fprintf(&b, "  MQTT: embedded broker on %s\n", c.Broker.Listen)
 	}
 	fmt.Fprintf(&b, "  GPIO: %d %s\n", len(c.GPIO.Pins), plural(len(c.GPIO.Pins), "pin", "pins"))
+	if con := c.Console; con.MQTT.URL != "" || con.Users != "" {
+		scheme := "http"
+		if con.TLSCert != "" {
+			scheme = "https"
+		}
+		fmt.Fprintf(&b, "  console: broker %s, users %s, pages on %s://%s\n", orNone(con.MQTT.URL), orNone(con.Users), scheme, con.HTTP)
+	}
 	return b.String()
 }
 
@@ -80,4 +87,12 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// orNone is s, or "none" when it is empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

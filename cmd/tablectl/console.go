@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tablectl/tablectl/config"
 	"github.com/tablectl/tablectl/console"
 )
 
@@ -24,6 +25,7 @@ func init() {
 }
 
 const consoleUsage = `usage: tablectl console --mqtt URL --http ADDR --users FILE [flags]
+       tablectl console --config FILE [flags]
        tablectl console user add NAME --role ROLE --users FILE [--tables T1,T2] [--pits P1]
        tablectl console user remove NAME --users FILE
        tablectl console user list --users FILE
@@ -35,14 +37,22 @@ published under the person's own name.
 Setting it up (docs/console.md has every step):
   1. the broker user: deploy/mosquitto/acl has "user console"; give it a password
      (mosquitto_passwd /etc/mosquitto/tablectl/passwd console) and pass it in
-     TABLECTL_MQTT_PASSWORD;
+     TABLECTL_MQTT_PASSWORD or the file's console.mqtt.password_file;
   2. the users file: 'tablectl console user add NAME --role ROLE --users FILE' for each
      person, the password on standard input; the file must not be readable by others;
   3. TLS: --tls-cert and --tls-key serve HTTPS (the session cookie is then Secure);
   4. run it: tablectl console --mqtt ssl://broker:8883 --mqtt-ca ca.crt --users FILE
      --http :8443 --tls-cert https.crt --tls-key https.key
-     (deploy/tablectl-console.service runs it under systemd; --central on a central
-     broker).`
+     (--central on a central broker).
+
+The configuration file: every flag but --mqtt-password has a key in the file's console
+section (--mqtt is console.mqtt.url, --tls-cert console.tls_cert, --idle console.idle,
+--log-json the file's log.json; docs/config.md lists them), read as strictly as a
+table's file: an unknown key or a bad value is an error naming the file, the line and
+the key, and the console does not start. A flag given wins over the file.
+deploy/tablectl-console.yaml is an example, and deploy/tablectl-console.service runs
+'tablectl console --config /etc/tablectl/console/console.yaml' under systemd;
+'tablectl check-config FILE' checks the file.`
 
 // runConsole serves the console, or manages its users file.
 func runConsole(ctx context.Context, args []string, io stdio) error {
@@ -54,57 +64,31 @@ func runConsole(ctx context.Context, args []string, io stdio) error {
 		fmt.Fprintln(io.err, consoleUsage+"\n\nflags:")
 		fs.PrintDefaults()
 	}
-	mqttURL := fs.String("mqtt", "", "the floor's MQTT broker, tcp://host:1883 or ssl://host:8883 (required)")
-	mqttUser := fs.String("mqtt-user", "console", "MQTT username (the console user of deploy/mosquitto/acl)")
-	mqttPassword := fs.String("mqtt-password", "", "MQTT password (default: TABLECTL_MQTT_PASSWORD)")
-	mqttCA := fs.String("mqtt-ca", "", "CA certificates (PEM) that sign the broker's certificate")
-	mqttCert := fs.String("mqtt-cert", "", "client certificate (PEM)")
-	mqttKey := fs.String("mqtt-key", "", "client certificate's key (PEM)")
-	central := fs.Bool("central", false, "the broker is a central one: also read casino/<site>/<pit>/tablectl/v1/... (docs/mqtt.md)")
-	httpAddr := fs.String("http", "127.0.0.1:8090", "serve the console here; :8443 with --tls-cert serves it to the network")
-	users := fs.String("users", "", "the users file (required; see 'tablectl console user add')")
-	tlsCert := fs.String("tls-cert", "", "serve HTTPS with this certificate (PEM); session cookies are then Secure")
-	tlsKey := fs.String("tls-key", "", "the TLS certificate's key (PEM)")
-	idle := fs.Duration("idle", console.DefaultIdle, "a session unused this long expires")
-	cmdTimeout := fs.Duration("command-timeout", console.DefaultCommandTimeout, "how long to wait for a table's answer to a command (504 after)")
-	lockFor := fs.Duration("lock", console.DefaultLockFor, "how long a name is refused after 5 failed logins in a minute")
-	logJSON := fs.Bool("log-json", false, "log (and audit) as JSON lines")
+	f, configFile := consoleFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("console: unexpected argument %q", fs.Arg(0))
 	}
-	switch {
-	case *mqttURL == "":
-		return errors.New("console: --mqtt is required (the floor's broker)")
-	case *users == "":
-		return errors.New("console: --users is required (create it with 'tablectl console user add')")
-	case (*tlsCert == "") != (*tlsKey == ""):
-		return errors.New("console: --tls-cert and --tls-key go together")
+	f.Given = given(fs)
+	cfg, err := config.ResolveConsole(*configFile, *f)
+	if err != nil {
+		return fmt.Errorf("console: %w", err)
 	}
-	var log *slog.Logger
-	if *logJSON {
-		log = slog.New(slog.NewJSONHandler(io.err, nil))
-	} else {
-		log = slog.New(slog.NewTextHandler(io.err, nil))
-	}
-	us, err := console.LoadUsers(*users)
+	log := newLogger(cfg.LogJSON, io.err)
+	us, err := console.LoadUsers(cfg.Users)
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
 	}
 	if len(us.List()) == 0 {
-		log.Warn("the users file has nobody in it: nobody can log in", "users", *users)
-	}
-	password := *mqttPassword
-	if password == "" {
-		password = os.Getenv("TABLECTL_MQTT_PASSWORD")
+		log.Warn("the users file has nobody in it: nobody can log in", "users", cfg.Users)
 	}
 	// The link hands messages to the server, which is made next.
 	var srv *console.Server
 	ready := make(chan struct{})
-	link, err := console.Dial(console.LinkOptions{Broker: *mqttURL, Username: *mqttUser, Password: password,
-		CAFile: *mqttCA, CertFile: *mqttCert, KeyFile: *mqttKey, Central: *central, Logger: log},
+	link, err := console.Dial(console.LinkOptions{Broker: cfg.MQTT.URL, Username: cfg.MQTT.Username, Password: cfg.Password,
+		CAFile: cfg.MQTT.CA, CertFile: cfg.MQTT.Cert, KeyFile: cfg.MQTT.Key, Central: cfg.Central, Logger: log},
 		func(topic string, payload []byte) {
 			<-ready
 			srv.Ingest(topic, payload)
@@ -114,8 +98,8 @@ func runConsole(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("console: %w", err)
 	}
 	defer link.Close()
-	srv, err = console.New(console.Options{Users: us, Publisher: link, Logger: log, Idle: *idle,
-		CommandTimeout: *cmdTimeout, LockFor: *lockFor, SecureCookie: *tlsCert != ""})
+	srv, err = console.New(console.Options{Users: us, Publisher: link, Logger: log, Idle: cfg.Idle,
+		CommandTimeout: cfg.CommandTimeout, LockFor: cfg.Lock, SecureCookie: cfg.TLSCert != ""})
 	close(ready)
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
@@ -139,30 +123,30 @@ func runConsole(ctx context.Context, args []string, io stdio) error {
 				return
 			case <-hup:
 			}
-			nu, err := console.LoadUsers(*users)
+			nu, err := console.LoadUsers(cfg.Users)
 			if err != nil {
 				log.Error("users file not reloaded", "error", err)
 				continue
 			}
 			srv.SetUsers(nu)
-			log.Info("users file reloaded", "users", *users, "count", len(nu.List()))
+			log.Info("users file reloaded", "users", cfg.Users, "count", len(nu.List()))
 		}
 	}()
 
-	ln, err := net.Listen("tcp", *httpAddr)
+	ln, err := net.Listen("tcp", cfg.HTTP)
 	if err != nil {
-		return fmt.Errorf("console: --http %s: %w", *httpAddr, err)
+		return fmt.Errorf("console: serve the pages on %s: %w", cfg.HTTP, err)
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	served := make(chan error, 1)
 	scheme := "http"
-	if *tlsCert != "" {
+	if cfg.TLSCert != "" {
 		scheme = "https"
-		go func() { served <- hs.ServeTLS(ln, *tlsCert, *tlsKey) }()
+		go func() { served <- hs.ServeTLS(ln, cfg.TLSCert, cfg.TLSKey) }()
 	} else {
 		go func() { served <- hs.Serve(ln) }()
 	}
-	fmt.Fprintf(io.out, "console: %s://%s/ (MQTT %s)\n", scheme, ln.Addr(), *mqttURL)
+	fmt.Fprintf(io.out, "console: %s://%s/ (MQTT %s)\n", scheme, ln.Addr(), cfg.MQTT.URL)
 	select {
 	case err := <-served:
 		srv.Close()
@@ -174,6 +158,30 @@ func runConsole(ctx context.Context, args []string, io stdio) error {
 	defer cancel()
 	_ = hs.Shutdown(sctx)
 	return nil
+}
+
+// consoleFlags defines the console's flags: those config.ConsoleFlags carries, with
+// the defaults of the file's console section, and the configuration file's.
+func consoleFlags(fs *flag.FlagSet) (f *config.ConsoleFlags, configFile *string) {
+	f = &config.ConsoleFlags{}
+	def := config.DefaultConsole()
+	configFile = fs.String("config", "", "a configuration file whose console section (and log) the console takes (docs/config.md); the flags given override it")
+	fs.StringVar(&f.MQTT, "mqtt", "", "the floor's MQTT broker, tcp://host:1883 or ssl://host:8883 (required here or in the file)")
+	fs.StringVar(&f.MQTTUser, "mqtt-user", def.MQTT.Username, "MQTT username (the console user of deploy/mosquitto/acl)")
+	fs.StringVar(&f.MQTTPassword, "mqtt-password", "", "MQTT password (default: the file's console.mqtt.password_file, or TABLECTL_MQTT_PASSWORD)")
+	fs.StringVar(&f.MQTTCA, "mqtt-ca", "", "CA certificates (PEM) that sign the broker's certificate")
+	fs.StringVar(&f.MQTTCert, "mqtt-cert", "", "client certificate (PEM)")
+	fs.StringVar(&f.MQTTKey, "mqtt-key", "", "client certificate's key (PEM)")
+	fs.BoolVar(&f.Central, "central", false, "the broker is a central one: also read casino/<site>/<pit>/tablectl/v1/... (docs/mqtt.md)")
+	fs.StringVar(&f.HTTP, "http", def.HTTP, "serve the console here; :8443 with --tls-cert serves it to the network")
+	fs.StringVar(&f.Users, "users", "", "the users file (required here or in the file; see 'tablectl console user add')")
+	fs.StringVar(&f.TLSCert, "tls-cert", "", "serve HTTPS with this certificate (PEM); session cookies are then Secure")
+	fs.StringVar(&f.TLSKey, "tls-key", "", "the TLS certificate's key (PEM)")
+	fs.DurationVar(&f.Idle, "idle", def.Idle, "a session unused this long expires")
+	fs.DurationVar(&f.CommandTimeout, "command-timeout", def.CommandTimeout, "how long to wait for a table's answer to a command (504 after)")
+	fs.DurationVar(&f.LockTime, "lock", def.Lock, "how long a name is refused after 5 failed logins in a minute")
+	fs.BoolVar(&f.LogJSON, "log-json", false, "log (and audit) as JSON lines")
+	return f, configFile
 }
 
 // runConsoleUser adds, removes or lists the people of a users file.

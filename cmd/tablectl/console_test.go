@@ -97,13 +97,25 @@ func startFloor(t *testing.T, consoleArgs ...string) *floorUnderTest {
 			t.Fatal(err)
 		}
 	}
-	f.url, f.log = startConsole(t, usersFile, append([]string{"--mqtt", f.broker.URL(), "--mqtt-user", "console",
-		"--mqtt-password", f.users["console"]}, consoleArgs...)...)
+	// The console takes its broker, password and users from its configuration file's
+	// console section; startConsole's flags and consoleArgs override the rest.
+	password := filepath.Join(dir, "console-mqtt-password")
+	if err := os.WriteFile(password, []byte(f.users["console"]+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "console.yaml")
+	yaml := fmt.Sprintf("console:\n  mqtt:\n    url: %s\n    username: console\n    password_file: %s\n  users: %s\n  http: 127.0.0.1:1\n  idle: 1h\n",
+		f.broker.URL(), password, usersFile)
+	if err := os.WriteFile(conf, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.url, f.log = startConsole(t, "", append([]string{"--config", conf}, consoleArgs...)...)
 	return f
 }
 
 // startConsole runs "tablectl console" in-process on a free loopback port with the
-// users file and args, until the test ends; it returns the console's URL and its log.
+// users file (none given when "") and args, until the test ends; it returns the
+// console's URL and its log.
 func startConsole(t *testing.T, usersFile string, args ...string) (string, *lockedBuffer) {
 	t.Helper()
 	log := &lockedBuffer{}
@@ -111,7 +123,11 @@ func startConsole(t *testing.T, usersFile string, args ...string) (string, *lock
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		args := append([]string{"console", "--http", "127.0.0.1:0", "--users", usersFile, "--command-timeout", "10s"}, args...)
+		base := []string{"console", "--http", "127.0.0.1:0", "--command-timeout", "10s"}
+		if usersFile != "" {
+			base = append(base, "--users", usersFile)
+		}
+		args := append(base, args...)
 		err := run(ctx, args, stdio{in: strings.NewReader(""), out: pw, err: log})
 		pw.Close()
 		done <- err

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tablectl/tablectl/config"
+	"github.com/tablectl/tablectl/console"
 )
 
 // TestConsoleUnitVerifies has systemd check deploy/tablectl-console.service, with its
@@ -66,5 +69,55 @@ func TestConsoleUnitVerifies(t *testing.T) {
 	}
 	if len(problems) > 0 {
 		t.Errorf("systemd-analyze verify: %v\n%s", err, out)
+	}
+}
+
+// TestConsoleConfigFile: tablectl console refuses a configuration file with a fault in
+// its console section, naming the file, the line and the key, and a flag's fault by the
+// flag, before it connects or serves anything; the file's defaults are the console's.
+func TestConsoleConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	users := filepath.Join(dir, "users.json")
+	if _, _, err := runCmd(t, "supervisor-pass-17\n", "console", "user", "add", "S17", "--role", "supervisor", "--users", users, "--cost", "4"); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "console.yaml")
+	for _, c := range []struct {
+		name, yaml string
+		args       []string
+		want       string
+	}{
+		{"unknown key", "console:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  users: " + users + "\n  session_idle: 5m\n", nil,
+			"console.yaml:5: console.session_idle: unknown key (console has central, command_timeout"},
+		{"bad value", "console:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  users: " + users + "\n  idle: 0s\n", nil,
+			"console.yaml:5: console.idle: 0s: want a duration above 0"},
+		{"no broker", "console:\n  users: " + users + "\n", nil, "no broker: give --mqtt, or console.mqtt.url"},
+		{"a flag's fault", "console:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  users: " + users + "\n", []string{"--tls-key", users},
+			"--tls-key: set without console.tls_cert: HTTPS takes both"},
+		{"a bad file of the table", "console:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  users: " + users + "\nrules: punto\n", nil,
+			`console.yaml:5: rules: unknown rule set "punto"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := os.WriteFile(conf, []byte(c.yaml), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := runCmd(t, "", append([]string{"console", "--config", conf}, c.args...)...)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+		})
+	}
+	// check-config sums a good console section up.
+	if err := os.WriteFile(conf, []byte("console:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  users: "+users+"\n  http: :8443\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCmd(t, "", "check-config", conf)
+	if want := "console: broker tcp://127.0.0.1:1, users " + users + ", pages on http://:8443"; err != nil || !strings.Contains(out, want) {
+		t.Errorf("check-config: %v\n%s\nwant %q", err, out, want)
+	}
+	// The console section's defaults are the console package's.
+	d := config.DefaultConsole()
+	if d.Idle != console.DefaultIdle || d.CommandTimeout != console.DefaultCommandTimeout || d.Lock != console.DefaultLockFor {
+		t.Errorf("config.DefaultConsole %+v differs from the console's defaults", d)
 	}
 }
