@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,10 +89,35 @@ func pageLogin(t *testing.T, ctx context.Context, base, user, password string) {
 	)
 }
 
+// reportThroughPage clicks the table page's Report until the table takes it: between
+// rounds a table refuses a report ("no round is being dealt"), and the page says so, so
+// the dealer clicks again once cards are out. It fails on any other answer.
+func reportThroughPage(t *testing.T, ctx context.Context) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		browse(t, ctx, "report",
+			chromedp.Click(chromedp.CSS(`button[data-cmd="report"]`)),
+			waitJS(`(() => { const r = document.getElementById("reply"); return r.classList.contains("ok") || r.classList.contains("refused"); })()`))
+		reply := evalJS[string](t, ctx, `document.getElementById("reply").textContent`)
+		if evalJS[bool](t, ctx, `document.getElementById("reply").classList.contains("ok")`) {
+			if !strings.Contains(reply, "irregularity-raised") || !strings.Contains(reply, "wrong_hand") {
+				t.Fatalf("the report was taken without the irregularity: %q", reply)
+			}
+			return
+		}
+		if !strings.Contains(reply, "no round is being dealt") || time.Now().After(deadline) {
+			t.Fatalf("report refused: %q", reply)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // TestConsolePagesInBrowser drives the console's pages in headless Chromium against
-// Mosquitto and two simulated tables: the floor shows the held table first; the
-// dealer's table page has the dealer's commands and no decision buttons; the
-// supervisor's has the decisions with their rule, and deciding lets the table go on.
+// Mosquitto and two simulated tables: the dealer reports a wrong hand with the table
+// page's Report and the table is held; the dealer's page has the dealer's commands and
+// no decision buttons; the floor shows the held table first; the supervisor's page has
+// the decisions with their rule, and deciding through it lets the table go on.
 func TestConsolePagesInBrowser(t *testing.T) {
 	ctx := newConsoleBrowser(t)
 	f := startFloor(t)
@@ -115,12 +141,38 @@ func TestConsolePagesInBrowser(t *testing.T) {
 	pageLogin(t, ctx, base, "D4", "dealer-password-4")
 	browse(t, ctx, "both tables on the floor", waitJS(`document.querySelectorAll(".tile").length === 2 &&
 		[...document.querySelectorAll(".tile")].every((t) => !t.classList.contains("offline"))`))
+	if held := evalJS[int](t, ctx, `document.querySelectorAll(".tile.held").length`); held != 0 {
+		t.Fatalf("%d tables held before anything was reported", held)
+	}
 
-	// The dealer reports a wrong hand at t2 (through the API, as the page's Report does).
-	dealer, _ := f.login(t, "D4", "dealer-password-4")
-	reportWrongHand(t, dealer, "t2")
+	// The dealer opens t2's page from the floor and reports a wrong hand with the page's
+	// Report: the dealer's commands are there, no decisions.
+	browse(t, ctx, "open t2 from the floor",
+		chromedp.Click(chromedp.CSS(`.tile[data-table="t2"]`)),
+		waitJS(`location.pathname === "/table.html" && document.body.dataset.ready === "1"`),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-cmd="report"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`button[data-cmd="confirm"]`)))
+	if held := evalJS[bool](t, ctx, `!document.getElementById("held").hidden`); held {
+		t.Fatal("t2's page shows the table held before the report")
+	}
+	browse(t, ctx, "fill in the report",
+		chromedp.SetValue(chromedp.ID("report-kind"), "wrong_hand"),
+		chromedp.SendKeys(chromedp.ID("report-detail"), "P2 dealt to banker"))
+	reportThroughPage(t, ctx)
+	browse(t, ctx, "t2's page shows the table held",
+		waitJS(`!document.getElementById("held").hidden && document.getElementById("held-rule").textContent === "RWS Baccarat 5.8"`),
+		waitJS(`[...document.querySelectorAll("#irregs tr.raised")].some((r) => r.textContent.includes("wrong hand"))`))
+	decisions := evalJS[int](t, ctx, `document.querySelectorAll("#decisions button").length`)
+	noDecision := evalJS[string](t, ctx, `document.getElementById("no-decision").textContent`)
+	if decisions != 0 || !strings.Contains(noDecision, "A supervisor or above decides") {
+		t.Errorf("dealer's page: %d decision buttons, %q", decisions, noDecision)
+	}
+	screenshot(t, ctx, "console-table-dealer.png")
 
-	browse(t, ctx, "the held table first",
+	// Back on the floor, the held table comes first.
+	browse(t, ctx, "back to the floor",
+		chromedp.Click(chromedp.ID("back")),
+		waitJS(`location.pathname === "/" && document.body.dataset.ready === "1"`),
 		waitJS(`(() => { const t = document.querySelector(".tile"); return t && t.dataset.table === "t2" && t.classList.contains("held"); })()`))
 	heldText := evalJS[string](t, ctx, `document.querySelector(".tile .alert.held").textContent`)
 	if !strings.Contains(heldText, "HELD") || !strings.Contains(heldText, "wrong hand") || !strings.Contains(heldText, "RWS Baccarat 5.8") {
@@ -134,22 +186,9 @@ func TestConsolePagesInBrowser(t *testing.T) {
 		t.Errorf("%d tiles shown for the search t1", shown)
 	}
 	browse(t, ctx, "clear the search",
-		waitJS(`(() => { const s = document.getElementById("search"); s.value = ""; s.dispatchEvent(new Event("input")); return true; })()`),
+		waitJS(`(() => { const s = document.getElementById("search"); s.value = ""; s.dispatchEvent(new Event("input")); s.blur(); return true; })()`),
 		waitJS(`!document.querySelector('.tile[data-table="t2"]').hidden`))
 	screenshot(t, ctx, "console-floor-held.png")
-
-	// The dealer's page of t2: the dealer's commands, no decisions.
-	browse(t, ctx, "the dealer's table page",
-		chromedp.Navigate(base+"/table.html?table=t2"),
-		waitJS(`document.body.dataset.ready === "1" && !document.getElementById("held").hidden`),
-		chromedp.WaitVisible(chromedp.CSS(`button[data-cmd="confirm"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`button[data-cmd="end_shoe"]`)))
-	decisions := evalJS[int](t, ctx, `document.querySelectorAll("#decisions button").length`)
-	noDecision := evalJS[string](t, ctx, `document.getElementById("no-decision").textContent`)
-	if decisions != 0 || !strings.Contains(noDecision, "A supervisor or above decides") {
-		t.Errorf("dealer's page: %d decision buttons, %q", decisions, noDecision)
-	}
-	screenshot(t, ctx, "console-table-dealer.png")
 
 	// The supervisor's page: the decisions of the wrong hand with its rule.
 	browse(t, ctx, "log out", chromedp.Click(chromedp.ID("logout")), waitJS(`location.pathname === "/login.html"`))
@@ -164,6 +203,7 @@ func TestConsolePagesInBrowser(t *testing.T) {
 	}
 	screenshot(t, ctx, "console-table-supervisor.png")
 
+	heldRound := evalJS[string](t, ctx, `document.getElementById("round").textContent`)
 	browse(t, ctx, "decide reconstructed",
 		chromedp.Click(chromedp.CSS(`#decisions button[data-choice="reconstructed"]`)),
 		waitJS(`document.getElementById("reply").classList.contains("ok")`),
@@ -177,4 +217,7 @@ func TestConsolePagesInBrowser(t *testing.T) {
 		t.Errorf("irregularities row: %q", row)
 	}
 	screenshot(t, ctx, "console-table-decided.png")
+	// The table goes on: the held round is settled and the next one dealt.
+	browse(t, ctx, "the table deals on",
+		waitJS(`document.getElementById("round").textContent !== `+strconv.Quote(heldRound)+` && document.getElementById("last").textContent !== "–"`))
 }
