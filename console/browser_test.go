@@ -71,7 +71,7 @@ func TestFloorOf500TablesInBrowser(t *testing.T) {
 			state = strings250
 		}
 		tc.srv.Ingest(prefix+"state", []byte(state))
-		tc.srv.Ingest(prefix+"result", []byte(fmt.Sprintf(`{"schema":1,"table":%q,"shoe":1,"round":%d,"winner":"banker","player_points":2,"banker_points":%d}`, id, i%60, i%10)))
+		tc.srv.Ingest(prefix+"result", []byte(fmt.Sprintf(`{"schema":1,"table":%q,"shoe":1,"round":%d,"winner":"banker","player_points":2,"banker_points":%d}`, id, i%60, 3+i%7)))
 	}
 	base := tc.http.URL
 	if _, err := chromedp.Run(ctx, chromedp.Navigate(base+"/login.html")); err != nil {

@@ -114,7 +114,8 @@ const Console = (function () {
     if (r.void) return { text: 'VOID', cls: 'win-void' };
     const w = { banker: 'BANKER', player: 'PLAYER', tie: 'TIE' }[r.winner] || '–';
     let pts = '';
-    if (r.player_points !== undefined && r.player_points !== null) pts = ` · P ${r.player_points} B ${r.banker_points}`;
+    // No-break spaces: the points stay on one line.
+    if (r.player_points !== undefined && r.player_points !== null) pts = `\u00a0· P\u00a0${r.player_points}\u00a0B\u00a0${r.banker_points}`;
     return { text: w + pts, cls: r.winner ? 'win-' + r.winner : '' };
   }
 

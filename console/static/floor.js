@@ -36,7 +36,10 @@
     t.classList.toggle('offline', !s.online);
     t.querySelector('.pit').textContent = [s.site, s.pit].filter(Boolean).join(' · ');
     const phase = PHASE_TEXT[s.phase] || s.phase || 'no state yet';
-    t.querySelector('.phase-line').textContent = `Shoe ${s.shoe} · Round ${s.round} · ${phase}` + (s.rules ? ` · ${s.rules}` : '');
+    // No-break spaces inside each part and before each dot: a narrow tile breaks its
+    // lines after a dot only.
+    t.querySelector('.phase-line').textContent = [`Shoe\u00a0${s.shoe}`, `Round\u00a0${s.round}`, phase.replace(/ /g, '\u00a0'), s.rules]
+      .filter(Boolean).join('\u00a0· ');
     const dev = s.devices || {};
     const down = Object.keys(dev).filter((k) => dev[k] !== 'connected');
     t.querySelector('.devices').textContent = down.length ? 'Disconnected: ' + down.join(', ') : (Object.keys(dev).length ? 'Devices connected' : '');
