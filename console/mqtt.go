@@ -4,16 +4,18 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
-	"os"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/tablectl/tablectl/drivers/display"
 )
 
 // LinkOptions configures the console's connection to the broker.
@@ -37,11 +39,21 @@ type LinkOptions struct {
 }
 
 // Link is the console's MQTT client: it subscribes to every table's topics, hands each
-// message to a Server, and publishes the Server's commands. It reconnects by itself.
+// message to a Server, and publishes the Server's commands. Its paho client is made by
+// display.NewPahoClient, as the table's and the display board's are, and it reconnects
+// as they do (display.KeepConnected): a command in flight when the connection is lost
+// fails, and is never sent again by paho later on.
 type Link struct {
 	pc      mqtt.Client
 	log     *slog.Logger
 	filters map[string]byte
+	ingest  func(topic string, payload []byte)
+	lost    chan error    // connection-lost signals from paho (capacity 1)
+	quit    chan struct{} // closed by Close
+	done    chan struct{} // closed when the reconnect loop has ended
+	once    sync.Once
+	// subscribed: the connection is up and the broker took the subscriptions.
+	subscribed atomic.Bool
 }
 
 // Filters are the subscriptions of a console on a table's broker and, with central,
@@ -54,8 +66,18 @@ func Filters(central bool) []string {
 	return f
 }
 
-// Dial checks the options and starts connecting to the broker in the background;
-// messages go to ingest (which must not block). An error names the option at fault.
+// The link's MQTT timings.
+const (
+	linkKeepAlive      = 30 * time.Second
+	linkConnectTimeout = 10 * time.Second
+	linkWriteTimeout   = 10 * time.Second
+	// linkMaxReconnect is the longest wait between two connection attempts.
+	linkMaxReconnect = 10 * time.Second
+)
+
+// Dial checks the options and starts connecting to the broker in the background,
+// reconnecting whenever the connection is lost; messages go to ingest (which must not
+// block). An error names the option at fault.
 func Dial(opts LinkOptions, ingest func(topic string, payload []byte)) (*Link, error) {
 	u, err := url.Parse(opts.Broker)
 	if err != nil || u.Host == "" {
@@ -82,77 +104,67 @@ func Dial(opts LinkOptions, ingest func(topic string, payload []byte)) (*Link, e
 		}
 		opts.ClientID = "tablectl-console-" + hex.EncodeToString(b[:])
 	}
-	l := &Link{log: opts.Logger.With("component", "console-mqtt"), filters: map[string]byte{}}
+	files := display.TLSFiles{CAFile: opts.CAFile, CertFile: opts.CertFile, KeyFile: opts.KeyFile}
+	var tc *tls.Config
+	if secure {
+		files.ServerName = u.Hostname()
+		if tc, err = files.Load(); err != nil {
+			return nil, fmt.Errorf("console: MQTT: %w", err)
+		}
+	} else if files != (display.TLSFiles{}) {
+		return nil, fmt.Errorf("console: broker URL %q is not a TLS URL but TLS files are given (use ssl:// or wss://)", u.Redacted())
+	}
+	l := &Link{log: opts.Logger.With("component", "console-mqtt", "broker", u.Redacted()), filters: map[string]byte{},
+		ingest: ingest, lost: make(chan error, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	for _, f := range Filters(opts.Central) {
 		l.filters[f] = 1
 	}
-	po := mqtt.NewClientOptions().AddBroker(opts.Broker).SetClientID(opts.ClientID).
-		SetCleanSession(true).SetAutoReconnect(true).SetConnectRetry(true).
-		SetConnectRetryInterval(time.Second).SetMaxReconnectInterval(10 * time.Second).
-		SetKeepAlive(30 * time.Second).SetConnectTimeout(10 * time.Second).SetOrderMatters(true)
-	if opts.Username != "" {
-		po.SetUsername(opts.Username).SetPassword(opts.Password)
-	}
-	if secure || opts.CAFile != "" || opts.CertFile != "" || opts.KeyFile != "" {
-		if !secure {
-			return nil, fmt.Errorf("console: broker URL %q is not a TLS URL but TLS files are given (use ssl:// or wss://)", u.Redacted())
-		}
-		tc, err := tlsConfig(opts.CAFile, opts.CertFile, opts.KeyFile)
-		if err != nil {
-			return nil, err
-		}
-		po.SetTLSConfig(tc)
-	}
-	po.SetOnConnectHandler(func(c mqtt.Client) {
-		tok := c.SubscribeMultiple(l.filters, func(_ mqtt.Client, m mqtt.Message) { ingest(m.Topic(), m.Payload()) })
-		go func() {
-			if !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
-				l.log.Error("MQTT subscribe failed", "error", tok.Error())
-				return
-			}
-			if st, ok := tok.(*mqtt.SubscribeToken); ok {
-				for f, code := range st.Result() {
-					if code == 0x80 {
-						l.log.Error("the broker refused the console's subscription (check its ACL)", "filter", f)
-					}
-				}
-			}
-			l.log.Info("MQTT connected and subscribed", "broker", u.Redacted())
-		}()
+	l.pc = display.NewPahoClient(display.PahoConfig{
+		Broker: opts.Broker, ClientID: opts.ClientID, Username: opts.Username, Password: opts.Password, TLS: tc,
+		KeepAlive: linkKeepAlive, ConnectTimeout: linkConnectTimeout, WriteTimeout: linkWriteTimeout,
+		// The tables' messages are handed over in order by one goroutine of paho's.
+		OrderMatters: true,
+		Lost:         l.lost,
 	})
-	po.SetConnectionLostHandler(func(_ mqtt.Client, err error) {
-		l.log.Warn("MQTT connection lost; reconnecting", "error", err)
-	})
-	l.pc = mqtt.NewClient(po)
-	l.pc.Connect() // with ConnectRetry it keeps trying in the background
+	go func() {
+		defer close(l.done)
+		display.KeepConnected(l.quit, l.lost, linkMaxReconnect, l.log, l.connect,
+			func() { l.subscribed.Store(false) },
+			func() { l.subscribed.Store(false); l.pc.Disconnect(250) })
+	}()
 	return l, nil
 }
 
-// tlsConfig loads the PEM files of a TLS connection to the broker.
-func tlsConfig(caFile, certFile, keyFile string) (*tls.Config, error) {
-	tc := &tls.Config{MinVersion: tls.VersionTLS12}
-	if caFile != "" {
-		pem, err := os.ReadFile(caFile)
-		if err != nil {
-			return nil, fmt.Errorf("console: MQTT CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("console: MQTT CA file %s holds no PEM certificate", caFile)
-		}
-		tc.RootCAs = pool
+// connect makes one connection attempt and subscribes to the tables' topics. It reports
+// whether the connection is up.
+func (l *Link) connect() bool {
+	if !display.ConnectOnce(l.pc, l.lost, l.quit, l.log) {
+		return false
 	}
-	if (certFile == "") != (keyFile == "") {
-		return nil, errors.New("console: an MQTT client certificate needs both its certificate and its key file")
+	tok := l.pc.SubscribeMultiple(l.filters, func(_ mqtt.Client, m mqtt.Message) { l.ingest(m.Topic(), m.Payload()) })
+	select {
+	case <-tok.Done():
+	case <-l.quit:
+		return true
 	}
-	if certFile != "" {
-		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-		if err != nil {
-			return nil, fmt.Errorf("console: MQTT client certificate %s, key %s: %w", certFile, keyFile, err)
+	if err := tok.Error(); err != nil {
+		l.log.Error("MQTT subscribe failed", "error", err)
+		return true
+	}
+	refused := false
+	if st, ok := tok.(*mqtt.SubscribeToken); ok {
+		for f, code := range st.Result() {
+			if code == 0x80 {
+				refused = true
+				l.log.Error("the broker refused the console's subscription (check its ACL)", "filter", f)
+			}
 		}
-		tc.Certificates = []tls.Certificate{cert}
 	}
-	return tc, nil
+	if !refused {
+		l.subscribed.Store(true)
+		l.log.Info("MQTT connected and subscribed")
+	}
+	return true
 }
 
 // Publish sends payload on topic at QoS 1 and waits for the broker's acknowledgement.
@@ -169,9 +181,9 @@ func (l *Link) Publish(ctx context.Context, topic string, payload []byte) error 
 	}
 }
 
-// WaitConnected waits until the link is connected, or ctx ends.
+// WaitConnected waits until the link is connected and subscribed, or ctx ends.
 func (l *Link) WaitConnected(ctx context.Context) error {
-	for !l.pc.IsConnectionOpen() {
+	for !l.subscribed.Load() || !l.pc.IsConnectionOpen() {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("console: not connected to the MQTT broker: %w", ctx.Err())
@@ -181,8 +193,10 @@ func (l *Link) WaitConnected(ctx context.Context) error {
 	return nil
 }
 
-// Close disconnects from the broker.
+// Close disconnects from the broker and waits for the reconnect loop to end. It is safe
+// to call more than once.
 func (l *Link) Close() error {
-	l.pc.Disconnect(250)
+	l.once.Do(func() { close(l.quit) })
+	<-l.done
 	return nil
 }

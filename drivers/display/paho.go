@@ -7,8 +7,9 @@ import (
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 )
 
-// PahoConfig is what differs between the paho clients of the table (Client) and of the
-// display board (web.Board); NewPahoClient sets the rest the same way for both.
+// PahoConfig is what differs between the paho clients of the table (Client), of the
+// display board (web.Board) and of the console (console.Link); NewPahoClient sets the
+// rest the same way for all.
 type PahoConfig struct {
 	Broker   string
 	ClientID string
@@ -39,7 +40,7 @@ type Will struct {
 	Payload []byte
 }
 
-// NewPahoClient makes the paho client of the table or of the display board: a clean
+// NewPahoClient makes the paho client of the table, the display board or the console: a clean
 // session, and no reconnection or connect retry of paho's own, since the owner's
 // KeepConnected loop reconnects (so that messages in flight fail on a lost connection
 // instead of being sent again by paho from its store in no particular order). It does

@@ -1,0 +1,98 @@
+package console
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablectl/tablectl/internal/mosquittotest"
+)
+
+// TestLinkReconnectsAndSubscribesAgain: the link connects and subscribes to the tables'
+// topics, a command published while the broker is away fails instead of waiting to be
+// sent later, and once the broker is back the link connects and subscribes again by
+// itself. Close leaves no goroutine behind (TestMain).
+func TestLinkReconnectsAndSubscribesAgain(t *testing.T) {
+	b := mosquittotest.Start(t, mosquittotest.Config{})
+	got := make(chan string, 64)
+	link, err := Dial(LinkOptions{Broker: b.URL(), Logger: slog.New(slog.DiscardHandler)}, func(topic string, payload []byte) {
+		select {
+		case got <- topic + " " + string(payload):
+		default:
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer link.Close()
+	roundTrip := func(what, payload string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		if err := link.WaitConnected(ctx); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if err := link.Publish(ctx, "tablectl/v1/t1/cmd/dealer", []byte(payload)); err != nil {
+			t.Fatalf("%s: publish: %v", what, err)
+		}
+		for {
+			select {
+			case m := <-got:
+				if m == "tablectl/v1/t1/cmd/dealer "+payload {
+					return
+				}
+			case <-ctx.Done():
+				t.Fatalf("%s: %s never came back", what, payload)
+			}
+		}
+	}
+	roundTrip("first connection", `{"cmd":"confirm","id":"a"}`)
+
+	b.Stop()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := link.Publish(context.Background(), "tablectl/v1/t1/cmd/dealer", []byte(`{"cmd":"confirm","id":"b"}`))
+		if err != nil {
+			if !strings.Contains(err.Error(), "not connected") {
+				t.Logf("publish while the broker is away: %v", err)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("publishing still succeeds with the broker stopped")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	b.StartAgain()
+	roundTrip("after the broker came back", `{"cmd":"confirm","id":"c"}`)
+}
+
+// TestDialRefusesBadOptions: a bad URL, TLS files for a plain URL and a CA file that
+// is not there are refused, naming what is wrong, before anything connects.
+func TestDialRefusesBadOptions(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "ca.crt")
+	for _, c := range []struct {
+		opts LinkOptions
+		want string
+	}{
+		{LinkOptions{Broker: "http://b:1883"}, `unknown scheme "http"`},
+		{LinkOptions{Broker: "b:1883"}, "want scheme://host:port"},
+		{LinkOptions{Broker: "tcp://b:1883", CAFile: missing}, "not a TLS URL"},
+		{LinkOptions{Broker: "ssl://b:8883", CAFile: missing}, missing},
+		{LinkOptions{Broker: "ssl://b:8883", CertFile: missing}, "without its key file"},
+		{LinkOptions{Broker: "tcp://b:1883", Password: "p"}, "without a user name"},
+	} {
+		l, err := Dial(c.opts, func(string, []byte) {})
+		if err == nil {
+			l.Close()
+			t.Errorf("%+v: no error, want %q", c.opts, c.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.opts, err, c.want)
+		}
+	}
+}
