@@ -361,7 +361,7 @@ func TestBoardLayouts(t *testing.T) {
 // TestBoardLayoutsHeld lays the board out at each screen size while the table is held
 // (the banner for players, with the cards waiting) and the shoe is disconnected, and
 // checks the same rules: the banners take their room from the roads, never from over
-// them. It keeps testdata/artifacts/board-held-<W>x<H>.png.
+// them, and the limits' line gives its room to the banner. It keeps testdata/artifacts/board-held-<W>x<H>.png.
 func TestBoardLayoutsHeld(t *testing.T) {
 	ctx := newBrowser(t)
 	br := startBroker(t)
@@ -377,6 +377,8 @@ func TestBoardLayoutsHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The table has limits: the banner takes their line's room.
+	status = statusWith(t, status, map[string]any{"limits": rwsLimits(), "pay_rounded": true})
 	pub.publish(pub.c.Topics().Status(), status, true)
 	for _, m := range d.msgs {
 		pub.publish(m.topic, m.payload, m.retained)
@@ -390,7 +392,8 @@ func TestBoardLayoutsHeld(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
 				t.Fatal(err)
 			}
-			poll(t, ctx, `!document.getElementById('held').hidden && !document.getElementById('devices').hidden`)
+			poll(t, ctx, `!document.getElementById('held').hidden && !document.getElementById('devices').hidden
+				&& document.querySelectorAll('#limits .limit').length > 0 && document.getElementById('limits').hidden`)
 			settle(t, ctx)
 			checkLayout(t, ctx, s.name, 21)
 			screenshot(t, ctx, "board-held-"+s.name+".png")

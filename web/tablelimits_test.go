@@ -331,8 +331,8 @@ func TestTableLimitsInBrowser(t *testing.T) {
 	// Part of a Wins On family, and amounts that are not whole numbers of units: the
 	// family's lines name their point totals; a bad amount is not shown.
 	odd := map[string]any{
-		"min": map[string]any{"player": -5, "banker": 100, "player_wins_on_4": 25, "player_wins_on_5": 25, "player_wins_on_7": 50, "mystery_bet": 10},
-		"max": map[string]any{"player": 1.5, "banker": "20000", "player_wins_on_4": 1000, "player_wins_on_5": 1000, "player_wins_on_7": 1000, "mystery_bet": 20},
+		"min":              map[string]any{"player": -5, "banker": 100, "player_wins_on_4": 25, "player_wins_on_5": 25, "player_wins_on_7": 50, "mystery_bet": 10},
+		"max":              map[string]any{"player": 1.5, "banker": "20000", "player_wins_on_4": 1000, "player_wins_on_5": 1000, "player_wins_on_7": 1000, "mystery_bet": 20},
 		"max_differential": 2.5}
 	pub.publish(pub.c.Topics().Status(), statusWith(t, d.status, map[string]any{"limits": odd, "pay_rounded": false}), true)
 	poll(t, ctx, `document.querySelector('#limits .limit[data-bet="mystery_bet"]') !== null`)
