@@ -189,7 +189,7 @@ const readLayout = `(() => {
         er = { left: Math.max(er.left, c.left), right: Math.min(er.right, c.right), top: er.top, bottom: er.bottom };
         if (er.right <= er.left) continue;
       }
-      const box = e.closest('.alert-text, .limits-list') || b;
+      const box = e.closest('.alert-text') || b;
       if (!inside(r(box), er)) outside.push(name(e) + ' (' + (e.textContent || '').trim().slice(0, 30) + ') outside ' + name(b));
       e.rect = er;
       leaves.push(e);
@@ -237,6 +237,13 @@ func checkLayout(t *testing.T, ctx context.Context, screen string, wantBeads int
 	if err != nil {
 		t.Fatalf("%s: reading the layout: %v", screen, err)
 	}
+	assertLayout(t, screen, l, wantBeads)
+	return l
+}
+
+// assertLayout asserts the layout rules on layout l, read from the page.
+func assertLayout(t *testing.T, screen string, l layout, wantBeads int) {
+	t.Helper()
 	for _, o := range l.Overlaps {
 		t.Errorf("%s: overlapping: %s", screen, o)
 	}
@@ -265,7 +272,6 @@ func checkLayout(t *testing.T, ctx context.Context, screen string, wantBeads int
 		t.Errorf("%s: the bead plate shows %d rounds, want the whole shoe's %d", screen, l.Beads, wantBeads)
 	}
 	t.Logf("%s: last result %.0f px (next largest %.0f px, %s); cells %v; Big Road columns %d", screen, l.LastPx, l.Largest, l.LargestWho, l.Cells, l.Columns)
-	return l
 }
 
 // screenshot keeps the page as it stands in testdata/artifacts/name.
@@ -312,16 +318,8 @@ func TestBoardLayouts(t *testing.T) {
 	}
 	pub.publish(pub.c.Topics().Irregularity(), []byte(`{"schema":1,"table":"t1","shoe":1,"round":73,"seq":9999,"event":"dealer_warning","reason":"5 cards of rank K in a row: check the shuffle"}`), false)
 	waitUntil(t, "the board has the shoe", func() bool { return b.retainedNow("roadmap") != nil })
-	var st map[string]any
-	if err := json.Unmarshal(d.status, &st); err != nil {
-		t.Fatal(err)
-	}
-	st["limits"] = []map[string]any{{"bet": "banker", "min": 100, "max": 50000}, {"bet": "player", "min": 100, "max": 50000},
-		{"bet": "tie", "min": 100, "max": 5000}, {"bet": "pairs", "min": 100, "max": 2500}}
-	withLimits, err := json.Marshal(st)
-	if err != nil {
-		t.Fatal(err)
-	}
+	limits := rwsLimits()
+	withLimits := statusWith(t, d.status, map[string]any{"limits": limits, "pay_rounded": true})
 
 	for _, s := range screens {
 		t.Run(s.name, func(t *testing.T) {
@@ -340,21 +338,19 @@ func TestBoardLayouts(t *testing.T) {
 			checkLayout(t, ctx, s.name, d.rounds)
 			screenshot(t, ctx, "board-"+s.name+".png")
 
-			// The status carries the table's limits: the header shows them, and still
-			// nothing overlaps.
+			// The status carries the limits of a table with every RWS bet, and says the
+			// table rounds payouts: the foot of the screen shows them, and still nothing
+			// overlaps and every road keeps its least cell.
 			pub.publish(pub.c.Topics().Status(), withLimits, true)
-			poll(t, ctx, `!document.getElementById('limits').hidden`)
+			poll(t, ctx, `!document.getElementById('limits').hidden && document.querySelectorAll('#limits .limit').length > 0`)
 			settle(t, ctx)
-			text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('limits').innerText`))
-			if err != nil {
-				t.Fatal(err)
+			v := readLimitsView(t, ctx)
+			checkLimitsShown(t, s.name, v, limits)
+			for p := 1; p <= v.Pages; p++ {
+				_, l := limitsPage(t, ctx, p)
+				assertLayout(t, fmt.Sprintf("%s with limits, page %d of %d", s.name, p, v.Pages), l, d.rounds)
 			}
-			for _, want := range []string{"banker", "100–50000", "tie", "100–5000"} {
-				if !strings.Contains(text, want) {
-					t.Errorf("limits shown %q, want %q", text, want)
-				}
-			}
-			checkLayout(t, ctx, s.name+" with limits", d.rounds)
+			limitsPage(t, ctx, 1)
 			screenshot(t, ctx, "board-limits-"+s.name+".png")
 			pub.publish(pub.c.Topics().Status(), d.status, true)
 			poll(t, ctx, `document.getElementById('limits').hidden`)
@@ -365,7 +361,7 @@ func TestBoardLayouts(t *testing.T) {
 // TestBoardLayoutsHeld lays the board out at each screen size while the table is held
 // (the banner for players, with the cards waiting) and the shoe is disconnected, and
 // checks the same rules: the banners take their room from the roads, never from over
-// them. It keeps testdata/artifacts/board-held-<W>x<H>.png.
+// them, and the limits' line gives its room to the banner. It keeps testdata/artifacts/board-held-<W>x<H>.png.
 func TestBoardLayoutsHeld(t *testing.T) {
 	ctx := newBrowser(t)
 	br := startBroker(t)
@@ -381,6 +377,8 @@ func TestBoardLayoutsHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The table has limits: the banner takes their line's room.
+	status = statusWith(t, status, map[string]any{"limits": rwsLimits(), "pay_rounded": true})
 	pub.publish(pub.c.Topics().Status(), status, true)
 	for _, m := range d.msgs {
 		pub.publish(m.topic, m.payload, m.retained)
@@ -394,7 +392,8 @@ func TestBoardLayoutsHeld(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
 				t.Fatal(err)
 			}
-			poll(t, ctx, `!document.getElementById('held').hidden && !document.getElementById('devices').hidden`)
+			poll(t, ctx, `!document.getElementById('held').hidden && !document.getElementById('devices').hidden
+				&& document.querySelectorAll('#limits .limit').length > 0 && document.getElementById('limits').hidden`)
 			settle(t, ctx)
 			checkLayout(t, ctx, s.name, 21)
 			screenshot(t, ctx, "board-held-"+s.name+".png")

@@ -1,7 +1,8 @@
 // Package web is tablectl's display board: a page for a screen beside the table, read
 // by the players from three metres (the five roads, the round's cards, the last result,
-// the Banker, Player and Tie shares, Banker Ask and Player Ask, in English and Chinese;
-// a banner when the table is paused; OFFLINE when it is not sending), laid out for any
+// the Banker, Player and Tie shares, Banker Ask and Player Ask, the table's limits and
+// whether it rounds payouts, in English and Chinese; a banner when the table is paused;
+// OFFLINE when it is not sending), laid out for any
 // screen from 1366 x 768 to 4K, landscape or portrait, and the Server-Sent Events stream
 // that feeds it.
 //

@@ -34,6 +34,29 @@
     shoe: { en: 'Shoe', zh: '靴' },
     round: { en: 'Round', zh: '局' },
     limits: { en: 'Limits', zh: '限红' },
+    min: { en: 'min', zh: '最低' },
+    max: { en: 'max', zh: '最高' },
+    maxDifferential: { en: 'Max differential', zh: '最高差额' },
+    'bet.player': { en: 'Player', zh: '閒' },
+    'bet.banker': { en: 'Banker', zh: '庄' },
+    'bet.tie': { en: 'Tie', zh: '和' },
+    'bet.royal_tie': { en: 'Tie', zh: '和' },
+    'bet.player_pair': { en: 'Player pair', zh: '閒对' },
+    'bet.banker_pair': { en: 'Banker pair', zh: '庄对' },
+    'bet.super_six_plus': { en: 'Super Six Plus', zh: '超级六' },
+    'bet.player_wins_on': { en: 'Player wins on', zh: '閒点数赢' },
+    'bet.banker_wins_on': { en: 'Banker wins on', zh: '庄点数赢' },
+    'bet.tie_wins_on': { en: 'Tie wins on', zh: '和点数' },
+    'bet.player_insurance': { en: 'Player insurance', zh: '閒保险' },
+    'bet.banker_insurance': { en: 'Banker insurance', zh: '庄保险' },
+    'bet.player_banker': { en: 'Player · Banker', zh: '閒 · 庄' },
+    'bet.pairs': { en: 'Pairs', zh: '对子' },
+    'bet.player_banker_wins_on': { en: 'Player · Banker wins on', zh: '閒 · 庄点数赢' },
+    'bet.insurance': { en: 'Insurance', zh: '保险' },
+    payRounded: { en: 'Fractional payouts rounded', zh: '派彩零头取整' },
+    'payRounded.down': { en: 'Fractional payouts rounded down', zh: '派彩零头向下取整' },
+    'payRounded.half-up': { en: 'Fractional payouts rounded to the nearest unit', zh: '派彩零头四舍五入' },
+    'payRounded.up': { en: 'Fractional payouts rounded up', zh: '派彩零头向上取整' },
     banker: { en: 'BANKER', zh: '庄' },
     player: { en: 'PLAYER', zh: '閒' },
     tie: { en: 'TIE', zh: '和' },
@@ -136,11 +159,18 @@
 
   // label fills e with the label key in each language shown.
   function label(e, key) {
+    labelOf(e, LABELS[key] || { en: key });
+  }
+
+  // labelOf fills e with the texts of a label ({en, zh}) in each language shown; the
+  // second is left out when it says nothing the first does not.
+  function labelOf(e, l) {
+    const say = (lang) => l[lang] || l.en;
     e.replaceChildren();
-    e.appendChild(el('span', 'l1', text(key, langs[0])));
-    if (langs[1]) {
+    e.appendChild(el('span', 'l1', say(langs[0])));
+    if (langs[1] && say(langs[1]) !== say(langs[0])) {
       e.appendChild(document.createTextNode(' '));
-      e.appendChild(el('span', 'l2', text(key, langs[1])));
+      e.appendChild(el('span', 'l2', say(langs[1])));
     }
   }
 
@@ -182,26 +212,238 @@
     }
   }
 
-  // drawLimits shows the table's limits when the status carries them: a list of
-  // {bet, min, max}, or an object of bet: {min, max}.
-  function drawLimits(limits) {
-    const box = $('limits');
-    const list = $('limits-list');
+  // ---- table limits ----
+
+  // The order the board lists the bets in: the Original Bets as the layouts print them
+  // (PLAYER 閒, BANKER 庄), the Tie, then the side bets. Keys are the rule sets' bet
+  // identifiers (baccarat.Bet), the Wins On bets by their family, and the pairs of bets
+  // that share a line when they share their limits.
+  const BET_ORDER = ['player_banker', 'player', 'banker', 'tie', 'royal_tie', 'pairs',
+    'player_pair', 'banker_pair', 'super_six_plus', 'player_banker_wins_on', 'player_wins_on',
+    'banker_wins_on', 'tie_wins_on', 'insurance', 'player_insurance', 'banker_insurance'];
+  // The point totals of each Wins On family (RWS Baccarat 1.2, 1.16, 1.23).
+  const WINS_ON = { player_wins_on: 9, banker_wins_on: 9, tie_wins_on: 10 };
+  // The Player and Banker bets of a kind, which share one line when their limits are the
+  // same: PLAYER · BANKER 閒 · 庄 100 – 20,000.
+  const SHARED = [['player', 'banker', 'player_banker'], ['player_pair', 'banker_pair', 'pairs'],
+    ['player_wins_on', 'banker_wins_on', 'player_banker_wins_on'],
+    ['player_insurance', 'banker_insurance', 'insurance']];
+
+  // How long each page of the limits stays up when they do not all fit at once.
+  const LIMIT_PAGE_MS = 6000;
+
+  // money is an amount of the status in the table's smallest unit: a whole number, 0 or
+  // more, or null when it is absent or anything else (which is said on the console).
+  function money(v, what) {
+    if (v === undefined || v === null) return null;
+    if (Number.isSafeInteger(v) && v >= 0) return v;
+    console.warn(`board: status limits: ${what} is ${JSON.stringify(v)}, not a whole number of units`);
+    return null;
+  }
+
+  // formatMoney writes a whole number of units with its thousands grouped: 20,000.
+  function formatMoney(n) {
+    return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  }
+
+  // limitRows turns the status's limits ({min: {bet: n}, max: {bet: n}}) into the lines
+  // the board lists, in BET_ORDER, each with its minimum and maximum (null when not
+  // given): one per bet, except that the Wins On bets of one family that share their
+  // limits share a line (naming their point totals unless it holds the whole family),
+  // and so do the Player and Banker bets of a kind (SHARED).
+  function limitRows(limits) {
+    const obj = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
+    const min = obj(limits.min);
+    const max = obj(limits.max);
     let rows = [];
-    if (Array.isArray(limits)) {
-      rows = limits;
-    } else if (limits && typeof limits === 'object') {
-      rows = Object.keys(limits).map((bet) => Object.assign({ bet }, limits[bet]));
+    const family = {};
+    for (const bet of new Set([...Object.keys(min), ...Object.keys(max)])) {
+      const lo = money(min[bet], `min.${bet}`);
+      const hi = money(max[bet], `max.${bet}`);
+      if (lo === null && hi === null) continue;
+      const m = /^(player|banker|tie)_wins_on_(\d)$/.exec(bet);
+      if (!m) {
+        rows.push({ kind: bet, bets: [bet], points: [], min: lo, max: hi });
+        continue;
+      }
+      const kind = `${m[1]}_wins_on`;
+      const k = `${kind}|${lo}|${hi}`;
+      if (!family[k]) {
+        family[k] = { kind, bets: [], points: [], min: lo, max: hi };
+        rows.push(family[k]);
+      }
+      family[k].bets.push(bet);
+      family[k].points.push(+m[2]);
     }
-    rows = rows.filter((r) => r && r.bet !== undefined);
-    box.hidden = rows.length === 0;
+    for (const r of rows) r.points.sort((a, b) => a - b);
+    for (const [p, b, both] of SHARED) {
+      for (const pr of rows.filter((r) => r.kind === p)) {
+        const br = rows.find((r) => r.kind === b && r.min === pr.min && r.max === pr.max &&
+          r.points.join() === pr.points.join());
+        if (!br) continue;
+        rows = rows.filter((r) => r !== br);
+        pr.kind = both;
+        pr.bets = pr.bets.concat(br.bets);
+      }
+    }
+    const rank = (r) => {
+      const i = BET_ORDER.indexOf(r.kind);
+      return i < 0 ? BET_ORDER.length : i;
+    };
+    rows.sort((a, b) => rank(a) - rank(b) || a.kind.localeCompare(b.kind) ||
+      (a.points[0] || 0) - (b.points[0] || 0));
+    return rows;
+  }
+
+  // betName is a line's name in each language: its bet's or bets', with the point
+  // totals of a Wins On line that does not hold the whole family; an identifier the
+  // board does not know, as it is.
+  function betName(r) {
+    const l = LABELS[`bet.${r.kind}`] || { en: r.kind.replace(/_/g, ' ') };
+    const fam = r.kind.replace('player_banker_', 'player_');
+    if (!(fam in WINS_ON) || r.points.length === WINS_ON[fam]) return l;
+    const out = {};
+    for (const lang of Object.keys(l)) out[lang] = `${l[lang]} ${r.points.join(', ')}`;
+    return out;
+  }
+
+  // amount is a span with an amount of money; data-units keeps the number.
+  function amount(cls, n) {
+    const e = el('span', `limit-amount ${cls}`, formatMoney(n));
+    e.dataset.units = String(n);
+    return e;
+  }
+
+  // limitItem is one line of the limits: its name, then range (the amounts).
+  function limitItem(cls, name, bets, range) {
+    const item = el('div', `limit ${cls}`);
+    item.dataset.bet = bets;
+    const n = el('span', 'limit-name');
+    labelOf(n, name);
+    item.appendChild(n);
+    item.appendChild(range);
+    return item;
+  }
+
+  // drawLimits shows the table's limits when the status carries them (RWS Baccarat 3.4,
+  // NC Insurance 3.4: the minimum and the maximum of each bet, and the maximum
+  // Differential), and says so when the table rounds the payouts its smallest unit
+  // cannot pay exactly (the status's pay_rounded; its rounding, when given, says which
+  // way). Amounts are whole numbers of the table's smallest unit, shown as they are,
+  // grouped by thousands.
+  function drawLimits(s) {
+    const lim = s && s.limits && typeof s.limits === 'object' ? s.limits : null;
+    const list = $('limits-list');
     list.replaceChildren();
+    const rows = lim ? limitRows(lim) : [];
     for (const r of rows) {
-      const item = el('span', 'limit');
-      item.appendChild(el('span', 'limit-bet', String(r.bet)));
-      item.appendChild(el('span', 'limit-range', `${r.min === undefined ? '' : r.min}–${r.max === undefined ? '' : r.max}`));
-      list.appendChild(item);
+      const range = el('span', 'limit-range');
+      if (r.min !== null && r.max !== null) {
+        range.appendChild(amount('limit-min', r.min));
+        range.appendChild(el('span', 'limit-sep', '–'));
+        range.appendChild(amount('limit-max', r.max));
+      } else {
+        const only = r.min !== null ? 'min' : 'max';
+        range.appendChild(el('span', 'limit-word', both(only)));
+        range.appendChild(amount(`limit-${only}`, r.min !== null ? r.min : r.max));
+      }
+      list.appendChild(limitItem(`bet-${r.kind}`, betName(r), r.bets.join(' '), range));
     }
+    // The maximum Differential stays in view at the line's end while the bets take
+    // turns.
+    const fixed = $('limits-diff');
+    fixed.replaceChildren();
+    const diff = lim ? money(lim.max_differential, 'max_differential') : null;
+    if (diff !== null) {
+      const range = el('span', 'limit-range');
+      range.appendChild(amount('limit-max', diff));
+      fixed.appendChild(limitItem('differential', LABELS.maxDifferential, 'max_differential', range));
+    }
+    fixed.hidden = diff === null;
+    $('limits-title').hidden = rows.length === 0 && diff === null;
+    if (s && s.pay_rounded === true) {
+      const note = el('div', 'limit limits-note');
+      note.id = 'pay-rounded';
+      const how = `payRounded.${s.rounding}`;
+      label(note, how in LABELS ? how : 'payRounded');
+      list.appendChild(note);
+    }
+    list.hidden = list.children.length === 0;
+    limitsEmpty = list.hidden && fixed.hidden;
+    showLimits();
+    pageLimits();
+  }
+
+  // showLimits shows the limits' line unless it has nothing to say or a banner says the
+  // table is paused or offline: nobody bets then, and the banner takes the line's room,
+  // so the roads keep theirs.
+  let limitsEmpty = true;
+
+  function showLimits() {
+    const box = $('limits');
+    const was = box.hidden;
+    box.hidden = limitsEmpty || !$('held').hidden || !$('offline').hidden;
+    if (was && !box.hidden) pageLimits();
+  }
+
+  // The limits' pages: the line (two on a portrait screen, --limit-lines in board.css)
+  // shows as many of the limits as fit; when a table has more, they take turns, a page
+  // every LIMIT_PAGE_MS (or at a tap on the line), and the line says which page is up
+  // (1/2).
+  let limitPages = [];
+  let limitPage = 0;
+  let limitTimer = null;
+
+  function pageLimits() {
+    const list = $('limits-list');
+    const items = [...list.children];
+    for (const it of items) it.hidden = false;
+    limitPages = [items];
+    if (!$('limits').hidden && items.length > 1) {
+      const css = getComputedStyle(list);
+      const lines = Math.max(1, parseInt(css.getPropertyValue('--limit-lines'), 10) || 1);
+      const gap = parseFloat(css.columnGap) || 0;
+      const width = list.clientWidth;
+      limitPages = [];
+      let page = [];
+      let line = 0;
+      let used = 0;
+      for (const it of items) {
+        const w = it.getBoundingClientRect().width;
+        if (page.length > 0 && used + gap + w > width + 0.5) {
+          used = 0;
+          if (++line >= lines) {
+            limitPages.push(page);
+            page = [];
+            line = 0;
+          }
+        }
+        used += (used > 0 ? gap : 0) + w;
+        page.push(it);
+      }
+      limitPages.push(page);
+    }
+    if (limitPages.length > 1 && limitTimer === null) {
+      limitTimer = setInterval(() => showLimitPage(limitPage + 1), LIMIT_PAGE_MS);
+    } else if (limitPages.length <= 1 && limitTimer !== null) {
+      clearInterval(limitTimer);
+      limitTimer = null;
+    }
+    showLimitPage(limitPage);
+  }
+
+  function showLimitPage(n) {
+    limitPage = limitPages.length > 0 ? n % limitPages.length : 0;
+    limitPages.forEach((page, i) => {
+      for (const it of page) {
+        it.hidden = i !== limitPage;
+        it.dataset.page = String(i + 1);
+      }
+    });
+    const ind = $('limits-page');
+    ind.textContent = `${limitPage + 1}/${limitPages.length}`;
+    ind.dataset.pages = String(limitPages.length);
+    $('limits').dataset.page = String(limitPage + 1);
   }
 
   function setPhase(key, phase) {
@@ -501,6 +743,7 @@
     } else if (board.state) {
       onState(board.state);
     }
+    showLimits();
     fit();
   }
 
@@ -508,7 +751,7 @@
     board.status = s;
     if (s && s.table) $('table-id').textContent = s.table;
     drawGame();
-    drawLimits(s && s.limits);
+    drawLimits(s);
     const down = [];
     const devs = (s && s.state !== 'offline' && s.devices) || {};
     if (devs.shoe === 'disconnected') down.push('shoeDown');
@@ -556,6 +799,7 @@
   // decisions and roles are the pit's, on the console.
   function drawHeld(h) {
     $('held').hidden = !h;
+    showLimits();
     if (!h) return;
     const bySupervisor = h.decided_by && h.decided_by !== 'dealer';
     label($('held-text'), bySupervisor ? 'pausedSupervisor' : 'pausedDealer');
@@ -691,6 +935,14 @@
     logo.onerror = () => { logo.hidden = true; };
   }
   applyLabels();
+  $('limits').addEventListener('click', () => {
+    // A tap shows the next page, for a whole turn.
+    if (limitTimer !== null) {
+      clearInterval(limitTimer);
+      limitTimer = setInterval(() => showLimitPage(limitPage + 1), LIMIT_PAGE_MS);
+    }
+    showLimitPage(limitPage + 1);
+  });
   drawGame();
   setPhase('phase.waiting', '');
   setLink('connecting', 'connecting');
@@ -702,11 +954,11 @@
   const resized = new ResizeObserver(() => {
     if (pending) return;
     pending = true;
-    requestAnimationFrame(() => { pending = false; drawRoads(); fit(); });
+    requestAnimationFrame(() => { pending = false; pageLimits(); drawRoads(); fit(); });
   });
   resized.observe(document.body);
   for (const box of document.querySelectorAll('.road-box')) resized.observe(box);
-  if (document.fonts) document.fonts.ready.then(fit);
+  if (document.fonts) document.fonts.ready.then(() => { pageLimits(); fit(); });
   fit();
   connect();
 })();
