@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// traceTime is the time watch prints before each effect: the one part that differs from
+// run to run.
+var traceTime = regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d\d\d `)
+
+// TestTableScenarios plays each scenario of simulator/testdata/scenarios/table/*.txt with
+// tablectl watch --simulate --scenario: the simulated shoe and shuffler on
+// pseudo-terminals, the real drivers, the table's loop, and the scenario's table actions
+// (bets, reports, decisions, players' options, confirmations) given as the table's
+// commands. Every effect the table printed must be the transcript after the file's "----"
+// line. Each file names the rule it exercises. Run with -update to rewrite the
+// transcripts.
+func TestTableScenarios(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "simulator", "testdata", "scenarios", "table", "*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenarios: %v", err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			script, want, ok := strings.Cut(string(data), "\n----\n")
+			if !ok {
+				t.Fatalf("%s: no ---- line before the transcript", f)
+			}
+			out, stderr, err := runCmd(t, "", "watch", "--simulate", "--pace", "0", "--scenario", f)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, stderr)
+			}
+			got := traceTime.ReplaceAllString(out, "")
+			if *update {
+				if err := os.WriteFile(f, []byte(strings.TrimRight(script, "\n")+"\n----\n"+got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if got != want {
+				t.Errorf("%s:\n--- want\n%s--- got\n%s", f, want, got)
+			}
+		})
+	}
+}
