@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tablectl/tablectl/daemon"
 )
 
 // traceTime is the time watch prints before each effect: the one part that differs from
@@ -49,5 +51,41 @@ func TestTableScenarios(t *testing.T) {
 				t.Errorf("%s:\n--- want\n%s--- got\n%s", f, want, got)
 			}
 		})
+	}
+}
+
+// TestTableScenarioCommands: every table action of the scenarios is a command the table
+// takes, from the role that gives it (daemon.ParseCommand), so none is lost as a
+// malformed command before the table sees it.
+func TestTableScenarioCommands(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "..", "simulator", "testdata", "scenarios", "table", "*.txt"))
+	actions := 0
+	for _, f := range files {
+		sc, err := readScenario(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range sc.Steps {
+			if !st.IsTableAction() {
+				continue
+			}
+			actions++
+			if _, _, err := daemon.ParseCommand(st.Role, st.Command); err != nil {
+				t.Errorf("%s line %d: %s %s: %v", f, st.Line, st.Role, st.Command, err)
+			}
+		}
+	}
+	if actions < 20 {
+		t.Errorf("%d table actions in %d scenarios", actions, len(files))
+	}
+}
+
+// TestSimulateRefusesTableActions: the simulator alone has no table to give a scenario's
+// commands to: it says so, naming the file and the line, before opening any device.
+func TestSimulateRefusesTableActions(t *testing.T) {
+	f := filepath.Join("..", "..", "simulator", "testdata", "scenarios", "table", "players-options.txt")
+	_, _, err := runCmd(t, "", "simulate", "--scenario", f)
+	if err == nil || !strings.Contains(err.Error(), f+": scenario line 10: bets is the table's action") {
+		t.Errorf("got %v", err)
 	}
 }
