@@ -202,7 +202,7 @@ func runFlags(fs *flag.FlagSet) (f *config.Flags, configFile *string, sim *simul
 	fs.StringVar(&f.Shuffler, "shuffler", "", "the shuffler's serial port")
 	fs.IntVar(&f.Baud, "baud", 9600, "the serial ports' speed")
 	fs.BoolVar(&f.Auto, "auto", false, "stand in for the dealer's buttons: close betting on a round's first card, close Insurance at once (or after --insurance-pause), confirm each complete round (default with --simulate)")
-	fs.DurationVar(&f.InsurancePause, "insurance-pause", def.Dealer.InsurancePause, "with --auto: how long each Insurance offer stays open before it is closed (0: at once)")
+	fs.DurationVar(&f.InsurancePause, "insurance-pause", def.Dealer.InsurancePause, "with --auto: how long each Insurance offer stays open before it is closed (0: at once; with --simulate at a table that offers Insurance, 1s unless given)")
 	fs.DurationVar(&f.SimultaneousWindow, "simultaneous-window", def.Dealer.SimultaneousWindow, "two cards of a round read closer together than this were drawn together (RWS Baccarat 5.10); 0 turns the check off")
 	fs.StringVar(&f.HTTP, "http", def.HTTP, "serve the display board here (\"\": none); :8080 serves it to the network")
 	fs.BoolVar(&f.LogJSON, "log-json", false, "log as JSON lines")

@@ -89,3 +89,30 @@ func TestSimulateRefusesTableActions(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestRunScenarioWithTable: run --simulate --scenario gives the scenario's table actions
+// to the table among the commands that come over MQTT, under the scenario's rule set and
+// Insurance pause, and journals them: NC Insurance 5.13's Original Bet returned.
+func TestRunScenarioWithTable(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join("..", "..", "simulator", "testdata", "scenarios", "table", "insurance-drawn-over.txt")
+	out, stderr, err := runCmd(t, "", "run", "--simulate", "--scenario", f, "--pace", "0", "--journal", dir,
+		"--http", "", "--broker-listen", "127.0.0.1:0", "--broker-websocket", "")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(out, "rule set nc-insurance") {
+		t.Errorf("the scenario's rule set not taken:\n%s", out)
+	}
+	replay, _, err := runCmd(t, "", "journal", "replay", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"box-option box=1 insurance-intended banker_insurance by pit_manager",
+		"irregularity-raised #2 insurance_not_offered", "1:banker:100 push returned=100 insurance-intended",
+		"insurance-closed auto", "1:banker_insurance:50 win 2:1 returned=150"} {
+		if !strings.Contains(replay, want) {
+			t.Errorf("the journal lacks %q:\n%s", want, replay)
+		}
+	}
+}
