@@ -413,6 +413,7 @@ func (s *Simulator) newSet(shuffled bool) []baccarat.Card {
 		cards = append(append([]baccarat.Card(nil), s.top...), cards...)
 	}
 	s.stacked, s.remove, s.add, s.top, s.complete = nil, nil, nil, nil, false
+	s.offer = false // an offer of a round the last set could not finish
 	s.set++
 	s.cards, s.next, s.cutOut = cards, 0, false
 	s.cutAt = -1
