@@ -79,7 +79,7 @@ func TestSimulatedDealerDrawsOverInsurance(t *testing.T) {
 			}
 		}
 	}
-	check("--insurance-pause", simulatedTable(t, "--rules", "nc-insurance", "--insurance-pause", "300ms"))
+	check("--insurance-pause", simulatedTable(t, "--rules", "nc-insurance", "--insurance-pause", "500ms"))
 
 	dir := t.TempDir()
 	file := func(name, text string) string {
@@ -89,9 +89,9 @@ func TestSimulatedDealerDrawsOverInsurance(t *testing.T) {
 		}
 		return p
 	}
-	check("insurance_pause", simulatedTable(t, "--config", file("pause.yaml", "rules: nc-insurance\ndealer:\n  insurance_pause: 300ms\n")))
+	check("insurance_pause", simulatedTable(t, "--config", file("pause.yaml", "rules: nc-insurance\ndealer:\n  insurance_pause: 500ms\n")))
 
-	out, stderr, err := runCmd(t, "", "watch", "--simulate", "--rounds", "12", "--pace", "0", "--rules", "nc-insurance", "--insurance-pause", "300ms")
+	out, stderr, err := runCmd(t, "", "watch", "--simulate", "--rounds", "12", "--pace", "0", "--rules", "nc-insurance", "--insurance-pause", "500ms")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -103,7 +103,7 @@ func TestSimulatedDealerDrawsOverInsurance(t *testing.T) {
 
 	// 4.2.2: no offer, so nothing to draw over; were the setting ignored, the offers the
 	// table would make would each be drawn over by a dealer who makes none.
-	replay := simulatedTable(t, "--config", file("none.yaml", "rules: nc-insurance\ndealer:\n  no_insurance: true\n"), "--insurance-pause", "300ms")
+	replay := simulatedTable(t, "--config", file("none.yaml", "rules: nc-insurance\ndealer:\n  no_insurance: true\n"), "--insurance-pause", "500ms")
 	if n := effects(replay); n["insurance-offered"] != 0 || n["irregularity-raised"] != 0 || n["round-settled"] != 12 {
 		t.Errorf("no_insurance: %v:\n%s", n, replay)
 	}
