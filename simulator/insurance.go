@@ -11,8 +11,8 @@ import (
 // Insurance is how the simulated dealer deals at a table that offers Insurance (NC
 // Insurance 3.11, 3.12) and closes each offer once it has been open Pause (a table
 // standing in for the dealer, with its insurance_pause). After a card that opens an offer
-// the dealer leaves the players the pause to bet, and half as long again, so the table
-// has closed the offer before the next card. But one offer in OneIn, picked by a
+// the dealer leaves the players the pause to bet, and half as long again (or the pace,
+// when longer), so the table has closed the offer before the next card. But one offer in OneIn, picked by a
 // generator seeded from the simulator's seed (and apart from the shuffles, which stay
 // as they would be without it), the dealer draws the next card when only half the pause
 // has passed: over the open offer, the irregularity of NC Insurance 5.13.
@@ -55,11 +55,12 @@ func (s *Simulator) afterOffer(ctx context.Context) error {
 		}
 		return nil
 	}
-	// The pause runs from when the table read the card that opened the offer.
+	// The pause runs from when the table read the card that opened the offer; a dealer
+	// slower than that deals at the pace.
 	if err := s.Shoe.Drain(ctx); err != nil {
 		return err
 	}
-	if !sleep(ctx, pause+pause/2) {
+	if !sleep(ctx, max(pause+pause/2, s.cfg.Pace)) {
 		return ctx.Err()
 	}
 	return nil
