@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/drivers/shoe"
@@ -67,12 +68,55 @@ import (
 //	drop                 the shoe's next message (a card, a signal, a heartbeat) is lost
 //	                     on the line; the shoe has numbered it all the same
 //	unplug               the line is unplugged and plugged in again
+//
+// The dealer:
+//
+//	wait DURATION        the dealer waits this long (such as 500ms) before going on
+//	swap N M             the cards at places N and M of the shoe (1: the next card) change
+//	                     places after the shuffler reported the set's order: the shoe deals
+//	                     out of the recorded order (RWS Baccarat 5.5.3)
+//
+// The table: its settings, before the first action, replace the command line's:
+//
+//	rules NAME           the table's rule set (classic, rws, nc-tournament, nc-insurance,
+//	                     royal)
+//	insurance-pause D    how long the table leaves each Insurance offer open before it
+//	                     closes it (0s: at once); a card drawn sooner is drawn over the
+//	                     open offer (NC Insurance 5.13)
+//	dealer-confirms      the table does not confirm a complete round by itself: the
+//	                     scenario's confirm does
+//
+// The table's actions: the commands of the dealer, the supervisor and the pit manager
+// (docs/mqtt.md), given once the table has taken every card and signal sent before them.
+// They play only beside a table (tablectl run --simulate or watch --simulate
+// --scenario), and only on the tablectl protocol, whose shoe hears what the table has
+// recorded. ROLE is dealer, supervisor, pit_manager or shift_manager; a wager is
+// box:bet:stake, such as 1:banker:100.
+//
+//	bets [WAGER...]      betting closes with these wagers on the layout (bets_closed)
+//	insurance-bet WAGER  an Insurance wager on the open offer (insurance_bet)
+//	insurance-closed     the dealer closes the Insurance offers
+//	confirm              the dealer confirms the round
+//	end-shoe             the dealer ends the shoe
+//	report KIND ROLE [DETAIL...]   an irregularity reported, such as
+//	                     report wrong_hand dealer the player's card in the banker area
+//	decide N CHOICE ROLE the decision on irregularity number N, such as
+//	                     decide 1 continue supervisor
+//	option BOX OPTION ROLE [BET]   one box's choice for the round (RWS Baccarat 5.12,
+//	                     NC Insurance 5.13 with the Insurance bet, NC Tournament 3.9)
 type Scenario struct {
 	Protocol shoe.Format
 	Decks    int
 	Seed     uint64
 	Cut      int
-	Steps    []Step
+	// Rules is the table's rule set; "": the command line's.
+	Rules string
+	// InsurancePause is how long the table leaves an Insurance offer open; nil: the
+	// command line's.
+	InsurancePause *time.Duration
+	// DealerConfirms: the table does not confirm complete rounds by itself.
+	DealerConfirms bool
+	Steps          []Step
 }
 
 // Step is one action of a scenario.
@@ -83,6 +127,11 @@ type Step struct {
 	Cards []baccarat.Card // cards named
 	Bytes []byte          // noise bytes
 	Text  string          // fault text, or "no-order", "open", "closed"
+	Wait  time.Duration   // the dealer's wait
+	// Role and Command are a table action's: the command's role and its JSON
+	// (Step.IsTableAction).
+	Role    string
+	Command []byte
 }
 
 // ParseScenario reads a scenario; an error names the line and what is wrong with it.
@@ -211,7 +260,16 @@ func (sc *Scenario) parse(line int, op string, args []string) error {
 		}
 		st.Bytes = b
 	default:
-		return fmt.Errorf("unknown directive")
+		handled, err := sc.parseTable(&st, args)
+		if err != nil {
+			return err
+		}
+		if !handled {
+			return fmt.Errorf("unknown directive")
+		}
+		if op == "rules" || op == "insurance-pause" || op == "dealer-confirms" {
+			return nil // a setting
+		}
 	}
 	sc.Steps = append(sc.Steps, st)
 	return nil

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tablectl/tablectl/drivers/device"
 )
@@ -85,6 +87,26 @@ func TestParseScenarioErrorsNameTheLine(t *testing.T) {
 		{"teleport\n", "scenario line 1: teleport: unknown directive"},
 		{"seed -1\n", "scenario line 1: seed: \"-1\" is not a seed"},
 		{"burn\nseed 7\n", "scenario line 2: seed: a setting must come before the first action"},
+		{"burn\nrules rws\n", "scenario line 2: rules: a setting must come before the first action"},
+		{"rules baccara\n", "scenario line 1: rules: unknown rule set \"baccara\""},
+		{"insurance-pause 2m\n", "scenario line 1: insurance-pause: \"2m\" is not a duration from 0s to 1m0s"},
+		{"dealer-confirms now\n", "scenario line 1: dealer-confirms: takes nothing"},
+		{"bets 1:player:x\n", "scenario line 1: bets: wager \"1:player:x\": the stake must be a whole number"},
+		{"bets 1:ante:5\n", "scenario line 1: bets: wager \"1:ante:5\": unknown bet \"ante\""},
+		{"bets player:100\n", "scenario line 1: bets: wager \"player:100\": want box:bet:stake"},
+		{"insurance-bet\n", "scenario line 1: insurance-bet: want one wager"},
+		{"confirm now\n", "scenario line 1: confirm: takes nothing"},
+		{"report wrong_hand\n", "scenario line 1: report: want the irregularity's kind and who reports it"},
+		{"report misdeal dealer\n", "scenario line 1: report: unknown irregularity"},
+		{"report wrong_hand croupier\n", "scenario line 1: report: unknown role \"croupier\""},
+		{"decide x continue supervisor\n", "scenario line 1: decide: \"x\" is not a number"},
+		{"decide 1 maybe supervisor\n", "scenario line 1: decide: unknown decision \"maybe\""},
+		{"option 1 maybe dealer\n", "scenario line 1: option: unknown option \"maybe\""},
+		{"option 1 insurance-intended pit_manager ante\n", "scenario line 1: option: unknown bet \"ante\""},
+		{"protocol ascii\nburn\nconfirm\n", "scenario line 3: confirm: the table's actions need the tablectl protocol"},
+		{"wait forever\n", "scenario line 1: wait: \"forever\" is not a duration"},
+		{"swap 2 2\n", "scenario line 1: swap: a card cannot change places with itself"},
+		{"swap 0 2\n", "scenario line 1: swap: \"0\" is not a number from 1"},
 	} {
 		_, err := ParseScenario(strings.NewReader(c.in))
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
@@ -104,5 +126,76 @@ func TestParseScenarioSeedTakesAnyUint64(t *testing.T) {
 		if sc.Seed != seed {
 			t.Errorf("seed %d parsed as %d", seed, sc.Seed)
 		}
+	}
+}
+
+// TestParseScenarioTable: the table's settings and actions are read into the table's
+// commands, as docs/mqtt.md gives them.
+func TestParseScenarioTable(t *testing.T) {
+	sc, err := ParseScenario(strings.NewReader(`rules royal
+insurance-pause 1500ms
+dealer-confirms
+burn
+bets 1:player:100 2:banker_pair:5
+insurance-bet 3:banker_insurance:50
+insurance-closed
+report wrong_hand dealer the player's card   # comment
+decide 2 continue supervisor
+option 1 insurance-intended pit_manager banker_insurance
+option 2 bet-returned dealer
+confirm
+end-shoe
+bets
+wait 250ms
+swap 1 3
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Rules != "royal" || sc.InsurancePause == nil || *sc.InsurancePause != 1500*time.Millisecond || !sc.DealerConfirms || !sc.HasTableActions() {
+		t.Errorf("settings: rules %q, pause %v, dealer confirms %v", sc.Rules, sc.InsurancePause, sc.DealerConfirms)
+	}
+	want := []string{
+		"",
+		`dealer {"cmd":"bets_closed","wagers":[{"box":"1","bet":"player","stake":100},{"box":"2","bet":"banker_pair","stake":5}]}`,
+		`dealer {"cmd":"insurance_bet","wager":{"box":"3","bet":"banker_insurance","stake":50}}`,
+		`dealer {"cmd":"insurance_closed"}`,
+		`dealer {"cmd":"report","detail":"the player's card","kind":"wrong_hand"}`,
+		`supervisor {"choice":"continue","cmd":"decide","irregularity":2}`,
+		`pit_manager {"bet":"banker_insurance","box":"1","cmd":"box_option","option":"insurance-intended"}`,
+		`dealer {"box":"2","cmd":"box_option","option":"bet-returned"}`,
+		`dealer {"cmd":"confirm"}`,
+		`dealer {"cmd":"end_shoe"}`,
+		`dealer {"cmd":"bets_closed"}`,
+		"",
+		"",
+	}
+	if len(sc.Steps) != len(want) {
+		t.Fatalf("%d steps, want %d", len(sc.Steps), len(want))
+	}
+	for i, st := range sc.Steps {
+		got := ""
+		if st.IsTableAction() {
+			got = st.Role + " " + string(st.Command)
+		}
+		if got != want[i] {
+			t.Errorf("line %d (%s): %s, want %s", st.Line, st.Op, got, want[i])
+		}
+	}
+	if w, s := sc.Steps[11], sc.Steps[12]; w.Wait != 250*time.Millisecond || s.N != 1 || s.M != 3 {
+		t.Errorf("wait %s, swap %d %d", w.Wait, s.N, s.M)
+	}
+}
+
+// TestTableActionNeedsATable: the simulator alone, with no table, refuses a table action
+// and names its line.
+func TestTableActionNeedsATable(t *testing.T) {
+	sc, err := ParseScenario(strings.NewReader("confirm\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Simulator{cfg: Config{}}
+	if err := s.Run(context.Background(), sc.Steps); err == nil || !strings.HasPrefix(err.Error(), "scenario line 1: confirm: this is the table's action") {
+		t.Errorf("got %v", err)
 	}
 }

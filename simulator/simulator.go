@@ -39,7 +39,13 @@ type Config struct {
 	// drawn while its red lamp is lit (the table is held for a decision), as at a real
 	// table. The table must set it (daemon.Daemon.SetPanel). Nil: the dealer deals on
 	// whatever the table says.
-	Light  *TowerLight
+	Light *TowerLight
+	// Insurance is how the dealer deals at a table that offers Insurance and closes
+	// each offer after a pause; the zero value: as at any table.
+	Insurance Insurance
+	// Table carries out a scenario's table actions (Scenario); nil: a scenario with any
+	// fails at its first.
+	Table  Table
 	Logger *slog.Logger // nil means slog.Default()
 }
 
@@ -72,6 +78,9 @@ type Simulator struct {
 	complete bool
 
 	light *TowerLight // the table's tower light the dealer watches, or nil
+
+	insRng *rand.Rand // the dealer's choices at Insurance offers (Config.Insurance)
+	offer  bool       // the card last placed opened an Insurance offer
 }
 
 // New opens the simulated devices' pseudo-terminals, with links "shoe" and "shuffler" in
@@ -94,6 +103,11 @@ func New(cfg Config) (*Simulator, error) {
 		return nil, err
 	}
 	s := &Simulator{cfg: cfg, rng: rng, log: cfg.Logger, cutAt: -1, light: cfg.Light}
+	if cfg.Insurance.Pause > 0 {
+		if s.insRng, err = newInsuranceRand(cfg); err != nil {
+			return nil, err
+		}
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -228,7 +242,16 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 	if s.cfg.NoShuffler && (st.Op == "count-error" || st.Op == "jam") {
 		return nil // no shuffler on a line to say so
 	}
+	if st.IsTableAction() {
+		return s.act(ctx, st)
+	}
 	switch st.Op {
+	case "wait":
+		if !sleep(ctx, st.Wait) {
+			return ctx.Err()
+		}
+	case "swap":
+		return s.swap(st.N, st.M)
 	case "stack":
 		s.stacked = append(s.stacked, st.Cards...)
 		s.complete = s.complete || st.Text == "complete"
@@ -390,6 +413,7 @@ func (s *Simulator) newSet(shuffled bool) []baccarat.Card {
 		cards = append(append([]baccarat.Card(nil), s.top...), cards...)
 	}
 	s.stacked, s.remove, s.add, s.top, s.complete = nil, nil, nil, nil, false
+	s.offer = false // an offer of a round the last set could not finish
 	s.set++
 	s.cards, s.next, s.cutOut = cards, 0, false
 	s.cutAt = -1
@@ -426,7 +450,11 @@ func (s *Simulator) draw(ctx context.Context) (baccarat.Card, error) {
 // send paces and sends one card; while the table's tower light is red, the dealer draws
 // none.
 func (s *Simulator) send(ctx context.Context, c baccarat.Card) error {
-	if s.cfg.Pace > 0 && !sleep(ctx, s.cfg.Pace) {
+	if s.offer {
+		if err := s.afterOffer(ctx); err != nil {
+			return err
+		}
+	} else if s.cfg.Pace > 0 && !sleep(ctx, s.cfg.Pace) {
 		return ctx.Err()
 	}
 	if s.light != nil {
@@ -479,6 +507,7 @@ func (s *Simulator) misread(ctx context.Context) error {
 // false when the shoe ran out part way.
 func (s *Simulator) round(ctx context.Context) (complete bool, err error) {
 	var coup baccarat.Coup
+	s.offer = false
 	for !coup.Complete() {
 		c, err := s.draw(ctx)
 		if errors.Is(err, errShoeEmpty) {
@@ -488,6 +517,7 @@ func (s *Simulator) round(ctx context.Context) (complete bool, err error) {
 			return false, err
 		}
 		coup.Place(c)
+		s.offerOpened(coup)
 	}
 	s.rounds++
 	s.log.Debug("round dealt", "set", s.set, "round", s.rounds, "outcome", baccarat.OutcomeOf(coup).String())

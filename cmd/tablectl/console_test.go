@@ -409,7 +409,10 @@ func TestConsoleAPIWithMosquitto(t *testing.T) {
 	// The table saw the supervisor's decision, and never the dealer's nor the forged one
 	// (published before it, they would have arrived first).
 	cmds.waitFor(t, `"cmd":"decide"`, `"actor":"S17"`)
-	for _, m := range cmds.msgs {
+	cmds.mu.Lock()
+	msgs := append([]string(nil), cmds.msgs...)
+	cmds.mu.Unlock()
+	for _, m := range msgs {
 		if strings.Contains(m, `"decide"`) && (strings.Contains(m, `"actor":"D4"`) || strings.Contains(m, "S99")) {
 			t.Errorf("a refused decision reached the table: %s", m)
 		}

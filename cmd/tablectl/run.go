@@ -34,10 +34,15 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("run: unexpected argument %q", fs.Arg(0))
 	}
 	f.Given = given(fs)
+	if err := sim.scenarioSettings(); err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
 	r, err := config.Resolve(*configFile, *f)
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
+	sim.defaultInsurancePause(&r)
+	sim.insurance = dealerInsurance(r)
 	if r.TempJournal {
 		tmp, err := os.MkdirTemp("", "tablectl-journal-")
 		if err != nil {
@@ -57,7 +62,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	cfg := daemon.Config{Table: r.Table, Round: r.Round, AutoConfirm: r.Dealer.Auto, AutoCloseInsurance: r.Dealer.Auto, InsurancePause: r.Dealer.InsurancePause,
+	cfg := daemon.Config{Table: r.Table, Round: r.Round, AutoConfirm: r.Dealer.Auto && !sim.dealerConfirms(), AutoCloseInsurance: r.Dealer.Auto, InsurancePause: r.Dealer.InsurancePause,
 		JournalDir: r.Journal, Logger: log, Shoe: r.ShoeConfig(), Shuffler: r.ShufflerConfig()}
 	if every := svc.heartbeatEvery(); every > 0 {
 		cfg.Watchdog, cfg.HeartbeatEvery = svc, every
@@ -131,7 +136,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		r.Table, r.Round.Rules.Name, r.Journal, st.Shoe, st.Round, r.Table)
 	svc.ready(fmt.Sprintf("table %s: shoe %d, round %d", r.Table, st.Shoe, st.Round))
 	defer svc.stopping() // the first of the deferred calls: before anything is closed
-	return serve(ctx, cancel, d, client, devs, begin, dealt, log)
+	return serve(ctx, cancel, d, sim.transport(ctx, client, d), devs, begin, dealt, log)
 }
 
 // serveBoard serves the web display board, fed from the table's MQTT topics, on addr.
@@ -197,7 +202,7 @@ func runFlags(fs *flag.FlagSet) (f *config.Flags, configFile *string, sim *simul
 	fs.StringVar(&f.Shuffler, "shuffler", "", "the shuffler's serial port")
 	fs.IntVar(&f.Baud, "baud", 9600, "the serial ports' speed")
 	fs.BoolVar(&f.Auto, "auto", false, "stand in for the dealer's buttons: close betting on a round's first card, close Insurance at once (or after --insurance-pause), confirm each complete round (default with --simulate)")
-	fs.DurationVar(&f.InsurancePause, "insurance-pause", def.Dealer.InsurancePause, "with --auto: how long each Insurance offer stays open before it is closed (0: at once)")
+	fs.DurationVar(&f.InsurancePause, "insurance-pause", def.Dealer.InsurancePause, "with --auto: how long each Insurance offer stays open before it is closed (0: at once; with --simulate at a table that offers Insurance, 1s unless given)")
 	fs.DurationVar(&f.SimultaneousWindow, "simultaneous-window", def.Dealer.SimultaneousWindow, "two cards of a round read closer together than this were drawn together (RWS Baccarat 5.10); 0 turns the check off")
 	fs.StringVar(&f.HTTP, "http", def.HTTP, "serve the display board here (\"\": none); :8080 serves it to the network")
 	fs.BoolVar(&f.LogJSON, "log-json", false, "log as JSON lines")

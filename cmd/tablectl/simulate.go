@@ -44,6 +44,9 @@ func runSimulate(ctx context.Context, args []string, io stdio) error {
 		if err != nil {
 			return err
 		}
+		if err := tableless(*scenario, sc); err != nil {
+			return err
+		}
 		cfg.Protocol, cfg.Seed, cfg.Decks, cfg.Cut, steps = sc.Protocol, sc.Seed, sc.Decks, sc.Cut, sc.Steps
 	}
 	if cfg.Dir = *dir; cfg.Dir != "" {
@@ -101,4 +104,15 @@ func readScenario(path string) (*simulator.Scenario, error) {
 		return nil, fmt.Errorf("simulate: %s: %w", path, err)
 	}
 	return sc, nil
+}
+
+// tableless refuses a scenario that gives the table commands: the simulator alone has no
+// table to give them to.
+func tableless(path string, sc *simulator.Scenario) error {
+	for _, st := range sc.Steps {
+		if st.IsTableAction() {
+			return fmt.Errorf("simulate: %s: scenario line %d: %s is the table's action: play the scenario with tablectl run --simulate --scenario or watch --simulate --scenario", path, st.Line, st.Op)
+		}
+	}
+	return nil
 }

@@ -46,6 +46,9 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	f.Given = given(fs)
 	f.Given["table"], f.Table = true, "watch"
 	f.Given["auto"] = true // watch stands in for the dealer unless told not to
+	if err := sim.scenarioSettings(); err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
 	base := config.Default()
 	base.Journal = "" // a temporary one unless --journal names one
 	r, err := config.ApplyFlags(base, false, f)
@@ -55,6 +58,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	if err := watchBurn(&r.Round, *burn, shoe.Format(f.ShoeFormat)); err != nil {
 		return fmt.Errorf("watch: --burn: %w", err)
 	}
+	sim.insurance = dealerInsurance(r)
 	if r.TempJournal {
 		tmp, err := os.MkdirTemp("", "tablectl-watch-")
 		if err != nil {
@@ -67,7 +71,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	if r.NoShuffler() {
 		log.Warn(config.NoShufflerChecksOff, "decks", r.Round.Decks, "shoe starts at its first card", r.Round.ShoeOnFirstCard)
 	}
-	cfg := daemon.Config{Table: r.Table, Round: r.Round, AutoConfirm: r.Dealer.Auto, AutoCloseInsurance: r.Dealer.Auto, InsurancePause: r.Dealer.InsurancePause,
+	cfg := daemon.Config{Table: r.Table, Round: r.Round, AutoConfirm: r.Dealer.Auto && !sim.dealerConfirms(), AutoCloseInsurance: r.Dealer.Auto, InsurancePause: r.Dealer.InsurancePause,
 		JournalDir: r.Journal, Logger: log, Shoe: r.ShoeConfig(), Shuffler: r.ShufflerConfig(), Trace: io.out}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -100,7 +104,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("watch: %w", err)
 	}
 	defer devs.close()
-	return serve(ctx, cancel, d, daemon.NoBroker{}, devs, begin, dealt, log)
+	return serve(ctx, cancel, d, sim.transport(ctx, daemon.NoBroker{}, d), devs, begin, dealt, log)
 }
 
 // watchBurn sets rc's burn rule from --burn: first-card, fixed:N, none or shoe; "" keeps

@@ -15,6 +15,7 @@ import (
 	"github.com/tablectl/tablectl/config"
 	"github.com/tablectl/tablectl/daemon"
 	"github.com/tablectl/tablectl/drivers/device"
+	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/drivers/gpio"
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/drivers/shuffler"
@@ -44,6 +45,11 @@ type simulation struct {
 	// light is the table's tower light the simulated dealer watches (it stops dealing
 	// while the table is held), once start made it; the table's panel.
 	light *simulator.TowerLight
+	// scn is --scenario's file, read (scenarioSettings); table carries out its table
+	// actions, when it has any; insurance is how the dealer deals at Insurance offers.
+	scn       *simulator.Scenario
+	table     *scenarioTable
+	insurance simulator.Insurance
 }
 
 func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *simulation {
@@ -52,7 +58,7 @@ func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *sim
 	fs.DurationVar(&f.Pace, "pace", pace, "with --simulate: pause before each card (0: as fast as possible)")
 	s.rounds = fs.Int("rounds", 0, "with --simulate: stop after this many rounds (0: until interrupted)")
 	s.seed = fs.Uint64("seed", 1, "with --simulate: seed of the shuffles")
-	fs.StringVar(&f.Scenario, "scenario", "", "with --simulate: play this scenario file (docs/protocol.md) instead of dealing shoes, then stop; its settings replace --shoe-format, --decks and --seed")
+	fs.StringVar(&f.Scenario, "scenario", "", "with --simulate: play this scenario file (go doc ./simulator Scenario) instead of dealing shoes, then stop; its settings replace --shoe-format, --decks and --seed, and --rules and --insurance-pause where it gives them")
 	return s
 }
 
@@ -61,14 +67,21 @@ func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *sim
 // closed.
 func (s *simulation) start(ctx context.Context, decks int, begin <-chan struct{}, log *slog.Logger) (sc *shoe.Config, xc *device.Config, dealt <-chan error, stop func(), err error) {
 	s.light = simulator.NewTowerLight(log)
-	cfg := simulator.Config{Protocol: shoe.Format(s.f.ShoeFormat), Seed: *s.seed, Pace: s.f.Pace, Decks: decks, Cut: 16, Light: s.light, Logger: log}
+	cfg := simulator.Config{Protocol: shoe.Format(s.f.ShoeFormat), Seed: *s.seed, Pace: s.f.Pace, Decks: decks, Cut: 16, Light: s.light,
+		Insurance: s.insurance, Logger: log}
 	var steps []simulator.Step
 	if s.f.Scenario != "" {
-		scn, err := readScenario(s.f.Scenario)
-		if err != nil {
-			return nil, nil, nil, nil, err
+		scn := s.scn
+		if scn == nil {
+			if scn, err = readScenario(s.f.Scenario); err != nil {
+				return nil, nil, nil, nil, err
+			}
 		}
 		cfg.Protocol, cfg.Seed, cfg.Decks, cfg.Cut, steps = scn.Protocol, scn.Seed, scn.Decks, scn.Cut, scn.Steps
+		if scn.HasTableActions() {
+			s.table = &scenarioTable{cmds: make(chan display.Command)}
+			cfg.Table = s.table
+		}
 	}
 	done := make(chan error, 1)
 	sim, stop, err := startSimulator(ctx, cfg, steps, *s.rounds, begin, done)
