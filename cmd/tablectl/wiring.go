@@ -44,6 +44,8 @@ type simulation struct {
 	// light is the table's tower light the simulated dealer watches (it stops dealing
 	// while the table is held), once start made it; the table's panel.
 	light *simulator.TowerLight
+	// reshuffle: a set per round (royal.end_of_round: reshuffle), set before start.
+	reshuffle bool
 }
 
 func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *simulation {
@@ -61,7 +63,8 @@ func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *sim
 // closed.
 func (s *simulation) start(ctx context.Context, decks int, begin <-chan struct{}, log *slog.Logger) (sc *shoe.Config, xc *device.Config, dealt <-chan error, stop func(), err error) {
 	s.light = simulator.NewTowerLight(log)
-	cfg := simulator.Config{Protocol: shoe.Format(s.f.ShoeFormat), Seed: *s.seed, Pace: s.f.Pace, Decks: decks, Cut: 16, Light: s.light, Logger: log}
+	cfg := simulator.Config{Protocol: shoe.Format(s.f.ShoeFormat), Seed: *s.seed, Pace: s.f.Pace, Decks: decks, Cut: 16, Light: s.light, Logger: log,
+		ReshuffleEachRound: s.reshuffle}
 	var steps []simulator.Step
 	if s.f.Scenario != "" {
 		scn, err := readScenario(s.f.Scenario)
