@@ -2,6 +2,7 @@ package round
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tablectl/tablectl/irregularities"
 )
@@ -50,13 +51,22 @@ func (c *Controller) awaitNextSet(ev *Event) bool {
 	return true
 }
 
-// setFinished leaves the table waiting for the next set; cards kept from the set for a
-// next round are not dealt, as the set is reshuffled.
+// setFinished leaves the table waiting for the next set. Cards kept from an excess draw
+// (RWS Baccarat 5.7) as the next cards dealt, and not dealt in the set's round, go back
+// with the set to the shuffler: they are burned, and the excess card irregularity that
+// kept them says so.
 func (c *Controller) setFinished(ev *Event) {
 	c.st.Phase = NextSet
-	for _, k := range c.st.Kept {
-		c.notDue(ev, k.Card, k.Seq, "kept from set "+c.st.Set+", which is reshuffled after its round (Royal Baccarat, End of round): not dealt")
+	if len(c.st.Kept) == 0 {
+		return
 	}
+	names := make([]string, len(c.st.Kept))
+	for i, k := range c.st.Kept {
+		c.notDue(ev, k.Card, k.Seq, fmt.Sprintf("kept from set %s, which is reshuffled after its round: burned", c.st.Set))
+		names[i] = k.Card.String()
+	}
+	c.record(ev, irregularities.ExcessCard, fmt.Sprintf("%s, kept as the next cards dealt, not dealt in round %d: set %s is reshuffled after its round (Royal Baccarat, End of round), so they are burned",
+		strings.Join(names, " "), c.st.Round, c.st.Set))
 	c.st.Kept = nil
 }
 
