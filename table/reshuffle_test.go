@@ -64,6 +64,12 @@ func TestRoyalReshuffleEachRound(t *testing.T) {
 		defer wg.Done()
 		runNode(tbl, shoeCh, shufCh, func(rd Ready) {
 			steps = append(steps, rd.Steps...)
+			// Acknowledged once taken, as the daemon does: the simulated shoe then waits
+			// until the table has taken a round's cards before the next set is shuffled,
+			// as a dealer waits for the result before the cards go back.
+			for _, ev := range rd.Acks {
+				_ = shoeDrv.Ack(ev)
+			}
 			for _, p := range rd.Problems {
 				t.Errorf("messages: %v", p)
 			}
