@@ -77,6 +77,7 @@ func (f *file) checkRules(c *Config) {
 			f.at("royal", "set for rule set %s: the royal section is for rules: royal", c.Rules)
 		}
 		opt.RoyalPaytable, opt.RoyalTiers = c.Royal.Paytable, c.Royal.Tiers
+		f.checkEndOfRound(c)
 	}
 	rs, err := baccarat.Lookup(c.Rules, opt)
 	if err != nil {
@@ -315,6 +316,7 @@ func (c *Config) Round() (round.Config, error) {
 		return round.Config{}, err
 	}
 	rc.PayRounded, rc.NoInsurance = c.Dealer.PayRounded, c.Dealer.NoInsurance
+	rc.SetPerRound = c.Royal != nil && c.Royal.EndOfRound == "reshuffle"
 	return rc, nil
 }
 

@@ -62,10 +62,14 @@ type Board struct {
 	Logo string `yaml:"logo"`
 }
 
-// Royal is Royal Baccarat's variant: its Tie pay table (1 to 5) and tiers (4 or 3).
+// Royal is Royal Baccarat's variant: its Tie pay table (1 to 5) and tiers (4 or 3), and
+// its end of round: discard ("", the usual shoe) or reshuffle (a set per round).
 type Royal struct {
 	Paytable int `yaml:"paytable"`
 	Tiers    int `yaml:"tiers"`
+	// EndOfRound is what becomes of the cards after a round (Royal Baccarat, End of
+	// round): discard (squeeze play; "" means it) or reshuffle (dealt face up).
+	EndOfRound string `yaml:"end_of_round"`
 }
 
 // Dealer holds how the round is run and what tablectl does in the dealer's stead.

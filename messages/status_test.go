@@ -40,6 +40,7 @@ func TestStatusDue(t *testing.T) {
 	}{
 		{[]round.Effect{{Kind: round.ShoeStarted}}, true},
 		{[]round.Effect{{Kind: round.RoundSettled}, {Kind: round.ShoeEnded}}, true},
+		{[]round.Effect{{Kind: round.SetLoaded}, {Kind: round.BurnStarted}}, true}, // its set (Royal Baccarat, End of round)
 		{[]round.Effect{{Kind: round.CardPlaced}, {Kind: round.RoundSettled}}, false},
 		{nil, false},
 	} {

@@ -74,6 +74,10 @@ type Config struct {
 	// table at a player's request, with a notice displayed); a card drawn with no offer
 	// is then no neglected Insurance (5.13 does not apply).
 	NoInsurance bool `json:"no_insurance,omitempty"`
+	// SetPerRound: the cards are reshuffled after every round (Royal Baccarat, "End of
+	// round": cards dealt face up), so each round is dealt from a set the shuffler has
+	// just reported, within one shoe session (reshuffle.go).
+	SetPerRound bool `json:"set_per_round,omitempty"`
 }
 
 // DefaultConfig is the usual table setting for rule set rs: burn by the first card, one
@@ -97,6 +101,8 @@ func (c Config) check() error {
 		return fmt.Errorf("round config: unknown rounding %d", c.Rounding)
 	case c.Decks != 0 && c.Rules.CheckDecks(c.Decks) != nil:
 		return fmt.Errorf("round config: %w", c.Rules.CheckDecks(c.Decks))
+	case c.SetPerRound && c.ShoeOnFirstCard:
+		return fmt.Errorf("round config: a set per round is the shuffler's report of each set, not a shoe started by its first card")
 	case c.ShoeOnFirstCard && c.Decks == 0:
 		return fmt.Errorf("round config: a shoe started by its first card needs the table's deck count")
 	case c.SimultaneousWindow < 0:
@@ -118,9 +124,10 @@ const (
 	Dealing                  // bets are closed and cards are drawn
 	Complete                 // the round is complete, awaiting the dealer's confirmation
 	ShoeDone                 // no more rounds from this shoe; waiting for the shoe's end
+	NextSet                  // the round's set is finished; waiting for the next set (Config.SetPerRound)
 )
 
-var phaseNames = [...]string{"no-shoe", "burning", "betting-open", "dealing", "complete", "shoe-done"}
+var phaseNames = [...]string{"no-shoe", "burning", "betting-open", "dealing", "complete", "shoe-done", "next-set"}
 
 // String names the phase.
 func (p Phase) String() string {
@@ -214,6 +221,8 @@ type State struct {
 	OptionsOpen bool                      `json:",omitempty"`
 	Options     []BoxOption               `json:",omitempty"`
 	Neglected   []baccarat.InsuranceOffer `json:",omitempty"`
+	// SetDealt: under Config.SetPerRound, the set in play has had its round opened.
+	SetDealt bool `json:",omitempty"`
 }
 
 // BoxOption is one box's recorded choice this round.
@@ -402,7 +411,11 @@ func (c *Controller) refuse(ev *Event, format string, a ...any) {
 }
 
 func (c *Controller) newShoe(ev *Event) {
-	if c.st.Phase != NoShoe {
+	if !c.st.AwaitsSet() {
+		if c.st.Held.ID != 0 {
+			c.refuse(ev, "the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
+			return
+		}
 		c.refuse(ev, "shoe %d is still in play (%s): end it first", c.st.Shoe, c.st.Phase)
 		return
 	}
@@ -452,7 +465,11 @@ func (c *Controller) newShoe(ev *Event) {
 			c.st.Orders = c.st.Orders[len(c.st.Orders)-maxOrders:]
 		}
 	}
-	c.emit(ev, Effect{Kind: ShoeStarted, Set: ev.Set, Count: ev.Decks})
+	started := ShoeStarted
+	if prev.Phase == NextSet {
+		started = c.continueSession(prev)
+	}
+	c.emit(ev, Effect{Kind: started, Set: ev.Set, Count: ev.Decks})
 	switch c.cfg.Burn {
 	case BurnByFirstCard:
 		c.st.Phase, c.st.BurnLeft = Burning, -1
@@ -497,6 +514,9 @@ func (c *Controller) burn(ev *Event, card baccarat.Card, seq uint64) {
 
 // nextRound opens the next round, or finishes the shoe when the cut card allows no more.
 func (c *Controller) nextRound(ev *Event) {
+	if c.cfg.SetPerRound && c.awaitNextSet(ev) {
+		return
+	}
 	if c.st.CutCard {
 		if c.st.RoundsLeft == 0 {
 			c.st.Phase = ShoeDone
@@ -676,6 +696,8 @@ func (c *Controller) deal(ev *Event, card baccarat.Card, seq uint64) {
 		c.excess(ev, card, seq, "the round is complete")
 	case ShoeDone:
 		c.excess(ev, card, seq, "the shoe is finished")
+	case NextSet:
+		c.excess(ev, card, seq, "the round's set is finished")
 	default:
 		c.notDue(ev, card, seq, "no shoe is in play")
 	}
@@ -728,6 +750,8 @@ func (c *Controller) phaseText() string {
 		return "the round is complete"
 	case ShoeDone:
 		return "the shoe is finished"
+	case NextSet:
+		return "the round's set is finished"
 	}
 	return c.st.Phase.String()
 }
@@ -905,7 +929,7 @@ func (c *Controller) notDue(ev *Event, card baccarat.Card, seq uint64, why strin
 func (c *Controller) excess(ev *Event, card baccarat.Card, seq uint64, why string) {
 	c.notDue(ev, card, seq, why)
 	fate := "burned"
-	if !c.cfg.BurnExcessCards && c.st.Phase != ShoeDone {
+	if !c.cfg.BurnExcessCards && c.st.Phase != ShoeDone && !c.reshuffled() {
 		c.st.Kept = append(c.st.Kept, Kept{Card: card, Seq: seq})
 		fate = "kept as the next card dealt"
 	}
@@ -928,9 +952,8 @@ func (c *Controller) raise(ev *Event, k irregularities.Kind, what string) uint32
 		if c.roundInPlay() {
 			c.void(ev, fmt.Sprintf("%s (%s)", e.VoidReason, c.rule(k)))
 		}
-		if e.Action == irregularities.RefuseShoe && c.st.Phase != NoShoe && c.st.Phase != ShoeDone {
-			c.st.Phase = ShoeDone
-			c.emit(ev, Effect{Kind: ShoeFinished})
+		if e.Action == irregularities.RefuseShoe {
+			c.finishShoe(ev)
 		}
 	}
 	if len(e.Choices) > 0 && c.st.Held.ID == 0 {
@@ -1028,6 +1051,8 @@ func (c *Controller) squeeze(ev *Event) {
 		c.refuse(ev, "no round is being dealt (%s)", c.st.Phase)
 	case c.st.Coup.Player.Len() >= 3:
 		c.refuse(ev, "the Player's third card is already open")
+	case c.cfg.SetPerRound:
+		c.refuse(ev, "this table deals face up and reshuffles after every round: no squeeze (Royal Baccarat, End of round)")
 	case c.cfg.Rules.Insurance:
 		c.st.InsuranceWaived = true
 		c.emit(ev, Effect{Kind: SqueezeNoted, Reason: "insurance after the Player's third card is waived (NC Insurance 3.14)"})
@@ -1110,6 +1135,9 @@ func (c *Controller) cutCard(ev *Event) {
 }
 
 func (c *Controller) shoeEnd(ev *Event) {
+	if ev.Empty && c.setEmptied(ev) {
+		return
+	}
 	switch {
 	case c.st.Phase == NoShoe:
 		c.refuse(ev, "no shoe is in play")

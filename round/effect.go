@@ -84,6 +84,10 @@ const (
 	// OptionRecorded: box Wager.Box took Option (Wager.Bet: the Insurance intended),
 	// recorded by Role and Actor; the settlement follows it.
 	OptionRecorded
+	// SetLoaded: a set was loaded for the next round of the shoe in play, at a table
+	// that reshuffles after every round (Set, Count = decks); the shoe's rounds and
+	// roads go on (Config.SetPerRound).
+	SetLoaded
 	effectKindCount
 )
 
@@ -92,7 +96,7 @@ var effectNames = [effectKindCount]string{"?", "shoe-started", "burn-started", "
 	"insurance-offered", "insurance-taken", "insurance-closed", "insurance-neglected",
 	"squeeze-noted", "round-complete", "round-settled", "round-voided", "resumed",
 	"cut-card-reached", "shoe-finished", "shoe-ended", "event-refused", "irregularity-raised",
-	"irregularity-resolved", "card-held", "dealer-warning", "reconstructed", "option-recorded"}
+	"irregularity-resolved", "card-held", "dealer-warning", "reconstructed", "option-recorded", "set-loaded"}
 
 // String names the kind, e.g. "card-placed".
 func (k EffectKind) String() string {
@@ -156,7 +160,7 @@ func (e Effect) String() string {
 	var b strings.Builder
 	b.WriteString(e.Kind.String())
 	switch e.Kind {
-	case ShoeStarted:
+	case ShoeStarted, SetLoaded:
 		fmt.Fprintf(&b, " shoe=%d set=%s decks=%d", e.Shoe, e.Set, e.Count)
 	case BurnStarted:
 		if e.Card.Valid() {
@@ -312,7 +316,7 @@ func (e Effect) MarshalJSON() ([]byte, error) {
 	switch e.Kind {
 	case CardPlaced:
 		v.Slot = &e.Slot
-	case ShoeStarted, BurnStarted, CardBurned, BettingClosed, CutCardReached, ShoeEnded:
+	case ShoeStarted, BurnStarted, CardBurned, BettingClosed, CutCardReached, ShoeEnded, SetLoaded:
 		v.Count = &e.Count
 	case InsuranceOffered, InsuranceTaken, InsuranceClosed, InsuranceNeglected:
 		v.Offer = &e.Offer

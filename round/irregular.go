@@ -80,10 +80,7 @@ func (c *Controller) report(ev *Event) {
 			c.endHold(ev, fmt.Sprintf("%s (%s)", irregularities.Lookup(k).VoidReason, c.rule(k)))
 		}
 		c.raise(ev, k, what)
-		if c.st.Phase != NoShoe && c.st.Phase != ShoeDone {
-			c.st.Phase = ShoeDone
-			c.emit(ev, Effect{Kind: ShoeFinished})
-		}
+		c.finishShoe(ev)
 		c.maybeEnd(ev)
 	case irregularities.DeviceFault:
 		c.raise(ev, k, what) // whatever the phase: the device said it, and it is recorded

@@ -56,6 +56,7 @@ func genConfig(t *rapid.T) Config {
 	cfg.RoundsAfterCut = rapid.IntRange(0, 1).Draw(t, "after-cut")
 	cfg.CloseBetsOnFirstCard = rapid.Bool().Draw(t, "close-on-card")
 	cfg.BurnExcessCards = rapid.Bool().Draw(t, "burn-excess")
+	cfg.SetPerRound = rapid.Bool().Draw(t, "set-per-round") // Royal Baccarat, End of round
 	return cfg
 }
 

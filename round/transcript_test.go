@@ -180,6 +180,8 @@ func parseConfig(fields []string) (Config, error) {
 			cfg.PayRounded = v == "true"
 		case "no-insurance":
 			cfg.NoInsurance = v == "true"
+		case "reshuffle":
+			cfg.SetPerRound = v == "true"
 		default:
 			return Config{}, fmt.Errorf("config: unknown key %q", k)
 		}

@@ -32,6 +32,10 @@ type Config struct {
 	// hand, or by a shuffler with no line). A set is shuffled and loaded in the shoe all the
 	// same, but nothing is reported: the shuffler's device stays silent.
 	NoShuffler bool
+	// ReshuffleEachRound: the cards are reshuffled after every round (Royal Baccarat, End
+	// of round: dealt face up), so a deal is one round of its set, burn included, and the
+	// shuffler reports a new set for each round, as a continuous shuffler does.
+	ReshuffleEachRound bool
 	// Unstamped: on the tablectl protocol, the shoe sends its cards without its time, as a
 	// shoe that does not stamp them (docs/protocol.md, "Shoe time").
 	Unstamped bool
@@ -525,8 +529,9 @@ func (s *Simulator) round(ctx context.Context) (complete bool, err error) {
 }
 
 // deal deals the whole shoe: the burn, rounds until the cut card comes out, the rest of
-// that round and one more; then the dealer opens the lid to take the rest out. It stops
-// early once maxRounds rounds have been dealt in all (0: no limit).
+// that round and one more (with ReshuffleEachRound, the one round of the set); then the
+// dealer opens the lid to take the rest out. It stops early once maxRounds rounds have
+// been dealt in all (0: no limit).
 func (s *Simulator) deal(ctx context.Context, maxRounds int) error {
 	if err := s.burn(ctx); err != nil {
 		return err
@@ -540,8 +545,8 @@ func (s *Simulator) deal(ctx context.Context, maxRounds int) error {
 		if !complete {
 			return nil // the shoe ran out and said so
 		}
-		if cutWasOut {
-			break // the one more round after the cut card's
+		if cutWasOut || s.cfg.ReshuffleEachRound {
+			break // the one more round after the cut card's, or the set's one round
 		}
 		if s.cutAt < 0 && s.next >= len(s.cards) {
 			break // no cut card: dealt to the last card

@@ -174,10 +174,11 @@ func (t *Translator) Shuffler(ev device.Event, st round.State) []round.Event {
 	return nil
 }
 
-// Pending returns what waits for no shoe to be in play: reports on sets not loaded, then
-// the last set shuffled. Call it after each step.
+// Pending returns what waits for a set to be loadable (round.State.AwaitsSet: no shoe in
+// play, or the round's set finished at a table that reshuffles after every round):
+// reports on sets not loaded, then the last set shuffled. Call it after each step.
 func (t *Translator) Pending(st round.State) []round.Event {
-	if st.Phase != round.NoShoe {
+	if !st.AwaitsSet() {
 		return nil
 	}
 	out := t.deferred

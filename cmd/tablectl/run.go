@@ -81,6 +81,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	begin := make(chan struct{}) // the simulator deals once the table's loop runs
 	if r.Simulate {
 		var stop func()
+		sim.reshuffle = r.Round.SetPerRound
 		if cfg.Shoe, cfg.Shuffler, dealt, stop, err = sim.start(ctx, r.SimDecks, begin, log); err != nil {
 			return fmt.Errorf("run: simulator: %w", err)
 		}

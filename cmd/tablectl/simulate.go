@@ -25,6 +25,7 @@ func runSimulate(ctx context.Context, args []string, io stdio) error {
 	pace := fs.Duration("pace", 0, "pause before each card, such as 2s (0: as fast as the reader takes them)")
 	decks := fs.Int("decks", 8, "decks in a set")
 	cut := fs.Int("cut", 16, "cards behind the cut card (0: no cut card)")
+	reshuffle := fs.Bool("reshuffle", false, "reshuffle after every round (Royal Baccarat dealt face up, royal.end_of_round: reshuffle): a new set for each round")
 	noShuffler := fs.Bool("no-shuffler", false, "a table with no shuffler on a line: sets are shuffled and dealt, nothing is reported on the shuffler's device")
 	dir := fs.String("dir", "", "directory for the device links (default: a new temporary directory)")
 	if err := fs.Parse(args); err != nil {
@@ -36,8 +37,11 @@ func runSimulate(ctx context.Context, args []string, io stdio) error {
 	if *rounds < 0 {
 		return fmt.Errorf("simulate: --rounds %d: want 0 or more", *rounds)
 	}
+	if *reshuffle && *noShuffler {
+		return fmt.Errorf("simulate: --reshuffle: each round's set is the shuffler's report, and --no-shuffler reports none")
+	}
 	cfg := simulator.Config{Protocol: protocol, Seed: *seed, Random: *random, Decks: *decks, Cut: *cut, Pace: *pace, NoShuffler: *noShuffler,
-		Logger: slog.New(slog.NewTextHandler(io.err, nil))}
+		ReshuffleEachRound: *reshuffle, Logger: slog.New(slog.NewTextHandler(io.err, nil))}
 	var steps []simulator.Step
 	if *scenario != "" {
 		sc, err := readScenario(*scenario)

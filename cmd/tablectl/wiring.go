@@ -50,6 +50,8 @@ type simulation struct {
 	scn       *simulator.Scenario
 	table     *scenarioTable
 	insurance simulator.Insurance
+	// reshuffle: a set per round (royal.end_of_round: reshuffle), set before start.
+	reshuffle bool
 }
 
 func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *simulation {
@@ -68,7 +70,7 @@ func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *sim
 func (s *simulation) start(ctx context.Context, decks int, begin <-chan struct{}, log *slog.Logger) (sc *shoe.Config, xc *device.Config, dealt <-chan error, stop func(), err error) {
 	s.light = simulator.NewTowerLight(log)
 	cfg := simulator.Config{Protocol: shoe.Format(s.f.ShoeFormat), Seed: *s.seed, Pace: s.f.Pace, Decks: decks, Cut: 16, Light: s.light,
-		Insurance: s.insurance, Logger: log}
+		Insurance: s.insurance, Logger: log, ReshuffleEachRound: s.reshuffle}
 	var steps []simulator.Step
 	if s.f.Scenario != "" {
 		scn := s.scn

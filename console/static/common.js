@@ -107,6 +107,7 @@ const Console = (function () {
     'dealing': 'Dealing',
     'complete': 'Result: to confirm',
     'shoe-done': 'Shoe done',
+    'next-set': 'Waiting for the next set',
   };
 
   function resultText(r) {

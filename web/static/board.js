@@ -101,6 +101,7 @@
     'phase.dealing': { en: 'No more bets', zh: '停止下注' },
     'phase.complete': { en: 'Result', zh: '开牌' },
     'phase.shoe-done': { en: 'Last round of the shoe', zh: '本靴最后一局' },
+    'phase.next-set': { en: 'Shuffling', zh: '洗牌中' },
     'phase.offline': { en: 'Offline', zh: '离线' },
     'game.baccarat': { en: 'Baccarat', zh: '百家乐' },
     'game.nc': { en: 'Non-Commission Baccarat', zh: '免佣百家乐' },
