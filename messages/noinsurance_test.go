@@ -15,8 +15,9 @@ import (
 func TestStatusNoInsurance(t *testing.T) {
 	at := time.Date(2026, 5, 1, 20, 0, 0, 0, time.UTC)
 	for _, no := range []bool{true, false} {
-		b, err := json.Marshal(NewStatus(round.State{Shoe: 2, Decks: 8, Set: "S1"},
-			StatusInfo{Table: "t1", State: "online", Rules: "nc-insurance", NoInsurance: no, At: at}))
+		s := NewStatus(round.State{Shoe: 2, Decks: 8, Set: "S1"}, StatusInfo{Table: "t1", State: "online", Rules: "nc-insurance", At: at})
+		s.NoInsurance = no
+		b, err := json.Marshal(s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,9 +15,6 @@ type StatusInfo struct {
 	// State is "online" or "offline".
 	State string
 	Rules string
-	// NoInsurance: the table's rule set offers Insurance and the table does not
-	// (round.Config.NoInsurance; NC Insurance 4.2.2).
-	NoInsurance bool
 	// TableDecks is the table's deck count (round.Config.Decks): the status says it
 	// before the first shoe, when the state has none. 0: any count the rule set allows.
 	TableDecks int
@@ -33,15 +30,6 @@ type StatusInfo struct {
 // and always the decks (the shoe's, or the table's before its first shoe) and the set
 // (empty before the first shoe).
 func NewStatus(st round.State, in StatusInfo) Status {
-	s := statusOf(st, in)
-	// The notice NC Insurance 4.2.2 asks for at a table that offers no Insurance.
-	s.NoInsurance = in.NoInsurance
-	return s
-}
-
-// statusOf is the status message of a table in state st, which NewStatus completes
-// with the notices of the table's settings.
-func statusOf(st round.State, in StatusInfo) Status {
 	decks := st.Decks
 	if decks == 0 {
 		decks = in.TableDecks

@@ -356,9 +356,7 @@ func (n *Node) status(at time.Time) {
 // Status is the retained status message for state "online" or "offline", as of at.
 func (n *Node) Status(state string, at time.Time) []byte {
 	st := n.ctl.State()
-	// A table whose rule set has Insurance and that offers none says so (NC Insurance 4.2.2).
-	noInsurance := n.cfg.Round.NoInsurance && n.cfg.Round.Rules.Insurance
-	b, _ := json.Marshal(messages.NewStatus(st, messages.StatusInfo{Table: n.cfg.Table, State: state, NoInsurance: noInsurance,
+	b, _ := json.Marshal(n.statusOf(st, messages.StatusInfo{Table: n.cfg.Table, State: state,
 		Rules: n.cfg.Round.Rules.Name, TableDecks: n.cfg.Round.Decks, Version: n.cfg.Version, Devices: n.devices,
 		Call: n.call, Seq: n.build.Seq(), At: at}))
 	return b
