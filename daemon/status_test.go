@@ -2,11 +2,14 @@ package daemon
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/messages"
+	"github.com/tablectl/tablectl/round"
 )
 
 // statuses are the status messages published, in order.
@@ -55,4 +58,57 @@ func TestStatusFollowsTheShoe(t *testing.T) {
 		t.Errorf("offline status %s: want offline in shoe 1, round 2, 8 decks, set 5, stamped at the stop", off)
 	}
 	r.close(t)
+}
+
+// TestStatusSaysNoInsurance checks that a table that offers no Insurance though its rule
+// set has it (dealer.no_insurance) says so in every status it publishes, and in the
+// offline status of a stop, for the notice NC Insurance 4.2.2 asks displayed at the
+// table; and that the field is absent when the table offers Insurance, or when its rule
+// set has none to offer.
+func TestStatusSaysNoInsurance(t *testing.T) {
+	for _, tc := range []struct {
+		rules       string
+		noInsurance bool
+		want        bool
+	}{
+		{"nc-insurance", true, true},
+		{"nc-insurance", false, false},
+		{"rws", true, false},
+	} {
+		t.Run(fmt.Sprintf("%s/no_insurance=%v", tc.rules, tc.noInsurance), func(t *testing.T) {
+			cfg := testConfig(t, t.TempDir())
+			rc := round.DefaultConfig(baccarat.MustLookup(tc.rules, baccarat.Options{}))
+			rc.Burn, rc.SimultaneousWindow, rc.CloseBetsOnFirstCard = cfg.Round.Burn, cfg.Round.SimultaneousWindow, cfg.Round.CloseBetsOnFirstCard
+			rc.NoInsurance = tc.noInsurance
+			cfg.Round = rc
+			r := startWith(t, cfg, nil)
+			r.settle(t)
+			r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
+			r.settle(t)
+			var payloads [][]byte
+			for _, m := range r.rec.Published() {
+				if strings.HasSuffix(m.Topic, "/status") {
+					payloads = append(payloads, m.Payload)
+				}
+			}
+			if len(payloads) < 2 {
+				t.Fatalf("%d status messages, want the one before the shoe and the shoe's", len(payloads))
+			}
+			payloads = append(payloads, r.d.StatusNow("offline"))
+			for i, p := range payloads {
+				var raw map[string]json.RawMessage
+				if err := json.Unmarshal(p, &raw); err != nil {
+					t.Fatalf("status %s: %v", p, err)
+				}
+				v, ok := raw["no_insurance"]
+				switch {
+				case tc.want && string(v) != "true":
+					t.Errorf("status %d %s: want \"no_insurance\":true", i, p)
+				case !tc.want && ok:
+					t.Errorf("status %d %s: want no \"no_insurance\"", i, p)
+				}
+			}
+			r.close(t)
+		})
+	}
 }

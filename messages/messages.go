@@ -55,6 +55,10 @@ type Status struct {
 	Decks   int    `json:"decks"`
 	Set     string `json:"set"`
 	Version string `json:"version"`
+	// NoInsurance: the table offers no Insurance though its rule set has it (the
+	// dealer.no_insurance setting), which a notice at the table says (NC Insurance
+	// 4.2.2). Absent when false.
+	NoInsurance bool `json:"no_insurance,omitempty"`
 	// Devices says, per device, "connected", "disconnected" or "absent".
 	Devices map[string]string `json:"devices,omitempty"`
 	// Call is "supervisor" while the dealer's call for a Pit Supervisor stands.

@@ -356,7 +356,7 @@ func (n *Node) status(at time.Time) {
 // Status is the retained status message for state "online" or "offline", as of at.
 func (n *Node) Status(state string, at time.Time) []byte {
 	st := n.ctl.State()
-	b, _ := json.Marshal(messages.NewStatus(st, messages.StatusInfo{Table: n.cfg.Table, State: state,
+	b, _ := json.Marshal(n.statusOf(st, messages.StatusInfo{Table: n.cfg.Table, State: state,
 		Rules: n.cfg.Round.Rules.Name, TableDecks: n.cfg.Round.Decks, Version: n.cfg.Version, Devices: n.devices,
 		Call: n.call, Seq: n.build.Seq(), At: at}))
 	return b

@@ -57,6 +57,7 @@
     'payRounded.down': { en: 'Fractional payouts rounded down', zh: '派彩零头向下取整' },
     'payRounded.half-up': { en: 'Fractional payouts rounded to the nearest unit', zh: '派彩零头四舍五入' },
     'payRounded.up': { en: 'Fractional payouts rounded up', zh: '派彩零头向上取整' },
+    noInsurance: { en: 'No Insurance offered at this table', zh: '本台不设保险' },
     banker: { en: 'BANKER', zh: '庄' },
     player: { en: 'PLAYER', zh: '閒' },
     tie: { en: 'TIE', zh: '和' },
@@ -308,6 +309,17 @@
     return out;
   }
 
+  // betNames is a bet identifier's display name in each language shown, as plain text
+  // (the second left out when it says nothing the first does not): Player insurance
+  // 閒保险. An identifier the board does not know, with spaces for its underscores.
+  function betNames(bet) {
+    const l = LABELS[`bet.${bet}`] || { en: String(bet).replace(/_/g, ' ') };
+    const say = (lang) => l[lang] || l.en;
+    const out = [say(langs[0])];
+    if (langs[1] && say(langs[1]) !== out[0]) out.push(say(langs[1]));
+    return out.join(' ');
+  }
+
   // amount is a span with an amount of money; data-units keeps the number.
   function amount(cls, n) {
     const e = el('span', `limit-amount ${cls}`, formatMoney(n));
@@ -326,17 +338,22 @@
     return item;
   }
 
+  // The Insurance bets' lines of the limits (NC Insurance 4.2).
+  const INSURANCE_BETS = ['insurance', 'player_insurance', 'banker_insurance'];
+
   // drawLimits shows the table's limits when the status carries them (RWS Baccarat 3.4,
   // NC Insurance 3.4: the minimum and the maximum of each bet, and the maximum
-  // Differential), and says so when the table rounds the payouts its smallest unit
-  // cannot pay exactly (the status's pay_rounded; its rounding, when given, says which
-  // way). Amounts are whole numbers of the table's smallest unit, shown as they are,
-  // grouped by thousands.
+  // Differential), the notice that the table offers no Insurance (the status's
+  // no_insurance, NC Insurance 4.2.2; the Insurance bets' limits are then left out), and
+  // says so when the table rounds the payouts its smallest unit cannot pay exactly (the
+  // status's pay_rounded; its rounding, when given, says which way). Amounts are whole
+  // numbers of the table's smallest unit, shown as they are, grouped by thousands.
   function drawLimits(s) {
     const lim = s && s.limits && typeof s.limits === 'object' ? s.limits : null;
+    const noInsurance = !!(s && s.no_insurance === true);
     const list = $('limits-list');
     list.replaceChildren();
-    const rows = lim ? limitRows(lim) : [];
+    const rows = (lim ? limitRows(lim) : []).filter((r) => !(noInsurance && INSURANCE_BETS.includes(r.kind)));
     for (const r of rows) {
       const range = el('span', 'limit-range');
       if (r.min !== null && r.max !== null) {
@@ -362,6 +379,12 @@
     }
     fixed.hidden = diff === null;
     $('limits-title').hidden = rows.length === 0 && diff === null;
+    if (noInsurance) {
+      const note = el('div', 'limit limits-note');
+      note.id = 'no-insurance';
+      label(note, 'noInsurance');
+      list.appendChild(note);
+    }
     if (s && s.pay_rounded === true) {
       const note = el('div', 'limit limits-note');
       note.id = 'pay-rounded';
@@ -786,7 +809,7 @@
     const offers = s.insurance_offers || [];
     ins.hidden = offers.length === 0;
     ins.textContent = offers.length === 0 ? '' : `${both('insurance')}: ` +
-      offers.map((o) => `${o.bet} ${o.odds}`).join(' · ');
+      offers.map((o) => `${betNames(o.bet)} ${o.odds}`).join(' · ');
     if (s.decks > 0) {
       // The state counts every card drawn, so it is newer than the roadmap's count.
       document.querySelector('[data-stat="cards_remaining"]').textContent = String(s.cards_remaining);
