@@ -42,8 +42,10 @@ func NewStatus(st round.State, in StatusInfo) Status {
 	if devs == nil {
 		devs = map[string]string{}
 	}
-	return Status{Envelope: Envelope{Schema: Schema, Table: in.Table, Shoe: st.Shoe, Round: st.Round, Seq: in.Seq, At: in.At},
+	s := Status{Envelope: Envelope{Schema: Schema, Table: in.Table, Shoe: st.Shoe, Round: st.Round, Seq: in.Seq, At: in.At},
 		State: in.State, Rules: in.Rules, Decks: decks, Set: st.Set, Version: in.Version, Devices: devs, Call: call}
+	s.Held = heldOf(st.Held, in.Rules)
+	return s
 }
 
 // StatusDue says whether the effects of one event change what the status says beyond
