@@ -86,6 +86,9 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("run: %w", err)
 	}
 	defer d.Close()
+	if err := sim.resume(d.State(), r.Journal); err != nil {
+		return fmt.Errorf("run: --simulate: %w", err)
+	}
 	if cfg.Metrics != nil {
 		stop, err := serveMetrics(r.Metrics, cfg.Metrics, log, io)
 		if err != nil {

@@ -44,6 +44,8 @@ type simulation struct {
 	// light is the table's tower light the simulated dealer watches (it stops dealing
 	// while the table is held), once start made it; the table's panel.
 	light *simulator.TowerLight
+	// sim is the simulator, once start made it.
+	sim *simulator.Simulator
 }
 
 func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *simulation {
@@ -75,6 +77,7 @@ func (s *simulation) start(ctx context.Context, decks int, begin <-chan struct{}
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
+	s.sim = sim
 	return &shoe.Config{Format: cfg.Protocol, Port: device.Config{Path: sim.Shoe.Link}}, &device.Config{Path: sim.Shuffler.Link}, done, stop, nil
 }
 
