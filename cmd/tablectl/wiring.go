@@ -267,7 +267,7 @@ func serve(ctx context.Context, cancel context.CancelFunc, d *daemon.Daemon, tr 
 		return err
 	case err := <-dealt:
 		if err == nil {
-			drained, stop := context.WithTimeout(ctx, 10*time.Second)
+			drained, stop := context.WithTimeout(ctx, time.Minute) // a busy broker, or a busy machine, takes its time
 			if err := d.Drained(drained); err != nil {
 				log.Warn("messages not all acknowledged by the broker", "err", err)
 			}
