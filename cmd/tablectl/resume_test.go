@@ -26,7 +26,8 @@ func runTo(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var out, errb bytes.Buffer
+	// The embedded broker's listener may still log as it winds down.
+	var out, errb lockedBuffer
 	err = run(ctx, args, stdio{in: strings.NewReader(""), out: &out, err: &errb})
 	if ctx.Err() != nil {
 		t.Fatalf("tablectl %s did not end: %s", strings.Join(args, " "), errb.String())
