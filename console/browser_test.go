@@ -24,7 +24,7 @@ func newBrowser(t *testing.T) context.Context {
 // the page navigates is tried again), for at most 30 s.
 func until(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
 		if err == nil && ok {

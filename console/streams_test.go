@@ -52,7 +52,7 @@ func openStream(t *testing.T, a *agent, path string) *eventStream {
 // next waits for the next event called name whose data contains want.
 func (s *eventStream) next(t *testing.T, name, want string) string {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(60 * time.Second)
 	for {
 		select {
 		case ev, ok := <-s.events:
@@ -91,7 +91,7 @@ func TestFloorAndTableStreams(t *testing.T) {
 	for _, s := range []*eventStream{floor, table} {
 		select {
 		case <-drain(s.events):
-		case <-time.After(10 * time.Second):
+		case <-time.After(60 * time.Second):
 			t.Fatal("a stream is still open after Close")
 		}
 	}

@@ -77,7 +77,7 @@ func benchCards(b *testing.B, url string) {
 	arrived := map[uint64]time.Time{}
 	notify := make(chan struct{}, 1)
 	sub := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(url).SetClientID("bench-sub"))
-	if tok := sub.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+	if tok := sub.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		b.Fatal(tok.Error())
 	}
 	defer sub.Disconnect(50)
@@ -95,7 +95,7 @@ func benchCards(b *testing.B, url string) {
 			default:
 			}
 		}
-	}); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+	}); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		b.Fatal(tok.Error())
 	}
 
@@ -167,7 +167,7 @@ func benchCards(b *testing.B, url string) {
 		}
 		written := time.Now()
 		no := uint64(shoeEnc.CardNo)
-		deadline := time.After(10 * time.Second)
+		deadline := time.After(60 * time.Second)
 		for {
 			mu.Lock()
 			at, ok := arrived[no]

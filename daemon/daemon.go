@@ -187,6 +187,7 @@ func Open(cfg Config) (*Daemon, error) {
 	if err := d.carryOut(); err != nil {
 		return nil, d.closeOnError(err)
 	}
+	d.logHeld()
 	return d, nil
 }
 

@@ -111,7 +111,7 @@ func startWith(t *testing.T, cfg Config, prepare func(*Daemon)) *running {
 // every message.
 func (r *running) settle(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := r.d.Drained(ctx); err != nil {
 		t.Fatalf("the daemon did not drain: %v", err)
@@ -121,7 +121,7 @@ func (r *running) settle(t *testing.T) {
 // idle waits until the daemon's loop has taken every input sent.
 func (r *running) idle(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := r.d.Idle(ctx); err != nil {
 		t.Fatalf("the daemon's loop did not go idle: %v", err)

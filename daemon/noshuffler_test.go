@@ -20,7 +20,7 @@ func TestNewShoeButtonWithoutShuffler(t *testing.T) {
 	r := startWith(t, cfg, func(d *Daemon) { d.SetPanel(p) })
 	waitState := func(want string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(60 * time.Second)
 		for {
 			pub := r.rec.Published()
 			for i := len(pub) - 1; i >= 0; i-- {

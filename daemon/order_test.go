@@ -96,7 +96,7 @@ func TestJournalBeforeAnythingVisible(t *testing.T) {
 		f.shoe <- device.Event{Kind: device.CardDrawn, Card: baccarat.MustParseCard(c), CardNo: no, HasCardNo: true,
 			Time: time.Date(2026, 11, 22, 22, 0, int(no), 0, time.UTC)}
 	}
-	ictx, icancel := context.WithTimeout(ctx, 10*time.Second)
+	ictx, icancel := context.WithTimeout(ctx, 60*time.Second)
 	if err := d.Drained(ictx); err != nil {
 		t.Fatal(err)
 	}

@@ -272,14 +272,6 @@ func (b *Builder) State(st round.State, env Envelope) State {
 			s.Outcome = &o
 		}
 	}
-	if h := st.Held; h.ID != 0 {
-		en := irregularities.Lookup(h.Kind)
-		held := &Held{ID: h.ID, Kind: h.Kind, Rule: irregularities.Rule(h.Kind, b.rules.Name), Display: en.Display,
-			Choices: en.Choices, DecidedBy: en.DecidedBy}
-		for _, k := range h.Pending {
-			held.Pending = append(held.Pending, k.Card)
-		}
-		s.Held = held
-	}
+	s.Held = heldOf(st.Held, b.rules.Name)
 	return s
 }

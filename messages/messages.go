@@ -63,6 +63,10 @@ type Status struct {
 	Devices map[string]string `json:"devices,omitempty"`
 	// Call is "supervisor" while the dealer's call for a Pit Supervisor stands.
 	Call string `json:"call,omitempty"`
+
+	// Held is the irregularity the table is held for, as in the state message, while
+	// it is held: why, and the decision it waits for.
+	Held *Held `json:"held,omitempty"`
 }
 
 // SlotCard is a card in its slot.
@@ -144,6 +148,8 @@ type Held struct {
 	Choices   []irregularities.Choice `json:"choices"`
 	DecidedBy irregularities.Role     `json:"decided_by"`
 	Pending   []baccarat.Card         `json:"pending,omitempty"`
+	// Reason is what was seen, as the irregularity was raised with it.
+	Reason string `json:"reason,omitempty"`
 }
 
 // State is the whole current picture of the table (topic state, retained).

@@ -28,8 +28,9 @@ type StatusInfo struct {
 
 // NewStatus is the status message of a table in state st: the shoe and round in play,
 // and always the decks (the shoe's, or the table's before its first shoe) and the set
-// (empty before the first shoe).
-func NewStatus(st round.State, in StatusInfo) Status {
+// (empty before the first shoe); while the table is held, the irregularity it waits on.
+func NewStatus(st round.State, in StatusInfo) (s Status) {
+	defer func() { s.Held = heldOf(st.Held, in.Rules) }() // why the table is held, if it is
 	decks := st.Decks
 	if decks == 0 {
 		decks = in.TableDecks

@@ -250,6 +250,8 @@ type Held struct {
 	// none): restored when the supervisor finds the card is not of the set.
 	OrderPos int `json:",omitempty"`
 	Skipped  int `json:",omitempty"`
+	// Reason is what was seen, as the irregularity was raised with it, with its rule.
+	Reason string `json:",omitempty"`
 }
 
 // Kept is a card read but not yet placed.
@@ -947,6 +949,7 @@ func (c *Controller) rule(k irregularities.Kind) string {
 func (c *Controller) raise(ev *Event, k irregularities.Kind, what string) uint32 {
 	e := irregularities.Lookup(k)
 	id := c.record(ev, k, what)
+	reason := what + " (" + c.rule(k) + ")"
 	switch e.Action {
 	case irregularities.VoidRound, irregularities.RefuseShoe:
 		if c.roundInPlay() {
@@ -957,7 +960,7 @@ func (c *Controller) raise(ev *Event, k irregularities.Kind, what string) uint32
 		}
 	}
 	if len(e.Choices) > 0 && c.st.Held.ID == 0 {
-		c.st.Held = Held{ID: id, Kind: k}
+		c.st.Held = Held{ID: id, Kind: k, Reason: reason}
 	}
 	return id
 }

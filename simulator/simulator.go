@@ -85,6 +85,13 @@ type Simulator struct {
 
 	insRng *rand.Rand // the dealer's choices at Insurance offers (Config.Insurance)
 	offer  bool       // the card last placed opened an Insurance offer
+	// powerUp is when the shoe was powered up: its clock, stamped on each card, counts
+	// from it (resume.go sets it back for a shoe that goes on).
+	powerUp time.Time
+	// resumed is where Play goes on from, once, before it shuffles (resume.go); partial
+	// the cards of the round it goes on with.
+	resumed *Position
+	partial []baccarat.Card
 }
 
 // New opens the simulated devices' pseudo-terminals, with links "shoe" and "shuffler" in
@@ -129,8 +136,8 @@ func New(cfg Config) (*Simulator, error) {
 	if fe, ok := enc.(*shoe.FramedEncoder); ok && !cfg.Unstamped {
 		// The shoe stamps each card with the time it left it, by the shoe's own clock:
 		// however late the host reads it (docs/protocol.md, "Shoe time").
-		powerUp := time.Now()
-		fe.Clock = func() uint32 { return uint32(time.Since(powerUp) / time.Millisecond) }
+		s.powerUp = time.Now()
+		fe.Clock = func() uint32 { return uint32(time.Since(s.powerUp) / time.Millisecond) }
 	}
 	s.shoeEnc = newShoeLine(s.Shoe, &s.line, enc, s.log)
 	s.shufEnc = newShufflerLine(s.Shuffler)
@@ -217,6 +224,12 @@ func (s *Simulator) Connect(ctx context.Context) error {
 // Play deals shoe after shoe (shuffle, then deal) until maxRounds rounds have been dealt
 // (0: until ctx is done).
 func (s *Simulator) Play(ctx context.Context, maxRounds int) error {
+	if p := s.resumed; p != nil {
+		s.resumed = nil
+		if err := s.dealOn(ctx, *p, maxRounds); err != nil {
+			return err
+		}
+	}
 	for maxRounds == 0 || s.rounds < maxRounds {
 		if err := s.Run(ctx, []Step{{Op: "shuffle"}, {Op: "deal", N: maxRounds}}); err != nil {
 			return err
@@ -510,7 +523,8 @@ func (s *Simulator) misread(ctx context.Context) error {
 // round deals one round by the Table of Play (RWS Baccarat 3.10 to 3.12); complete is
 // false when the shoe ran out part way.
 func (s *Simulator) round(ctx context.Context) (complete bool, err error) {
-	var coup baccarat.Coup
+	coup, _ := baccarat.CoupOf(s.partial...) // the cards dealt before a restart, if any
+	s.partial = nil
 	s.offer = false
 	for !coup.Complete() {
 		c, err := s.draw(ctx)
@@ -536,8 +550,17 @@ func (s *Simulator) deal(ctx context.Context, maxRounds int) error {
 	if err := s.burn(ctx); err != nil {
 		return err
 	}
-	for maxRounds == 0 || s.rounds < maxRounds {
+	return s.dealRounds(ctx, maxRounds, s.cutOut)
+}
+
+// dealRounds deals the rounds of deal, the burn done; lastFirst: the first of them is
+// the one more after the cut card's.
+func (s *Simulator) dealRounds(ctx context.Context, maxRounds int, lastFirst bool) error {
+	for first := true; maxRounds == 0 || s.rounds < maxRounds; first = false {
 		cutWasOut := s.cutOut
+		if first {
+			cutWasOut = lastFirst
+		}
 		complete, err := s.round(ctx)
 		if err != nil {
 			return err

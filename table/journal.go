@@ -220,7 +220,7 @@ func Open(cfg Config, j *journal.Journal, now time.Time) (*Node, error) {
 		}
 	}
 	n := &Node{cfg: cfg, ctl: ctl, tr: Translator{Seqless: cfg.Seqless}, build: build, settings: want,
-		devices: map[string]string{}, replayed: replayed}
+		devices: map[string]string{}, replayed: replayed, heldID: ctl.State().Held.ID}
 	n.rd.Records, n.rd.Messages, n.rd.Problems = records, shoeMsgs, problems
 	// The shoe's card numbers go on from the last card recorded: the next card tells
 	// whether any passed while the table was down (a gap: RWS Baccarat 5.5.3), or whether

@@ -117,6 +117,8 @@ type Node struct {
 	capture *Reply
 	// replayed is how many events Open replayed.
 	replayed int
+	// heldID is the irregularity held for in the last status asked for (0: none).
+	heldID uint32
 }
 
 // Replayed is how many events Open replayed from the journal (those after its snapshot).
@@ -287,7 +289,7 @@ func (n *Node) publish(ev round.Event, effs []round.Effect, st round.State) {
 		}
 	}
 	n.lamps(st, effs)
-	if messages.StatusDue(effs) {
+	if messages.StatusDue(effs) || st.Held.ID != n.heldID { // the status says why the table is held
 		n.status(ev.At)
 	}
 	for _, e := range effs {
@@ -350,6 +352,7 @@ func (n *Node) observe(name string, ev device.Event) {
 
 // status asks for the retained status message, online, as of at.
 func (n *Node) status(at time.Time) {
+	n.heldID = n.ctl.State().Held.ID
 	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: messages.TopicStatus, Payload: n.Status("online", at)})
 }
 

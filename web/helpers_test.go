@@ -21,7 +21,7 @@ import (
 
 // guard bounds every wait in these tests. It is a failure guard only: no test asserts
 // how long anything took.
-const guard = 20 * time.Second
+const guard = 60 * time.Second
 
 func quietLogger() *slog.Logger { return slogTo(io.Discard) }
 

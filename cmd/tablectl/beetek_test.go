@@ -143,13 +143,13 @@ func TestRunBeeTekWithoutShuffler(t *testing.T) {
 	results := subscribe(t, url, "tablectl/v1/BT1/result")
 	var irr syncBuffer
 	c := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(url).SetClientID("irregularities"))
-	if tok := c.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+	if tok := c.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatalf("connect: %v", tok.Error())
 	}
 	defer c.Disconnect(100)
 	if tok := c.Subscribe("tablectl/v1/BT1/irregularity", 1, func(_ mqtt.Client, m mqtt.Message) {
 		irr.Write(append(m.Payload(), '\n'))
-	}); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+	}); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatalf("subscribe: %v", tok.Error())
 	}
 	if err := sim.Run(ctx, []simulator.Step{{Op: "shuffle"}, {Op: "burn"}, {Op: "round", N: 4},

@@ -61,13 +61,13 @@ func TestRunEmbeddedBrokerAccess(t *testing.T) {
 		t.Fatal("no broker addresses printed")
 	}
 	login := func(id, user, pw string) (mqtt.Client, error) {
-		o := mqtt.NewClientOptions().AddBroker(url).SetClientID(id).SetAutoReconnect(false).SetConnectTimeout(5 * time.Second)
+		o := mqtt.NewClientOptions().AddBroker(url).SetClientID(id).SetAutoReconnect(false).SetConnectTimeout(30 * time.Second)
 		if user != "" {
 			o.SetUsername(user).SetPassword(pw)
 		}
 		c := mqtt.NewClient(o)
 		tok := c.Connect()
-		if !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		if !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 			return nil, fmt.Errorf("connect %s: %v", id, tok.Error())
 		}
 		t.Cleanup(func() { c.Disconnect(50) })
@@ -78,7 +78,7 @@ func TestRunEmbeddedBrokerAccess(t *testing.T) {
 		t.Fatal(err)
 	}
 	replies := make(chan string, 16)
-	if tok := reader.Subscribe("tablectl/v1/A2/cmd/reply", 1, func(_ mqtt.Client, m mqtt.Message) { replies <- string(m.Payload()) }); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+	if tok := reader.Subscribe("tablectl/v1/A2/cmd/reply", 1, func(_ mqtt.Client, m mqtt.Message) { replies <- string(m.Payload()) }); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatal(tok.Error())
 	}
 	// tablectl publishes its online status once it listens for commands: a command
@@ -91,7 +91,7 @@ func TestRunEmbeddedBrokerAccess(t *testing.T) {
 			default:
 			}
 		}
-	}); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+	}); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatal(tok.Error())
 	}
 	select {
@@ -108,7 +108,7 @@ func TestRunEmbeddedBrokerAccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tok := dealer.Publish("tablectl/v1/A2/cmd/dealer", 1, false, `{"id":"d1","cmd":"cut_card"}`); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+	if tok := dealer.Publish("tablectl/v1/A2/cmd/dealer", 1, false, `{"id":"d1","cmd":"cut_card"}`); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatal(tok.Error())
 	}
 	select {
@@ -116,7 +116,7 @@ func TestRunEmbeddedBrokerAccess(t *testing.T) {
 		if !strings.Contains(r, `"id":"d1"`) {
 			t.Fatalf("first reply %s: want the dealer's (the anonymous command must not be taken)", r)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatal("no reply to the dealer's command")
 	}
 	if _, err := login("tablectl-A2", "", ""); err == nil {

@@ -41,7 +41,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // browse runs steps with a bound on the time they may take.
 func browse(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	c, cancel := context.WithTimeout(ctx, 40*time.Second)
+	c, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if err := chromedp.Do(c, steps...); err != nil {
 		body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))

@@ -292,7 +292,7 @@ func (p *person) tables(t *testing.T) []consoleTable {
 // waitTables polls GET /api/tables until ok holds.
 func (p *person) waitTables(t *testing.T, what string, ok func([]consoleTable) bool) []consoleTable {
 	t.Helper()
-	deadline := time.Now().Add(40 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		ts := p.tables(t)
 		if ok(ts) {
@@ -319,7 +319,7 @@ func find(ts []consoleTable, table string) (consoleTable, bool) {
 // being dealt (the table refuses it between rounds), and returns the held irregularity.
 func reportWrongHand(t *testing.T, dealer *person, table string) consoleTable {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		code, body := dealer.command(t, table, `{"cmd":"report","kind":"wrong_hand","detail":"P2_dealt_to_banker"}`)
 		if code != 200 {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablectl/tablectl/drivers/gpio"
 	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/round"
 	"github.com/tablectl/tablectl/simulator"
@@ -90,8 +91,12 @@ func crashRun(t *testing.T, shoes, rounds, kills int) ([]string, int, killMoment
 	if os.Getenv("CRASH_DEBUG") != "" && kills > 0 {
 		simLog = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
+	// The dealer stops while the shoe holds half the cards and signals it keeps to send
+	// again (64), as a dealer stops at a table whose light says stop: however slowly
+	// tablectl restarts on a busy machine, the shoe never deals past what it keeps.
+	light := simulator.NewTowerLight(simLog)
 	sim, err := simulator.New(simulator.Config{Dir: dir, Protocol: "tablectl", Seed: 11, Decks: 8, Cut: 16,
-		Pace: pace, Logger: simLog})
+		Pace: pace, Logger: simLog, Light: light})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,6 +150,12 @@ func crashRun(t *testing.T, shoes, rounds, kills int) ([]string, int, killMoment
 			}
 			done = true
 		case now := <-tick.C:
+			switch n := len(sim.Unacknowledged()); {
+			case n >= 32 && !light.Red():
+				light.Set(ctx, gpio.Command{Role: gpio.LightRed, Mode: gpio.ModeOn})
+			case n <= 4 && light.Red():
+				light.Set(ctx, gpio.Command{Role: gpio.LightRed, Mode: gpio.ModeOff})
+			}
 			switch {
 			case int(killed.Load()) == kills:
 			case killAt.IsZero():
@@ -176,7 +187,7 @@ func crashRun(t *testing.T, shoes, rounds, kills int) ([]string, int, killMoment
 		}
 	}
 	// Let the last tablectl take every card, then stop it.
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for len(roundsIn(t, jdir, false)) < sim.Rounds() && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -65,12 +65,12 @@ func TestDeniedPublishesAgainstMosquittoWithTheShippedACL(t *testing.T) {
 
 	var results atomic.Int64
 	pit := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("pit").
-		SetUsername("pitsystem").SetPassword(users["pitsystem"]).SetConnectTimeout(10 * time.Second))
-	if tok := pit.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		SetUsername("pitsystem").SetPassword(users["pitsystem"]).SetConnectTimeout(30 * time.Second))
+	if tok := pit.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatal(tok.Error())
 	}
 	defer pit.Disconnect(50)
-	if tok := pit.Subscribe("tablectl/v1/bac-07/result", 1, func(mqtt.Client, mqtt.Message) { results.Add(1) }); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+	if tok := pit.Subscribe("tablectl/v1/bac-07/result", 1, func(mqtt.Client, mqtt.Message) { results.Add(1) }); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatal(tok.Error())
 	}
 

@@ -49,7 +49,7 @@ func TestRunGolden(t *testing.T) {
 		offline  = make(chan struct{}, 1)
 	)
 	sub := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(br.URL()).SetClientID("golden"))
-	if tok := sub.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+	if tok := sub.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatalf("subscriber: %v", tok.Error())
 	}
 	defer sub.Disconnect(50)
@@ -84,7 +84,7 @@ func TestRunGolden(t *testing.T) {
 			}
 			events[env.Seq] = line
 		}
-	}); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+	}); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatalf("subscribe: %v", tok.Error())
 	}
 

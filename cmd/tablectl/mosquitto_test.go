@@ -42,14 +42,14 @@ func collect(t *testing.T, url, user, password, filter string) *collector {
 	clients++
 	opts := mqtt.NewClientOptions().AddBroker(url).SetClientID(fmt.Sprintf("c%d-%s", clients, user)).SetUsername(user).SetPassword(password)
 	col.c = mqtt.NewClient(opts)
-	if tok := col.c.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+	if tok := col.c.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatalf("connect as %q: %v", user, tok.Error())
 	}
 	if tok := col.c.Subscribe(filter, 1, func(_ mqtt.Client, m mqtt.Message) {
 		col.mu.Lock()
 		col.msgs = append(col.msgs, string(m.Payload()))
 		col.mu.Unlock()
-	}); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+	}); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatalf("subscribe: %v", tok.Error())
 	}
 	t.Cleanup(func() { col.c.Disconnect(50) })
@@ -59,7 +59,7 @@ func collect(t *testing.T, url, user, password, filter string) *collector {
 // waitFor waits until a message containing all of want has come.
 func (col *collector) waitFor(t *testing.T, want ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		col.mu.Lock()
 		for _, m := range col.msgs {
@@ -139,12 +139,12 @@ func TestDeployACLThroughTablectl(t *testing.T) {
 	publish := func(user, role, payload string) {
 		t.Helper()
 		c := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("p-" + user).SetUsername(user).SetPassword(users[user]))
-		if tok := c.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		if tok := c.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 			t.Fatalf("connect as %s: %v", user, tok.Error())
 		}
 		defer c.Disconnect(50)
 		tok := c.Publish("tablectl/v1/A1/cmd/"+role, 1, false, payload)
-		tok.WaitTimeout(10 * time.Second)
+		tok.WaitTimeout(60 * time.Second)
 	}
 	publish("dealer", "supervisor", `{"id":"x1","cmd":"decide","irregularity":1,"choice":"void"}`)
 	publish("dealer", "dealer", `{"id":"x2","cmd":"decide","irregularity":1,"choice":"void"}`)

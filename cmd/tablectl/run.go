@@ -92,6 +92,9 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("run: %w", err)
 	}
 	defer d.Close()
+	if err := sim.resume(d.State(), r.Journal); err != nil {
+		return fmt.Errorf("run: --simulate: %w", err)
+	}
 	if cfg.Metrics != nil {
 		stop, err := serveMetrics(r.Metrics, cfg.Metrics, log, io)
 		if err != nil {
@@ -189,7 +192,7 @@ func runFlags(fs *flag.FlagSet) (f *config.Flags, configFile *string, sim *simul
 	fs.StringVar(&f.Table, "table", def.Table, "the table's id, the third level of every MQTT topic")
 	fs.StringVar(&f.Rules, "rules", def.Rules, "rule set: classic, rws, nc-tournament, nc-insurance, royal")
 	fs.IntVar(&f.Decks, "decks", 0, "decks in a set at this table (0: any the rule set allows; the simulator deals 8)")
-	fs.StringVar(&f.Journal, "journal", "", "the journal directory (default: the file's, or tablectl-journal in the working directory; with --simulate a new temporary one)")
+	fs.StringVar(&f.Journal, "journal", "", "the journal directory (default: the file's, or tablectl-journal in the working directory; with --simulate a new temporary one, and given one already written, the simulated shoe goes on where it stopped)")
 	fs.StringVar(&f.MQTT, "mqtt", "", "external MQTT broker, tcp://host:1883 or ssl://host:8883 (default: start the embedded broker)")
 	fs.StringVar(&f.MQTTUser, "mqtt-user", "", "MQTT username")
 	fs.StringVar(&f.MQTTPassword, "mqtt-password", "", "MQTT password (or the file's password_file, or TABLECTL_MQTT_PASSWORD)")

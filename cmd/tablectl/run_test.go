@@ -51,7 +51,7 @@ func subscribe(t *testing.T, url, topic string) *subscriber {
 		})
 	})
 	s.client = mqtt.NewClient(opts)
-	if tok := s.client.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+	if tok := s.client.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatalf("subscriber: %v", tok.Error())
 	}
 	t.Cleanup(func() { s.client.Disconnect(100) })
@@ -176,7 +176,7 @@ func TestRunEmbeddedBroker(t *testing.T) {
 	// The late subscriber comes once a round is settled: another one waits for its result.
 	settled := make(chan struct{}, 1)
 	early := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(url).SetClientID("early"))
-	if tok := early.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+	if tok := early.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatalf("connect: %v", tok.Error())
 	}
 	early.Subscribe("tablectl/v1/E1/result", 1, func(mqtt.Client, mqtt.Message) {
@@ -193,7 +193,7 @@ func TestRunEmbeddedBroker(t *testing.T) {
 	early.Disconnect(50)
 	got := make(chan string, 64)
 	c := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(url).SetClientID("late"))
-	if tok := c.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+	if tok := c.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatalf("connect: %v", tok.Error())
 	}
 	c.Subscribe("tablectl/v1/E1/+", 1, func(_ mqtt.Client, m mqtt.Message) {
@@ -205,7 +205,7 @@ func TestRunEmbeddedBroker(t *testing.T) {
 		}
 	})
 	retained := map[string]string{}
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(60 * time.Second)
 	// Every retained topic comes (state, status, roadmap, the journal's checkpoint), in no
 	// set order: wait for the two checked here.
 	for retained["tablectl/v1/E1/state"] == "" || retained["tablectl/v1/E1/status"] == "" {

@@ -81,7 +81,7 @@ func TestScaleBridgedTables(t *testing.T) {
 	results := map[string][]resultMsg{}
 	messages := 0
 	pit := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(central.URL()).SetClientID("pit-system").SetOrderMatters(true))
-	if tok := pit.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+	if tok := pit.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatalf("pit system: %v", tok.Error())
 	}
 	defer pit.Disconnect(50)
@@ -97,7 +97,7 @@ func TestScaleBridgedTables(t *testing.T) {
 			}
 			results[lv[5]] = append(results[lv[5]], r)
 		}
-	}); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+	}); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatalf("subscribe: %v", tok.Error())
 	}
 

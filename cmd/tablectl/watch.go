@@ -89,6 +89,9 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("watch: --journal %s: %w", f.Journal, err)
 	}
 	defer d.Close()
+	if err := sim.resume(d.State(), r.Journal); err != nil {
+		return fmt.Errorf("watch: --simulate: %w", err)
+	}
 	if !r.TempJournal {
 		fmt.Fprintf(io.out, "journal %s: %d records replayed\n", r.Journal, d.Replayed())
 	}

@@ -52,6 +52,8 @@ type simulation struct {
 	insurance simulator.Insurance
 	// reshuffle: a set per round (royal.end_of_round: reshuffle), set before start.
 	reshuffle bool
+	// sim is the simulator, once start made it.
+	sim *simulator.Simulator
 }
 
 func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *simulation {
@@ -90,6 +92,7 @@ func (s *simulation) start(ctx context.Context, decks int, begin <-chan struct{}
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
+	s.sim = sim
 	return &shoe.Config{Format: cfg.Protocol, Port: device.Config{Path: sim.Shoe.Link}}, &device.Config{Path: sim.Shuffler.Link}, done, stop, nil
 }
 
@@ -279,7 +282,7 @@ func serve(ctx context.Context, cancel context.CancelFunc, d *daemon.Daemon, tr 
 		return err
 	case err := <-dealt:
 		if err == nil {
-			drained, stop := context.WithTimeout(ctx, 10*time.Second)
+			drained, stop := context.WithTimeout(ctx, time.Minute) // a busy broker, or a busy machine, takes its time
 			if err := d.Drained(drained); err != nil {
 				log.Warn("messages not all acknowledged by the broker", "err", err)
 			}

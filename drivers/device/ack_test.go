@@ -40,7 +40,7 @@ func written(t *testing.T, port *device.FakePort) []string {
 // greeted waits until the driver has said its hello on port.
 func greeted(t *testing.T, port *device.FakePort) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for len(port.Written()) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("no host hello on the port")

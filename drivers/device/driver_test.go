@@ -53,7 +53,7 @@ func next(t *testing.T, d *device.Driver, n int) []string {
 				t.Fatalf("events closed after %q", got)
 			}
 			got = append(got, e.String())
-		case <-time.After(10 * time.Second):
+		case <-time.After(60 * time.Second):
 			t.Fatalf("no event after %q", got)
 		}
 	}

@@ -17,7 +17,7 @@ import (
 
 // guard bounds every wait in these tests. It is a failure guard only: no test asserts
 // how long anything took.
-const guard = 20 * time.Second
+const guard = 60 * time.Second
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
@@ -62,7 +62,7 @@ func dial(t testing.TB, opts display.Options) (*display.Client, <-chan struct{})
 		opts.MaxReconnectInterval = 500 * time.Millisecond
 	}
 	if opts.ConnectTimeout == 0 {
-		opts.ConnectTimeout = 5 * time.Second
+		opts.ConnectTimeout = 30 * time.Second
 	}
 	connected := make(chan struct{}, 64)
 	hook := opts.OnConnect
@@ -118,9 +118,9 @@ type sub struct {
 func subscribe(t testing.TB, url, id, filter string, configure func(*mqtt.ClientOptions)) *sub {
 	t.Helper()
 	s := &sub{msgs: make(chan mqtt.Message, 100000)}
-	o := mqtt.NewClientOptions().AddBroker(url).SetClientID(id).SetConnectTimeout(5 * time.Second).
+	o := mqtt.NewClientOptions().AddBroker(url).SetClientID(id).SetConnectTimeout(30 * time.Second).
 		SetMaxReconnectInterval(200 * time.Millisecond).SetConnectRetryInterval(100 * time.Millisecond).
-		SetKeepAlive(5 * time.Second)
+		SetKeepAlive(30 * time.Second)
 	if configure != nil {
 		configure(o)
 	}

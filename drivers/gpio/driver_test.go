@@ -276,7 +276,7 @@ func TestOutputPinFailures(t *testing.T) {
 	}
 	buzzer.setFailOut(errors.New("line gone"))
 	// A failure in the middle of a blink has no caller to return to: it is logged.
-	giveUp := time.After(10 * time.Second)
+	giveUp := time.After(60 * time.Second)
 	for !strings.Contains(log.String(), "line gone") {
 		select {
 		case <-giveUp:

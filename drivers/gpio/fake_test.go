@@ -102,7 +102,7 @@ func (p *recPin) Halts() int {
 // seconds, a bound far above any correct run and no statement about speed.
 func waitLevels(t *testing.T, p *recPin, n int) []gpio.Level {
 	t.Helper()
-	giveUp := time.After(10 * time.Second)
+	giveUp := time.After(60 * time.Second)
 	for {
 		if ls := p.Levels(); len(ls) >= n {
 			return ls
@@ -139,7 +139,7 @@ func openTest(t *testing.T, cfg Config, clock *fakeClock, pins PinMap) *Driver {
 // It fails the test after ten seconds of real time.
 func nextEvent(t *testing.T, d *Driver, clock *fakeClock) Event {
 	t.Helper()
-	giveUp := time.After(10 * time.Second)
+	giveUp := time.After(60 * time.Second)
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	for {

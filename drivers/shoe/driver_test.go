@@ -25,7 +25,7 @@ func TestStartReportsMissingPortAndCloses(t *testing.T) {
 		if e.Kind != device.Disconnected || !strings.Contains(e.Reason, "no-such-tty") {
 			t.Fatalf("first event %v, want disconnected naming the port", e)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(60 * time.Second):
 		t.Fatal("no event for a missing port")
 	}
 	d.Close()
