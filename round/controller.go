@@ -331,10 +331,15 @@ func (c *Controller) State() State {
 }
 
 // Step applies one event and returns its effects, in order. The returned slice is owned
-// by the controller and valid until the next call to Step: copy what must outlive it.
-func (c *Controller) Step(event Event) []Effect {
+// by the controller and valid until the next call to Step or Apply: copy what must
+// outlive it.
+func (c *Controller) Step(event Event) []Effect { return c.Apply(&event) }
+
+// Apply is Step for an event the caller holds, such as one in a journal's or a
+// benchmark's slice: the event is read in place, never changed nor kept, so its couple
+// of hundred bytes are not copied for each card. The effects are Step's.
+func (c *Controller) Apply(ev *Event) []Effect {
 	c.effects = c.effects[:0]
-	ev := &event // handed down, never kept: the event stays on Step's stack
 	switch ev.Kind {
 	case NewShoe:
 		c.newShoe(ev)
@@ -407,7 +412,9 @@ func (c *Controller) newShoe(ev *Event) {
 		return
 	}
 	if ev.Decks == 0 {
-		ev.Decks = c.cfg.Decks // the dealer's new shoe at a table with no shuffler
+		given := *ev              // the caller's event is not changed
+		given.Decks = c.cfg.Decks // the dealer's new shoe at a table with no shuffler
+		ev = &given
 	}
 	if err := c.cfg.Rules.CheckDecks(ev.Decks); err != nil {
 		c.refuse(ev, "%v", err)
