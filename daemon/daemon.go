@@ -323,7 +323,10 @@ func (d *Daemon) logEffect(ev round.Event, e round.Effect) {
 	case round.RoundSettled, round.RoundVoided, round.ShoeStarted, round.ShoeEnded:
 		d.log.Info(e.Kind.String(), "shoe", e.Shoe, "round", e.Round, "effect", e.String())
 	default:
-		d.log.Debug(e.Kind.String(), "event", ev.Kind, "effect", e.String())
+		// Every card passes here: its text is made only when debug logging is on.
+		if d.log.Enabled(context.Background(), slog.LevelDebug) {
+			d.log.Debug(e.Kind.String(), "event", ev.Kind, "effect", e.String())
+		}
 	}
 }
 

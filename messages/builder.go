@@ -112,7 +112,7 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 		case round.CardPlaced:
 			b.seq++
 			p, bk := pointsThrough(st.Coup, e.Slot)
-			err = add(TopicCard, Card{Envelope: b.envelope(e, ev), SlotCard: SlotCard{Slot: e.Slot, Card: e.Card, Seq: e.Seq},
+			err = add(TopicCard, Card{Envelope: b.envelope(e, ev), SlotCard: SlotCard{Slot: e.Slot, Card: e.Card, CardNo: e.Seq},
 				PlayerPoints: p, BankerPoints: bk})
 		case round.RoundSettled:
 			b.seq++
@@ -260,7 +260,7 @@ func (b *Builder) State(st round.State, env Envelope) State {
 	if st.Phase == round.BettingOpen || st.Phase == round.Dealing || st.Phase == round.Complete || st.Phase == round.ShoeDone {
 		for x := baccarat.P1; x <= baccarat.B3; x++ {
 			if c, ok := st.Coup.SlotCard(x); ok {
-				s.Cards = append(s.Cards, SlotCard{Slot: x, Card: c, Seq: st.Seqs[x-1]})
+				s.Cards = append(s.Cards, SlotCard{Slot: x, Card: c, CardNo: st.CardNos[x-1]})
 			}
 		}
 		s.PlayerPoints, s.BankerPoints = pointsThrough(st.Coup, baccarat.B3)

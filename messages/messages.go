@@ -69,11 +69,12 @@ type Status struct {
 	Held *Held `json:"held,omitempty"`
 }
 
-// SlotCard is a card in its slot.
+// SlotCard is a card in its slot. CardNo is the shoe's card number (0: none), published
+// as shoe_seq; an envelope's seq is the message number.
 type SlotCard struct {
-	Slot baccarat.Slot `json:"slot"`
-	Card baccarat.Card `json:"card"`
-	Seq  uint64        `json:"shoe_seq,omitempty"`
+	Slot   baccarat.Slot `json:"slot"`
+	Card   baccarat.Card `json:"card"`
+	CardNo uint64        `json:"shoe_seq,omitempty"`
 }
 
 // Card is one card placed in its hand (topic card).

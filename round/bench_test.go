@@ -61,7 +61,7 @@ func BenchmarkStep(b *testing.B) {
 				evs := rounds[r]
 				var effs []Effect
 				for k := range evs {
-					effs = ctl.Step(evs[k])
+					effs = ctl.Apply(&evs[k])
 				}
 				if len(effs) == 0 || effs[0].Kind != RoundSettled {
 					b.Fatalf("round %d of the shoes: %v, want it settled", r, effs)
@@ -81,7 +81,7 @@ func BenchmarkStep(b *testing.B) {
 // over and over from a controller with a shoe in play. The cards are numbered one by one
 // and read two seconds apart, a dealer's pace; numbers starting again at each pass over
 // the shoes are no gap (only a number past the next one is).
-func stepRounds(b *testing.B, cfg Config, shoes [][]baccarat.Card) [][]Event {
+func stepRounds(b testing.TB, cfg Config, shoes [][]baccarat.Card) [][]Event {
 	ctl, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
@@ -120,4 +120,31 @@ func stepRounds(b *testing.B, cfg Config, shoes [][]baccarat.Card) [][]Event {
 		}
 	}
 	return rounds
+}
+
+// TestStepAllocatesNothing deals the benchmark's shoes through Step and through Apply,
+// with every check on, and finds no allocation in any round: an event that escaped to
+// the heap, or an effect that boxed a value, would cost one for each card.
+func TestStepAllocatesNothing(t *testing.T) {
+	cfg := DefaultConfig(baccarat.MustLookup("classic", baccarat.Options{}))
+	cfg.Burn = BurnNone
+	rounds := stepRounds(t, cfg, [][]baccarat.Card{shuffledShoe(8, 1), shuffledShoe(8, 2)})
+	ctl, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl.Step(Event{Kind: NewShoe, Set: "B", Decks: 8})
+	byValue := func(ev *Event) []Effect { return ctl.Step(*ev) }
+	for name, step := range map[string]func(*Event) []Effect{"Step": byValue, "Apply": ctl.Apply} {
+		r := 0
+		allocs := testing.AllocsPerRun(2*len(rounds), func() {
+			for k := range rounds[r] {
+				step(&rounds[r][k])
+			}
+			r = (r + 1) % len(rounds)
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %.2f allocations a round, want none", name, allocs)
+		}
+	}
 }

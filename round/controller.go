@@ -161,8 +161,9 @@ type State struct {
 	Coup  baccarat.Coup
 	// Outcome is the round's result once it is complete.
 	Outcome baccarat.Outcome
-	// Seqs are the shoe sequence numbers of the cards in Coup, by slot (index Slot-1).
-	Seqs [6]uint64
+	// CardNos are the card numbers of the cards in Coup, by slot (index Slot-1).
+	// Snapshots name them Seqs, as they always have.
+	CardNos [6]uint64 `json:"Seqs"`
 	// BurnLeft is the number of cards still to burn while Burning; -1 while the first
 	// card, which says how many to burn, is awaited.
 	BurnLeft int
@@ -189,9 +190,10 @@ type State struct {
 	Irregularities uint32
 	// Kept are cards drawn in excess and kept for the next round (RWS Baccarat 5.7).
 	Kept []Kept
-	// LastSeq is the shoe sequence number of the last card read; LastCardAt its time.
-	// LastShoeTime is the time the shoe stamped on it, when LastShoeTimed.
-	LastSeq       uint64
+	// LastCardNo is the card number of the last card read (Event.Seq: the shoe's count
+	// of its cards); LastCardAt its time. LastShoeTime is the time the shoe stamped on it,
+	// when LastShoeTimed. Snapshots name it LastSeq, as they always have.
+	LastCardNo    uint64 `json:"LastSeq"`
 	LastCardAt    time.Time
 	LastShoeTime  uint32 `json:",omitempty"`
 	LastShoeTimed bool   `json:",omitempty"`
@@ -342,10 +344,15 @@ func (c *Controller) State() State {
 }
 
 // Step applies one event and returns its effects, in order. The returned slice is owned
-// by the controller and valid until the next call to Step: copy what must outlive it.
-func (c *Controller) Step(event Event) []Effect {
+// by the controller and valid until the next call to Step or Apply: copy what must
+// outlive it.
+func (c *Controller) Step(event Event) []Effect { return c.Apply(&event) }
+
+// Apply is Step for an event the caller holds, such as one in a journal's or a
+// benchmark's slice: the event is read in place, never changed nor kept, so its couple
+// of hundred bytes are not copied for each card. The effects are Step's.
+func (c *Controller) Apply(ev *Event) []Effect {
 	c.effects = c.effects[:0]
-	ev := &event // handed down, never kept: the event stays on Step's stack
 	switch ev.Kind {
 	case NewShoe:
 		c.newShoe(ev)
@@ -422,7 +429,9 @@ func (c *Controller) newShoe(ev *Event) {
 		return
 	}
 	if ev.Decks == 0 {
-		ev.Decks = c.cfg.Decks // the dealer's new shoe at a table with no shuffler
+		given := *ev              // the caller's event is not changed
+		given.Decks = c.cfg.Decks // the dealer's new shoe at a table with no shuffler
+		ev = &given
 	}
 	if err := c.cfg.Rules.CheckDecks(ev.Decks); err != nil {
 		c.refuse(ev, "%v", err)
@@ -459,7 +468,7 @@ func (c *Controller) newShoe(ev *Event) {
 		Offers: prev.Offers[:0], Offered: prev.Offered[:0], Irregularities: prev.Irregularities,
 		Orders: prev.Orders, Watch: irregularities.ShuffleWatch{Limits: c.cfg.Runs},
 		// The shoe device numbers its cards across sets: the numbering goes on.
-		LastSeq: prev.LastSeq, LastCardAt: prev.LastCardAt, LastShoeTime: prev.LastShoeTime, LastShoeTimed: prev.LastShoeTimed}
+		LastCardNo: prev.LastCardNo, LastCardAt: prev.LastCardAt, LastShoeTime: prev.LastShoeTime, LastShoeTimed: prev.LastShoeTimed}
 	if ev.Order != nil {
 		c.st.Order = append([]baccarat.Card(nil), ev.Order...)
 		c.st.Orders = append(c.st.Orders, fp)
@@ -531,7 +540,7 @@ func (c *Controller) nextRound(ev *Event) {
 	c.st.Phase = BettingOpen
 	c.st.Voided = false
 	c.st.Coup = baccarat.Coup{}
-	c.st.Seqs = [6]uint64{}
+	c.st.CardNos = [6]uint64{}
 	c.st.Wagers, c.st.Insurance = nil, nil
 	c.st.Offers, c.st.Offered = c.st.Offers[:0], c.st.Offered[:0]
 	c.st.InsuranceWaived = false
@@ -594,13 +603,13 @@ func (c *Controller) cardDrawn(ev *Event) {
 	// the shoe, so they count among the set's cards (RWS Baccarat 5.5.2), and the table
 	// cannot account for them (5.5.3).
 	missed := 0
-	if seq != 0 && c.st.LastSeq != 0 && !ev.Renumbered && seq > c.st.LastSeq+1 {
-		missed = int(seq - c.st.LastSeq - 1)
+	if seq != 0 && c.st.LastCardNo != 0 && !ev.Renumbered && seq > c.st.LastCardNo+1 {
+		missed = int(seq - c.st.LastCardNo - 1)
 		c.st.CardsDrawn += missed
 	}
-	lastSeq, lastShoe, lastTimed := c.st.LastSeq, c.st.LastShoeTime, c.st.LastShoeTimed
+	lastSeq, lastShoe, lastTimed := c.st.LastCardNo, c.st.LastShoeTime, c.st.LastShoeTimed
 	if seq != 0 {
-		c.st.LastSeq = seq
+		c.st.LastCardNo = seq
 	}
 	c.st.LastCardAt = ev.At
 	c.st.LastShoeTime, c.st.LastShoeTimed = ev.ShoeTime, ev.ShoeTimed
@@ -893,7 +902,7 @@ func (c *Controller) place(ev *Event, card baccarat.Card, seq uint64) {
 	}
 	c.st.Offers = c.st.Offers[:0]
 	slot, next := c.st.Coup.PlaceNext(card)
-	c.st.Seqs[slot-1] = seq
+	c.st.CardNos[slot-1] = seq
 	e := c.push(ev, CardPlaced)
 	e.Slot, e.Card, e.Seq = slot, card, seq
 	if next == baccarat.NoSlot {

@@ -260,15 +260,15 @@ func (c *Controller) unplaceLast() (card baccarat.Card, seq uint64) {
 	for s := baccarat.P1; s <= baccarat.B3; s++ {
 		if cd, ok := c.st.Coup.SlotCard(s); ok {
 			cards = append(cards, cd)
-			seqs = append(seqs, c.st.Seqs[s-1])
+			seqs = append(seqs, c.st.CardNos[s-1])
 		}
 	}
 	last, lastSeq := cards[len(cards)-1], seqs[len(seqs)-1]
 	c.st.Coup = baccarat.Coup{}
-	c.st.Seqs = [6]uint64{}
+	c.st.CardNos = [6]uint64{}
 	for i, cd := range cards[:len(cards)-1] {
 		slot := c.st.Coup.Place(cd)
-		c.st.Seqs[slot-1] = seqs[i]
+		c.st.CardNos[slot-1] = seqs[i]
 	}
 	c.st.Phase = Dealing
 	return last, lastSeq

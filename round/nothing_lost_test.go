@@ -199,7 +199,7 @@ func checkNothingLost(t interface {
 				if !named {
 					fail("card %v seq %d: neither placed, burned, held nor named", ev.Card, ev.Seq)
 				}
-				if last := before.LastSeq; before.Phase != NoShoe && last != 0 && !ev.Renumbered && ev.Seq > last+1 {
+				if last := before.LastCardNo; before.Phase != NoShoe && last != 0 && !ev.Renumbered && ev.Seq > last+1 {
 					unread := false
 					for _, e := range effs {
 						unread = unread || e.Kind == IrregularityRaised && strings.Contains(e.Reason, "not read")

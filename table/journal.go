@@ -228,7 +228,7 @@ func Open(cfg Config, j *journal.Journal, now time.Time) (*Node, error) {
 	// numbers cannot tell: then RWS Baccarat 5.4 decides the round at once. The signal
 	// numbers go on likewise, so a signal the shoe sends again is not taken twice.
 	st := ctl.State()
-	n.tr.cards.last, n.tr.signals.last = st.LastSeq, signal
+	n.tr.cards.last, n.tr.signals.last = st.LastCardNo, signal
 	if recorded != nil && (cfg.Seqless || n.tr.cards.last == 0) {
 		n.Step(round.Event{Kind: round.PowerRestored, At: now})
 		st = ctl.State()

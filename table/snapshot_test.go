@@ -83,7 +83,7 @@ func TestStartFromSnapshot(t *testing.T) {
 	if err := tbl.Step(round.Event{Kind: round.CardDrawn, Card: cards(t, "5S")[0].Card, Seq: seq + 1, At: t0.Add(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
-	if st := tbl.State(); st.Round != 2 || st.Phase != round.BettingOpen || st.Shoe != 2 || st.LastSeq != seq+1 || st.Irregularities != 0 {
+	if st := tbl.State(); st.Round != 2 || st.Phase != round.BettingOpen || st.Shoe != 2 || st.LastCardNo != seq+1 || st.Irregularities != 0 {
 		t.Errorf("after the restart: %+v", st)
 	}
 }
