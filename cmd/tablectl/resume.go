@@ -27,7 +27,7 @@ func (s *simulation) resume(st round.State, journal string) error {
 		return fmt.Errorf("the journal %s is at set %q, which the simulated shuffler did not report: the simulator cannot go on with it; "+
 			"end the shoe with the table's own devices, or give a new --journal directory (or none, for a temporary one)", journal, st.Set)
 	}
-	p := simulator.Position{Set: uint32(set), CardNo: st.LastSeq, ShoeTime: st.LastShoeTime, ShoeTimed: st.LastShoeTimed, At: st.LastCardAt}
+	p := simulator.Position{Set: uint32(set), CardNo: st.LastCardNo, ShoeTime: st.LastShoeTime, ShoeTimed: st.LastShoeTimed, At: st.LastCardAt}
 	switch st.Phase {
 	case round.NoShoe: // the set ended: the next one is shuffled
 	case round.ShoeDone:
