@@ -499,12 +499,13 @@ func (j *judge) proRata(group []int, room Money, over string) Money {
 		in = slices.DeleteFunc(in, func(i int) bool { return i == low })
 	}
 	var took Money
+	shared := stakeOf(in, j)
 	for _, i := range in {
 		s, w := shares[i], j.ws[i]
 		took += s
 		if s < w.Stake {
 			j.set(i, CutBack, s, "%d of %d plays: %s: the Bets win or lose pro rata, %d of %d (%s)", s, w.Stake, over,
-				room, stakeOf(in, j), limitRule(j.rs, "5.1.1"))
+				room, shared, limitRule(j.rs, "5.1.1"))
 		}
 	}
 	return took
