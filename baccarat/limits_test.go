@@ -17,8 +17,10 @@ func tableLimits(excess Excess) *Limits {
 	}
 }
 
-func seated(box string, b Bet, s Money) Wager   { return Wager{Box: box, Seat: Seated, Bet: b, Stake: s} }
-func standing(box string, b Bet, s Money) Wager { return Wager{Box: box, Seat: Standing, Bet: b, Stake: s} }
+func seated(box string, b Bet, s Money) Wager { return Wager{Box: box, Seat: Seated, Bet: b, Stake: s} }
+func standing(box string, b Bet, s Money) Wager {
+	return Wager{Box: box, Seat: Standing, Bet: b, Stake: s}
+}
 
 type want struct {
 	v    Verdict
