@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/tablectl/tablectl/baccarat"
 )
@@ -117,4 +118,41 @@ func (l *Limits) Round(rs *baccarat.RuleSet) (*baccarat.Limits, error) {
 		return nil, fmt.Errorf("limits.%w", errs[0])
 	}
 	return bl, nil
+}
+
+// String says the limits in one line, for check-config: "min banker 100, player 100; max
+// banker 20000; max Differential 10000, excess reject; boxes 7".
+func (l *Limits) String() string {
+	var parts []string
+	for _, side := range []struct {
+		name string
+		m    map[string]int64
+	}{{"min", l.Min}, {"max", l.Max}} {
+		if len(side.m) == 0 {
+			continue
+		}
+		keys := make([]string, 0, len(side.m))
+		for k := range side.m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
+			keys[i] = fmt.Sprintf("%s %d", k, side.m[k])
+		}
+		parts = append(parts, side.name+" "+strings.Join(keys, ", "))
+	}
+	if l.MaxDifferential > 0 {
+		excess := l.Excess
+		if excess == "" {
+			excess = "reject"
+		}
+		parts = append(parts, fmt.Sprintf("max Differential %d, excess %s", l.MaxDifferential, excess))
+	}
+	if l.Boxes > 0 {
+		parts = append(parts, fmt.Sprintf("boxes %d", l.Boxes))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "; ")
 }

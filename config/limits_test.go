@@ -36,6 +36,9 @@ func TestLimitsSection(t *testing.T) {
 		l.Excess != baccarat.ExcessProRata || l.Boxes != 7 || len(l.Min) != 3 || len(l.Max) != 3 {
 		t.Fatalf("limits %+v", l)
 	}
+	if got, want := cfg.Limits.String(), "min banker 100, player 100, tie 100; max banker 20000, player 20000, tie 2500; max Differential 10000, excess pro_rata; boxes 7"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
 	cfg, err = Parse("t.yaml", []byte("rules: rws\nlimits:\n  max_differential: 5000\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -72,6 +72,9 @@ func summary(c config.Config) string {
 		fmt.Fprintf(&b, "  MQTT: embedded broker on %s\n", c.Broker.Listen)
 	}
 	fmt.Fprintf(&b, "  GPIO: %d %s\n", len(c.GPIO.Pins), plural(len(c.GPIO.Pins), "pin", "pins"))
+	if c.Limits != nil {
+		fmt.Fprintf(&b, "  limits: %s\n", c.Limits)
+	}
 	return b.String()
 }
 
