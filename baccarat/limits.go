@@ -283,8 +283,12 @@ func (rs *RuleSet) CloseBets(ws []Wager, l *Limits, pay Pay) []Decision {
 				j.maximum(box, b, mx)
 			}
 		}
-		if l.MaxDifferential > 0 {
-			j.differential(box)
+		// A side cut back in whole steps, or a Bet refused rather than left under its
+		// minimum, can leave the other side over the maximum: it is then held in turn.
+		for range len(ws) + 1 {
+			if l.MaxDifferential == 0 || !j.differential(box) {
+				break
+			}
 		}
 	}
 	return ds
@@ -410,8 +414,9 @@ func (j *judge) maximum(box string, b Bet, mx Money) {
 	j.fill(idx, mx, fmt.Sprintf("box %s's %s Bets of %d are over its maximum of %d, seated player first (%s)", box, b, total, mx, limitRule(j.rs, "3.5")))
 }
 
-// differential holds box's Differential to the maximum (RWS Baccarat 5.1, 5.1.1, 5.1.2).
-func (j *judge) differential(box string) {
+// differential holds box's Differential to the maximum (RWS Baccarat 5.1, 5.1.1, 5.1.2)
+// and says whether it changed any wager.
+func (j *judge) differential(box string) bool {
 	var banker, player Money
 	for _, i := range j.priority(box, func(w Wager) bool { return w.Bet.Main() }) {
 		if j.ws[i].Bet == BetBanker {
@@ -426,15 +431,16 @@ func (j *judge) differential(box string) {
 	}
 	maxD := j.l.MaxDifferential
 	if high-light <= maxD {
-		return
+		return false
 	}
 	room := light + maxD
 	idx := j.priority(box, func(w Wager) bool { return w.Bet == heavy })
 	over := fmt.Sprintf("box %s's Differential of %d (%s %d, %s %d) is over the maximum of %d", box, high-light,
 		BetBanker, banker, BetPlayer, player, maxD)
+	before := j.total(idx)
 	if j.l.Excess == ExcessReject {
 		j.fill(idx, room, fmt.Sprintf("%s: the excess %s Bets are rejected, seated player first (%s)", over, heavy, limitRule(j.rs, "5.1")))
-		return
+		return j.total(idx) != before
 	}
 	// Pro rata (5.1.1). Bets under the minimum play as placed (5.1.2).
 	var seated, standing []int
@@ -454,6 +460,16 @@ func (j *judge) differential(box string) {
 	for _, group := range [][]int{seated, standing} {
 		room -= j.proRata(group, room, over)
 	}
+	return j.total(idx) != before
+}
+
+// total is the effective stake of the wagers idx.
+func (j *judge) total(idx []int) Money {
+	var s Money
+	for _, i := range idx {
+		s += j.ds[i].Effective
+	}
+	return s
 }
 
 // proRata shares room among the wagers of group, each in proportion to its stake, when
@@ -499,7 +515,7 @@ func (j *judge) proRata(group []int, room Money, over string) Money {
 		in = slices.DeleteFunc(in, func(i int) bool { return i == low })
 	}
 	var took Money
-	shared := stakeOf(in, j)
+	shared := j.total(in)
 	for _, i := range in {
 		s, w := shares[i], j.ws[i]
 		took += s
@@ -509,15 +525,6 @@ func (j *judge) proRata(group []int, room Money, over string) Money {
 		}
 	}
 	return took
-}
-
-// stakeOf is the total stake of the wagers in.
-func stakeOf(in []int, j *judge) Money {
-	var s Money
-	for _, i := range in {
-		s += j.ds[i].Effective
-	}
-	return s
 }
 
 // share is stake*room/total in whole steps, the fraction rounded by the table's rounding

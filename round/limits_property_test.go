@@ -1,6 +1,9 @@
 package round
 
 import (
+	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tablectl/tablectl/baccarat"
@@ -116,4 +119,26 @@ func TestPropertyLimitsMoneyConserved(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestConfigLimitsJSON: the table's limits go into the journal with its settings and
+// come back the same, so a replay decides the wagers as the live table did.
+func TestConfigLimitsJSON(t *testing.T) {
+	cfg := DefaultConfig(baccarat.MustLookup("rws", baccarat.Options{}))
+	cfg.Limits = &baccarat.Limits{Min: map[baccarat.Bet]baccarat.Money{baccarat.BetTieWinsOn0 + 7: 10, baccarat.BetBanker: 100},
+		Max: map[baccarat.Bet]baccarat.Money{baccarat.BetBanker: 20000}, MaxDifferential: 5000, Excess: baccarat.ExcessProRata, Boxes: 9}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Config
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	if !reflect.DeepEqual(back.Limits, cfg.Limits) {
+		t.Fatalf("limits %+v came back %+v (%s)", cfg.Limits, back.Limits, b)
+	}
+	if !strings.Contains(string(b), `"limits":{"min":{"banker":100,"tie_wins_on_7":10}`) {
+		t.Errorf("journalled as %s", b)
+	}
 }
