@@ -290,3 +290,16 @@ func TestSeatJSON(t *testing.T) {
 		t.Fatal("sitting: no error")
 	}
 }
+
+// TestOneMainBetPerPlayer: NC Tournament 3.3 holds a player to one of Player and Banker;
+// a standing player's bet in the box is another player's.
+func TestOneMainBetPerPlayer(t *testing.T) {
+	rs := MustLookup("nc-tournament", Options{})
+	ds := rs.CloseBets([]Wager{seated("1", BetBanker, 500), standing("1", BetPlayer, 300), seated("2", BetBanker, 100), seated("2", BetPlayer, 100)}, nil, Pay{})
+	if ds[0].Verdict != Accepted || ds[1].Verdict != Accepted {
+		t.Errorf("seated Banker and standing Player in box 1: %+v", ds[:2])
+	}
+	if ds[2].Verdict != Refused || ds[3].Verdict != Refused || !strings.Contains(ds[2].Rule, "NC Tournament 3.3") {
+		t.Errorf("the seated player of box 2 on both: %+v", ds[2:])
+	}
+}

@@ -32,8 +32,9 @@ func (e *WagerError) Error() string {
 //
 //   - the bet must be offered by the rule set, and the stake positive (at most MaxStake);
 //   - Insurance is placed only on an offer, never with the initial bets (NC Insurance 3.12);
-//   - where OneMainBet holds, a box with both Player and Banker has both refused
-//     (NC Tournament 3.3; game project sheet);
+//   - where OneMainBet holds, a seated player with both Player and Banker has both
+//     refused (NC Tournament 3.3; game project sheet); a standing player's bets are
+//     another player's;
 //   - where SideBetNeedsMain holds, a side bet in a box without an accepted Player or
 //     Banker bet is refused (NC Tournament 3.4).
 func (rs *RuleSet) CheckWagers(ws []Wager) []error {
@@ -56,16 +57,24 @@ func (rs *RuleSet) CheckWagers(ws []Wager) []error {
 		}
 	}
 	if rs.OneMainBet {
-		sides := map[string][2]bool{}
+		// One player's bets: the seated player's of a box, or a standing player's (the
+		// wagers do not say which standing player placed which, so the standing wagers
+		// of a box are not held to one side).
+		type player struct {
+			box  string
+			seat Seat
+		}
+		sides := map[player][2]bool{}
 		for i, w := range ws {
-			if errs[i] == nil && w.Bet.Main() {
-				s := sides[w.Box]
+			if errs[i] == nil && w.Bet.Main() && w.Seat == Seated {
+				p := player{w.Box, w.Seat}
+				s := sides[p]
 				s[w.Bet-BetPlayer] = true
-				sides[w.Box] = s
+				sides[p] = s
 			}
 		}
 		for i, w := range ws {
-			if s := sides[w.Box]; w.Bet.Main() && s[0] && s[1] {
+			if s := sides[player{w.Box, w.Seat}]; w.Bet.Main() && s[0] && s[1] {
 				refuse(i, "a box may not bet both player and banker (%s)", ruleRef(rs, "3.3"))
 			}
 		}
