@@ -225,6 +225,7 @@ func TestCloseBetsProperty(t *testing.T) {
 			})
 		}
 		ds := rs.CloseBets(ws, l, pay)
+		ruled := rs.CheckWagers(ws) // refused by the rule set, not the limits
 		type sums struct{ banker, player, bankerUnder, playerUnder, placedB, placedP Money }
 		boxes := map[string]*sums{}
 		for i, w := range ws {
@@ -252,15 +253,19 @@ func TestCloseBetsProperty(t *testing.T) {
 				boxes[w.Box] = s
 			}
 			under := d.Verdict == UnderMinimum
+			placed := w.Stake
+			if ruled[i] != nil {
+				placed = 0
+			}
 			if w.Bet == BetBanker {
 				s.banker += d.Effective
-				s.placedB += w.Stake
+				s.placedB += placed
 				if under {
 					s.bankerUnder += d.Effective
 				}
 			} else {
 				s.player += d.Effective
-				s.placedP += w.Stake
+				s.placedP += placed
 				if under {
 					s.playerUnder += d.Effective
 				}
