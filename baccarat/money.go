@@ -52,7 +52,8 @@ func (o Odds) String() string {
 func (o Odds) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
 
 // Rounding says how a winning amount that is not a whole number of units is settled. It
-// is a table setting and is applied in exactly one place, Odds.Win.
+// is a table setting and is applied in exactly one place, Rounding.up, for a payout
+// (Odds.Win) and for a pro-rated stake (RuleSet.CloseBets).
 type Rounding uint8
 
 // The rounding rules. RoundDown (the house keeps the fraction) is the default.
@@ -101,12 +102,23 @@ func (o Odds) Win(stake Money, r Rounding) Money {
 	n := int64(stake) * int64(o.Num)
 	d := int64(o.Den)
 	q, rem := n/d, n%d
-	switch {
-	case rem == 0:
-	case r == RoundUp:
-		q++
-	case r == RoundHalfUp && 2*rem >= d:
+	if r.up(rem, d) {
 		q++
 	}
 	return Money(q)
+}
+
+// up says whether a quotient whose division by d left remainder rem (0 <= rem < d) goes
+// up one unit under rule r. It is the one place a fraction of a unit is decided: for a
+// payout (Odds.Win) and for a pro-rated stake (RuleSet.CloseBets).
+func (r Rounding) up(rem, d int64) bool {
+	switch {
+	case rem == 0:
+		return false
+	case r == RoundUp:
+		return true
+	case r == RoundHalfUp:
+		return rem >= d-rem
+	}
+	return false
 }

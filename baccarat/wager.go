@@ -7,9 +7,12 @@ import (
 
 // Wager is one bet placed in one betting box.
 type Wager struct {
-	Box   string `json:"box"`   // the betting box (or player) it belongs to
-	Bet   Bet    `json:"bet"`   // what it is on
-	Stake Money  `json:"stake"` // how much, in the table's smallest unit
+	Box string `json:"box"` // the betting box (or player) it belongs to
+	// Seat says whether it is the box's seated player's or a standing player's (RWS
+	// Baccarat 1.20, 1.21). Left out, it is the seated player's.
+	Seat  Seat  `json:"seat,omitempty"`
+	Bet   Bet   `json:"bet"`   // what it is on
+	Stake Money `json:"stake"` // how much, in the table's smallest unit
 }
 
 // WagerError says why a wager is refused, naming the box, the bet and the rule.
@@ -24,12 +27,14 @@ func (e *WagerError) Error() string {
 }
 
 // CheckWagers validates the wagers on the layout when bets close and returns one error
-// (or nil) per wager, in order. A refused wager takes no part in the round.
+// (or nil) per wager, in order. A refused wager takes no part in the round. CloseBets
+// applies it first, then the table's limits.
 //
-//   - the bet must be offered by the rule set, and the stake positive;
+//   - the bet must be offered by the rule set, and the stake positive (at most MaxStake);
 //   - Insurance is placed only on an offer, never with the initial bets (NC Insurance 3.12);
-//   - where OneMainBet holds, a box with both Player and Banker has both refused
-//     (NC Tournament 3.3; game project sheet);
+//   - where OneMainBet holds, a seated player with both Player and Banker has both
+//     refused (NC Tournament 3.3; game project sheet); a standing player's bets are
+//     another player's;
 //   - where SideBetNeedsMain holds, a side bet in a box without an accepted Player or
 //     Banker bet is refused (NC Tournament 3.4).
 func (rs *RuleSet) CheckWagers(ws []Wager) []error {
@@ -47,19 +52,29 @@ func (rs *RuleSet) CheckWagers(ws []Wager) []error {
 			refuse(i, "not offered by rule set %s", rs.Name)
 		case w.Stake <= 0:
 			refuse(i, "stake must be positive")
+		case w.Stake > MaxStake:
+			refuse(i, "stake over the largest the table takes, %d", MaxStake)
 		}
 	}
 	if rs.OneMainBet {
-		sides := map[string][2]bool{}
+		// One player's bets: the seated player's of a box, or a standing player's (the
+		// wagers do not say which standing player placed which, so the standing wagers
+		// of a box are not held to one side).
+		type player struct {
+			box  string
+			seat Seat
+		}
+		sides := map[player][2]bool{}
 		for i, w := range ws {
-			if errs[i] == nil && w.Bet.Main() {
-				s := sides[w.Box]
+			if errs[i] == nil && w.Bet.Main() && w.Seat == Seated {
+				p := player{w.Box, w.Seat}
+				s := sides[p]
 				s[w.Bet-BetPlayer] = true
-				sides[w.Box] = s
+				sides[p] = s
 			}
 		}
 		for i, w := range ws {
-			if s := sides[w.Box]; w.Bet.Main() && s[0] && s[1] {
+			if s := sides[player{w.Box, w.Seat}]; w.Bet.Main() && s[0] && s[1] {
 				refuse(i, "a box may not bet both player and banker (%s)", ruleRef(rs, "3.3"))
 			}
 		}

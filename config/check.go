@@ -43,6 +43,7 @@ func (f *file) check(c *Config) error {
 		f.at("journal", "no directory given")
 	}
 	f.checkDealer(c)
+	f.checkLimits(c)
 	if c.Shoe != nil {
 		if _, err := shoe.ParseFormat(c.Shoe.Format); err != nil {
 			f.at("shoe.format", "%q: want %s", c.Shoe.Format, shoe.FormatNames())
@@ -317,6 +318,9 @@ func (c *Config) Round() (round.Config, error) {
 	}
 	rc.PayRounded, rc.NoInsurance = c.Dealer.PayRounded, c.Dealer.NoInsurance
 	rc.SetPerRound = c.Royal != nil && c.Royal.EndOfRound == "reshuffle"
+	if rc.Limits, err = c.Limits.Round(rs); err != nil {
+		return round.Config{}, err
+	}
 	return rc, nil
 }
 

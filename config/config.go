@@ -30,6 +30,8 @@ type Config struct {
 	JournalKey string `yaml:"journal_key"`
 	// Dealer holds how the round is run.
 	Dealer Dealer `yaml:"dealer"`
+	// Limits are the table's betting limits (limits.go); nil: none.
+	Limits *Limits `yaml:"limits"`
 	// Shoe and Shuffler are the devices' serial lines; nil when the table has none.
 	Shoe     *Shoe   `yaml:"shoe"`
 	Shuffler *Serial `yaml:"shuffler"`

@@ -259,6 +259,15 @@ func (f *file) walk(n *yaml.Node, t reflect.Type, path string) {
 			}
 			f.walk(v, ft, key)
 		}
+	case t.Kind() == reflect.Map && n.Kind == yaml.MappingNode:
+		// A section whose keys are the file's own (limits.min's bets): note each key's
+		// line, for the checks that name them.
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			key := join(path, k.Value)
+			f.lines[key] = k.Line
+			f.walk(v, t.Elem(), key)
+		}
 	case t.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode:
 		for i, item := range n.Content {
 			key := fmt.Sprintf("%s[%d]", path, i+1)

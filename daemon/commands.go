@@ -62,8 +62,8 @@ type CommandSpec struct {
 // Decisions on irregularities are further checked against the role each rule names
 // (RWS Baccarat 5.10: a Pit Supervisor or above).
 var Commands = []CommandSpec{
-	{Name: "bets_closed", Fields: "`wagers` (optional: `[{\"box\":\"1\",\"bet\":\"banker\",\"stake\":100}]`)", Role: irregularities.Dealer,
-		Does: "no more bets; the wagers are checked against the rule set",
+	{Name: "bets_closed", Fields: "`wagers` (optional: `[{\"box\":\"1\",\"seat\":\"standing\",\"bet\":\"banker\",\"stake\":100}]`; `seat` is `seated` or `standing`, left out `seated`)", Role: irregularities.Dealer,
+		Does: "no more bets (RWS Baccarat 5.6); the wagers are checked against the rule set and the table's limits (docs/rules.md, \"Limits\")",
 		Event: func(c Command, ev *round.Event) error {
 			ev.Kind, ev.Wagers = round.BetsClosed, c.Wagers
 			return nil

@@ -205,7 +205,7 @@ func TestPublishesRounds(t *testing.T) {
 		case m.Winner != "":
 			got = append(got, "result "+m.Winner)
 		}
-		if m.Table != "T7" || m.Shoe != 1 || m.Schema != 1 {
+		if m.Table != "T7" || m.Shoe != 1 || m.Schema != messages.Schema {
 			t.Errorf("envelope %+v", m.Envelope)
 		}
 	}

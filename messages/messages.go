@@ -15,8 +15,10 @@ import (
 	"github.com/tablectl/tablectl/round"
 )
 
-// Schema is the version of the message layout, in every message.
-const Schema = 1
+// Schema is the version of the message layout, in every message. 2: a result's
+// settlements are flat (box, seat, bet, stake, effective_stake, result, won, returned,
+// rule), as `tablectl settle` prints them.
+const Schema = 2
 
 // Envelope is what every message carries: which table, shoe and round it belongs to, a
 // sequence number and the time of the event it reports. Seq counts the messages of the
@@ -67,6 +69,13 @@ type Status struct {
 	// Held is the irregularity the table is held for, as in the state message, while
 	// it is held: why, and the decision it waits for.
 	Held *Held `json:"held,omitempty"`
+	// Limits are the table's betting limits, for the board to show (RWS Baccarat 3.4):
+	// each bet's minimum and maximum, a box's maximum Differential, what is done with an
+	// excess, the layout's boxes. Absent when the table has none.
+	Limits *baccarat.Limits `json:"limits,omitempty"`
+	// PayRounded: the table accepts stakes whose winnings are not whole units and rounds
+	// their payouts (dealer.pay_rounded), which the board says. Absent when false.
+	PayRounded bool `json:"pay_rounded,omitempty"`
 }
 
 // SlotCard is a card in its slot. CardNo is the shoe's card number (0: none), published

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/round"
 )
 
@@ -24,6 +25,10 @@ type StatusInfo struct {
 	Call bool
 	Seq  uint64
 	At   time.Time
+	// Limits are the table's betting limits (round.Config.Limits), shown at the table
+	// (RWS Baccarat 3.4); nil: none. PayRounded is the table's pay_rounded setting.
+	Limits     *baccarat.Limits
+	PayRounded bool
 }
 
 // NewStatus is the status message of a table in state st: the shoe and round in play,
@@ -44,7 +49,8 @@ func NewStatus(st round.State, in StatusInfo) (s Status) {
 		devs = map[string]string{}
 	}
 	return Status{Envelope: Envelope{Schema: Schema, Table: in.Table, Shoe: st.Shoe, Round: st.Round, Seq: in.Seq, At: in.At},
-		State: in.State, Rules: in.Rules, Decks: decks, Set: st.Set, Version: in.Version, Devices: devs, Call: call}
+		State: in.State, Rules: in.Rules, Decks: decks, Set: st.Set, Version: in.Version, Devices: devs, Call: call,
+		Limits: in.Limits, PayRounded: in.PayRounded}
 }
 
 // StatusDue says whether the effects of one event change what the status says beyond

@@ -11,6 +11,7 @@ package round
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
@@ -78,6 +79,9 @@ type Config struct {
 	// round": cards dealt face up), so each round is dealt from a set the shuffler has
 	// just reported, within one shoe session (reshuffle.go).
 	SetPerRound bool `json:"set_per_round,omitempty"`
+	// Limits are the table's betting limits (RWS Baccarat 3.4, 5.1, 5.2); nil: none.
+	// Every wager passes through baccarat.RuleSet.CloseBets when bets close.
+	Limits *baccarat.Limits `json:"limits,omitempty"`
 }
 
 // DefaultConfig is the usual table setting for rule set rs: burn by the first card, one
@@ -109,6 +113,11 @@ func (c Config) check() error {
 		return fmt.Errorf("round config: negative simultaneous-draw window %s", c.SimultaneousWindow)
 	case c.Runs.SameRank < 0 || c.Runs.SameSuit < 0 || c.Runs.Sequence < 0:
 		return fmt.Errorf("round config: negative bad-shuffle run limit %+v", c.Runs)
+	}
+	if c.Limits != nil {
+		if errs := c.Limits.Check(c.Rules); len(errs) > 0 {
+			return fmt.Errorf("round config: limits: %w", errs[0])
+		}
 	}
 	return nil
 }
@@ -172,8 +181,12 @@ type State struct {
 	// CutCard: the cut card has come out; RoundsLeft more rounds will then be opened.
 	CutCard    bool
 	RoundsLeft int
-	// Wagers are the accepted wagers of the round; Insurance the accepted Insurance.
+	// Wagers are the wagers of the round as the dealer closed bets, refused ones too;
+	// Decisions the table's decision on each, by index (baccarat.RuleSet.CloseBets; none
+	// in a state written before the table had limits: each wager then played as placed).
+	// Insurance is the accepted Insurance.
 	Wagers    []baccarat.Wager
+	Decisions []baccarat.Decision `json:",omitempty"`
 	Insurance []baccarat.InsuranceTaken
 	// Offers are the Insurance offers open now; Offered every offer made this round.
 	Offers  []baccarat.InsuranceOffer
@@ -330,6 +343,7 @@ func (c *Controller) Config() Config { return c.cfg }
 func (c *Controller) State() State {
 	s := c.st
 	s.Wagers = append([]baccarat.Wager(nil), s.Wagers...)
+	s.Decisions = append([]baccarat.Decision(nil), s.Decisions...)
 	s.Insurance = append([]baccarat.InsuranceTaken(nil), s.Insurance...)
 	s.Offers = append([]baccarat.InsuranceOffer(nil), s.Offers...)
 	s.Offered = append([]baccarat.InsuranceOffer(nil), s.Offered...)
@@ -541,7 +555,7 @@ func (c *Controller) nextRound(ev *Event) {
 	c.st.Voided = false
 	c.st.Coup = baccarat.Coup{}
 	c.st.CardNos = [6]uint64{}
-	c.st.Wagers, c.st.Insurance = nil, nil
+	c.st.Wagers, c.st.Decisions, c.st.Insurance = nil, nil, nil
 	c.st.Offers, c.st.Offered = c.st.Offers[:0], c.st.Offered[:0]
 	c.st.InsuranceWaived = false
 	c.st.Outcome = baccarat.Outcome{}
@@ -555,6 +569,8 @@ func (c *Controller) betsClosed(ev *Event) {
 	switch {
 	case c.st.Held.ID != 0:
 		c.refuse(ev, "the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
+	case c.st.Phase == Dealing || c.st.Phase == Complete:
+		c.refuse(ev, "betting is not open (%s): after \"No more Bets\" no bet may be placed, increased or withdrawn (%s)", c.st.Phase, c.noMoreBetsRule())
 	case c.st.Phase != BettingOpen:
 		c.refuse(ev, "betting is not open (%s)", c.st.Phase)
 	default:
@@ -562,24 +578,40 @@ func (c *Controller) betsClosed(ev *Event) {
 	}
 }
 
-// closeBets ends betting, keeps the valid wagers, and deals the cards kept from an
-// excess draw as the round's first cards (RWS Baccarat 5.7).
+// noMoreBetsRule cites the rule that closes the layout at "No more Bets".
+func (c *Controller) noMoreBetsRule() string {
+	switch c.cfg.Rules.Name {
+	case "nc-tournament":
+		return "NC Tournament 5.2, 5.3"
+	case "nc-insurance":
+		return "NC Insurance 5.6"
+	}
+	return "RWS Baccarat 5.6"
+}
+
+// closeBets ends betting, decides every wager by the rule set and the table's limits
+// (baccarat.RuleSet.CloseBets), and deals the cards kept from an excess draw as the
+// round's first cards (RWS Baccarat 5.7). What is on the layout now is final (RWS
+// Baccarat 5.6; NC Tournament 5.2, 5.3): no event adds to, raises or withdraws a wager.
 func (c *Controller) closeBets(ev *Event, ws []baccarat.Wager) {
+	playing := 0
 	if len(ws) > 0 {
-		errs := c.cfg.Rules.CheckWagers(ws)
+		ds := c.cfg.Rules.CloseBets(ws, c.cfg.Limits, baccarat.Pay{Rounded: c.cfg.PayRounded, Rounding: c.cfg.Rounding})
 		for i, w := range ws {
-			if errs[i] == nil && !c.cfg.PayRounded {
-				errs[i] = c.cfg.Rules.CheckExact(w)
+			switch d := ds[i]; d.Verdict {
+			case baccarat.Refused:
+				c.emit(ev, Effect{Kind: WagerRefused, Wager: w, Reason: strings.TrimPrefix(d.Rule, "refused: ")})
+			case baccarat.CutBack, baccarat.UnderMinimum:
+				c.emit(ev, Effect{Kind: WagerLimited, Wager: w, Stake: d.Effective, Reason: d.Rule})
 			}
-			if errs[i] != nil {
-				c.emit(ev, Effect{Kind: WagerRefused, Wager: w, Reason: reasonOf(errs[i])})
-				continue
+			if ds[i].Verdict != baccarat.Refused {
+				playing++
 			}
-			c.st.Wagers = append(c.st.Wagers, w)
 		}
+		c.st.Wagers, c.st.Decisions = append([]baccarat.Wager(nil), ws...), ds
 	}
 	c.st.Phase = Dealing
-	c.push(ev, BettingClosed).Count = len(c.st.Wagers)
+	c.push(ev, BettingClosed).Count = playing
 	for len(c.st.Kept) > 0 && c.st.Phase == Dealing {
 		k := c.st.Kept[0]
 		c.st.Kept = c.st.Kept[1:]
@@ -1015,9 +1047,9 @@ func (c *Controller) insuranceBet(ev *Event) {
 		hand = baccarat.BetBanker
 	}
 	var original baccarat.Money
-	for _, x := range c.st.Wagers {
+	for i, x := range c.st.Wagers {
 		if x.Box == w.Box && x.Bet == hand {
-			original += x.Stake
+			original += c.decision(i).Effective
 		}
 	}
 	var earlier []baccarat.InsuranceTaken
@@ -1087,16 +1119,17 @@ func (c *Controller) confirm(ev *Event) {
 	}
 	o := c.st.Outcome
 	var ss []Settlement
-	for _, w := range c.st.Wagers {
-		res := c.cfg.Rules.Resolve(w.Bet, o)
-		s := Settlement{Wager: w, Resolution: res, Returned: res.Returned(w.Stake, c.cfg.Rounding),
-			MayWithdraw: c.cfg.Rules.TieWithdrawal && w.Bet.Main() && res.Result == baccarat.Push}
+	for i, w := range c.st.Wagers {
+		d := c.decision(i)
+		s := c.settlement(w, d, c.cfg.Rules.Resolve(w.Bet, o))
+		// NC Tournament 3.9: on a Tie the Original Bets may be withdrawn.
+		s.MayWithdraw = c.cfg.Rules.TieWithdrawal && w.Bet.Main() && d.Verdict != baccarat.Refused &&
+			s.Resolution.Result == baccarat.Push
 		c.applyOption(&s, o)
 		ss = append(ss, s)
 	}
 	for _, t := range c.st.Insurance {
-		res := baccarat.ResolveInsurance(t.Offer, o)
-		s := Settlement{Wager: t.Wager, Resolution: res, Returned: res.Returned(t.Wager.Stake, c.cfg.Rounding)}
+		s := c.settlement(t.Wager, accepted(t.Wager), baccarat.ResolveInsurance(t.Offer, o))
 		c.applyOption(&s, o)
 		ss = append(ss, s)
 	}
@@ -1113,14 +1146,14 @@ func (c *Controller) confirm(ev *Event) {
 // NC Insurance 5.16). The caller decides what comes next.
 func (c *Controller) void(ev *Event, reason string) {
 	var ss []Settlement
-	for _, w := range c.st.Wagers {
-		ss = append(ss, Settlement{Wager: w, Resolution: baccarat.Pushed, Returned: w.Stake})
+	for i, w := range c.st.Wagers {
+		ss = append(ss, voided(w, c.decision(i)))
 	}
 	for _, t := range c.st.Insurance {
-		ss = append(ss, Settlement{Wager: t.Wager, Resolution: baccarat.Pushed, Returned: t.Wager.Stake})
+		ss = append(ss, voided(t.Wager, accepted(t.Wager)))
 	}
 	c.st.Offers = c.st.Offers[:0]
-	c.st.Wagers, c.st.Insurance = nil, nil
+	c.st.Wagers, c.st.Decisions, c.st.Insurance = nil, nil, nil
 	c.st.Phase, c.st.Voided = Complete, true // no card is due in a void round
 	c.emit(ev, Effect{Kind: RoundVoided, Coup: c.st.Coup, Settlements: ss, Reason: reason})
 	c.raiseShuffleWarning(ev)

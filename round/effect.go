@@ -88,6 +88,10 @@ const (
 	// that reshuffles after every round (Set, Count = decks); the shoe's rounds and
 	// roads go on (Config.SetPerRound).
 	SetLoaded
+	// WagerLimited: Wager plays on Stake, its effective stake, when bets close: cut back
+	// to the table's limits, or under its bet's minimum and played as placed; Reason is
+	// the decision's rule (baccarat.RuleSet.CloseBets).
+	WagerLimited
 	effectKindCount
 )
 
@@ -96,7 +100,7 @@ var effectNames = [effectKindCount]string{"?", "shoe-started", "burn-started", "
 	"insurance-offered", "insurance-taken", "insurance-closed", "insurance-neglected",
 	"squeeze-noted", "round-complete", "round-settled", "round-voided", "resumed",
 	"cut-card-reached", "shoe-finished", "shoe-ended", "event-refused", "irregularity-raised",
-	"irregularity-resolved", "card-held", "dealer-warning", "reconstructed", "option-recorded", "set-loaded"}
+	"irregularity-resolved", "card-held", "dealer-warning", "reconstructed", "option-recorded", "set-loaded", "wager-limited"}
 
 // String names the kind, e.g. "card-placed".
 func (k EffectKind) String() string {
@@ -113,17 +117,19 @@ func (k EffectKind) MarshalText() ([]byte, error) { return []byte(k.String()), n
 // the fields its comment names. Shoe and Round say where it belongs; At is the time of
 // the event that caused it.
 type Effect struct {
-	Kind        EffectKind
-	At          time.Time
-	Shoe        uint32
-	Round       uint32
-	Set         string
-	Slot        baccarat.Slot
-	Card        baccarat.Card
-	Seq         uint64
-	Count       int
-	Offer       baccarat.InsuranceOffer
-	Wager       baccarat.Wager
+	Kind  EffectKind
+	At    time.Time
+	Shoe  uint32
+	Round uint32
+	Set   string
+	Slot  baccarat.Slot
+	Card  baccarat.Card
+	Seq   uint64
+	Count int
+	Offer baccarat.InsuranceOffer
+	Wager baccarat.Wager
+	// Stake is a limited wager's effective stake (WagerLimited).
+	Stake       baccarat.Money
 	Coup        baccarat.Coup
 	Outcome     baccarat.Outcome
 	Settlements []Settlement
@@ -137,21 +143,6 @@ type Effect struct {
 	Actor         string
 	// Option is a box's choice (OptionRecorded).
 	Option irregularities.Option
-}
-
-// Settlement is one wager's result at the end of a round.
-type Settlement struct {
-	Wager      baccarat.Wager      `json:"wager"`
-	Resolution baccarat.Resolution `json:"resolution"`
-	// Returned is what goes back to the player: stake and winnings, the stake on a push.
-	Returned baccarat.Money `json:"returned"`
-	// MayWithdraw: the wager pushed on a Tie and may be withdrawn or left to ride
-	// (NC Tournament 3.9).
-	MayWithdraw bool `json:"may_withdraw,omitempty"`
-	// Option is the box's recorded choice that decided this settlement, if any: the bet
-	// returned (RWS Baccarat 5.12.3), the Original Bet returned for a neglected Insurance
-	// (NC Insurance 5.13), or withdrawn on a Tie (NC Tournament 3.9).
-	Option irregularities.Option `json:"option,omitempty"`
 }
 
 // String prints the effect on one line, the form the transcript tests use, e.g.
@@ -180,6 +171,8 @@ func (e Effect) String() string {
 		fmt.Fprintf(&b, " round=%d wagers=%d", e.Round, e.Count)
 	case WagerRefused:
 		fmt.Fprintf(&b, " %s: %s", wagerText(e.Wager), e.Reason)
+	case WagerLimited:
+		fmt.Fprintf(&b, " %s effective=%d: %s", wagerText(e.Wager), e.Stake, e.Reason)
 	case CardPlaced:
 		fmt.Fprintf(&b, " %s %s seq=%d", e.Slot, e.Card, e.Seq)
 	case CardNotDue:
@@ -200,7 +193,14 @@ func (e Effect) String() string {
 			b.WriteString(": " + e.Reason)
 		}
 		for _, s := range e.Settlements {
+			if strings.HasPrefix(s.Rule, baccarat.Refused.String()+":") {
+				fmt.Fprintf(&b, "\n    %s refused returned=%d", wagerText(s.Wager), s.Returned)
+				continue
+			}
 			fmt.Fprintf(&b, "\n    %s %s returned=%d", wagerText(s.Wager), s.Resolution, s.Returned)
+			if s.Effective != s.Wager.Stake {
+				fmt.Fprintf(&b, " effective=%d", s.Effective)
+			}
 			if s.MayWithdraw {
 				b.WriteString(" may-withdraw")
 			}
@@ -251,7 +251,13 @@ func (e Effect) String() string {
 	return b.String()
 }
 
-func wagerText(w baccarat.Wager) string { return fmt.Sprintf("%s:%s:%d", w.Box, w.Bet, w.Stake) }
+// wagerText is box:bet:stake, with :standing for a standing player's wager.
+func wagerText(w baccarat.Wager) string {
+	if w.Seat == baccarat.Standing {
+		return fmt.Sprintf("%s:%s:%d:%s", w.Box, w.Bet, w.Stake, w.Seat)
+	}
+	return fmt.Sprintf("%s:%s:%d", w.Box, w.Bet, w.Stake)
+}
 
 func offerText(o baccarat.InsuranceOffer) string {
 	r := o.Info()
@@ -294,6 +300,7 @@ type effectJSON struct {
 	Count         *int                     `json:"count,omitempty"`
 	Offer         *baccarat.InsuranceOffer `json:"offer,omitempty"`
 	Wager         *baccarat.Wager          `json:"wager,omitempty"`
+	Stake         *baccarat.Money          `json:"effective_stake,omitempty"`
 	Player        []baccarat.Card          `json:"player,omitempty"`
 	Banker        []baccarat.Card          `json:"banker,omitempty"`
 	Outcome       *baccarat.Outcome        `json:"outcome,omitempty"`
@@ -324,6 +331,8 @@ func (e Effect) MarshalJSON() ([]byte, error) {
 	switch e.Kind {
 	case WagerRefused, InsuranceTaken, OptionRecorded:
 		v.Wager = &e.Wager
+	case WagerLimited:
+		v.Wager, v.Stake = &e.Wager, &e.Stake
 	case RoundComplete, RoundSettled, RoundVoided, Reconstructed:
 		v.Player, v.Banker = handCards(e.Coup.Player), handCards(e.Coup.Banker)
 		if e.Kind != RoundVoided && e.Kind != Reconstructed {

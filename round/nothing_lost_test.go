@@ -229,8 +229,14 @@ func checkNothingLost(t interface {
 				switch e.Kind {
 				case BettingClosed:
 					open[key] = append(open[key][:0], ctl.st.Wagers...)
-					if e.Count != len(ctl.st.Wagers) && ctl.st.Phase == Dealing {
-						fail("betting closed with %d wagers, the state holds %d", e.Count, len(ctl.st.Wagers))
+					playing := 0
+					for i := range ctl.st.Wagers {
+						if ctl.decision(i).Verdict != baccarat.Refused {
+							playing++
+						}
+					}
+					if e.Count != playing && ctl.st.Phase == Dealing {
+						fail("betting closed with %d wagers playing, the state holds %d", e.Count, playing)
 					}
 				case InsuranceTaken:
 					open[key] = append(open[key], e.Wager)

@@ -95,8 +95,8 @@ func (c *Controller) optionsRule() string {
 }
 
 func (c *Controller) hasWager(box string) bool {
-	for _, w := range c.st.Wagers {
-		if w.Box == box {
+	for i, w := range c.st.Wagers {
+		if w.Box == box && c.decision(i).Verdict != baccarat.Refused {
 			return true
 		}
 	}
@@ -123,7 +123,7 @@ func (c *Controller) applyOption(s *Settlement, o baccarat.Outcome) {
 		}
 		switch opt.Option {
 		case irregularities.OptBetReturned:
-			s.Resolution, s.Returned, s.MayWithdraw, s.Option = baccarat.Pushed, s.Wager.Stake, false, opt.Option
+			s.Resolution, s.Won, s.Returned, s.MayWithdraw, s.Option = baccarat.Pushed, 0, placed(s.Wager), false, opt.Option
 			return
 		case irregularities.OptInsuranceIntended:
 			if s.Wager.Bet != insured(opt.Bet) || s.Resolution.Result != baccarat.Lose {
@@ -131,7 +131,7 @@ func (c *Controller) applyOption(s *Settlement, o baccarat.Outcome) {
 			}
 			for _, off := range c.st.Neglected {
 				if off.Info().Bet == opt.Bet && baccarat.ResolveInsurance(off, o).Result == baccarat.Win {
-					s.Resolution, s.Returned, s.Option = baccarat.Pushed, s.Wager.Stake, opt.Option
+					s.Resolution, s.Won, s.Returned, s.Option = baccarat.Pushed, 0, placed(s.Wager), opt.Option
 					return
 				}
 			}

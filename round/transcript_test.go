@@ -2,6 +2,7 @@ package round
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -23,7 +24,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected effects in testd
 // Event lines:
 //
 //	> new-shoe set=S1 decks=8
-//	> bets-closed [box:bet:stake ...]
+//	> bets-closed [box:bet:stake[:standing] ...]
 //	> card 9H [burned] [resent] [seq=N] [shoe=DURATION]
 //	                             (seq counts up by itself when not given; burned: read in
 //	                             the shoe's burn mode; resent: sent again after a restart;
@@ -182,6 +183,10 @@ func parseConfig(fields []string) (Config, error) {
 			cfg.NoInsurance = v == "true"
 		case "reshuffle":
 			cfg.SetPerRound = v == "true"
+		case "limits":
+			// limits={"min":{"banker":100},...}: the JSON of baccarat.Limits, no spaces.
+			cfg.Limits = new(baccarat.Limits)
+			err = json.Unmarshal([]byte(v), cfg.Limits)
 		default:
 			return Config{}, fmt.Errorf("config: unknown key %q", k)
 		}
@@ -191,8 +196,15 @@ func parseConfig(fields []string) (Config, error) {
 
 func parseWager(s string) (baccarat.Wager, error) {
 	parts := strings.Split(s, ":")
+	var seat baccarat.Seat
+	if len(parts) == 4 {
+		if err := seat.UnmarshalText([]byte(parts[3])); err != nil {
+			return baccarat.Wager{}, fmt.Errorf("wager %q: %w", s, err)
+		}
+		parts = parts[:3]
+	}
 	if len(parts) != 3 {
-		return baccarat.Wager{}, fmt.Errorf("wager %q: want box:bet:stake", s)
+		return baccarat.Wager{}, fmt.Errorf("wager %q: want box:bet:stake[:standing]", s)
 	}
 	b, err := baccarat.ParseBet(parts[1])
 	if err != nil {
@@ -202,7 +214,7 @@ func parseWager(s string) (baccarat.Wager, error) {
 	if err != nil {
 		return baccarat.Wager{}, fmt.Errorf("wager %q: %w", s, err)
 	}
-	return baccarat.Wager{Box: parts[0], Bet: b, Stake: baccarat.Money(stake)}, nil
+	return baccarat.Wager{Box: parts[0], Seat: seat, Bet: b, Stake: baccarat.Money(stake)}, nil
 }
 
 func parseEvents(s string, seq *uint64) ([]Event, error) {
@@ -329,7 +341,7 @@ func parseEvents(s string, seq *uint64) ([]Event, error) {
 				return nil, err
 			}
 			ev.Card = card
-		case strings.Count(a, ":") == 2:
+		case strings.Count(a, ":") == 2 || strings.Count(a, ":") == 3:
 			w, err := parseWager(a)
 			if err != nil {
 				return nil, err

@@ -361,7 +361,7 @@ func (n *Node) Status(state string, at time.Time) []byte {
 	st := n.ctl.State()
 	b, _ := json.Marshal(n.statusOf(st, messages.StatusInfo{Table: n.cfg.Table, State: state,
 		Rules: n.cfg.Round.Rules.Name, TableDecks: n.cfg.Round.Decks, Version: n.cfg.Version, Devices: n.devices,
-		Call: n.call, Seq: n.build.Seq(), At: at}))
+		Call: n.call, Seq: n.build.Seq(), At: at, Limits: n.cfg.Round.Limits, PayRounded: n.cfg.Round.PayRounded}))
 	return b
 }
 

@@ -79,6 +79,9 @@ func summary(c config.Config) string {
 		}
 		fmt.Fprintf(&b, "  console: broker %s, users %s, pages on %s://%s\n", orNone(con.MQTT.URL), orNone(con.Users), scheme, con.HTTP)
 	}
+	if c.Limits != nil {
+		fmt.Fprintf(&b, "  limits: %s\n", c.Limits)
+	}
 	return b.String()
 }
 

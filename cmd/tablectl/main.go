@@ -32,6 +32,7 @@ var commands = []command{
 	{"check-config", "check a configuration file without starting the table", runCheckConfig},
 	{"analyze", "exact house edge and return of every bet of a rule set", runAnalyze},
 	{"roadmap", "draw the roads of a shoe's results read from standard input", runRoadmap},
+	{"settle", "settle one round read from standard input: the wagers under the table's limits, each paid on its effective stake", runSettle},
 	{"journal", "verify or replay a table's journal", runJournal},
 	{"key", "show the public key the table signs its journal with", runKey},
 	{"report", "write the shoe report of a journal for surveillance and the pit (HTML for A4, CSV, JSON lines)", runReport},

@@ -329,7 +329,7 @@ func (c *Client) reply(payload []byte) <-chan error {
 }
 
 // BusyReply is the payload answering a command that could not be taken because the
-// command queue was full: {"schema":1,"table":...,"at":...,"role":...,"ok":false,
+// command queue was full: {"schema":2,"table":...,"at":...,"role":...,"ok":false,
 // "error":"busy: ...","request":"<the command as received>"}.
 func BusyReply(table, role string, request []byte, at time.Time) []byte {
 	// Marshal cannot fail on a struct of strings, a bool and an int.
@@ -341,7 +341,7 @@ func BusyReply(table, role string, request []byte, at time.Time) []byte {
 		OK      bool   `json:"ok"`
 		Error   string `json:"error"`
 		Request string `json:"request"`
-	}{1, table, at.UTC().Format(time.RFC3339Nano), role, false,
+	}{2, table, at.UTC().Format(time.RFC3339Nano), role, false,
 		"busy: the table controller's command queue is full; the command was not taken, send it again", string(request)})
 	return b
 }

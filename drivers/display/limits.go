@@ -23,7 +23,7 @@ func TooLargeReply(table, role string, size int, at time.Time) []byte {
 		Role   string `json:"role"`
 		OK     bool   `json:"ok"`
 		Error  string `json:"error"`
-	}{1, table, at.UTC().Format(time.RFC3339Nano), role, false,
+	}{2, table, at.UTC().Format(time.RFC3339Nano), role, false,
 		fmt.Sprintf("command refused: the command is %d bytes, over the limit of %d", size, MaxCommandSize)})
 	return b
 }

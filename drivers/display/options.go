@@ -68,13 +68,13 @@ type Options struct {
 	// DefaultMaxReconnectInterval when zero.
 	MaxReconnectInterval time.Duration
 	// Online is the retained payload published on the status topic on every connect.
-	// When nil: {"schema":1,"table":"<table>","state":"online"}. A fuller status (rule
+	// When nil: {"schema":2,"table":"<table>","state":"online"}. A fuller status (rule
 	// set, shoe, versions) can be published on the status topic at any time, and again
 	// from OnConnect.
 	Online []byte
 	// Offline is the retained payload of the last will on the status topic, which the
 	// broker publishes when the connection dies without a DISCONNECT; Close publishes
-	// it too before disconnecting. When nil: {"schema":1,"table":"<table>","state":"offline"}.
+	// it too before disconnecting. When nil: {"schema":2,"table":"<table>","state":"offline"}.
 	Offline []byte
 	// OnlineFunc and OfflineFunc, when set, give the online status published on each
 	// connect and the offline status Close publishes, at that moment (the table's
@@ -219,7 +219,7 @@ func statusPayload(table, state string) []byte {
 		Schema int    `json:"schema"`
 		Table  string `json:"table"`
 		State  string `json:"state"`
-	}{1, table, state})
+	}{2, table, state})
 	return b
 }
 
