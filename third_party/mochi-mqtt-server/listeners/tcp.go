@@ -24,6 +24,12 @@ type TCP struct { // [MQTT-4.2.0-1]
 	config  Config       // configuration values for the listener
 	log     *slog.Logger // server logger
 	end     uint32       // ensure the close methods are only called once
+
+	// conns are the connections being served and handlers their goroutines: Close
+	// closes the connections and waits for the handlers, so none outlives it (patched,
+	// PATCHES.md).
+	conns    map[net.Conn]struct{}
+	handlers sync.WaitGroup
 }
 
 // NewTCP initializes and returns a new TCP listener, listening on an address.
@@ -80,30 +86,47 @@ func (l *TCP) Serve(establish EstablishFn) {
 			return
 		}
 
-		if atomic.LoadUint32(&l.end) == 0 {
-			go func() {
-				err = establish(l.id, conn)
-				if err != nil {
-					l.log.Warn("", "error", err)
-				}
-			}()
+		l.Lock()
+		if atomic.LoadUint32(&l.end) != 0 {
+			l.Unlock()
+			_ = conn.Close()
+			return
 		}
+		if l.conns == nil {
+			l.conns = map[net.Conn]struct{}{}
+		}
+		l.conns[conn] = struct{}{}
+		l.handlers.Add(1)
+		l.Unlock()
+		go func() {
+			defer func() {
+				l.Lock()
+				delete(l.conns, conn)
+				l.Unlock()
+				l.handlers.Done()
+			}()
+			if err := establish(l.id, conn); err != nil {
+				l.log.Warn("", "error", err)
+			}
+		}()
 	}
 }
 
-// Close closes the listener and any client connections.
+// Close closes the listener and any client connections, and waits until the
+// connections' handlers have returned.
 func (l *TCP) Close(closeClients CloseFn) {
 	l.Lock()
-	defer l.Unlock()
-
 	if atomic.CompareAndSwapUint32(&l.end, 0, 1) {
 		closeClients(l.id)
 	}
-
 	if l.listen != nil {
-		err := l.listen.Close()
-		if err != nil {
-			return
-		}
+		_ = l.listen.Close()
 	}
+	// A connection that never sent CONNECT is no client of the server's yet:
+	// closeClients does not reach it.
+	for c := range l.conns {
+		_ = c.Close()
+	}
+	l.Unlock()
+	l.handlers.Wait()
 }
