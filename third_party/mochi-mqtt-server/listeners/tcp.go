@@ -6,6 +6,7 @@ package listeners
 
 import (
 	"crypto/tls"
+	"errors"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -105,8 +106,10 @@ func (l *TCP) Serve(establish EstablishFn) {
 				l.Unlock()
 				l.handlers.Done()
 			}()
-			if err := establish(l.id, conn); err != nil {
-				l.log.Warn("", "error", err)
+			// A connection the broker closed as it stopped ends with net.ErrClosed:
+			// no fault of the client's (patched, PATCHES.md).
+			if err := establish(l.id, conn); err != nil && !errors.Is(err, net.ErrClosed) {
+				l.log.Warn("client connection ended", "error", err)
 			}
 		}()
 	}
