@@ -269,6 +269,6 @@ func TestRunSimulateHeldAfterRestart(t *testing.T) {
 		t.Fatalf("%v\n%s", err, logs.String())
 	}
 	if irr := irregularitiesIn(t, dir); len(irr) != held {
-		t.Errorf("irregularities after the decision: %q", irr[held:])
+		t.Errorf("irregularities after the decision: %q\n%s", irr[held:], logs.String())
 	}
 }
