@@ -68,7 +68,7 @@ func peakRSS(t *testing.T, pid int) float64 {
 // central Mosquitto. A pit system on the central broker must receive every result of
 // every table exactly once and in order per table.
 //
-// The suite runs 6 tables of 15 rounds; the 20 tables, and the figures of
+// The suite runs 6 tables of 15 rounds; a floor of 20 tables, and the figures of
 // docs/BENCHMARKS.md ("Many tables") with longer shoes, are
 //
 //	TABLECTL_SCALE_TABLES=20 TABLECTL_SCALE_ROUNDS=80 go test -run TestScaleBridgedTables -count=1 -v ./cmd/tablectl
