@@ -118,10 +118,12 @@ func (l *TCP) Serve(establish EstablishFn) {
 // Close closes the listener and any client connections, and waits until the
 // connections' handlers have returned.
 func (l *TCP) Close(closeClients CloseFn) {
-	l.Lock()
+	// The server's clients are closed without the listener's lock: their handlers
+	// take it as they end.
 	if atomic.CompareAndSwapUint32(&l.end, 0, 1) {
 		closeClients(l.id)
 	}
+	l.Lock()
 	if l.listen != nil {
 		_ = l.listen.Close()
 	}
