@@ -22,9 +22,15 @@ type Panel interface {
 // beeps is the buzzer's pattern when an irregularity is raised: three short beeps.
 var beeps = gpio.Command{Role: gpio.Buzzer, Mode: gpio.ModeBlink, On: 100 * time.Millisecond, Off: 100 * time.Millisecond, Cycles: 3}
 
-// SetPanel connects the table's buttons, sensors, tower light and buzzer. Call it before
-// Serve.
-func (d *Daemon) SetPanel(p Panel) { d.panel = p }
+// SetPanel connects the table's buttons, sensors, tower light and buzzer, and sets the
+// tower light at once to the state the journal left: a table held when it stopped shows
+// red before anything is dealt. Call it after Open, before Serve.
+func (d *Daemon) SetPanel(p Panel) {
+	d.panel = p
+	if d.node != nil {
+		d.setLamps(d.node.Lamps())
+	}
+}
 
 // button steps what a button or sensor means, on the table's goroutine:
 //

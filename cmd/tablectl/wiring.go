@@ -205,28 +205,33 @@ func tap(in <-chan device.Event, name string, show func(string, device.Event)) <
 // With a simulation's tower light, the light is the daemon's panel, over the GPIO one.
 func openPanel(ctx context.Context, c config.Config, d *daemon.Daemon, light *simulator.TowerLight, log *slog.Logger) (stop func(), err error) {
 	stop = func() {}
-	if light != nil {
-		d.SetPanel(light)
+	var panel *gpio.Driver
+	if len(c.GPIO.Pins) > 0 {
+		gc := c.GPIOConfig()
+		gc.Logger = log
+		panel, err = gpio.Open(ctx, gc)
+		switch {
+		case errors.Is(err, gpio.ErrAbsent):
+			log.Warn("the configuration names GPIO pins, but this machine has no GPIO: running without buttons, sensors, tower light or buzzer", "err", err)
+			panel = nil
+		case err != nil:
+			return nil, err
+		default:
+			stop = func() { panel.Close() }
+		}
 	}
-	if len(c.GPIO.Pins) == 0 {
-		return stop, nil
-	}
-	gc := c.GPIOConfig()
-	gc.Logger = log
-	panel, err := gpio.Open(ctx, gc)
+	// The light is set as the daemon gets it (the state the journal left), so the GPIO
+	// panel it hands on to is put under it first.
 	switch {
-	case errors.Is(err, gpio.ErrAbsent):
-		log.Warn("the configuration names GPIO pins, but this machine has no GPIO: running without buttons, sensors, tower light or buzzer", "err", err)
-		return stop, nil
-	case err != nil:
-		return nil, err
-	}
-	if light != nil {
-		light.Over(panel)
-	} else {
+	case light != nil:
+		if panel != nil {
+			light.Over(panel)
+		}
+		d.SetPanel(light)
+	case panel != nil:
 		d.SetPanel(panel)
 	}
-	return func() { panel.Close() }, nil
+	return stop, nil
 }
 
 // brokerURL is the external broker's URL, or the embedded broker's, started.

@@ -11,9 +11,6 @@ import (
 // online status of a connect and OfflineFunc's the one offline status of Close, in place
 // of the fixed payloads given at Dial.
 func TestStatusFuncsGiveTheStatusOfTheMoment(t *testing.T) {
-	if testing.Short() {
-		t.Skip("under CPU load the online status published on connect can land after the offline status of a Close right after it: not in the short runs under load until that is found")
-	}
 	eachBroker(t, func(t *testing.T, b testBroker) {
 		var now atomic.Value
 		now.Store("connect")
@@ -29,7 +26,14 @@ func TestStatusFuncsGiveTheStatusOfTheMoment(t *testing.T) {
 		if err := c.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if got := s.next(t, c.Topics().Status()); string(got.Payload()) != `{"state":"offline","at":"stop"}` {
+		// A subscriber that joins while the online status is being passed on can get it
+		// twice, retained and live: the embedded broker acknowledges a publish before it
+		// passes it on, as MQTT allows. Nothing else may come before the offline status.
+		got := s.next(t, c.Topics().Status())
+		for string(got.Payload()) == `{"state":"online","at":"connect"}` {
+			got = s.next(t, c.Topics().Status())
+		}
+		if string(got.Payload()) != `{"state":"offline","at":"stop"}` {
 			t.Fatalf("status after Close %q, want OfflineFunc's at the stop", got.Payload())
 		}
 		s.none(t, c.Topics().Status())
