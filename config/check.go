@@ -131,6 +131,19 @@ func (f *file) checkDealer(c *Config) {
 	if d.InsurancePause < 0 || d.InsurancePause > time.Minute {
 		f.at("dealer.insurance_pause", "%s: want 0s to 1m", d.InsurancePause)
 	}
+	if d.NoInsurance {
+		if rs, err := baccarat.Lookup(c.Rules, c.royalOptions()); err == nil && !rs.Insurance {
+			f.at("dealer.no_insurance", "set, but rule set %s has no Insurance to withhold: no_insurance is for a rule set with Insurance (nc-insurance, NC Insurance 4.2.2)", c.Rules)
+		}
+	}
+}
+
+// royalOptions are the rule set's options the royal section gives; none without it.
+func (c *Config) royalOptions() baccarat.Options {
+	if c.Royal == nil {
+		return baccarat.Options{}
+	}
+	return baccarat.Options{RoyalPaytable: c.Royal.Paytable, RoyalTiers: c.Royal.Tiers}
 }
 
 func (f *file) checkSerial(dev string, s Serial) {

@@ -99,6 +99,7 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 		{"wrong kind of flag", "dealer:\n  auto: maybe\n", `t.yaml:2: dealer.auto: want true or false, not "maybe"`},
 		{"list for a section", "shoe:\n  - ttyUSB0\n", `t.yaml:1: shoe: want a section of keys, not a list`},
 		{"window too long", "dealer:\n  simultaneous_window: 5s\n", "t.yaml:2: dealer.simultaneous_window: 5s: want 0 (off) to 2s"},
+		{"no insurance at a table without it", "dealer:\n  no_insurance: true\n", "t.yaml:2: dealer.no_insurance: set, but rule set classic has no Insurance to withhold: no_insurance is for a rule set with Insurance (nc-insurance, NC Insurance 4.2.2)"},
 		{"burn count without fixed burn", "dealer:\n  burn_count: 3\n", "t.yaml:2: dealer.burn_count: set, but the burn is first-card: burn_count is for burn: fixed"},
 		{"fixed burn without count", "dealer:\n  burn: fixed\n", "t.yaml:2: dealer.burn: fixed takes burn_count, the cards burned: 1 to 52"},
 		{"fixed burn of too many", "dealer:\n  burn: fixed\n  burn_count: 60\n", "t.yaml:3: dealer.burn_count: 60: a fixed burn takes 1 to 52 cards"},
