@@ -90,6 +90,12 @@ func TestFloorOf500TablesInBrowser(t *testing.T) {
 	if fmt.Sprint(first) != fmt.Sprint(want) {
 		t.Errorf("first tiles %v, want %v", first, want)
 	}
+	// A held table says so on its phase line, whatever phase the hold found it in; the
+	// others say their phase.
+	phases := evaluate[[]string](t, ctx, `["t250", "t001"].map((id) => document.querySelector('.tile[data-table="' + id + '"] .phase-line').textContent)`)
+	if !strings.Contains(phases[0], "Held\u00a0for\u00a0a\u00a0decision") || strings.Contains(phases[1], "Held") {
+		t.Errorf("phase lines of t250 (held) and t001: %q", phases)
+	}
 	if got := evaluate[string](t, ctx, `document.getElementById("count-shown").textContent`); got != "500 of 500 tables" {
 		t.Errorf("count: %q", got)
 	}
@@ -191,6 +197,9 @@ func TestTablePageRolesInBrowser(t *testing.T) {
 	until(t, ctx, "the login page after logging out", `location.pathname === "/login.html" && document.readyState === "complete"`)
 	login("S17", "supervisor-pass-17")
 	open("t2")
+	if got := evaluate[string](t, ctx, `document.getElementById("phase").textContent`); got != "Held for a decision" {
+		t.Errorf("t2's phase, held: %q", got)
+	}
 	if got := buttons(); got != "[decide=reconstructed decide=void bets_closed confirm squeeze insurance_closed cut_card report new_shoe end_shoe]" {
 		t.Errorf("supervisor's buttons at t2: %s", got)
 	}

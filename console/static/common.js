@@ -110,6 +110,13 @@ const Console = (function () {
     'next-set': 'Waiting for the next set',
   };
 
+  // phaseText is what a table is doing: held for a decision above all, since a held
+  // table waits in whatever phase the hold found it (state.held, docs/mqtt.md).
+  function phaseText(s, none) {
+    if (s.held) return 'Held for a decision';
+    return PHASE_TEXT[s.phase] || s.phase || none;
+  }
+
   function resultText(r) {
     if (!r) return { text: '–', cls: '' };
     if (r.void) return { text: 'VOID', cls: 'win-void' };
@@ -120,5 +127,5 @@ const Console = (function () {
     return { text: w + pts, cls: r.winner ? 'win-' + r.winner : '' };
   }
 
-  return { $, el, api, session, rank, roleText, stream, PHASE_TEXT, resultText, me: () => me };
+  return { $, el, api, session, rank, roleText, stream, PHASE_TEXT, phaseText, resultText, me: () => me };
 })();

@@ -3,7 +3,7 @@
 'use strict';
 
 (function () {
-  const { $, el, session, stream, PHASE_TEXT, resultText } = Console;
+  const { $, el, session, stream, phaseText, resultText } = Console;
   const tables = new Map(); // id -> summary
   const tiles = new Map(); // id -> element
   let scheduled = false;
@@ -35,7 +35,7 @@
     t.classList.toggle('call', !!s.call);
     t.classList.toggle('offline', !s.online);
     t.querySelector('.pit').textContent = [s.site, s.pit].filter(Boolean).join(' · ');
-    const phase = PHASE_TEXT[s.phase] || s.phase || 'no state yet';
+    const phase = phaseText(s, 'no state yet');
     // No-break spaces inside each part and before each dot: a narrow tile breaks its
     // lines after a dot only.
     t.querySelector('.phase-line').textContent = [`Shoe\u00a0${s.shoe}`, `Round\u00a0${s.round}`, phase.replace(/ /g, '\u00a0'), s.rules]

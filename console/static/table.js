@@ -4,7 +4,7 @@
 'use strict';
 
 (function () {
-  const { $, el, api, session, rank, roleText, stream, PHASE_TEXT, resultText } = Console;
+  const { $, el, api, session, rank, roleText, stream, phaseText, resultText } = Console;
   const table = new URLSearchParams(location.search).get('table') || '';
   const SVG = 'http://www.w3.org/2000/svg';
   const SUITS = { S: '\u2660', H: '\u2665', D: '\u2666', C: '\u2663' };
@@ -154,7 +154,7 @@
     $('rules').textContent = [s.rules || st.rules, (s.decks || st.decks) ? `${s.decks || st.decks} decks` : ''].filter(Boolean).join(' · ');
     const ph = $('phase');
     ph.dataset.phase = s.phase || '';
-    ph.textContent = PHASE_TEXT[s.phase] || s.phase || 'Waiting for the table';
+    ph.textContent = phaseText(s, 'Waiting for the table');
     $('offline').hidden = !status || st.state === 'online';
     $('call').hidden = st.call !== 'supervisor';
   }
