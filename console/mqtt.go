@@ -154,9 +154,9 @@ func (l *Link) connect() bool {
 	refused := false
 	if st, ok := tok.(*mqtt.SubscribeToken); ok {
 		for f, code := range st.Result() {
-			if code == 0x80 {
+			if code >= 0x80 {
 				refused = true
-				l.log.Error("the broker refused the console's subscription (check its ACL)", "filter", f)
+				l.log.Error("the broker refused the console's subscription (reason 0x80: check its ACL)", "filter", f, "reason", fmt.Sprintf("%#x", code))
 			}
 		}
 	}

@@ -1,6 +1,8 @@
 package display
 
 import (
+	"fmt"
+
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 )
 
@@ -22,7 +24,8 @@ func (c *Client) subscribeEcho() {
 	}
 	if err := sub.Error(); err != nil {
 		c.log.Error("MQTT subscribe to the table's own topics failed: its publishes cannot be checked", "filter", filter, "error", err)
-	} else if st, ok := sub.(*mqtt.SubscribeToken); ok && st.Result()[filter] == 0x80 {
-		c.log.Error("broker refused tablectl reading its own topics (check its ACL): its publishes cannot be checked", "filter", filter)
+	} else if st, ok := sub.(*mqtt.SubscribeToken); ok && st.Result()[filter] >= 0x80 {
+		c.log.Error("broker refused tablectl reading its own topics (reason 0x80: check its ACL): its publishes cannot be checked", "filter", filter,
+			"reason", fmt.Sprintf("%#x", st.Result()[filter]))
 	}
 }

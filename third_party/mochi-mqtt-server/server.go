@@ -891,7 +891,7 @@ func (s *Server) processPublish(cl *Client, pk packets.Packet) error {
 	}
 
 	if !cl.Net.Inline {
-		if pki, ok := cl.State.Inflight.Get(pk.PacketID); ok {
+		if pki, ok := cl.State.Inflight.Get(pk.PacketID); ok && clientSpace(pki) { // tablectl: the server's own publishes are of another space
 			if pki.FixedHeader.Type == packets.Pubrec { // [MQTT-4.3.3-10]
 				ack := s.buildAck(pk.PacketID, packets.Pubrec, 0, pk.Properties, packets.ErrPacketIdentifierInUse)
 				return cl.WritePacket(ack)
@@ -944,9 +944,19 @@ func (s *Server) processPublish(cl *Client, pk packets.Packet) error {
 		ack = s.buildAck(pk.PacketID, packets.Pubrec, 0, pk.Properties, packets.CodeSuccess) // [MQTT-3.3.4-1] [MQTT-4.3.3-8]
 	}
 
-	if ok := cl.State.Inflight.Set(ack); ok {
-		atomic.AddInt64(&s.Info.Inflight, 1)
-		s.hooks.OnQosPublish(cl, ack, ack.Created, 0)
+	// tablectl: a QoS 1 publish whose identifier also keys one of the server's own
+	// publishes to this client, still unacknowledged, must not overwrite and then delete
+	// that entry: the two identifiers are of different spaces (MQTT-2.3.1).
+	serverHeld := false
+	if pki, ok := cl.State.Inflight.Get(pk.PacketID); ok && !clientSpace(pki) {
+		serverHeld = true
+	}
+	tracked := !(serverHeld && pk.FixedHeader.Qos == 1)
+	if tracked {
+		if ok := cl.State.Inflight.Set(ack); ok {
+			atomic.AddInt64(&s.Info.Inflight, 1)
+			s.hooks.OnQosPublish(cl, ack, ack.Created, 0)
+		}
 	}
 
 	err = cl.WritePacket(ack)
@@ -955,8 +965,10 @@ func (s *Server) processPublish(cl *Client, pk packets.Packet) error {
 	}
 
 	if pk.FixedHeader.Qos == 1 {
-		if ok := cl.State.Inflight.Delete(ack.PacketID); ok {
-			atomic.AddInt64(&s.Info.Inflight, -1)
+		if tracked {
+			if ok := cl.State.Inflight.Delete(ack.PacketID); ok {
+				atomic.AddInt64(&s.Info.Inflight, -1)
+			}
 		}
 		cl.State.Inflight.IncreaseReceiveQuota()
 		s.hooks.OnQosComplete(cl, ack)
@@ -1157,6 +1169,16 @@ func (s *Server) buildAck(packetID uint16, pkt, qos byte, properties packets.Pro
 	return pk
 }
 
+// clientSpace reports whether an in-flight entry is keyed by one of the client's own
+// packet identifiers: the acknowledgement of a publish the client sent (a PUBREC kept
+// until its PUBREL, or a PUBACK while it is written). The server's own publishes to the
+// client (a PUBLISH awaiting its PUBACK or PUBREC, a PUBREL awaiting its PUBCOMP) are
+// keyed by the server's identifiers, a space of their own: a client may use the same
+// number for its SUBSCRIBE, UNSUBSCRIBE or PUBLISH meanwhile (MQTT-2.3.1). (tablectl)
+func clientSpace(pk packets.Packet) bool {
+	return pk.FixedHeader.Type == packets.Pubrec || pk.FixedHeader.Type == packets.Puback
+}
+
 // processPuback processes a Puback packet, denoting completion of a QOS 1 packet sent from the server.
 func (s *Server) processPuback(cl *Client, pk packets.Packet) error {
 	if _, ok := cl.State.Inflight.Get(pk.PacketID); !ok {
@@ -1241,7 +1263,7 @@ func (s *Server) processPubcomp(cl *Client, pk packets.Packet) error {
 func (s *Server) processSubscribe(cl *Client, pk packets.Packet) error {
 	pk = s.hooks.OnSubscribe(cl, pk)
 	code := packets.CodeSuccess
-	if _, ok := cl.State.Inflight.Get(pk.PacketID); ok {
+	if pki, ok := cl.State.Inflight.Get(pk.PacketID); ok && clientSpace(pki) { // tablectl: not the server's own publishes
 		code = packets.ErrPacketIdentifierInUse
 	}
 
@@ -1315,7 +1337,7 @@ func (s *Server) processSubscribe(cl *Client, pk packets.Packet) error {
 // processUnsubscribe processes an unsubscribe packet.
 func (s *Server) processUnsubscribe(cl *Client, pk packets.Packet) error {
 	code := packets.CodeSuccess
-	if _, ok := cl.State.Inflight.Get(pk.PacketID); ok {
+	if pki, ok := cl.State.Inflight.Get(pk.PacketID); ok && clientSpace(pki) { // tablectl: not the server's own publishes
 		code = packets.ErrPacketIdentifierInUse
 	}
 
