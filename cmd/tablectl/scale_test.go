@@ -80,6 +80,7 @@ func TestScaleBridgedTables(t *testing.T) {
 	// The pit system: every message of the floor, results kept by table.
 	var mu sync.Mutex
 	results := map[string][]resultMsg{}
+	bridges := map[string]string{} // table: the last bridge state its notification topic gave ("1": connected)
 	messages := 0
 	pit := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(central.URL()).SetClientID("pit-system").SetOrderMatters(true))
 	if tok := pit.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
@@ -91,6 +92,10 @@ func TestScaleBridgedTables(t *testing.T) {
 		defer mu.Unlock()
 		messages++
 		// casino/<site>/<pit>/tablectl/v1/<table>/result
+		// casino/<site>/<pit>/bridge/<table>/state: the table-side broker's bridge
+		if lv := strings.Split(m.Topic(), "/"); len(lv) == 6 && lv[3] == "bridge" && lv[5] == "state" {
+			bridges[lv[4]] = string(m.Payload())
+		}
 		if lv := strings.Split(m.Topic(), "/"); len(lv) == 7 && lv[6] == "result" {
 			var r resultMsg
 			if err := json.Unmarshal(m.Payload(), &r); err != nil {
@@ -105,15 +110,40 @@ func TestScaleBridgedTables(t *testing.T) {
 	// A console on the central broker sees the whole floor.
 	console := centralConsole(t, central)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cpu0 := cpuSeconds(t, central.PID())
-	start := time.Now()
 	var procs []*exec.Cmd
+	locals := make([]*mosquittotest.Broker, tables)
 	for i := range tables {
 		id := fmt.Sprintf("t%02d", i+1)
-		local := mosquittotest.Start(t, mosquittotest.Config{Persistence: true,
+		locals[i] = mosquittotest.Start(t, mosquittotest.Config{Persistence: true,
 			Extra: bridgeSection(t, central, "lv1", fmt.Sprintf("pit%d", i%4+1), id)})
+	}
+	// Every table-side broker's bridge is up (its notification says so at the central
+	// broker) before the tables deal, as on a floor that was running before the shoe.
+	bridgeState := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		var down []string
+		for i := range tables {
+			if id := fmt.Sprintf("t%02d", i+1); bridges[id] != "1" {
+				down = append(down, fmt.Sprintf("%s=%q", id, bridges[id]))
+			}
+		}
+		return strings.Join(down, " ")
+	}
+	for bridgeState() != "" {
+		select {
+		case <-time.After(20 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatalf("bridges not connected to the central broker: %s", bridgeState())
+		}
+	}
+	cpu0 := cpuSeconds(t, central.PID())
+	start := time.Now()
+	for i := range tables {
+		id := fmt.Sprintf("t%02d", i+1)
+		local := locals[i]
 		cmd := exec.CommandContext(ctx, os.Args[0], "run", "--simulate", "--pace", "0", "--rounds", strconv.Itoa(rounds),
 			"--table", id, "--mqtt", local.URL(), "--http", "", "--seed", strconv.Itoa(i+1))
 		cmd.Env = append(os.Environ(), "TABLECTL_TEST_MAIN=1")
@@ -143,6 +173,15 @@ func TestScaleBridgedTables(t *testing.T) {
 	}
 	for got() < want && ctx.Err() == nil {
 		time.Sleep(20 * time.Millisecond)
+	}
+	if got() < want {
+		mu.Lock()
+		counts := map[string]int{}
+		for id, rs := range results {
+			counts[id] = len(rs)
+		}
+		mu.Unlock()
+		t.Fatalf("%d of %d results at the central broker: by table %v; bridges not connected: %q", got(), want, counts, bridgeState())
 	}
 	elapsed := time.Since(start)
 	cpu := cpuSeconds(t, central.PID()) - cpu0
