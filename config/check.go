@@ -72,15 +72,13 @@ func (f *file) check(c *Config) error {
 }
 
 func (f *file) checkRules(c *Config) {
-	opt := baccarat.Options{}
 	if c.Royal != nil {
 		if c.Rules != "royal" {
 			f.at("royal", "set for rule set %s: the royal section is for rules: royal", c.Rules)
 		}
-		opt.RoyalPaytable, opt.RoyalTiers = c.Royal.Paytable, c.Royal.Tiers
 		f.checkEndOfRound(c)
 	}
-	rs, err := baccarat.Lookup(c.Rules, opt)
+	rs, err := baccarat.Lookup(c.Rules, c.royalOptions())
 	if err != nil {
 		key := "rules"
 		if slices.Contains(baccarat.Names, c.Rules) {
@@ -298,11 +296,7 @@ func gpioRoles() []string {
 
 // Round returns the round controller's settings and the rule set.
 func (c *Config) Round() (round.Config, error) {
-	opt := baccarat.Options{}
-	if c.Royal != nil {
-		opt.RoyalPaytable, opt.RoyalTiers = c.Royal.Paytable, c.Royal.Tiers
-	}
-	rs, err := baccarat.Lookup(c.Rules, opt)
+	rs, err := baccarat.Lookup(c.Rules, c.royalOptions())
 	if err != nil {
 		return round.Config{}, err
 	}

@@ -33,11 +33,7 @@ func (f *file) checkLimits(c *Config) {
 	if l == nil {
 		return
 	}
-	opt := baccarat.Options{}
-	if c.Royal != nil {
-		opt.RoyalPaytable, opt.RoyalTiers = c.Royal.Paytable, c.Royal.Tiers
-	}
-	rs, err := baccarat.Lookup(c.Rules, opt)
+	rs, err := baccarat.Lookup(c.Rules, c.royalOptions())
 	if err != nil {
 		return // the rules' own fault is reported
 	}

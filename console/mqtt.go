@@ -153,10 +153,10 @@ func (l *Link) connect() bool {
 	}
 	refused := false
 	if st, ok := tok.(*mqtt.SubscribeToken); ok {
-		for f, code := range st.Result() {
-			if code >= 0x80 {
+		for f := range st.Result() {
+			if code := display.RefusedCode(tok, f); code != "" {
 				refused = true
-				l.log.Error("the broker refused the console's subscription (reason 0x80: check its ACL)", "filter", f, "reason", fmt.Sprintf("%#x", code))
+				l.log.Error("the broker refused the console's subscription (reason 0x80: check its ACL)", "filter", f, "reason", code)
 			}
 		}
 	}

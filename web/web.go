@@ -319,8 +319,8 @@ func (b *Board) connect() bool {
 	}
 	if err := sub.Error(); err != nil {
 		b.log.Error("MQTT subscribe failed", "filter", b.filter, "error", err)
-	} else if st, ok := sub.(*mqtt.SubscribeToken); ok && st.Result()[b.filter] >= 0x80 {
-		b.log.Error("the broker refused the board's subscription (reason 0x80: check its ACL)", "filter", b.filter, "reason", fmt.Sprintf("%#x", st.Result()[b.filter]))
+	} else if code := display.RefusedCode(sub, b.filter); code != "" {
+		b.log.Error("the broker refused the board's subscription (reason 0x80: check its ACL)", "filter", b.filter, "reason", code)
 	} else {
 		b.log.Info("MQTT connected and subscribed", "filter", b.filter)
 	}

@@ -127,5 +127,5 @@ const Console = (function () {
     return { text: w + pts, cls: r.winner ? 'win-' + r.winner : '' };
   }
 
-  return { $, el, api, session, rank, roleText, stream, PHASE_TEXT, phaseText, resultText, me: () => me };
+  return { $, el, api, session, rank, roleText, stream, phaseText, resultText, me: () => me };
 })();

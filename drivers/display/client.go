@@ -174,9 +174,8 @@ func (c *Client) connect() bool {
 	if c.wait(sub) {
 		if err := sub.Error(); err != nil {
 			c.log.Error("MQTT subscribe to commands failed", "filter", c.topics.CommandFilter(), "error", err)
-		} else if st, ok := sub.(*mqtt.SubscribeToken); ok && st.Result()[c.topics.CommandFilter()] >= 0x80 {
-			c.log.Error("broker refused the command subscription (reason 0x80: check its ACL)", "filter", c.topics.CommandFilter(),
-				"reason", fmt.Sprintf("%#x", st.Result()[c.topics.CommandFilter()]))
+		} else if code := RefusedCode(sub, c.topics.CommandFilter()); code != "" {
+			c.log.Error("broker refused the command subscription (reason 0x80: check its ACL)", "filter", c.topics.CommandFilter(), "reason", code)
 		}
 	}
 	c.subscribeEcho()

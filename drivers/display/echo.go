@@ -24,8 +24,22 @@ func (c *Client) subscribeEcho() {
 	}
 	if err := sub.Error(); err != nil {
 		c.log.Error("MQTT subscribe to the table's own topics failed: its publishes cannot be checked", "filter", filter, "error", err)
-	} else if st, ok := sub.(*mqtt.SubscribeToken); ok && st.Result()[filter] >= 0x80 {
-		c.log.Error("broker refused tablectl reading its own topics (reason 0x80: check its ACL): its publishes cannot be checked", "filter", filter,
-			"reason", fmt.Sprintf("%#x", st.Result()[filter]))
+	} else if code := RefusedCode(sub, filter); code != "" {
+		c.log.Error("broker refused tablectl reading its own topics (reason 0x80: check its ACL): its publishes cannot be checked", "filter", filter, "reason", code)
 	}
+}
+
+// RefusedCode returns the reason code a broker answered a subscription to filter with,
+// when it refused it (0x80 or above: 0x80 is its ACL, 0x91 a packet identifier it took
+// as in use, and so on), as "0x80"; "" when tok is no subscription's token or the broker
+// granted it. Paho reports no error for a refusal: only the code tells.
+func RefusedCode(tok mqtt.Token, filter string) string {
+	st, ok := tok.(*mqtt.SubscribeToken)
+	if !ok {
+		return ""
+	}
+	if code, ok := st.Result()[filter]; ok && code >= 0x80 {
+		return fmt.Sprintf("%#x", code)
+	}
+	return ""
 }
