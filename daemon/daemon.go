@@ -72,6 +72,10 @@ type Config struct {
 	// topics to Echo (display.Options.OnEcho), and one not back within EchoGrace raises
 	// the alarm.
 	EchoGrace time.Duration
+	// ReportWait bounds how long a card of a set the shuffler has not reported yet waits
+	// for the report before it is taken as it came (early.go); zero is
+	// DefaultReportWait.
+	ReportWait time.Duration
 	// SigningKey, when set, signs the journal's chain head at each round's end: the
 	// checkpoint goes to the journal's heads file and out on the retained journal topic
 	// (docs/journal.md, "Tamper evidence").
@@ -367,14 +371,17 @@ func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEv
 	}
 	l := &loop{d: d, shoe: shoeEvents, shuffler: shufflerEvents, cmds: tr.Commands(), panel: panel, beat: beat, echo: echoCheck}
 	defer l.answerIdle()
+	defer l.stopEarly()
 	for l.shoe != nil || l.shuffler != nil || l.cmds != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
 		took, err := l.take(ctx, false)
 		if err == nil && !took {
-			// Nothing waits: the loop is idle.
-			l.answerIdle()
+			// Nothing is ready: the loop is idle, unless shoe events wait for a report.
+			if len(l.early.events) == 0 {
+				l.answerIdle()
+			}
 			_, err = l.take(ctx, true)
 		}
 		if err != nil {
@@ -396,6 +403,7 @@ type loop struct {
 	panel    <-chan gpio.Event
 	beat     <-chan time.Time
 	echo     <-chan time.Time // the check that the broker delivers (echoalarm.go)
+	early    early            // shoe events ahead of their set's report (early.go)
 }
 
 // take takes one input and hands it to the node; with wait it waits for one (or for
@@ -415,6 +423,8 @@ func (l *loop) take(ctx context.Context, wait bool) (took bool, err error) {
 			return true, l.onBeat()
 		case <-l.echo:
 			return true, l.d.checkEcho()
+		case <-l.early.expiry:
+			return true, l.expired()
 		case w := <-l.d.idle:
 			l.d.waiting = append(l.d.waiting, w)
 			return true, nil
@@ -437,6 +447,8 @@ func (l *loop) take(ctx context.Context, wait bool) (took bool, err error) {
 		return true, l.onBeat()
 	case <-l.echo:
 		return true, l.d.checkEcho()
+	case <-l.early.expiry:
+		return true, l.expired()
 	case w := <-l.d.idle:
 		l.d.waiting = append(l.d.waiting, w)
 		return true, nil
@@ -452,16 +464,21 @@ func (l *loop) onShoe(ev device.Event, ok bool) error {
 	if err := l.drainShuffler(); err != nil {
 		return err
 	}
-	l.d.deviceEvent("shoe", ev)
+	if !l.keep(ev) {
+		l.d.deviceEvent("shoe", ev)
+	}
 	return nil
 }
 
+// onShuffler steps a shuffler event, then the shoe events that waited for it.
 func (l *loop) onShuffler(ev device.Event, ok bool) error {
 	if !ok {
 		l.shuffler = nil
+		l.release(true) // no report can come now
 		return nil
 	}
 	l.d.deviceEvent("shuffler", ev)
+	l.release(false)
 	return nil
 }
 
@@ -494,11 +511,9 @@ func (l *loop) drainShuffler() error {
 	for l.shuffler != nil {
 		select {
 		case ev, ok := <-l.shuffler:
-			if !ok {
-				l.shuffler = nil
-				return nil
+			if err := l.onShuffler(ev, ok); err != nil || !ok {
+				return err
 			}
-			l.d.deviceEvent("shuffler", ev)
 			if err := l.d.carryOut(); err != nil {
 				return err
 			}

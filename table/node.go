@@ -226,6 +226,27 @@ func (n *Node) Shoe(ev device.Event) {
 	}
 }
 
+// AheadOfReport reports whether ev is a card of a set the shuffler has not reported
+// while the table waits for a set (round.State.AwaitsSet): the shoe and the shuffler are
+// two lines with no order between them, and after a restart the shoe's resent first
+// cards of a new set can come before the shuffler's repeated report of it. Stepped now,
+// such a card is not due (no shoe in play) and the set loaded after it no longer matches
+// the cards that follow; its owner may keep it, unacknowledged, until the report comes.
+// Only a shoe whose protocol names each card's set (the tablectl protocol) tells.
+func (n *Node) AheadOfReport(ev device.Event) bool {
+	if ev.Kind != device.CardDrawn || ev.SetID == 0 {
+		return false
+	}
+	if ev.HasCardNo {
+		c := n.tr.cards // a copy: asking does not count the card
+		if _, _, seen := c.next(ev.CardNo, ev.Resent); seen {
+			return false // recorded already: it is dropped, whatever its set
+		}
+	}
+	st := n.ctl.State()
+	return st.AwaitsSet() && setName(ev.SetID) != st.Set
+}
+
 // Shuffler steps what a shuffler event means for the round.
 func (n *Node) Shuffler(ev device.Event) {
 	n.observe("shuffler", ev)

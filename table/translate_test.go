@@ -286,3 +286,51 @@ func TestShufflerRepeatIgnored(t *testing.T) {
 		t.Errorf("the next set: %v", evs)
 	}
 }
+
+// TestAheadOfReport: a card naming a set the shuffler has not reported, while no shoe
+// is in play, is ahead of the report; a card of the loaded set, a card naming no set, a
+// signal and a card the table has recorded already are not.
+func TestAheadOfReport(t *testing.T) {
+	h, err := start(testConfig("rws"), openJournal(t, t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	card := func(c string, no uint16, set uint32, resent bool) device.Event {
+		return device.Event{Kind: device.CardDrawn, Card: baccarat.MustParseCard(c), CardNo: no, HasCardNo: true,
+			SetID: set, Resent: resent, Time: t0}
+	}
+	for _, c := range []struct {
+		ev   device.Event
+		want bool
+	}{
+		{card("9H", 1, 5, false), true},
+		{card("9H", 1, 0, false), false},
+		{device.Event{Kind: device.CutCard, SignalNo: 1, HasSignalNo: true, Time: t0}, false},
+	} {
+		if got := h.AheadOfReport(c.ev); got != c.want {
+			t.Errorf("no shoe in play, %s: ahead %v, want %v", c.ev, got, c.want)
+		}
+	}
+	if err := h.Shuffler(device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416, Time: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if h.AheadOfReport(card("9H", 1, 5, false)) {
+		t.Error("a card of the loaded set 5 is ahead of its report")
+	}
+	if err := h.Shoe(card("9H", 1, 5, false)); err != nil {
+		t.Fatal(err)
+	}
+	// The table ends the shoe and no next set is reported yet.
+	if err := h.Step(round.Event{Kind: round.ShoeEnd, At: t0, Actor: "dealer"}); err != nil {
+		t.Fatal(err)
+	}
+	if st := h.State(); !st.AwaitsSet() {
+		t.Fatalf("phase %v after the shoe's end: want a table waiting for a set", st.Phase)
+	}
+	if !h.AheadOfReport(card("4D", 2, 6, false)) {
+		t.Error("card 2 of unreported set 6, no shoe in play: not ahead of its report")
+	}
+	if h.AheadOfReport(card("9H", 1, 6, true)) {
+		t.Error("card 1 resent, recorded already: ahead of its report (it is dropped whatever its set)")
+	}
+}

@@ -1,0 +1,147 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/drivers/device"
+	"github.com/tablectl/tablectl/drivers/display"
+)
+
+// countingAcker records the card numbers acknowledged to the shoe.
+type countingAcker struct {
+	mu  sync.Mutex
+	nos []uint16
+}
+
+func (a *countingAcker) Ack(ev device.Event) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.nos = append(a.nos, ev.CardNo)
+	return nil
+}
+
+func (a *countingAcker) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.nos)
+}
+
+// earlyTable serves a table whose shoe and shuffler channels are unbuffered: a send
+// returns once the loop has taken the event, so the test sets the order in which the
+// loop sees the two lines. It returns the feed, the acker, the trace of every effect
+// (read it after stop) and stop.
+func earlyTable(t *testing.T, wait time.Duration) (*Daemon, *feed, *countingAcker, *bytes.Buffer, func()) {
+	t.Helper()
+	cfg := testConfig(t, t.TempDir())
+	cfg.ReportWait = wait
+	trace := &bytes.Buffer{}
+	cfg.Trace = trace
+	d, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := display.NewRecorder("T7", 0, d.OnConnect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.out.attach(rec)
+	rec.Reconnect()
+	a := &countingAcker{}
+	d.SetShoe(a)
+	f := &feed{shoe: make(chan device.Event), shuffler: make(chan device.Event)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Serve(ctx, rec, f.shoe, f.shuffler) }()
+	return d, f, a, trace, func() {
+		t.Helper()
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+		rec.Close()
+		if err := d.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// setCard is card c numbered no, of set 5, as the tablectl protocol carries it.
+func setCard(c string, no uint16) device.Event {
+	return device.Event{Kind: device.CardDrawn, Card: baccarat.MustParseCard(c), CardNo: no, HasCardNo: true, SetID: 5,
+		Time: time.Date(2026, 11, 22, 22, 0, int(no), 0, time.UTC)}
+}
+
+// TestCardsBeforeTheirSetsReport: the shoe's first cards of set 5 reach the loop before
+// the shuffler's report of set 5, as after a restart, when the shoe resends its backlog
+// and the shuffler repeats its report on two lines with no order between them. The
+// cards wait, unacknowledged, and the shoe's later events wait behind them; once the
+// report comes the set is loaded and the round is dealt from its first card, as the
+// shoe dealt it. Taken as they came, the first cards would be not due (no shoe in play)
+// and the round would lack them.
+func TestCardsBeforeTheirSetsReport(t *testing.T) {
+	d, f, a, trace, stop := earlyTable(t, time.Minute)
+	f.shoe <- setCard("9H", 1)
+	f.shoe <- setCard("5C", 2)
+	if n := a.count(); n != 0 {
+		t.Errorf("%d cards acknowledged before their set was reported", n)
+	}
+	f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
+	f.shoe <- setCard("KS", 3)
+	f.shoe <- setCard("KD", 4)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := d.Drained(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	out := trace.String()
+	if strings.Contains(out, "card-not-due") {
+		t.Errorf("a card was not due:\n%s", out)
+	}
+	if !strings.Contains(out, "shoe-started shoe=1 set=5") || !strings.Contains(out, "round-settled round=1") {
+		t.Errorf("round 1 of shoe 1 was not settled:\n%s", out)
+	}
+	if got := placedCards(out); got != "9H 5C KS KD" {
+		t.Errorf("cards placed %q, want 9H 5C KS KD in the shoe's order:\n%s", got, out)
+	}
+	if a.count() != 4 {
+		t.Errorf("acknowledged %v, want the 4 cards", a.nos)
+	}
+}
+
+// TestCardOfASetNeverReported: a card of a set the shuffler never reports waits at most
+// ReportWait, then is taken as it came: not due, with no shoe in play. Idle waits for it.
+func TestCardOfASetNeverReported(t *testing.T) {
+	d, f, a, trace, stop := earlyTable(t, 50*time.Millisecond)
+	f.shoe <- setCard("9H", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := d.Idle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := a.count(); n != 1 {
+		t.Errorf("the loop went idle with %d cards acknowledged, want the card taken and acknowledged", n)
+	}
+	stop()
+	if out := trace.String(); !strings.Contains(out, "card-not-due 9H") || !strings.Contains(out, "no shoe is in play") {
+		t.Errorf("the card was not taken as not due:\n%s", out)
+	}
+}
+
+// placedCards lists the cards of the card-placed effects in a trace, in order.
+func placedCards(trace string) string {
+	var cards []string
+	for _, line := range strings.Split(trace, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 4 && f[1] == "card-placed" {
+			cards = append(cards, f[3])
+		}
+	}
+	return strings.Join(cards, " ")
+}
