@@ -12,7 +12,7 @@ import (
 
 // offlineWithin is how soon the page must say OFFLINE once tablectl stops: the page
 // sees its stream end at once and waits LOST_AFTER_MS (2 s) for it to come back.
-const offlineWithin = 8 * time.Second
+const offlineWithin = 15 * time.Second
 
 // TestOfflineWhenTablectlStops shows a round in progress, then stops the board and its
 // HTTP server as tablectl does when it stops (cmd/tablectl serveBoard), with no offline
