@@ -72,8 +72,8 @@ type Config struct {
 	// topics to Echo (display.Options.OnEcho), and one not back within EchoGrace raises
 	// the alarm.
 	EchoGrace time.Duration
-	// ReportWait bounds how long a card of a set the shuffler has not reported yet waits
-	// for the report before it is taken as it came (early.go); zero is
+	// ReportWait bounds how long a card drawn while the table waits for a set waits for
+	// the shuffler's report before it is taken as it came (early.go); zero is
 	// DefaultReportWait.
 	ReportWait time.Duration
 	// SigningKey, when set, signs the journal's chain head at each round's end: the
@@ -403,7 +403,7 @@ type loop struct {
 	panel    <-chan gpio.Event
 	beat     <-chan time.Time
 	echo     <-chan time.Time // the check that the broker delivers (echoalarm.go)
-	early    early            // shoe events ahead of their set's report (early.go)
+	early    early            // shoe events that came before their set's report (early.go)
 }
 
 // take takes one input and hands it to the node; with wait it waits for one (or for

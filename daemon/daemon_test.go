@@ -250,6 +250,7 @@ func TestHeartbeatComesFromTheTableLoop(t *testing.T) {
 	for range 3 {
 		<-beats
 	}
+	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 1, Decks: 8, Cards: 416}
 	r.f.shoe <- device.Event{Kind: device.CardDrawn, Card: baccarat.MustParseCard("9H"), CardNo: 1, HasCardNo: true,
 		Time: time.Date(2026, 11, 22, 22, 0, 1, 0, time.UTC)}
 	<-acked

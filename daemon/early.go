@@ -6,28 +6,28 @@ import (
 	"github.com/tablectl/tablectl/drivers/device"
 )
 
-// DefaultReportWait is how long the table keeps a card of a set the shuffler has not
-// reported yet when Config.ReportWait is zero.
+// DefaultReportWait is how long a card drawn while the table waits for a set waits for
+// the shuffler's report when Config.ReportWait is zero.
 const DefaultReportWait = 5 * time.Second
 
-// early keeps the shoe's events that came before the shuffler's report of their set
-// (table.Node.AheadOfReport): the shoe and the shuffler are two lines with no order
-// between them, and after a restart the shoe's resent first cards of a new set can
-// overtake the shuffler's repeated report of it. The first such card, and every shoe
-// event after it (the shoe's order is kept), wait unacknowledged until the report
-// comes, the shuffler's line closes, or the wait runs out; then they are stepped in
-// order. A card whose set is never reported is judged as it came, only later: not due,
-// with no shoe in play.
+// early keeps the shoe's events that came while the table waited for a set
+// (table.Node.BeforeSet) at a table with a shuffler: a set reaches the shoe only after
+// the shuffler has reported it, but the two lines have no order between them, and after
+// a restart the shoe's resent first cards of a new set can overtake the shuffler's
+// repeated report of it. The first such card, and every shoe event after it (the shoe's
+// order is kept), wait unacknowledged until a report lets the table load the set, the
+// shuffler's line closes, or the wait runs out; then they are stepped in order. A card
+// drawn with no set reported is judged as it came, only later: not due, or in excess.
 type early struct {
 	events []device.Event
 	timer  *time.Timer
 	expiry <-chan time.Time // the timer's channel while events wait; nil otherwise
 }
 
-// keep reports whether ev waits: events wait already, or ev is a card ahead of its set's
-// report at a table whose shuffler is connected to the loop.
+// keep reports whether ev waits: events wait already, or ev is a card drawn before its
+// set's report at a table whose shuffler is connected to the loop.
 func (l *loop) keep(ev device.Event) bool {
-	if len(l.early.events) == 0 && (l.shuffler == nil || !l.d.node.AheadOfReport(ev)) {
+	if len(l.early.events) == 0 && (l.shuffler == nil || !l.d.node.BeforeSet(ev)) {
 		return false
 	}
 	if len(l.early.events) == 0 {
@@ -35,8 +35,8 @@ func (l *loop) keep(ev device.Event) bool {
 		if wait <= 0 {
 			wait = DefaultReportWait
 		}
-		l.d.log.Info("a card of a set the shuffler has not reported yet: waiting for the report before taking it",
-			"card", ev.Card.String(), "set", ev.SetID, "wait", wait.String())
+		l.d.log.Info("a card came while the table waits for the shuffler's report of the next set: it waits for the report before it is taken",
+			"card", ev.String(), "wait", wait.String())
 		l.early.timer = time.NewTimer(wait)
 		l.early.expiry = l.early.timer.C
 	}
@@ -44,12 +44,12 @@ func (l *loop) keep(ev device.Event) bool {
 	return true
 }
 
-// release steps the waiting events, in order, up to the first still ahead of its set's
-// report; with all, every one of them.
+// release steps the waiting events, in order, up to the first that still comes before
+// its set's report; with all, every one of them.
 func (l *loop) release(all bool) {
 	for len(l.early.events) > 0 {
 		ev := l.early.events[0]
-		if !all && l.shuffler != nil && l.d.node.AheadOfReport(ev) {
+		if !all && l.shuffler != nil && l.d.node.BeforeSet(ev) {
 			return
 		}
 		l.early.events = l.early.events[1:]
@@ -61,9 +61,8 @@ func (l *loop) release(all bool) {
 // expired steps the waiting events when no report came in time.
 func (l *loop) expired() error {
 	if len(l.early.events) > 0 {
-		ev := l.early.events[0]
-		l.d.log.Warn("the shuffler did not report the set of a card in time: the card is taken as it came",
-			"card", ev.Card.String(), "set", ev.SetID, "waiting", len(l.early.events))
+		l.d.log.Warn("no shuffler report came for a card drawn while the table waits for a set: the card is taken as it came",
+			"card", l.early.events[0].String(), "waiting", len(l.early.events))
 	}
 	l.early.expiry = nil
 	l.release(true)

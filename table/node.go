@@ -226,25 +226,28 @@ func (n *Node) Shoe(ev device.Event) {
 	}
 }
 
-// AheadOfReport reports whether ev is a card of a set the shuffler has not reported
-// while the table waits for a set (round.State.AwaitsSet): the shoe and the shuffler are
-// two lines with no order between them, and after a restart the shoe's resent first
-// cards of a new set can come before the shuffler's repeated report of it. Stepped now,
-// such a card is not due (no shoe in play) and the set loaded after it no longer matches
-// the cards that follow; its owner may keep it, unacknowledged, until the report comes.
-// Only a shoe whose protocol names each card's set (the tablectl protocol) tells.
-func (n *Node) AheadOfReport(ev device.Event) bool {
-	if ev.Kind != device.CardDrawn || ev.SetID == 0 {
+// BeforeSet reports whether ev is a card (named or not) drawn while the table waits for
+// a set (round.State.AwaitsSet) that it has not recorded already. At a table with a
+// shuffler, a set reaches the shoe only after the shuffler has reported it, but the
+// shoe's line and the shuffler's have no order between them: the report can still be on
+// its way when the set's first card comes, above all after a restart, when the shoe
+// resends its backlog and the shuffler repeats its report. Stepped at once, such a card
+// is not due (or in excess) and the set loaded after it no longer matches the cards that
+// follow; its owner may keep it, unacknowledged, until a shuffler report comes.
+func (n *Node) BeforeSet(ev device.Event) bool {
+	switch {
+	case ev.Kind == device.CardDrawn:
+	case ev.Kind == device.Unreadable && ev.HasCardNo:
+	default:
 		return false
 	}
 	if ev.HasCardNo {
 		c := n.tr.cards // a copy: asking does not count the card
 		if _, _, seen := c.next(ev.CardNo, ev.Resent); seen {
-			return false // recorded already: it is dropped, whatever its set
+			return false // recorded already: it is dropped
 		}
 	}
-	st := n.ctl.State()
-	return st.AwaitsSet() && setName(ev.SetID) != st.Set
+	return n.ctl.State().AwaitsSet()
 }
 
 // Shuffler steps what a shuffler event means for the round.

@@ -287,50 +287,51 @@ func TestShufflerRepeatIgnored(t *testing.T) {
 	}
 }
 
-// TestAheadOfReport: a card naming a set the shuffler has not reported, while no shoe
-// is in play, is ahead of the report; a card of the loaded set, a card naming no set, a
-// signal and a card the table has recorded already are not.
-func TestAheadOfReport(t *testing.T) {
+// TestBeforeSet: a card drawn (named or not) while the table waits for a set comes
+// before its set's report; a signal, a card while a shoe is in play, and a card the
+// table has recorded already do not.
+func TestBeforeSet(t *testing.T) {
 	h, err := start(testConfig("rws"), openJournal(t, t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	card := func(c string, no uint16, set uint32, resent bool) device.Event {
+	card := func(c string, no uint16, resent bool) device.Event {
 		return device.Event{Kind: device.CardDrawn, Card: baccarat.MustParseCard(c), CardNo: no, HasCardNo: true,
-			SetID: set, Resent: resent, Time: t0}
+			Resent: resent, Time: t0}
 	}
 	for _, c := range []struct {
 		ev   device.Event
 		want bool
 	}{
-		{card("9H", 1, 5, false), true},
-		{card("9H", 1, 0, false), false},
+		{card("9H", 1, false), true},
+		{device.Event{Kind: device.Unreadable, CardNo: 1, HasCardNo: true, Reason: "unreadable card code", Time: t0}, true},
+		{device.Event{Kind: device.Unreadable, Reason: "bad frame", Time: t0}, false},
 		{device.Event{Kind: device.CutCard, SignalNo: 1, HasSignalNo: true, Time: t0}, false},
 	} {
-		if got := h.AheadOfReport(c.ev); got != c.want {
-			t.Errorf("no shoe in play, %s: ahead %v, want %v", c.ev, got, c.want)
+		if got := h.BeforeSet(c.ev); got != c.want {
+			t.Errorf("no shoe in play, %s: before its set %v, want %v", c.ev, got, c.want)
 		}
 	}
 	if err := h.Shuffler(device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416, Time: t0}); err != nil {
 		t.Fatal(err)
 	}
-	if h.AheadOfReport(card("9H", 1, 5, false)) {
-		t.Error("a card of the loaded set 5 is ahead of its report")
+	if h.BeforeSet(card("9H", 1, false)) {
+		t.Error("a card with set 5 loaded comes before its set")
 	}
-	if err := h.Shoe(card("9H", 1, 5, false)); err != nil {
+	if err := h.Shoe(card("9H", 1, false)); err != nil {
 		t.Fatal(err)
 	}
-	// The table ends the shoe and no next set is reported yet.
+	// The dealer ends the shoe and no next set is reported yet.
 	if err := h.Step(round.Event{Kind: round.ShoeEnd, At: t0, Actor: "dealer"}); err != nil {
 		t.Fatal(err)
 	}
 	if st := h.State(); !st.AwaitsSet() {
 		t.Fatalf("phase %v after the shoe's end: want a table waiting for a set", st.Phase)
 	}
-	if !h.AheadOfReport(card("4D", 2, 6, false)) {
-		t.Error("card 2 of unreported set 6, no shoe in play: not ahead of its report")
+	if !h.BeforeSet(card("4D", 2, false)) {
+		t.Error("card 2, no shoe in play: not before its set")
 	}
-	if h.AheadOfReport(card("9H", 1, 6, true)) {
-		t.Error("card 1 resent, recorded already: ahead of its report (it is dropped whatever its set)")
+	if h.BeforeSet(card("9H", 1, true)) {
+		t.Error("card 1 resent, recorded already: before its set (it is dropped, whatever the table waits for)")
 	}
 }
