@@ -6,12 +6,25 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
+// runBound bounds a command run by runCmd: a table left held for a decision no test
+// gives would otherwise run on until the package's time is out, with nothing said.
+const runBound = 5 * time.Minute
+
+// runCmd runs tablectl's command args in the test's process, with stdin as its input,
+// and returns what it wrote to its output and its log. A command still running after
+// runBound is stopped, and the test fails with its log.
 func runCmd(t *testing.T, stdin string, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	err := run(context.Background(), args, stdio{in: strings.NewReader(stdin), out: &out, err: &errb})
+	ctx, cancel := context.WithTimeout(context.Background(), runBound)
+	defer cancel()
+	err := run(ctx, args, stdio{in: strings.NewReader(stdin), out: &out, err: &errb})
+	if ctx.Err() != nil {
+		t.Errorf("tablectl %s still running after %v: stopped; its output:\n%s\nits log:\n%s", strings.Join(args, " "), runBound, out.String(), errb.String())
+	}
 	return out.String(), errb.String(), err
 }
 
