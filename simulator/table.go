@@ -236,12 +236,20 @@ func duration(args []string, most time.Duration) (time.Duration, error) {
 }
 
 // act has the table carry out a table action, once it has taken everything the devices
-// sent before it.
+// sent before it. The table is tablectl's, which acknowledges every card and signal it
+// records: on the tablectl protocol the action waits for them all to be acknowledged,
+// even before the first acknowledgement (the table keeps a card drawn before its set's
+// report unacknowledged until the report comes).
 func (s *Simulator) act(ctx context.Context, st Step) error {
 	if s.cfg.Table == nil {
 		return fmt.Errorf("this is the table's action: play the scenario beside a table (tablectl run --simulate or watch --simulate --scenario)")
 	}
-	if err := s.shoeTaken(ctx); err != nil {
+	if err := s.Shoe.Drain(ctx); err != nil {
+		return err
+	}
+	if err := waitUntil(ctx, "the table acknowledges the shoe's cards and signals", func() bool {
+		return len(s.Unacknowledged()) == 0
+	}); err != nil {
 		return err
 	}
 	if err := s.Shuffler.Drain(ctx); err != nil {
