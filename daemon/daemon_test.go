@@ -87,6 +87,12 @@ func start(t *testing.T, dir string) *running {
 // startWith starts a daemon on cfg; prepare, when set, runs before it serves.
 func startWith(t *testing.T, cfg Config, prepare func(*Daemon)) *running {
 	t.Helper()
+	return startFeed(t, cfg, newFeed(), prepare)
+}
+
+// startFeed is startWith with the devices' events written on f.
+func startFeed(t *testing.T, cfg Config, f *feed, prepare func(*Daemon)) *running {
+	t.Helper()
 	d, err := Open(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +101,7 @@ func startWith(t *testing.T, cfg Config, prepare func(*Daemon)) *running {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &running{d: d, rec: rec, f: newFeed(), done: make(chan error, 1)}
+	r := &running{d: d, rec: rec, f: f, done: make(chan error, 1)}
 	d.out.attach(rec)
 	rec.Reconnect() // as a Client's first connect
 	if prepare != nil {

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/drivers/device"
-	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/round"
 )
 
@@ -35,9 +33,9 @@ func (a *countingAcker) count() int {
 
 // earlyTable serves a table whose shoe and shuffler channels are unbuffered: a send
 // returns once the loop has taken the event, so the test sets the order in which the
-// loop sees the two lines. It returns the feed, the acker, the trace of every effect
-// (read it after stop) and stop.
-func earlyTable(t *testing.T, wait time.Duration, setup func(*Config)) (*Daemon, *feed, *countingAcker, *bytes.Buffer, func()) {
+// loop sees the two lines. It returns the running table, its acker and the trace of
+// every effect (read it after close).
+func earlyTable(t *testing.T, wait time.Duration, setup func(*Config)) (*running, *countingAcker, *bytes.Buffer) {
 	t.Helper()
 	cfg := testConfig(t, t.TempDir())
 	cfg.ReportWait = wait
@@ -46,33 +44,10 @@ func earlyTable(t *testing.T, wait time.Duration, setup func(*Config)) (*Daemon,
 	}
 	trace := &bytes.Buffer{}
 	cfg.Trace = trace
-	d, err := Open(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := display.NewRecorder("T7", 0, d.OnConnect)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.out.attach(rec)
-	rec.Reconnect()
 	a := &countingAcker{}
-	d.SetShoe(a)
 	f := &feed{shoe: make(chan device.Event), shuffler: make(chan device.Event)}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.Serve(ctx, rec, f.shoe, f.shuffler) }()
-	return d, f, a, trace, func() {
-		t.Helper()
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-		rec.Close()
-		if err := d.Close(); err != nil {
-			t.Error(err)
-		}
-	}
+	r := startFeed(t, cfg, f, func(d *Daemon) { d.SetShoe(a) })
+	return r, a, trace
 }
 
 // setCard is card c numbered no, as the tablectl protocol carries it (with no set).
@@ -89,7 +64,8 @@ func setCard(c string, no uint16) device.Event {
 // shoe dealt it. Taken as they came, the first cards would be not due (no shoe in play)
 // and the round would lack them.
 func TestCardsBeforeTheirSetsReport(t *testing.T) {
-	d, f, a, trace, stop := earlyTable(t, time.Minute, nil)
+	r, a, trace := earlyTable(t, time.Minute, nil)
+	f := r.f
 	f.shoe <- setCard("9H", 1)
 	f.shoe <- setCard("5C", 2)
 	if n := a.count(); n != 0 {
@@ -98,12 +74,8 @@ func TestCardsBeforeTheirSetsReport(t *testing.T) {
 	f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
 	f.shoe <- setCard("KS", 3)
 	f.shoe <- setCard("KD", 4)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := d.Drained(ctx); err != nil {
-		t.Fatal(err)
-	}
-	stop()
+	r.settle(t)
+	r.close(t)
 	out := trace.String()
 	if strings.Contains(out, "card-not-due") {
 		t.Errorf("a card was not due:\n%s", out)
@@ -123,17 +95,14 @@ func TestCardsBeforeTheirSetsReport(t *testing.T) {
 // from the shuffler, waits at most ReportWait, then is taken as it came: not due. Idle
 // waits for it.
 func TestCardOfASetNeverReported(t *testing.T) {
-	d, f, a, trace, stop := earlyTable(t, 50*time.Millisecond, nil)
+	r, a, trace := earlyTable(t, 50*time.Millisecond, nil)
+	f := r.f
 	f.shoe <- setCard("9H", 1)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := d.Idle(ctx); err != nil {
-		t.Fatal(err)
-	}
+	r.idle(t)
 	if n := a.count(); n != 1 {
 		t.Errorf("the loop went idle with %d cards acknowledged, want the card taken and acknowledged", n)
 	}
-	stop()
+	r.close(t)
 	if out := trace.String(); !strings.Contains(out, "card-not-due 9H") || !strings.Contains(out, "no shoe is in play") {
 		t.Errorf("the card was not taken as not due:\n%s", out)
 	}
@@ -146,10 +115,11 @@ func TestCardOfASetNeverReported(t *testing.T) {
 // it came it would be an excess card of the finished set (RWS Baccarat 5.7), held for a
 // decision.
 func TestCardBeforeTheNextSetsReport(t *testing.T) {
-	d, f, _, trace, stop := earlyTable(t, time.Minute, func(c *Config) {
+	r, _, trace := earlyTable(t, time.Minute, func(c *Config) {
 		c.Round = round.DefaultConfig(baccarat.MustLookup("royal", baccarat.Options{}))
 		c.Round.Burn, c.Round.SimultaneousWindow, c.Round.CloseBetsOnFirstCard, c.Round.SetPerRound = round.BurnNone, 0, true, true
 	})
+	f := r.f
 	f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
 	for i, c := range strings.Fields("9H 5C KS KD") {
 		f.shoe <- setCard(c, uint16(i+1))
@@ -159,12 +129,8 @@ func TestCardBeforeTheNextSetsReport(t *testing.T) {
 	for i, c := range strings.Fields("9C KS KD") {
 		f.shoe <- setCard(c, uint16(i+6))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := d.Drained(ctx); err != nil {
-		t.Fatal(err)
-	}
-	stop()
+	r.settle(t)
+	r.close(t)
 	out := trace.String()
 	if strings.Contains(out, "card-not-due") || strings.Contains(out, "irregularity-raised") {
 		t.Errorf("a card was not due, or an irregularity raised:\n%s", out)
