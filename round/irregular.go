@@ -212,7 +212,12 @@ func (c *Controller) resolveHold(ev *Event, choice irregularities.Choice, role i
 	case irregularities.Proceed:
 		switch h.Kind {
 		case irregularities.ForeignCard:
+			// The next round opens; the cards held meanwhile come to it first, as they
+			// were drawn, and a shoe whose empty signal waits ends after them (maybeEnd).
+			end := c.st.EndPending
+			c.st.EndPending = false
 			c.afterVoid(ev)
+			c.st.EndPending = end
 		case irregularities.TechnicalInterruption:
 			c.emit(ev, Effect{Kind: Resumed, Reason: "the round continues (" + c.rule(h.Kind) + ".1)"})
 		case irregularities.WrongHand:
