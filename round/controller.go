@@ -973,7 +973,7 @@ func (c *Controller) drawnOver(ev *Event, card baccarat.Card) {
 	for _, o := range c.st.Offers {
 		c.emit(ev, Effect{Kind: InsuranceNeglected, Offer: o})
 		c.st.Neglected = append(c.st.Neglected, o)
-		what := "an unreadable card"
+		what := "a card the table could not read was"
 		if card.Valid() {
 			what = card.String()
 		}
