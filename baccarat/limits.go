@@ -242,10 +242,10 @@ type Pay struct {
 //  4. a box whose Differential (1.6: Banker Bets less Player Bets) is over the maximum:
 //     with ExcessReject the heavier side's Bets are taken seated first, then standing in
 //     order, until the maximum is reached and the rest is rejected (5.1); with
-//     ExcessProRata, Bets under the minimum play as placed (5.1.2), the seated player's
-//     Bets are taken first, and the standing players share what is left pro rata
-//     (5.1.1), a share that would fall under the minimum being returned instead and the
-//     others sharing again.
+//     ExcessProRata, the seated player's Bets are taken first (5.1), in full when they
+//     fit, Bets under the minimum play as placed (5.1.2), and the standing players share
+//     what is left pro rata (5.1.1), a share that would fall under the minimum being
+//     returned instead and the others sharing again.
 //
 // A stake cut back or pro-rated stays a whole number of units and, unless pay.Rounded, a
 // stake whose winnings are exact; a pro-rated share that does not divide is rounded by
@@ -442,12 +442,14 @@ func (j *judge) differential(box string) bool {
 		j.fill(idx, room, fmt.Sprintf("%s: the excess %s Bets are rejected, seated player first (%s)", over, heavy, limitRule(j.rs, "5.1")))
 		return j.total(idx) != before
 	}
-	// Pro rata (5.1.1). Bets under the minimum play as placed (5.1.2).
-	var seated, standing []int
+	// Pro rata (5.1.1). The seated player's Bets take what the maximum allows first
+	// (5.1); Bets under the minimum play as placed (5.1.2) and count next; the standing
+	// players share what is left.
+	var seated, under, standing []int
 	for _, i := range idx {
 		switch {
 		case j.ds[i].Verdict == UnderMinimum:
-			room -= j.ds[i].Effective
+			under = append(under, i)
 			j.set(i, UnderMinimum, j.ds[i].Effective, "under the %s minimum of %d in a box over its maximum Differential: no pro rata, it wins or loses as placed (%s)",
 				heavy, j.minimum(heavy), limitRule(j.rs, "5.1.2"))
 		case j.ws[i].Seat == Standing:
@@ -456,10 +458,9 @@ func (j *judge) differential(box string) bool {
 			seated = append(seated, i)
 		}
 	}
-	room = max(room, 0)
-	for _, group := range [][]int{seated, standing} {
-		room -= j.proRata(group, room, over)
-	}
+	room -= j.proRata(seated, max(room, 0), over)
+	room -= j.total(under)
+	j.proRata(standing, max(room, 0), over)
 	return j.total(idx) != before
 }
 

@@ -65,6 +65,16 @@ func TestCloseBets(t *testing.T) {
 			// the 3000.
 			[]Wager{seated("2", BetBanker, 9000), standing("2", BetBanker, 3000), standing("2", BetBanker, 50)},
 			[]want{{Accepted, 9000, ""}, {CutBack, 950, "5.1.1"}, {UnderMinimum, 50, "RWS Baccarat 5.1.2"}}},
+		{"the seated player at the maximum with a standing bet under the minimum (RWS Baccarat 5.1, 5.1.2)", "rws", ExcessProRata, Pay{},
+			// 10000 + 50 = 10050 on Banker. The seated 10000 keeps its priority and fits
+			// the maximum: it plays in full; the 50 is not pro-rated and plays as placed.
+			[]Wager{seated("2", BetBanker, 10000), standing("2", BetBanker, 50)},
+			[]want{{Accepted, 10000, "accepted"}, {UnderMinimum, 50, "RWS Baccarat 5.1.2"}}},
+		{"the seated player over the maximum with a standing bet under the minimum (RWS Baccarat 5.1, 5.1.1, 5.1.2)", "rws", ExcessProRata, Pay{},
+			// The seated 12000 takes the 10000 the maximum allows; the 50 plays as placed;
+			// nothing is left for the standing 3000.
+			[]Wager{seated("2", BetBanker, 12000), standing("2", BetBanker, 50), standing("2", BetBanker, 3000)},
+			[]want{{CutBack, 10000, "5.1.1"}, {UnderMinimum, 50, "5.1.2"}, {Refused, 0, "5.1"}}},
 		{"the same box rejecting the excess: the 50 comes last and is refused (RWS Baccarat 5.1)", "rws", ExcessReject, Pay{},
 			[]Wager{seated("2", BetBanker, 9000), standing("2", BetBanker, 3000), standing("2", BetBanker, 50)},
 			[]want{{Accepted, 9000, ""}, {CutBack, 1000, "5.1"}, {Refused, 0, "RWS Baccarat 5.1"}}},
@@ -194,7 +204,8 @@ func TestLimitsCheck(t *testing.T) {
 
 // TestCloseBetsProperty: for random layouts under valid limits, in every box the Bets
 // that play keep the Differential within the maximum (RWS Baccarat 5.1, 5.1.1; only Bets
-// placed under the minimum, which play as placed under 5.1.2, may take it over), no
+// placed under the minimum, which play as placed under 5.1.2, may take it over, by no
+// more than their own stakes), no
 // effective stake exceeds its stake, none that was cut back is under its minimum
 // (5.1.1), and the Differential's side never changes.
 func TestCloseBetsProperty(t *testing.T) {
@@ -274,7 +285,9 @@ func TestCloseBetsProperty(t *testing.T) {
 		for box, s := range boxes {
 			diff, allowed := s.banker-s.player, l.MaxDifferential
 			if l.Excess == ExcessProRata {
-				allowed = max(allowed, s.bankerUnder-s.player, s.playerUnder-s.banker)
+				// The Bets under the minimum of the heavier side play over what the
+				// others take (5.1.2), and nothing else may.
+				allowed += max(s.bankerUnder*sign(diff), s.playerUnder*sign(-diff))
 			}
 			if diff > allowed || -diff > allowed {
 				t.Fatalf("box %s: banker %d player %d: Differential %d over %d", box, s.banker, s.player, diff, allowed)
@@ -284,6 +297,14 @@ func TestCloseBetsProperty(t *testing.T) {
 			}
 		}
 	})
+}
+
+// sign is 1 for a positive amount, else 0.
+func sign(m Money) Money {
+	if m > 0 {
+		return 1
+	}
+	return 0
 }
 
 func TestSeatJSON(t *testing.T) {

@@ -129,6 +129,9 @@ func (f *file) checkDealer(c *Config) {
 	if d.InsurancePause < 0 || d.InsurancePause > time.Minute {
 		f.at("dealer.insurance_pause", "%s: want 0s to 1m", d.InsurancePause)
 	}
+	if d.OptionsPause < 0 || d.OptionsPause > 5*time.Minute {
+		f.at("dealer.options_pause", "%s: want 0s to 5m", d.OptionsPause)
+	}
 	if d.NoInsurance {
 		if rs, err := baccarat.Lookup(c.Rules, c.royalOptions()); err == nil && !rs.Insurance {
 			f.at("dealer.no_insurance", "set, but rule set %s has no Insurance to withhold: no_insurance is for a rule set with Insurance (nc-insurance, NC Insurance 4.2.2)", c.Rules)

@@ -108,6 +108,10 @@ type Dealer struct {
 	// InsurancePause: with Auto, how long an Insurance offer stays open before it is
 	// closed; 0 closes it at once.
 	InsurancePause time.Duration `yaml:"insurance_pause"`
+	// OptionsPause: with Auto, how long the players' options window of RWS Baccarat
+	// 5.12 stays open before the table closes it (the boxes that chose nothing
+	// continue); 0 closes it as it opens.
+	OptionsPause time.Duration `yaml:"options_pause"`
 }
 
 // Serial is a device's serial line.
@@ -198,6 +202,10 @@ const NoShufflerDecks = 8
 // (docs/irregularities.md, "A table without a serial shuffler"), for its log.
 const NoShufflerChecksOff = "no shuffler: the checks that need one are off (the shuffler's count and recorded order of a set, its count-error and unshuffled reports, a repeated order); a card seen more often than the decks hold, insufficient cards and unread cards are still caught"
 
+// DefaultOptionsPause is how long a table standing in for the dealer leaves the
+// players' options window open (Dealer.OptionsPause) when the file does not say.
+const DefaultOptionsPause = 30 * time.Second
+
 // Default returns the settings of a key the file leaves out.
 func Default() Config {
 	return Config{
@@ -205,7 +213,7 @@ func Default() Config {
 		Rules:   "classic",
 		Journal: "/var/lib/tablectl/journal",
 		Dealer: Dealer{SimultaneousWindow: 150 * time.Millisecond, RoundsAfterCut: 1,
-			Rounding: "down"},
+			Rounding: "down", OptionsPause: DefaultOptionsPause},
 		Broker: Broker{Listen: "127.0.0.1:1883", WebSocket: "127.0.0.1:1884"},
 		HTTP:   "127.0.0.1:8080",
 		Board:  Board{Lang: "en+zh"},

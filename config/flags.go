@@ -32,6 +32,7 @@ type Flags struct {
 	Auto                          bool
 	SimultaneousWindow            time.Duration
 	InsurancePause                time.Duration
+	OptionsPause                  time.Duration
 	HTTP, Metrics                 string
 	LogJSON                       bool
 	Simulate                      bool
@@ -142,6 +143,7 @@ func ApplyFlags(base Config, fromFile bool, f Flags) (Run, error) {
 		"shuffler":            func() { c.Shuffler = &Serial{Port: f.Shuffler} },
 		"auto":                func() { c.Dealer.Auto = f.Auto },
 		"insurance-pause":     func() { c.Dealer.InsurancePause = f.InsurancePause },
+		"options-pause":       func() { c.Dealer.OptionsPause = f.OptionsPause },
 		"simultaneous-window": func() { c.Dealer.SimultaneousWindow = f.SimultaneousWindow },
 		"http":                func() { c.HTTP = f.HTTP },
 		"log-json":            func() { c.Log.JSON = f.LogJSON },

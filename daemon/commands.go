@@ -127,6 +127,9 @@ var Commands = []CommandSpec{
 	{Name: "box_option", Fields: "`box`, `option`, `bet` (for `insurance-intended`)", Role: irregularities.Dealer,
 		RoleNote: "dealer, or the role the rule names", Does: "records one box's choice for the round (RWS Baccarat 5.12, NC Insurance 5.13, NC Tournament 3.9)",
 		Event: func(c Command, ev *round.Event) error { return boxOption(c, ev) }},
+	{Name: "options_closed", Role: irregularities.Supervisor,
+		Does:  "closes the players' options window (RWS Baccarat 5.12): the boxes that chose nothing continue, and the cards held for it are placed",
+		Event: kind(round.OptionsWindowClosed)},
 }
 
 // kind is the Event of a command that takes no fields.

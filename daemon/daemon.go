@@ -44,6 +44,8 @@ type Config struct {
 	AutoConfirm        bool
 	AutoCloseInsurance bool
 	InsurancePause     time.Duration
+	AutoCloseOptions   bool
+	OptionsPause       time.Duration
 	// JournalDir is where the journal lives.
 	JournalDir string
 	// Shoe and Shuffler are the devices; nil when the table has none.
@@ -173,8 +175,8 @@ func Open(cfg Config) (*Daemon, error) {
 		d.echo = NewEchoWatch(cfg.EchoGrace, nil)
 	}
 	tcfg := table.Config{Table: cfg.Table, Round: cfg.Round, AutoConfirm: cfg.AutoConfirm, AutoCloseInsurance: cfg.AutoCloseInsurance,
-		InsurancePause: cfg.InsurancePause,
-		Seqless:        cfg.Shoe != nil && !cfg.Shoe.Format.TellsMisreads(), Roads: cfg.Roads, Version: Version,
+		InsurancePause: cfg.InsurancePause, AutoCloseOptions: cfg.AutoCloseOptions, OptionsPause: cfg.OptionsPause,
+		Seqless: cfg.Shoe != nil && !cfg.Shoe.Format.TellsMisreads(), Roads: cfg.Roads, Version: Version,
 		DealerStartsShoes: cfg.Shoe != nil && cfg.Shuffler == nil && !cfg.Round.ShoeOnFirstCard}
 	d.node, err = table.Open(tcfg, j, clock.Now())
 	if err != nil {
@@ -324,7 +326,8 @@ func (d *Daemon) logEffect(ev round.Event, e round.Effect) {
 	switch e.Kind {
 	case round.IrregularityRaised, round.IrregularityResolved, round.EventRefused, round.CardNotDue, round.DealerWarning:
 		d.log.Warn(e.Kind.String(), "shoe", e.Shoe, "round", e.Round, "effect", e.String())
-	case round.RoundSettled, round.RoundVoided, round.ShoeStarted, round.ShoeEnded:
+	case round.RoundSettled, round.RoundVoided, round.ShoeStarted, round.ShoeEnded,
+		round.OptionsOpened, round.OptionRecorded, round.OptionsClosed:
 		d.log.Info(e.Kind.String(), "shoe", e.Shoe, "round", e.Round, "effect", e.String())
 	default:
 		// Every card passes here: its text is made only when debug logging is on.
@@ -372,6 +375,8 @@ func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEv
 	l := &loop{d: d, shoe: shoeEvents, shuffler: shufflerEvents, cmds: tr.Commands(), panel: panel, beat: beat, echo: echoCheck}
 	defer l.answerIdle()
 	defer l.stopEarly()
+	defer l.options.stop()
+	l.armOptions() // an options window the journal left open
 	for l.shoe != nil || l.shuffler != nil || l.cmds != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -390,8 +395,15 @@ func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEv
 		if err := d.carryOut(); err != nil {
 			return err
 		}
+		l.armOptions()
 	}
 	return nil
+}
+
+// armOptions sets the stand-in's timer for the options window the node says is due.
+func (l *loop) armOptions() {
+	due, ok := l.d.node.OptionsDue()
+	l.options.arm(due, ok, l.d.clock.Now())
 }
 
 // loop is the state of one Serve: its inputs.
@@ -404,6 +416,46 @@ type loop struct {
 	beat     <-chan time.Time
 	echo     <-chan time.Time // the check that the broker delivers (echoalarm.go)
 	early    early            // shoe events that came before their set's report (early.go)
+	options  standIn          // the stand-in's closing of an options window (table.Node.OptionsDue)
+}
+
+// standIn is the timer of the table's stand-in for the dealer at the players' options:
+// it fires when the open options window is due to close.
+type standIn struct {
+	timer *time.Timer
+	due   time.Time
+	fire  <-chan time.Time // the timer's channel while a window is due; nil otherwise
+}
+
+// arm sets the timer for due, as of now (ok: a window is due to close), or stops it.
+func (s *standIn) arm(due time.Time, ok bool, now time.Time) {
+	if ok && s.fire != nil && due.Equal(s.due) {
+		return
+	}
+	s.stop()
+	if ok {
+		s.due, s.timer = due, time.NewTimer(max(0, due.Sub(now)))
+		s.fire = s.timer.C
+	}
+}
+
+func (s *standIn) stop() {
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	s.timer, s.fire = nil, nil
+}
+
+// onStandIn is the options window's pause run out: the stand-in closes it.
+func (l *loop) onStandIn() error {
+	due := l.options.due
+	l.options.stop()
+	now := l.d.clock.Now()
+	if now.Before(due) {
+		now = due // the timer ran its pause; a clock that lags does not hold the table
+	}
+	l.d.node.Tick(now)
+	return nil
 }
 
 // take takes one input and hands it to the node; with wait it waits for one (or for
@@ -425,6 +477,8 @@ func (l *loop) take(ctx context.Context, wait bool) (took bool, err error) {
 			return true, l.d.checkEcho()
 		case <-l.early.expiry:
 			return true, l.expired()
+		case <-l.options.fire:
+			return true, l.onStandIn()
 		case w := <-l.d.idle:
 			l.d.waiting = append(l.d.waiting, w)
 			return true, nil
@@ -449,6 +503,8 @@ func (l *loop) take(ctx context.Context, wait bool) (took bool, err error) {
 		return true, l.d.checkEcho()
 	case <-l.early.expiry:
 		return true, l.expired()
+	case <-l.options.fire:
+		return true, l.onStandIn()
 	case w := <-l.d.idle:
 		l.d.waiting = append(l.d.waiting, w)
 		return true, nil

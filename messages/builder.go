@@ -144,6 +144,22 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 		case round.DealerWarning:
 			b.seq++
 			err = add(TopicIrregularity, Irregularity{Envelope: b.envelope(e, ev), Event: "dealer_warning", Reason: e.Reason})
+		case round.OptionsOpened, round.OptionsClosed:
+			b.seq++
+			m := Irregularity{Envelope: b.envelope(e, ev), Event: "options_opened", ID: e.ID, Kind: e.Irregularity,
+				Rule: optionsRule(b.rules.Name), Reason: e.Reason, Role: e.Role, Actor: e.Actor, Options: optionsOf(st, b.rules.Name)}
+			if e.Kind == round.OptionsClosed {
+				m.Event = "options_closed"
+			}
+			err = add(TopicIrregularity, m)
+		case round.OptionRecorded:
+			b.seq++
+			m := Irregularity{Envelope: b.envelope(e, ev), Event: "option_recorded", Box: e.Wager.Box, Option: e.Option,
+				Bet: e.Wager.Bet, Role: e.Role, Actor: e.Actor}
+			if e.Option == irregularities.OptContinue || e.Option == irregularities.OptReconstructed || e.Option == irregularities.OptBetReturned {
+				m.ID, m.Kind, m.Rule, m.Options = st.Window.ID, st.Window.Kind, optionsRule(b.rules.Name), optionsOf(st, b.rules.Name)
+			}
+			err = add(TopicIrregularity, m)
 		}
 		if err != nil {
 			return nil, err
@@ -273,5 +289,6 @@ func (b *Builder) State(st round.State, env Envelope) State {
 		}
 	}
 	s.Held = heldOf(st.Held, b.rules.Name)
+	s.Options = optionsOf(st, b.rules.Name)
 	return s
 }

@@ -14,8 +14,40 @@ func heldOf(h round.Held, rules string) *Held {
 	en := irregularities.Lookup(h.Kind)
 	held := &Held{ID: h.ID, Kind: h.Kind, Rule: irregularities.Rule(h.Kind, rules), Display: en.Display,
 		Choices: en.Choices, DecidedBy: en.DecidedBy, Reason: h.Reason}
+	if h.Options {
+		held.Display, held.Choices, held.DecidedBy, held.Options = OptionsDisplay, []irregularities.Choice{}, irregularities.Supervisor, true
+	}
 	for _, k := range h.Pending {
 		held.Pending = append(held.Pending, k.Card)
 	}
 	return held
+}
+
+// OptionsDisplay is what a display shows while the table is held for the players'
+// options.
+const OptionsDisplay = "The players choose: continue, continue with the reconstructed hand, or have the bet returned; the supervisor closes the choice"
+
+// optionsOf is the players' options window of state st under rule set rules, as the
+// state and irregularity messages carry it; nil when the round has none.
+func optionsOf(st round.State, rules string) *Options {
+	w := st.Window
+	if w.ID == 0 {
+		return nil
+	}
+	boxes := st.WindowBoxes()
+	if boxes == nil {
+		boxes = []round.WindowBox{}
+	}
+	return &Options{Irregularity: w.ID, Kind: w.Kind, Rule: optionsRule(rules), Open: w.Open,
+		Choices:  []irregularities.Option{irregularities.OptContinue, irregularities.OptReconstructed, irregularities.OptBetReturned},
+		ClosedBy: irregularities.Supervisor, Boxes: boxes}
+}
+
+// optionsRule cites the players' options under rule set rules: NC Insurance numbers
+// them as RWS Baccarat does; the other documents have none, and RWS Baccarat's apply.
+func optionsRule(rules string) string {
+	if rules == "nc-insurance" {
+		return "NC Insurance 5.12"
+	}
+	return "RWS Baccarat 5.12"
 }

@@ -124,11 +124,12 @@ type Result struct {
 	Settlements  []round.Settlement `json:"settlements,omitempty"`
 }
 
-// Irregularity is an irregularity raised or resolved, or a warning for the dealer
-// (topic irregularity).
+// Irregularity is an irregularity raised or resolved, a warning for the dealer, or a
+// step of the players' options window (topic irregularity).
 type Irregularity struct {
 	Envelope
-	// Event is "raised", "resolved" or "dealer_warning".
+	// Event is "raised", "resolved", "dealer_warning", or for the players' options
+	// "options_opened", "option_recorded" and "options_closed".
 	Event         string                  `json:"event"`
 	ID            uint32                  `json:"id,omitempty"`
 	Kind          irregularities.Kind     `json:"kind,omitempty"`
@@ -147,6 +148,28 @@ type Irregularity struct {
 	Choice irregularities.Choice `json:"choice,omitempty"`
 	Role   irregularities.Role   `json:"role,omitempty"`
 	Actor  string                `json:"actor,omitempty"`
+	// Box and Option, for option_recorded: the box and its choice (Bet: the Insurance
+	// intended, NC Insurance 5.13).
+	Box    string                `json:"box,omitempty"`
+	Option irregularities.Option `json:"option,omitempty"`
+	Bet    baccarat.Bet          `json:"bet,omitempty"`
+	// Options, for the options events: the window as it stands after the event.
+	Options *Options `json:"options,omitempty"`
+}
+
+// Options is the players' options window of the round in play (RWS Baccarat 5.12;
+// docs/irregularities.md, "The players' options"): the irregularity that gave the options,
+// its rule, whether the window is still open (the table held until it closes), the
+// options a box may take, the lowest role that may close the window, and each box in
+// play with its choice (none yet: it continues when the window closes).
+type Options struct {
+	Irregularity uint32                  `json:"irregularity"`
+	Kind         irregularities.Kind     `json:"kind"`
+	Rule         string                  `json:"rule"`
+	Open         bool                    `json:"open"`
+	Choices      []irregularities.Option `json:"choices"`
+	ClosedBy     irregularities.Role     `json:"closed_by"`
+	Boxes        []round.WindowBox       `json:"boxes"`
 }
 
 // Held is the irregularity the table is held for, in the state.
@@ -160,6 +183,10 @@ type Held struct {
 	Pending   []baccarat.Card         `json:"pending,omitempty"`
 	// Reason is what was seen, as the irregularity was raised with it.
 	Reason string `json:"reason,omitempty"`
+	// Options: no decision is awaited (or it is made): the table is held for the
+	// players' options (the state's options), until every box has chosen or a
+	// supervisor (decided_by) closes them.
+	Options bool `json:"options,omitempty"`
 }
 
 // State is the whole current picture of the table (topic state, retained).
@@ -177,6 +204,7 @@ type State struct {
 	Outcome        *baccarat.Outcome         `json:"outcome,omitempty"`
 	Offers         []baccarat.InsuranceOffer `json:"insurance_offers"`
 	Held           *Held                     `json:"held,omitempty"`
+	Options        *Options                  `json:"options,omitempty"`
 	CutCard        bool                      `json:"cut_card"`
 	CardsDrawn     int                       `json:"cards_drawn"`
 	CardsRemaining int                       `json:"cards_remaining"`

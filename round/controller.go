@@ -231,9 +231,10 @@ type State struct {
 	// confirmation; the shoe ends once the round is settled or void.
 	EndPending bool `json:",omitempty"`
 	// OptionsOpen: the players were given the options of RWS Baccarat 5.12 this round;
-	// Options are the boxes' choices, and Neglected the Insurance offers a card was drawn
-	// over (NC Insurance 5.13).
+	// Window is their options window (window.go); Options are the boxes' choices, and
+	// Neglected the Insurance offers a card was drawn over (NC Insurance 5.3, 5.13).
 	OptionsOpen bool                      `json:",omitempty"`
+	Window      Window                    `json:",omitzero"`
 	Options     []BoxOption               `json:",omitempty"`
 	Neglected   []baccarat.InsuranceOffer `json:",omitempty"`
 	// SetDealt: under Config.SetPerRound, the set in play has had its round opened.
@@ -246,6 +247,9 @@ type BoxOption struct {
 	Option irregularities.Option `json:"option"`
 	// Bet is the Insurance bet the box intended (OptInsuranceIntended).
 	Bet baccarat.Bet `json:"bet,omitempty"`
+	// Window is the irregularity whose options window the choice was made in (the
+	// options of RWS Baccarat 5.12; 0 for the other choices).
+	Window uint32 `json:"window,omitempty"`
 }
 
 // Held is an irregularity that holds the table until it is decided.
@@ -267,6 +271,10 @@ type Held struct {
 	Skipped  int `json:",omitempty"`
 	// Reason is what was seen, as the irregularity was raised with it, with its rule.
 	Reason string `json:",omitempty"`
+	// Options: the irregularity needs no decision, or it is made; the table is held for
+	// the boxes' options of RWS Baccarat 5.12 (window.go) until each box in play has
+	// chosen or a supervisor closes them. Pending are then placed.
+	Options bool `json:",omitempty"`
 }
 
 // Kept is a card read but not yet placed.
@@ -398,6 +406,8 @@ func (c *Controller) Apply(ev *Event) []Effect {
 		c.deviceBack(ev)
 	case BoxChoice:
 		c.boxChoice(ev)
+	case OptionsWindowClosed:
+		c.optionsClosed(ev)
 	case LidOpened:
 		if c.st.Phase == ShoeDone {
 			c.shoeEnd(ev)
@@ -559,8 +569,8 @@ func (c *Controller) nextRound(ev *Event) {
 	c.st.Offers, c.st.Offered = c.st.Offers[:0], c.st.Offered[:0]
 	c.st.InsuranceWaived = false
 	c.st.Outcome = baccarat.Outcome{}
-	if c.st.OptionsOpen || c.st.Options != nil || c.st.Neglected != nil {
-		c.st.OptionsOpen, c.st.Options, c.st.Neglected = false, nil, nil
+	if c.st.OptionsOpen || c.st.Options != nil || c.st.Neglected != nil || c.st.Window != (Window{}) {
+		c.st.OptionsOpen, c.st.Options, c.st.Neglected, c.st.Window = false, nil, nil, Window{}
 	}
 	c.push(ev, BettingOpened)
 }
@@ -675,6 +685,9 @@ func (c *Controller) cardDrawn(ev *Event) {
 		c.emit(ev, Effect{Kind: CardBurned, Card: card, Seq: seq})
 		return
 	}
+	if c.st.Phase == Dealing {
+		c.drawnOver(ev, card) // placed or held, it is the next card (NC Insurance 5.3)
+	}
 	if h := &c.st.Held; h.ID != 0 {
 		// A card drawn while the table is held belongs to the round: it waits, in order,
 		// for the decision (RWS Baccarat 5.12: players who continue accept the later cards).
@@ -765,6 +778,9 @@ func (c *Controller) unaccounted(ev *Event, n int, what, detail string) {
 	}
 	inPlay := c.st.Phase == Burning || c.st.Phase == Dealing ||
 		c.st.Phase == BettingOpen && c.cfg.CloseBetsOnFirstCard
+	if c.st.Phase == Dealing {
+		c.drawnOver(ev, baccarat.Card{}) // a card left the shoe after the offer (NC Insurance 5.3)
+	}
 	if c.st.Held.ID != 0 {
 		c.record(ev, irregularities.IncorrectCards, fmt.Sprintf("%s while the table is held for irregularity #%d", what, c.st.Held.ID))
 		return
@@ -927,12 +943,7 @@ func (c *Controller) hold(ev *Event, card baccarat.Card, seq uint64) {
 // place deals card into its slot by the Table of Play and reports what follows: the
 // round complete, or Insurance offered.
 func (c *Controller) place(ev *Event, card baccarat.Card, seq uint64) {
-	for _, o := range c.st.Offers {
-		c.emit(ev, Effect{Kind: InsuranceNeglected, Offer: o})
-		c.st.Neglected = append(c.st.Neglected, o)
-		c.raise(ev, irregularities.InsuranceNotOffered, fmt.Sprintf("%s drawn with %s still open", card, offerText(o)))
-	}
-	c.st.Offers = c.st.Offers[:0]
+	c.drawnOver(ev, card)
 	slot, next := c.st.Coup.PlaceNext(card)
 	c.st.CardNos[slot-1] = seq
 	e := c.push(ev, CardPlaced)
@@ -952,6 +963,23 @@ func (c *Controller) place(ev *Event, card baccarat.Card, seq uint64) {
 			c.emit(ev, Effect{Kind: InsuranceOffered, Offer: o})
 		}
 	}
+}
+
+// drawnOver closes the Insurance offers still open when card (a zero card: one that
+// could not be read) is drawn: each is forgone, as no bet may be placed on it once the
+// next card is drawn (NC Insurance 5.3), and is recorded as neglected, with the
+// irregularity of 5.13. The card may be placed, held, or not read at all.
+func (c *Controller) drawnOver(ev *Event, card baccarat.Card) {
+	for _, o := range c.st.Offers {
+		c.emit(ev, Effect{Kind: InsuranceNeglected, Offer: o})
+		c.st.Neglected = append(c.st.Neglected, o)
+		what := "a card the table could not read was"
+		if card.Valid() {
+			what = card.String()
+		}
+		c.raise(ev, irregularities.InsuranceNotOffered, fmt.Sprintf("%s drawn with %s still open", what, offerText(o)))
+	}
+	c.st.Offers = c.st.Offers[:0]
 }
 
 // raiseShuffleWarning raises, at a round's end, the bad-shuffle alarm the dealer was
@@ -1000,8 +1028,13 @@ func (c *Controller) raise(ev *Event, k irregularities.Kind, what string) uint32
 			c.finishShoe(ev)
 		}
 	}
-	if len(e.Choices) > 0 && c.st.Held.ID == 0 {
+	switch {
+	case c.st.Held.ID != 0:
+	case len(e.Choices) > 0:
 		c.st.Held = Held{ID: id, Kind: k, Reason: reason}
+	case c.st.Window.Open && c.st.Window.ID == id:
+		// No decision to wait for, but the players' options hold the table (window.go).
+		c.st.Held = Held{ID: id, Kind: k, Reason: reason, Options: true}
 	}
 	return id
 }
@@ -1019,6 +1052,9 @@ func (c *Controller) record(ev *Event, k irregularities.Kind, what string) uint3
 	}
 	c.emit(ev, Effect{Kind: IrregularityRaised, ID: id, Irregularity: k, PlayerOptions: opts,
 		Reason: what + " (" + c.rule(k) + ")"})
+	if opts {
+		c.openWindow(ev, id, k)
+	}
 	return id
 }
 
@@ -1033,7 +1069,7 @@ func (c *Controller) insuranceBet(ev *Event) {
 		return
 	}
 	if len(c.st.Offers) == 0 {
-		c.emit(ev, Effect{Kind: WagerRefused, Wager: w, Reason: "no insurance offer is open"})
+		c.emit(ev, Effect{Kind: WagerRefused, Wager: w, Reason: c.noOffer(w.Bet)})
 		return
 	}
 	offer := c.st.Offers[0]
@@ -1068,6 +1104,25 @@ func (c *Controller) insuranceBet(ev *Event) {
 	}
 	c.st.Insurance = append(c.st.Insurance, baccarat.InsuranceTaken{Offer: offer, Wager: w})
 	c.emit(ev, Effect{Kind: InsuranceTaken, Wager: w, Offer: offer})
+}
+
+// noOffer says why an Insurance bet b finds no offer open: the round's last offer of b
+// (or its last offer) was forgone when a card was drawn after it (NC Insurance 5.3), or
+// no offer is open.
+func (c *Controller) noOffer(b baccarat.Bet) string {
+	if c.st.Phase != Dealing && c.st.Phase != Complete || len(c.st.Neglected) == 0 {
+		return "no insurance offer is open"
+	}
+	o := c.st.Neglected[len(c.st.Neglected)-1]
+	for _, n := range c.st.Neglected {
+		if n.Info().Bet == b {
+			o = n
+		}
+	}
+	if last := c.st.Offered[len(c.st.Offered)-1]; last != o && last.Info().Bet == b {
+		return "no insurance offer is open" // a later offer of b was closed by the dealer
+	}
+	return fmt.Sprintf("the %s offer %s is forgone: a card was drawn after it (NC Insurance 5.3)", o.Info().Bet, stageText(o))
 }
 
 // reasonOf is the reason of a wager error without the wager, which the effect carries.
@@ -1154,6 +1209,7 @@ func (c *Controller) void(ev *Event, reason string) {
 	}
 	c.st.Offers = c.st.Offers[:0]
 	c.st.Wagers, c.st.Decisions, c.st.Insurance = nil, nil, nil
+	c.st.Window.Open = false                 // every bet is returned: no option is left to take
 	c.st.Phase, c.st.Voided = Complete, true // no card is due in a void round
 	c.emit(ev, Effect{Kind: RoundVoided, Coup: c.st.Coup, Settlements: ss, Reason: reason})
 	c.raiseShuffleWarning(ev)

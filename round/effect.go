@@ -92,6 +92,12 @@ const (
 	// to the table's limits, or under its bet's minimum and played as placed; Reason is
 	// the decision's rule (baccarat.RuleSet.CloseBets).
 	WagerLimited
+	// OptionsOpened: irregularity ID (of kind Irregularity) opened the players' options
+	// window (RWS Baccarat 5.12, window.go); Reason names the boxes in play and the rule.
+	OptionsOpened
+	// OptionsClosed: the options window of irregularity ID closed: every box chose, or
+	// Role and Actor closed it (Role 0: Reason says who); Reason gives each box's choice.
+	OptionsClosed
 	effectKindCount
 )
 
@@ -100,7 +106,8 @@ var effectNames = [effectKindCount]string{"?", "shoe-started", "burn-started", "
 	"insurance-offered", "insurance-taken", "insurance-closed", "insurance-neglected",
 	"squeeze-noted", "round-complete", "round-settled", "round-voided", "resumed",
 	"cut-card-reached", "shoe-finished", "shoe-ended", "event-refused", "irregularity-raised",
-	"irregularity-resolved", "card-held", "dealer-warning", "reconstructed", "option-recorded", "set-loaded", "wager-limited"}
+	"irregularity-resolved", "card-held", "dealer-warning", "reconstructed", "option-recorded", "set-loaded", "wager-limited",
+	"options-opened", "options-closed"}
 
 // String names the kind, e.g. "card-placed".
 func (k EffectKind) String() string {
@@ -238,6 +245,17 @@ func (e Effect) String() string {
 		b.WriteString(": " + e.Reason)
 	case Reconstructed:
 		b.WriteString(" " + coupText(e.Coup))
+	case OptionsOpened:
+		fmt.Fprintf(&b, " #%d: %s", e.ID, e.Reason)
+	case OptionsClosed:
+		fmt.Fprintf(&b, " #%d", e.ID)
+		if e.Role != 0 {
+			fmt.Fprintf(&b, " by %s", e.Role)
+		}
+		if e.Actor != "" {
+			b.WriteString(" " + e.Actor)
+		}
+		b.WriteString(": " + e.Reason)
 	case OptionRecorded:
 		fmt.Fprintf(&b, " box=%s %s", e.Wager.Box, e.Option)
 		if e.Wager.Bet != 0 {

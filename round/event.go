@@ -57,12 +57,16 @@ const (
 	// LidOpened: the shoe's lid was opened. Once the shoe's last round is dealt, that is
 	// the dealer taking out what is left: the shoe ends.
 	LidOpened
+	// OptionsWindowClosed: Role/Actor closes the players' options window (RWS Baccarat 5.12,
+	// window.go): the boxes that chose nothing continue, and the cards held for the
+	// window are placed. Role 0 is the table's own stand-in for the dealer.
+	OptionsWindowClosed
 	eventKindCount
 )
 
 var eventNames = [eventKindCount]string{"?", "new-shoe", "bets-closed", "card", "insurance-bet",
 	"insurance-closed", "squeeze", "confirm", "cut-card", "shoe-end", "power-restored", "report", "decide",
-	"device-lost", "device-back", "box-option", "lid-opened"}
+	"device-lost", "device-back", "box-option", "lid-opened", "options-closed"}
 
 // String names the kind, e.g. "card".
 func (k EventKind) String() string {

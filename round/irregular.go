@@ -106,6 +106,9 @@ func (c *Controller) decide(ev *Event) {
 	switch {
 	case h.ID == 0:
 		c.refuse(ev, "no irregularity is waiting for a decision")
+	case h.Options:
+		c.refuse(ev, "irregularity #%d (%s) is decided: the table is held for the boxes' options (%s) until each box has chosen or a supervisor closes them",
+			h.ID, h.Kind, c.optionsRule())
 	case ev.ID != 0 && ev.ID != h.ID:
 		c.refuse(ev, "irregularity #%d (%s) is waiting for a decision, not #%d", h.ID, h.Kind, ev.ID)
 	case !e.Allows(ev.Choice):
@@ -155,11 +158,21 @@ func (c *Controller) resolve(ev *Event, choice irregularities.Choice, role irreg
 }
 
 // maybeEnd ends the shoe whose empty signal was waiting, once nothing holds it: no
-// decision awaited, and no round in play.
+// decision or option awaited, and no round awaiting its confirmation. A round still
+// being dealt cannot have the cards it needs: it is void (RWS Baccarat 5.5.4), as it is
+// when the shoe ends with no hold in the way; a round open for bets is void unplayed.
 func (c *Controller) maybeEnd(ev *Event) {
-	if c.st.EndPending && c.st.Held.ID == 0 && c.st.Phase != NoShoe && !c.roundInPlay() {
-		c.pendingEnd(ev)
+	if !c.st.EndPending || c.st.Held.ID != 0 || c.st.Phase == NoShoe || c.st.Phase == Complete && !c.st.Voided {
+		return
 	}
+	switch {
+	case c.st.Voided:
+	case c.st.Phase == BettingOpen:
+		c.void(ev, "the shoe ended before the round was dealt")
+	case c.st.Phase == Dealing:
+		c.raise(ev, irregularities.InsufficientCards, fmt.Sprintf("the shoe ended with round %d incomplete", c.st.Round))
+	}
+	c.pendingEnd(ev)
 }
 
 func (c *Controller) resolveHold(ev *Event, choice irregularities.Choice, role irregularities.Role, actor, why string) {
@@ -180,7 +193,7 @@ func (c *Controller) resolveHold(ev *Event, choice irregularities.Choice, role i
 		}
 		c.dealPending(ev, h.Pending)
 	case irregularities.AsRead:
-		c.dealPending(ev, h.Pending)
+		c.release(ev, h, h.Pending)
 	case irregularities.Swapped:
 		pending := h.Pending
 		if h.Paired && len(pending) > 0 {
@@ -192,20 +205,30 @@ func (c *Controller) resolveHold(ev *Event, choice irregularities.Choice, role i
 		} else if len(pending) >= 2 {
 			pending = append([]Kept{pending[1], pending[0]}, pending[2:]...)
 		}
-		c.dealPending(ev, pending)
+		c.release(ev, h, pending)
 	case irregularities.Reconstructed:
 		c.emit(ev, Effect{Kind: Reconstructed, Coup: c.st.Coup})
-		c.dealPending(ev, h.Pending)
+		c.release(ev, h, h.Pending)
 	case irregularities.Proceed:
 		switch h.Kind {
 		case irregularities.ForeignCard:
+			// The next round opens; the cards held meanwhile come to it first, as they
+			// were drawn, and a shoe whose empty signal waits ends after them (maybeEnd).
+			end := c.st.EndPending
+			c.st.EndPending = false
 			c.afterVoid(ev)
+			c.st.EndPending = end
 		case irregularities.TechnicalInterruption:
 			c.emit(ev, Effect{Kind: Resumed, Reason: "the round continues (" + c.rule(h.Kind) + ".1)"})
 		case irregularities.WrongHand:
 			// The cards cannot be reconstructed: the round continues as dealt, and the
-			// players have the options of 5.12 (RWS Baccarat 5.8).
-			c.st.OptionsOpen = c.st.Phase == Dealing || c.st.Phase == Complete
+			// players have the options of 5.12 (RWS Baccarat 5.8), before any further
+			// card is shown. Once the round is complete its outcome is known: no option
+			// is left to give (window.go).
+			if c.st.Phase == Dealing {
+				c.st.OptionsOpen = true
+				c.openWindow(ev, h.ID, h.Kind)
+			}
 		}
 		if c.st.Phase == Burning && h.Missing > 0 && c.st.BurnLeft > 0 {
 			// The cards set aside were burn cards (the burn's first card, unread, leaves
@@ -217,7 +240,7 @@ func (c *Controller) resolveHold(ev *Event, choice irregularities.Choice, role i
 		if c.st.Phase == Burning && c.st.BurnLeft == 0 {
 			c.nextRound(ev) // the burn's last card was set aside
 		}
-		c.dealPending(ev, h.Pending)
+		c.release(ev, h, h.Pending)
 	}
 }
 

@@ -13,9 +13,9 @@ import (
 // TestPropertyLimitsMoneyConserved: for random layouts under random limits and random
 // rounds, every wager placed is settled once; each box's Bets that played keep the
 // Differential within its maximum (RWS Baccarat 5.1, 5.1.1; Bets placed under the
-// minimum play as placed, 5.1.2); no effective stake exceeds its stake; and money is
-// conserved: what the players get back plus what the house keeps equals what was staked
-// plus what was paid.
+// minimum play as placed, 5.1.2, and may take it over by their own stakes); no
+// effective stake exceeds its stake; and money is conserved: what the players get back
+// plus what the house keeps equals what was staked plus what was paid.
 func TestPropertyLimitsMoneyConserved(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		rs := baccarat.MustLookup(rapid.SampledFrom([]string{"rws", "nc-insurance", "royal", "nc-tournament", "classic"}).Draw(t, "rules"), baccarat.Options{})
@@ -110,11 +110,17 @@ func TestPropertyLimitsMoneyConserved(t *testing.T) {
 			t.Fatalf("returned %d + kept %d != staked %d + paid %d", returned, kept, staked, paid)
 		}
 		for name, b := range boxes {
-			allowed := cfg.Limits.MaxDifferential
+			d, allowed := b.banker-b.player, cfg.Limits.MaxDifferential
 			if cfg.Limits.Excess == baccarat.ExcessProRata {
-				allowed = max(allowed, b.underB-b.player, b.underP-b.banker)
+				// The heavier side's Bets under the minimum play over what the seated
+				// player's take (5.1.2), and nothing else may.
+				if d > 0 {
+					allowed += b.underB
+				} else {
+					allowed += b.underP
+				}
 			}
-			if d := b.banker - b.player; d > allowed || -d > allowed {
+			if d > allowed || -d > allowed {
 				t.Fatalf("box %s: banker %d, player %d: over the maximum Differential %d", name, b.banker, b.player, allowed)
 			}
 		}

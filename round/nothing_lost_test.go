@@ -23,8 +23,8 @@ type step struct {
 
 // genSession draws a table session with every kind of irregularity: cards missed, read
 // unreadable, of another set, renumbered by a re-powered shoe, drawn together; reports
-// and decisions by any role; boxes' options; wagers of every kind and stake; the shoe's
-// end and empty signal; restarts.
+// and decisions by any role; boxes' options and their window closed; wagers of every
+// kind and stake; the shoe's end and empty signal; restarts.
 func genSession(t *rapid.T) []step {
 	n := rapid.IntRange(100, 400).Draw(t, "n")
 	out := []step{{ev: Event{Kind: NewShoe, Set: "S", Decks: 4}}}
@@ -73,7 +73,7 @@ func genSession(t *rapid.T) []step {
 				Stake: baccarat.Money(rapid.SampledFrom([]int{5, 10}).Draw(t, "ins-stake"))}}}
 		default:
 			kinds := []EventKind{InsuranceWindowClosed, SqueezeRequested, CutCard, ShoeEnd, ShoeEnd, PowerRestored, NewShoe,
-				Report, Report, Report, Decide, Decide, Decide, DeviceLost, DeviceBack, LidOpened}
+				Report, Report, Report, Decide, Decide, Decide, DeviceLost, DeviceBack, LidOpened, OptionsWindowClosed}
 			ev = Event{Kind: rapid.SampledFrom(kinds).Draw(t, "other"), At: at, Set: "S", Decks: 4,
 				Empty:        rapid.Bool().Draw(t, "empty"),
 				Irregularity: rapid.SampledFrom(irregularities.Kinds()).Draw(t, "irregularity"),

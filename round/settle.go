@@ -2,7 +2,6 @@ package round
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/tablectl/tablectl/baccarat"
 )
@@ -65,13 +64,55 @@ func drawsOrStands(draws bool) string {
 	return "stands"
 }
 
+// Taken is the Insurance taken on one offer of a round SettleRound settles, as the table
+// recorded it: the offer's stage (NC Insurance 3.12; its bet and pay-table row are those
+// the round's cards make) and the wagers placed on it, in the order taken (a wager with
+// no bet takes the offer's).
+type Taken struct {
+	Stage  baccarat.Stage
+	Wagers []baccarat.Wager
+}
+
+// Settled is a round SettleRound settled: its outcome, each wager's settlement (the
+// wagers in the order given, then the Insurance bets in the order taken), and the
+// Insurance offers its cards made.
+type Settled struct {
+	Outcome     baccarat.Outcome
+	Settlements []Settlement
+	Offers      []baccarat.InsuranceOffer
+}
+
+// SettleError is why SettleRound could not settle a round: the controller's reason, and
+// where in the input it arose: the card (its place in the order dealt, from 1), or the
+// Insurance entry and its wager (each from 1); none of them for the round as a whole.
+type SettleError struct {
+	Card, Offer, Wager int
+	Reason             string
+}
+
+// Error names where, then why.
+func (e *SettleError) Error() string {
+	switch {
+	case e.Card > 0:
+		return fmt.Sprintf("card %d dealt: %s", e.Card, e.Reason)
+	case e.Offer > 0 && e.Wager > 0:
+		return fmt.Sprintf("insurance %d, bet %d: %s", e.Offer, e.Wager, e.Reason)
+	case e.Offer > 0:
+		return fmt.Sprintf("insurance %d: %s", e.Offer, e.Reason)
+	}
+	return e.Reason
+}
+
 // SettleRound plays one round through a fresh controller of cfg, as the live table does:
 // a new shoe of cfg.Decks decks (the rule set's default when 0) with no burn, bets closed
 // with ws (baccarat.RuleSet.CloseBets, under cfg.Limits), cards dealt in that order
-// (DealOrder), the dealer's confirmation. It returns the round's outcome and its
-// settlements, or an error when the controller refused an event or raised an
-// irregularity.
-func SettleRound(cfg Config, ws []baccarat.Wager, cards []baccarat.Card) (baccarat.Outcome, []Settlement, error) {
+// (DealOrder), and at each Insurance offer the cards make the bets ins takes on it (by
+// its stage), then the offer closed, as the dealer closes it before the next card (NC
+// Insurance 3.12, 5.3): an offer ins does not name is closed unbet. Then the dealer's
+// confirmation. It returns the round settled, or a *SettleError when the controller
+// refused an event or a bet, or raised an irregularity, or when an entry of ins names an
+// offer the cards do not make.
+func SettleRound(cfg Config, ws []baccarat.Wager, cards []baccarat.Card, ins []Taken) (Settled, error) {
 	cfg.Burn, cfg.BurnCount = BurnNone, 0
 	cfg.SimultaneousWindow = 0 // the cards carry no time
 	cfg.ShoeOnFirstCard = false
@@ -80,22 +121,79 @@ func SettleRound(cfg Config, ws []baccarat.Wager, cards []baccarat.Card) (baccar
 	}
 	ctl, err := New(cfg)
 	if err != nil {
-		return baccarat.Outcome{}, nil, err
+		return Settled{}, err
 	}
-	evs := []Event{{Kind: NewShoe, Set: "settle", Decks: cfg.Decks}, {Kind: BetsClosed, Wagers: ws}}
-	for i, c := range cards {
-		evs = append(evs, Event{Kind: CardDrawn, Card: c, Seq: uint64(i + 1)})
-	}
-	evs = append(evs, Event{Kind: ConfirmResult})
-	for _, ev := range evs {
+	var out Settled
+	settled := false
+	used := make([]bool, len(ins))
+	step := func(ev Event, where SettleError) error {
 		for _, e := range ctl.Step(ev) {
 			switch e.Kind {
 			case RoundSettled:
-				return e.Outcome, e.Settlements, nil
-			case EventRefused, IrregularityRaised, CardNotDue, RoundVoided:
-				return baccarat.Outcome{}, nil, fmt.Errorf("%s: %s", ev.Kind, strings.TrimPrefix(e.String(), e.Kind.String()+" "))
+				out.Outcome, out.Settlements, settled = e.Outcome, e.Settlements, true
+			case InsuranceOffered:
+				out.Offers = append(out.Offers, e.Offer)
+			case WagerRefused:
+				if ev.Kind == InsuranceBet {
+					where.Reason = "refused: " + e.Reason
+				}
+			case IrregularityRaised:
+				where.Reason = fmt.Sprintf("%s: %s", e.Irregularity, e.Reason)
+				return &where // it names the card not due, or the round void, that came with it
+			case EventRefused, CardNotDue, RoundVoided:
+				if where.Reason == "" {
+					where.Reason = e.Reason
+				}
 			}
 		}
+		if where.Reason != "" {
+			return &where
+		}
+		return nil
 	}
-	return baccarat.Outcome{}, nil, fmt.Errorf("the round was not settled")
+	if err := step(Event{Kind: NewShoe, Set: "settle", Decks: cfg.Decks}, SettleError{}); err != nil {
+		return Settled{}, err
+	}
+	if err := step(Event{Kind: BetsClosed, Wagers: ws}, SettleError{}); err != nil {
+		return Settled{}, err
+	}
+	for i, c := range cards {
+		if err := step(Event{Kind: CardDrawn, Card: c, Seq: uint64(i + 1)}, SettleError{Card: i + 1}); err != nil {
+			return Settled{}, err
+		}
+		offers := ctl.State().Offers
+		if len(offers) == 0 {
+			continue
+		}
+		stage := offers[0].Info().Stage
+		for k, t := range ins {
+			if t.Stage != stage {
+				continue
+			}
+			used[k] = true
+			for j, w := range t.Wagers {
+				if w.Bet == 0 {
+					w.Bet = offers[0].Info().Bet // the offer's
+				}
+				if err := step(Event{Kind: InsuranceBet, Wagers: []baccarat.Wager{w}}, SettleError{Offer: k + 1, Wager: j + 1}); err != nil {
+					return Settled{}, err
+				}
+			}
+		}
+		if err := step(Event{Kind: InsuranceWindowClosed}, SettleError{}); err != nil {
+			return Settled{}, err
+		}
+	}
+	for k, t := range ins {
+		if !used[k] {
+			return Settled{}, &SettleError{Offer: k + 1, Reason: fmt.Sprintf("the cards make no Insurance offer %s (NC Insurance 3.12, 4.1.2)", t.Stage)}
+		}
+	}
+	if err := step(Event{Kind: ConfirmResult}, SettleError{}); err != nil {
+		return Settled{}, err
+	}
+	if !settled {
+		return Settled{}, &SettleError{Reason: "the round was not settled"}
+	}
+	return out, nil
 }

@@ -38,6 +38,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected effects in testd
 //	> card unreadable=damaged_index [seq=N]   (a card the shoe could not name)
 //	> card 9H renumbered=true seq=1           (the shoe's numbering started again)
 //	> box-option box=1 option=bet-returned role=dealer [bet=banker_insurance]
+//	> options-closed [role=supervisor] [actor=A]  (no role: the table's stand-in)
 //
 // Cards are a second apart unless an event gives at=DURATION from the transcript's start.
 func TestTranscripts(t *testing.T) {

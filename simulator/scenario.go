@@ -83,6 +83,9 @@ import (
 //	insurance-pause D    how long the table leaves each Insurance offer open before it
 //	                     closes it (0s: at once); a card drawn sooner is drawn over the
 //	                     open offer (NC Insurance 5.13)
+//	options-pause D      how long the table leaves the players' options window of RWS
+//	                     Baccarat 5.12 open before it closes it, the boxes that chose
+//	                     nothing continuing (0s: at once)
 //	dealer-confirms      the table does not confirm a complete round by itself: the
 //	                     scenario's confirm does
 //
@@ -104,6 +107,7 @@ import (
 //	                     decide 1 continue supervisor
 //	option BOX OPTION ROLE [BET]   one box's choice for the round (RWS Baccarat 5.12,
 //	                     NC Insurance 5.13 with the Insurance bet, NC Tournament 3.9)
+//	options-closed ROLE  the players' options window is closed (options_closed)
 type Scenario struct {
 	Protocol shoe.Format
 	Decks    int
@@ -111,9 +115,10 @@ type Scenario struct {
 	Cut      int
 	// Rules is the table's rule set; "": the command line's.
 	Rules string
-	// InsurancePause is how long the table leaves an Insurance offer open; nil: the
-	// command line's.
+	// InsurancePause is how long the table leaves an Insurance offer open, and
+	// OptionsPause the players' options window; nil: the command line's.
 	InsurancePause *time.Duration
+	OptionsPause   *time.Duration
 	// DealerConfirms: the table does not confirm complete rounds by itself.
 	DealerConfirms bool
 	Steps          []Step
@@ -267,7 +272,7 @@ func (sc *Scenario) parse(line int, op string, args []string) error {
 		if !handled {
 			return fmt.Errorf("unknown directive")
 		}
-		if op == "rules" || op == "insurance-pause" || op == "dealer-confirms" {
+		if op == "rules" || op == "insurance-pause" || op == "options-pause" || op == "dealer-confirms" {
 			return nil // a setting
 		}
 	}

@@ -134,6 +134,7 @@ func TestParseScenarioSeedTakesAnyUint64(t *testing.T) {
 func TestParseScenarioTable(t *testing.T) {
 	sc, err := ParseScenario(strings.NewReader(`rules royal
 insurance-pause 1500ms
+options-pause 20s
 dealer-confirms
 burn
 bets 1:player:100 2:banker_pair:5
@@ -143,6 +144,7 @@ report wrong_hand dealer the player's card   # comment
 decide 2 continue supervisor
 option 1 insurance-intended pit_manager banker_insurance
 option 2 bet-returned dealer
+options-closed supervisor
 confirm
 end-shoe
 bets
@@ -152,8 +154,9 @@ swap 1 3
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sc.Rules != "royal" || sc.InsurancePause == nil || *sc.InsurancePause != 1500*time.Millisecond || !sc.DealerConfirms || !sc.HasTableActions() {
-		t.Errorf("settings: rules %q, pause %v, dealer confirms %v", sc.Rules, sc.InsurancePause, sc.DealerConfirms)
+	if sc.Rules != "royal" || sc.InsurancePause == nil || *sc.InsurancePause != 1500*time.Millisecond || !sc.DealerConfirms || !sc.HasTableActions() ||
+		sc.OptionsPause == nil || *sc.OptionsPause != 20*time.Second {
+		t.Errorf("settings: rules %q, pause %v, options pause %v, dealer confirms %v", sc.Rules, sc.InsurancePause, sc.OptionsPause, sc.DealerConfirms)
 	}
 	want := []string{
 		"",
@@ -164,6 +167,7 @@ swap 1 3
 		`supervisor {"choice":"continue","cmd":"decide","irregularity":2}`,
 		`pit_manager {"bet":"banker_insurance","box":"1","cmd":"box_option","option":"insurance-intended"}`,
 		`dealer {"box":"2","cmd":"box_option","option":"bet-returned"}`,
+		`supervisor {"cmd":"options_closed"}`,
 		`dealer {"cmd":"confirm"}`,
 		`dealer {"cmd":"end_shoe"}`,
 		`dealer {"cmd":"bets_closed"}`,
@@ -182,7 +186,7 @@ swap 1 3
 			t.Errorf("line %d (%s): %s, want %s", st.Line, st.Op, got, want[i])
 		}
 	}
-	if w, s := sc.Steps[11], sc.Steps[12]; w.Wait != 250*time.Millisecond || s.N != 1 || s.M != 3 {
+	if w, s := sc.Steps[12], sc.Steps[13]; w.Wait != 250*time.Millisecond || s.N != 1 || s.M != 3 {
 		t.Errorf("wait %s, swap %d %d", w.Wait, s.N, s.M)
 	}
 }

@@ -27,7 +27,7 @@ type Table interface {
 // tableActions are the scenario directives carried out by the table (Config.Table), not
 // by the simulated devices.
 var tableActions = map[string]bool{"bets": true, "insurance-bet": true, "insurance-closed": true, "confirm": true,
-	"end-shoe": true, "report": true, "decide": true, "option": true}
+	"end-shoe": true, "report": true, "decide": true, "option": true, "options-closed": true}
 
 // IsTableAction reports whether a step is one of the table's actions: a command the
 // table is given (Step.Role, Step.Command), not something the devices do.
@@ -77,6 +77,16 @@ func (sc *Scenario) parseTable(st *Step, args []string) (handled bool, err error
 			return true, err
 		}
 		sc.InsurancePause = &d
+		return true, nil
+	case "options-pause":
+		if err := setting(); err != nil {
+			return true, err
+		}
+		d, err := duration(args, 5*time.Minute)
+		if err != nil {
+			return true, err
+		}
+		sc.OptionsPause = &d
 		return true, nil
 	case "dealer-confirms":
 		if err := setting(); err != nil {
@@ -181,6 +191,14 @@ func (sc *Scenario) parseTable(st *Step, args []string) (handled bool, err error
 			}
 			cmd["bet"] = args[3]
 		}
+	case "options-closed":
+		if len(args) != 1 {
+			return true, fmt.Errorf("want who closes the players' options: options-closed supervisor")
+		}
+		if role, err = roleName(args[0]); err != nil {
+			return true, err
+		}
+		cmd["cmd"] = "options_closed"
 	default:
 		return false, nil
 	}

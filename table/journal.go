@@ -234,10 +234,12 @@ func Open(cfg Config, j *journal.Journal, now time.Time) (*Node, error) {
 		st = ctl.State()
 	}
 	// What the stand-ins for the dealer would have done had the table not stopped: the
-	// confirmation of a complete round, the closing of an open Insurance offer.
+	// confirmation of a complete round, the closing of an open Insurance offer; an open
+	// options window is closed once its pause has run from now.
 	for _, ev := range n.automatic(st, now, len(st.Offers) > 0, st.Phase == round.Complete) {
 		n.Step(ev)
 	}
+	n.followWindow(ctl.State(), now) // an options window left open gets its pause from now
 	if err := n.retainedPicture(now); err != nil {
 		return nil, err
 	}

@@ -27,6 +27,12 @@ type Config struct {
 	// neglected offer of NC Insurance 5.13. Time is the events' own: the offer is closed
 	// before the first card read at or after the pause. Zero closes it at once.
 	InsurancePause time.Duration
+	// AutoCloseOptions: the table stands in for the dealer and the supervisor at the
+	// players' options of RWS Baccarat 5.12: it closes an options window still open
+	// OptionsPause after it opened (the boxes that chose nothing continue), before any
+	// event stamped at or after then, or when Tick is given such a time (OptionsDue).
+	AutoCloseOptions bool
+	OptionsPause     time.Duration
 	// Seqless: the shoe's format neither numbers its cards nor reports a card it failed
 	// to read (!shoe.Format.TellsMisreads): any unreadable input may be a card.
 	Seqless bool
@@ -110,9 +116,13 @@ type Node struct {
 	call     bool
 	// offeredAt is when the open Insurance offers were made, under InsurancePause.
 	offeredAt time.Time
-	lit       Lamps
-	litSet    bool
-	rd        Ready
+	// window and windowAt are the options window open and when it opened, under
+	// AutoCloseOptions (window 0: none open).
+	window   uint32
+	windowAt time.Time
+	lit      Lamps
+	litSet   bool
+	rd       Ready
 	// capture, while a command is stepped, collects its effects.
 	capture *Reply
 	// replayed is how many events Open replayed.
@@ -169,6 +179,10 @@ func (n *Node) Step(ev round.Event) {
 	for len(queue) > 0 {
 		ev := queue[0]
 		queue = queue[1:]
+		if due, ok := n.OptionsDue(); ok && ev.Kind != round.OptionsWindowClosed && !ev.At.Before(due) {
+			queue = append([]round.Event{n.closeOptions(due), ev}, queue...)
+			continue
+		}
 		if closeAt := n.offeredAt.Add(n.cfg.InsurancePause); !n.offeredAt.IsZero() && ev.Kind == round.CardDrawn && !ev.At.Before(closeAt) {
 			n.offeredAt = time.Time{}
 			if len(n.ctl.State().Offers) > 0 {
@@ -191,9 +205,45 @@ func (n *Node) Step(ev round.Event) {
 			n.rd.Snapshot = n.snapshot(st)
 			n.rd.SnapshotAt = len(n.rd.Records)
 		}
+		n.followWindow(st, ev.At)
 		queue = append(queue, n.automatic(st, ev.At, offered, complete)...)
 		queue = append(queue, n.tr.Pending(st)...)
 	}
+}
+
+// followWindow notes, under AutoCloseOptions, when the options window open in state st
+// opened: at, the time of the event that opened it.
+func (n *Node) followWindow(st round.State, at time.Time) {
+	switch {
+	case !n.cfg.AutoCloseOptions || !st.Window.Open:
+		n.window = 0
+	case st.Window.ID != n.window:
+		n.window, n.windowAt = st.Window.ID, at
+	}
+}
+
+// OptionsDue is when the table, standing in for the dealer (AutoCloseOptions), closes
+// the players' options window open now: OptionsPause after it opened. ok is false when
+// no window is open or the table does not stand in.
+func (n *Node) OptionsDue() (due time.Time, ok bool) {
+	if n.window == 0 {
+		return time.Time{}, false
+	}
+	return n.windowAt.Add(n.cfg.OptionsPause), true
+}
+
+// Tick tells the node the time is now: the stand-in for the dealer closes an options
+// window due by then (OptionsDue). Nothing else reads it.
+func (n *Node) Tick(now time.Time) {
+	if due, ok := n.OptionsDue(); ok && !now.Before(due) {
+		n.Step(n.closeOptions(due))
+	}
+}
+
+// closeOptions is the stand-in's closing of the options window, at its due time.
+func (n *Node) closeOptions(due time.Time) round.Event {
+	n.window = 0
+	return round.Event{Kind: round.OptionsWindowClosed, At: due, Actor: "auto"}
 }
 
 // automatic is what the table's stand-ins for the dealer do in state st: close the

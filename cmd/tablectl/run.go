@@ -42,6 +42,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("run: %w", err)
 	}
 	sim.defaultInsurancePause(&r)
+	sim.defaultOptionsPause(&r)
 	sim.insurance = dealerInsurance(r)
 	if r.TempJournal {
 		tmp, err := os.MkdirTemp("", "tablectl-journal-")
@@ -63,6 +64,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("run: %w", err)
 	}
 	cfg := daemon.Config{Table: r.Table, Round: r.Round, AutoConfirm: r.Dealer.Auto && !sim.dealerConfirms(), AutoCloseInsurance: r.Dealer.Auto, InsurancePause: r.Dealer.InsurancePause,
+		AutoCloseOptions: r.Dealer.Auto, OptionsPause: r.Dealer.OptionsPause,
 		JournalDir: r.Journal, Logger: log, Shoe: r.ShoeConfig(), Shuffler: r.ShufflerConfig()}
 	if every := svc.heartbeatEvery(); every > 0 {
 		cfg.Watchdog, cfg.HeartbeatEvery = svc, every
@@ -207,6 +209,7 @@ func runFlags(fs *flag.FlagSet) (f *config.Flags, configFile *string, sim *simul
 	fs.IntVar(&f.Baud, "baud", 9600, "the serial ports' speed")
 	fs.BoolVar(&f.Auto, "auto", false, "stand in for the dealer's buttons: close betting on a round's first card, close Insurance at once (or after --insurance-pause), confirm each complete round (default with --simulate)")
 	fs.DurationVar(&f.InsurancePause, "insurance-pause", def.Dealer.InsurancePause, "with --auto: how long each Insurance offer stays open before it is closed (0: at once; with --simulate at a table that offers Insurance, 1s unless given)")
+	fs.DurationVar(&f.OptionsPause, "options-pause", def.Dealer.OptionsPause, "with --auto: how long the players' options window of RWS Baccarat 5.12 stays open before it is closed, the boxes that chose nothing continuing (with --simulate, 1s unless given)")
 	fs.DurationVar(&f.SimultaneousWindow, "simultaneous-window", def.Dealer.SimultaneousWindow, "two cards of a round read closer together than this were drawn together (RWS Baccarat 5.10); 0 turns the check off")
 	fs.StringVar(&f.HTTP, "http", def.HTTP, "serve the display board here (\"\": none); :8080 serves it to the network")
 	fs.BoolVar(&f.LogJSON, "log-json", false, "log as JSON lines")

@@ -38,6 +38,9 @@ func (s *simulation) scenarioSettings() error {
 	if scn.InsurancePause != nil {
 		s.f.InsurancePause, s.f.Given["insurance-pause"] = *scn.InsurancePause, true
 	}
+	if scn.OptionsPause != nil {
+		s.f.OptionsPause, s.f.Given["options-pause"] = *scn.OptionsPause, true
+	}
 	return nil
 }
 
@@ -51,6 +54,19 @@ func (s *simulation) defaultInsurancePause(r *config.Run) {
 	if r.Simulate && r.Dealer.Auto && r.Round.Rules.Insurance && !r.Round.NoInsurance &&
 		r.Dealer.InsurancePause == 0 && !s.f.Given["insurance-pause"] {
 		r.Dealer.InsurancePause = SimulatedInsurancePause
+	}
+}
+
+// SimulatedOptionsPause is how long a simulated table that stands in for the dealer
+// leaves the players' options window open when no pause is given: its simulated dealer,
+// who records no box's choice, waits that long for the table to close it.
+const SimulatedOptionsPause = time.Second
+
+// defaultOptionsPause gives a simulated table that stands in for the dealer the pause
+// SimulatedOptionsPause, unless the command line or the file gave another.
+func (s *simulation) defaultOptionsPause(r *config.Run) {
+	if r.Simulate && r.Dealer.Auto && !s.f.Given["options-pause"] && r.Dealer.OptionsPause == config.DefaultOptionsPause {
+		r.Dealer.OptionsPause = SimulatedOptionsPause
 	}
 }
 

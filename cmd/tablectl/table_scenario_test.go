@@ -85,7 +85,7 @@ func TestTableScenarioCommands(t *testing.T) {
 func TestSimulateRefusesTableActions(t *testing.T) {
 	f := filepath.Join("..", "..", "simulator", "testdata", "scenarios", "table", "players-options.txt")
 	_, _, err := runCmd(t, "", "simulate", "--scenario", f)
-	if err == nil || !strings.Contains(err.Error(), f+": scenario line 10: bets is the table's action") {
+	if err == nil || !strings.Contains(err.Error(), f+": scenario line 11: bets is the table's action") {
 		t.Errorf("got %v", err)
 	}
 }

@@ -33,6 +33,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	fs.StringVar(&f.Rules, "rules", "classic", "rule set: "+fmt.Sprint(baccarat.Names))
 	fs.BoolVar(&f.Auto, "auto", true, "stand in for the dealer's buttons: close betting on a round's first card, close Insurance offers at once (or after --insurance-pause), confirm each complete round")
 	fs.DurationVar(&f.InsurancePause, "insurance-pause", 0, "with --auto: how long each Insurance offer stays open before it is closed (0: at once)")
+	fs.DurationVar(&f.OptionsPause, "options-pause", config.DefaultOptionsPause, "with --auto: how long the players' options window of RWS Baccarat 5.12 stays open before it is closed, the boxes that chose nothing continuing")
 	showDevice := fs.Bool("device-events", false, "also print the drivers' own events")
 	sim := simulationFlags(fs, &f, 300*time.Millisecond)
 	fs.StringVar(&f.Journal, "journal", "", "journal every event in this directory, and start from what it holds (replayed, then RWS Baccarat 5.4 for an interrupted round)")
@@ -72,7 +73,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 		log.Warn(config.NoShufflerChecksOff, "decks", r.Round.Decks, "shoe starts at its first card", r.Round.ShoeOnFirstCard)
 	}
 	cfg := daemon.Config{Table: r.Table, Round: r.Round, AutoConfirm: r.Dealer.Auto && !sim.dealerConfirms(), AutoCloseInsurance: r.Dealer.Auto, InsurancePause: r.Dealer.InsurancePause,
-		JournalDir: r.Journal, Logger: log, Shoe: r.ShoeConfig(), Shuffler: r.ShufflerConfig(), Trace: io.out}
+		AutoCloseOptions: r.Dealer.Auto, OptionsPause: r.Dealer.OptionsPause, JournalDir: r.Journal, Logger: log, Shoe: r.ShoeConfig(), Shuffler: r.ShufflerConfig(), Trace: io.out}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var dealt <-chan error
