@@ -49,7 +49,9 @@ type Config struct {
 	Insurance Insurance
 	// Table carries out a scenario's table actions (Scenario); nil: a scenario with any
 	// fails at its first.
-	Table  Table
+	Table Table
+	// Clock is the time the shoe's clock counts by; nil: the system's.
+	Clock  func() time.Time
 	Logger *slog.Logger // nil means slog.Default()
 }
 
@@ -85,6 +87,12 @@ type Simulator struct {
 
 	insRng *rand.Rand // the dealer's choices at Insurance offers (Config.Insurance)
 	offer  bool       // the card last placed opened an Insurance offer
+	// overOffer: the next card is drawn over the open offer, overAfter after the card
+	// that opened it by the shoe's clock (afterOffer).
+	overOffer bool
+	overAfter time.Duration
+	// lastStamp is the shoe's time stamped on the last card, in milliseconds.
+	lastStamp uint32
 	// powerUp is when the shoe was powered up: its clock, stamped on each card, counts
 	// from it (resume.go sets it back for a shoe that goes on).
 	powerUp time.Time
@@ -113,6 +121,9 @@ func New(cfg Config) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
 	s := &Simulator{cfg: cfg, rng: rng, log: cfg.Logger, cutAt: -1, light: cfg.Light}
 	if cfg.Insurance.Pause > 0 {
 		if s.insRng, err = newInsuranceRand(cfg); err != nil {
@@ -136,8 +147,8 @@ func New(cfg Config) (*Simulator, error) {
 	if fe, ok := enc.(*shoe.FramedEncoder); ok && !cfg.Unstamped {
 		// The shoe stamps each card with the time it left it, by the shoe's own clock:
 		// however late the host reads it (docs/protocol.md, "Shoe time").
-		s.powerUp = time.Now()
-		fe.Clock = func() uint32 { return uint32(time.Since(s.powerUp) / time.Millisecond) }
+		s.powerUp = cfg.Clock()
+		fe.Clock = s.stamp
 	}
 	s.shoeEnc = newShoeLine(s.Shoe, &s.line, enc, s.log)
 	s.shufEnc = newShufflerLine(s.Shuffler)
@@ -475,14 +486,35 @@ func (s *Simulator) send(ctx context.Context, c baccarat.Card) error {
 		return ctx.Err()
 	}
 	if s.light != nil {
-		if err := s.light.waitGo(ctx); err != nil {
+		waited, err := s.light.waitGo(ctx)
+		if err != nil {
 			return err
+		}
+		if waited {
+			s.overOffer = false // drawn after a decision, long after the offer
 		}
 	}
 	if s.burning {
 		return s.shoeEnc.BurnCard(c)
 	}
 	return s.shoeEnc.Card(c)
+}
+
+// stamp is the shoe's clock in milliseconds since its power-up, read as a card leaves the
+// shoe (shoe.FramedEncoder.Clock). A card the dealer draws over an open Insurance offer
+// leaves it at the time the dealer chose, inside the offer's pause: however late a busy
+// machine lets the dealer's goroutine write it, the shoe's time is the dealer's
+// (afterOffer). The clock never goes back.
+func (s *Simulator) stamp() uint32 {
+	ms := uint32(s.cfg.Clock().Sub(s.powerUp) / time.Millisecond)
+	if s.overOffer {
+		s.overOffer = false
+		ms = s.lastStamp + uint32(s.overAfter/time.Millisecond)
+	} else if ms < s.lastStamp && s.lastStamp-ms < 1<<31 {
+		ms = s.lastStamp // behind the time stamped over an offer: not before it
+	}
+	s.lastStamp = ms
+	return ms
 }
 
 // burn shows the first card and burns as many as it says. A shoe with a burn mode
@@ -513,7 +545,7 @@ func (s *Simulator) misread(ctx context.Context) error {
 		return ctx.Err()
 	}
 	if s.light != nil {
-		if err := s.light.waitGo(ctx); err != nil {
+		if _, err := s.light.waitGo(ctx); err != nil {
 			return err
 		}
 	}
