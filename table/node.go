@@ -115,9 +115,9 @@ type Node struct {
 	offeredAt    time.Time
 	offeredShoe  uint32
 	offeredTimed bool
-	lit       Lamps
-	litSet    bool
-	rd        Ready
+	lit          Lamps
+	litSet       bool
+	rd           Ready
 	// capture, while a command is stepped, collects its effects.
 	capture *Reply
 	// replayed is how many events Open replayed.
