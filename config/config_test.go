@@ -140,6 +140,8 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 			`t.yaml:2: broker.listen: broker.listen address "0.0.0.0:1883" is not a loopback address; the embedded broker has no TLS`},
 		{"bad address", "http: 8080\n", `t.yaml:1: http: "8080": want host:port`},
 		{"board language", "board:\n  lang: fr\n", `t.yaml:2: board.lang: "fr": want en, zh, en+zh or zh+en`},
+		{"board result hold", "board:\n  result_hold: 2m\n", `t.yaml:2: board.result_hold: 2m0s: want 0s (off) to 1m0s`},
+		{"board result hold negative", "board:\n  result_hold: -1s\n", `t.yaml:2: board.result_hold: -1s: want 0s (off) to 1m0s`},
 		{"board logo missing", "board:\n  logo: /nowhere/logo.png\n", `t.yaml:2: board.logo: /nowhere/logo.png does not exist`},
 		{"board logo not an image", "board:\n  logo: /dev/ttyUSB0\n", `t.yaml:2: board.logo: /dev/ttyUSB0: want a .png, .jpg, .gif, .webp or .svg file`},
 		{"same address twice", "http: :8080\nmetrics: :8080\n", "t.yaml:2: metrics: :8080 is the display board's address (http) too"},

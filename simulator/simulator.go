@@ -28,6 +28,10 @@ type Config struct {
 	// Pace is the pause before each card the shoe sends; 0 sends them as fast as the
 	// driver reads them.
 	Pace time.Duration
+	// RoundPause is the dealer's pause after a round's last card, before the next card
+	// (the next round's first, or the next shoe's) at the pace: the players read the
+	// result and the board shows it (board.result_hold).
+	RoundPause time.Duration
 	// NoShuffler: the table has no shuffler on a serial line (the cards are shuffled by
 	// hand, or by a shuffler with no line). A set is shuffled and loaded in the shoe all the
 	// same, but nothing is reported: the shuffler's device stays silent.
@@ -87,6 +91,9 @@ type Simulator struct {
 
 	insRng *rand.Rand // the dealer's choices at Insurance offers (Config.Insurance)
 	offer  bool       // the card last placed opened an Insurance offer
+	// roundDone: the card last placed completed a round; the next card waits
+	// Config.RoundPause.
+	roundDone bool
 	// overOffer: the next card is drawn over the open offer, overAfter after the card
 	// that opened it by the shoe's clock (afterOffer).
 	overOffer bool
@@ -478,11 +485,16 @@ func (s *Simulator) draw(ctx context.Context) (baccarat.Card, error) {
 // send paces and sends one card; while the table's tower light is red, the dealer draws
 // none.
 func (s *Simulator) send(ctx context.Context, c baccarat.Card) error {
+	pause := s.cfg.Pace
+	if s.roundDone {
+		s.roundDone = false
+		pause += s.cfg.RoundPause
+	}
 	if s.offer {
 		if err := s.afterOffer(ctx); err != nil {
 			return err
 		}
-	} else if s.cfg.Pace > 0 && !sleep(ctx, s.cfg.Pace) {
+	} else if pause > 0 && !sleep(ctx, pause) {
 		return ctx.Err()
 	}
 	if s.light != nil {
@@ -570,6 +582,7 @@ func (s *Simulator) round(ctx context.Context) (complete bool, err error) {
 		s.offerOpened(coup)
 	}
 	s.rounds++
+	s.roundDone = true
 	s.log.Debug("round dealt", "set", s.set, "round", s.rounds, "outcome", baccarat.OutcomeOf(coup).String())
 	return true, nil
 }

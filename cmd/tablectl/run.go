@@ -34,6 +34,9 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("run: unexpected argument %q", fs.Arg(0))
 	}
 	f.Given = given(fs)
+	if err := sim.check(); err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
 	if err := sim.scenarioSettings(); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
@@ -43,6 +46,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	}
 	sim.defaultInsurancePause(&r)
 	sim.insurance = dealerInsurance(r)
+	sim.resultHold = r.Board.ResultHold
 	if r.TempJournal {
 		tmp, err := os.MkdirTemp("", "tablectl-journal-")
 		if err != nil {
@@ -128,7 +132,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	}
 	if r.HTTP != "" {
 		stop, addr, err := serveBoard(web.Options{Broker: mc.url, Table: r.Table, Username: mc.boardUser, Password: mc.boardPassword,
-			Lang: r.Board.Lang, Game: r.Board.Game, Logo: r.Board.Logo, Logger: log}, r.HTTP, log)
+			Lang: r.Board.Lang, Game: r.Board.Game, Logo: r.Board.Logo, ResultHold: r.Board.ResultHold, Logger: log}, r.HTTP, log)
 		if err != nil {
 			return fmt.Errorf("run: http %s: %w", r.HTTP, err)
 		}

@@ -44,6 +44,9 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 		return errors.New("watch: --shoe is required (or --simulate)")
 	}
 	f.Given = given(fs)
+	if err := sim.check(); err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
 	f.Given["table"], f.Table = true, "watch"
 	f.Given["auto"] = true // watch stands in for the dealer unless told not to
 	if err := sim.scenarioSettings(); err != nil {
