@@ -56,6 +56,11 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		r.Journal = filepath.Join(tmp, "journal") // and its signing key beside it
 	}
 	log := newLogger(r.Log.JSON, io.err)
+	if r.TempJournal {
+		log.Info("journal: a new temporary one, removed at exit (--journal DIR keeps one)", "journal", r.Journal)
+	} else {
+		log.Info("journal", "journal", r.Journal)
+	}
 	if w := r.NoDeviceWarning(r.Simulate); w != "" {
 		log.Warn(w)
 	}
@@ -72,7 +77,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		cfg.Watchdog, cfg.HeartbeatEvery = svc, every
 	}
 	cfg.EchoGrace = daemon.DefaultEchoGrace // the broker must deliver what the table publishes
-	if cfg.SigningKey, err = signingKey(r.Config, log); err != nil {
+	if cfg.SigningKey, err = signingKey(r.Config, r.Simulate, log); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	var d *daemon.Daemon
@@ -196,7 +201,7 @@ func runFlags(fs *flag.FlagSet) (f *config.Flags, configFile *string, sim *simul
 	fs.StringVar(&f.Table, "table", def.Table, "the table's id, the third level of every MQTT topic")
 	fs.StringVar(&f.Rules, "rules", def.Rules, "rule set: classic, rws, nc-tournament, nc-insurance, royal")
 	fs.IntVar(&f.Decks, "decks", 0, "decks in a set at this table (0: any the rule set allows; the simulator deals 8)")
-	fs.StringVar(&f.Journal, "journal", "", "the journal directory (default: the file's, or tablectl-journal in the working directory; with --simulate a new temporary one, and given one already written, the simulated shoe goes on where it stopped)")
+	fs.StringVar(&f.Journal, "journal", "", "the journal directory (default: the file's, or tablectl-journal in the working directory; with --simulate a new temporary one, never the file's, and given one already written, the simulated shoe goes on where it stopped)")
 	fs.StringVar(&f.MQTT, "mqtt", "", "external MQTT broker, tcp://host:1883 or ssl://host:8883 (default: start the embedded broker)")
 	fs.StringVar(&f.MQTTUser, "mqtt-user", "", "MQTT username")
 	fs.StringVar(&f.MQTTPassword, "mqtt-password", "", "MQTT password (or the file's password_file, or TABLECTL_MQTT_PASSWORD)")
@@ -220,8 +225,9 @@ func runFlags(fs *flag.FlagSet) (f *config.Flags, configFile *string, sim *simul
 }
 
 // signingKey reads the table's signing key (the file's journal_key, or table.key beside
-// the journal directory), making it on the first start.
-func signingKey(c config.Config, log *slog.Logger) (ed25519.PrivateKey, error) {
+// the journal directory), making it on the first start. A real table's new key is a
+// warning, since the pit must be given its public key; a simulated table's is not.
+func signingKey(c config.Config, simulated bool, log *slog.Logger) (ed25519.PrivateKey, error) {
 	path := c.JournalKey
 	if path == "" {
 		path = journal.DefaultKeyPath(c.Journal)
@@ -234,9 +240,12 @@ func signingKey(c config.Config, log *slog.Logger) (ed25519.PrivateKey, error) {
 		return nil, err
 	}
 	pub := journal.PublicKeyString(key.Public().(ed25519.PublicKey))
-	if created {
+	switch {
+	case created && simulated:
+		log.Info("made the simulated table's signing key", "key", path, "public", pub)
+	case created:
 		log.Warn("made the table's signing key: give its public key to the pit (tablectl key show)", "key", path, "public", pub)
-	} else {
+	default:
 		log.Info("the table's signing key", "key", path, "public", pub)
 	}
 	return key, nil

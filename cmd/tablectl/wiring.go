@@ -317,7 +317,9 @@ func serve(ctx context.Context, cancel context.CancelFunc, d *daemon.Daemon, tr 
 	case err := <-served:
 		return err
 	case err := <-dealt:
-		if err == nil {
+		// Dealt to the end, the table publishes all it has before it stops; stopped by
+		// an interrupt, it stops at once, as a table does.
+		if err == nil && ctx.Err() == nil {
 			drained, stop := context.WithTimeout(ctx, time.Minute) // a busy broker, or a busy machine, takes its time
 			if err := d.Drained(drained); err != nil {
 				log.Warn("messages not all acknowledged by the broker", "err", err)
