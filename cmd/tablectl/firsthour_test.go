@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -127,5 +131,41 @@ func TestInterruptedRunStopsQuietly(t *testing.T) {
 	}
 	if left := leftInTemp(t, tmp); len(left) > 0 {
 		t.Errorf("left in the temporary directory: %v", left)
+	}
+}
+
+// TestSignalsStopCleanly: tablectl stopped by SIGTERM (the service manager), SIGINT
+// (Ctrl-C) or SIGHUP (its terminal closed) ends with status 0, logs no warning and
+// leaves nothing in the temporary directory.
+func TestSignalsStopCleanly(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+		tmp := t.TempDir()
+		cmd := exec.Command(os.Args[0], append([]string{"run", "--simulate", "--pace", "5ms", "--round-pause", "0"}, quietRun[2:]...)...)
+		cmd.Env = append(os.Environ(), "TABLECTL_TEST_MAIN=1", "TMPDIR="+tmp)
+		var log logSink
+		cmd.Stderr = &log
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		for sc.Scan() && !strings.HasPrefix(sc.Text(), "table ") {
+		}
+		go io.Copy(io.Discard, out)
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("%v: %v\n%s", sig, err, log.String())
+		}
+		if w := warnings(log.String()); len(w) > 0 {
+			t.Errorf("%v: warned:\n%s", sig, strings.Join(w, "\n"))
+		}
+		if left := leftInTemp(t, tmp); len(left) > 0 {
+			t.Errorf("%v: left in the temporary directory: %v", sig, left)
+		}
 	}
 }

@@ -41,7 +41,9 @@ var commands = []command{
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Interrupted, stopped by the service manager, or its terminal closed, tablectl stops
+	// cleanly: its offline status out, its temporary directories removed.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	err := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	stop()
 	if err != nil {

@@ -99,7 +99,8 @@ func TestWillOnKilledTablectl(t *testing.T) {
 	b := mosquittotest.Start(t, mosquittotest.Config{})
 	status := collect(t, b.URL(), "", "", "tablectl/v1/K1/status")
 	cmd := exec.Command(os.Args[0], "run", "--simulate", "--pace", "200ms", "--round-pause", "0", "--table", "K1", "--mqtt", b.URL(), "--http", "")
-	cmd.Env = append(os.Environ(), "TABLECTL_TEST_MAIN=1")
+	// Killed, it cannot remove its temporary journal: the test's directory takes it.
+	cmd.Env = append(os.Environ(), "TABLECTL_TEST_MAIN=1", "TMPDIR="+t.TempDir())
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
