@@ -16,7 +16,7 @@ func runCheckConfig(_ context.Context, args []string, io stdio) error {
 	fs.Usage = func() {
 		fmt.Fprintln(io.err, "usage: tablectl check-config FILE\n\nChecks a configuration file (docs/config.md) without starting the table.")
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {

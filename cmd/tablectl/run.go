@@ -27,7 +27,7 @@ import (
 func runRun(ctx context.Context, args []string, io stdio) error {
 	fs := newFlagSet("run", io)
 	f, configFile, sim := runFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -107,7 +107,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	if cfg.Metrics != nil {
 		stop, err := serveMetrics(r.Metrics, cfg.Metrics, log, io)
 		if err != nil {
-			return fmt.Errorf("run: metrics %s: %w", r.Metrics, err)
+			return fmt.Errorf("run: %w", listenError("metrics", "--metrics", r.Metrics, true, err))
 		}
 		defer stop()
 	}
@@ -139,7 +139,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		stop, addr, err := serveBoard(web.Options{Broker: mc.url, Table: r.Table, Username: mc.boardUser, Password: mc.boardPassword,
 			Lang: r.Board.Lang, Game: r.Board.Game, Logo: r.Board.Logo, ResultHold: r.Board.ResultHold, Logger: log}, r.HTTP, log)
 		if err != nil {
-			return fmt.Errorf("run: http %s: %w", r.HTTP, err)
+			return fmt.Errorf("run: %w", listenError("display board (http)", "--http", r.HTTP, true, err))
 		}
 		defer stop()
 		fmt.Fprintf(io.out, "display board: http://%s/\n", addr)

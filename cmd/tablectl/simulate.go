@@ -30,7 +30,7 @@ func runSimulate(ctx context.Context, args []string, io stdio) error {
 	reshuffle := fs.Bool("reshuffle", false, "reshuffle after every round (Royal Baccarat dealt face up, royal.end_of_round: reshuffle): a new set for each round")
 	noShuffler := fs.Bool("no-shuffler", false, "a table with no shuffler on a line: sets are shuffled and dealt, nothing is reported on the shuffler's device")
 	dir := fs.String("dir", "", "directory for the device links (default: a new temporary directory)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

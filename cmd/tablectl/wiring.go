@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/tablectl/tablectl/broker"
@@ -329,4 +330,17 @@ func serve(ctx context.Context, cancel context.CancelFunc, d *daemon.Daemon, tr 
 		cancel()
 		return errors.Join(err, <-served)
 	}
+}
+
+// listenError words a failure to serve what on addr (flag sets it, and with optional
+// flag "" serves nothing), saying what to do when another program holds the address.
+func listenError(what, flag, addr string, optional bool, err error) error {
+	if !errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%s %s: %w", what, addr, err)
+	}
+	none := ""
+	if optional {
+		none = fmt.Sprintf(", or %s \"\" to serve none", flag)
+	}
+	return fmt.Errorf("%s: %s is already in use by another program (another tablectl?): choose another address with %s ADDR%s", what, addr, flag, none)
 }
