@@ -280,3 +280,32 @@ func TestNoDeviceWarning(t *testing.T) {
 		t.Errorf("with a shoe: %q", w)
 	}
 }
+
+// TestLimitsWarning: a rule set whose document requires the limits displayed at the
+// table (RWS Baccarat 3.4, NC Insurance 3.4) is warned of when the limits section, or
+// its minimum or maximum Differential, is missing; another rule set is not.
+func TestLimitsWarning(t *testing.T) {
+	full := &Limits{Min: map[string]int64{"banker": 100}, MaxDifferential: 10000}
+	for _, tc := range []struct {
+		rules  string
+		limits *Limits
+		want   string
+	}{
+		{"rws", nil, "no limits section: rule set rws requires the permissible minimum and maximum Differential limits displayed at the table (RWS Baccarat 3.4)"},
+		{"nc-insurance", nil, "(NC Insurance 3.4)"},
+		{"rws", &Limits{Max: map[string]int64{"banker": 100}}, "the limits section has no min and no max_differential"},
+		{"rws", &Limits{Min: map[string]int64{"banker": 100}}, "the limits section has no max_differential"},
+		{"rws", &Limits{MaxDifferential: 100}, "the limits section has no min:"},
+		{"rws", full, ""},
+		{"classic", nil, ""},
+		{"royal", nil, ""},
+		{"nc-tournament", nil, ""},
+	} {
+		c := Default()
+		c.Rules, c.Limits = tc.rules, tc.limits
+		got := c.LimitsWarning()
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s %+v: %q, want %q", tc.rules, tc.limits, got, tc.want)
+		}
+	}
+}

@@ -23,10 +23,17 @@ func TestCheckConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{good + ": OK", "table bac-07, rule set rws, decks 8", "shoe: " + port + " (ascii)", "shuffler: none", "MQTT: embedded broker on 127.0.0.1:1883"} {
+	for _, want := range []string{good + ": OK", "table bac-07, rule set rws, decks 8", "shoe: " + port + " (ascii)", "shuffler: none", "MQTT: embedded broker on 127.0.0.1:1883",
+		// RWS Baccarat 3.4: the limits displayed at the table, which the file lacks.
+		good + ": warning: no limits section: rule set rws requires the permissible minimum and maximum Differential limits displayed at the table (RWS Baccarat 3.4)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// With its limits, the same table is not warned of.
+	write(t, good, "table: bac-07\nrules: rws\ndecks: 8\nshoe:\n  port: "+port+"\n  format: ascii\nlimits:\n  min: {banker: 100}\n  max_differential: 10000\n")
+	if out, _, err := runCmd(t, "", "check-config", good); err != nil || strings.Contains(out, "warning") {
+		t.Errorf("with limits: %v\n%s", err, out)
 	}
 
 	bad := filepath.Join(dir, "bad.yaml")

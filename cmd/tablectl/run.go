@@ -61,6 +61,9 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	} else {
 		log.Info("journal", "journal", r.Journal)
 	}
+	if w := r.LimitsWarning(); w != "" && !r.Simulate {
+		log.Warn(w)
+	}
 	if w := r.NoDeviceWarning(r.Simulate); w != "" {
 		log.Warn(w)
 	}
