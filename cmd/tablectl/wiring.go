@@ -68,7 +68,7 @@ func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *sim
 	fs.DurationVar(&f.Pace, "pace", pace, "with --simulate: pause before each card (0: as fast as possible)")
 	s.rounds = fs.Int("rounds", 0, "with --simulate: stop after this many rounds (0: until interrupted)")
 	s.seed = fs.Uint64("seed", 1, "with --simulate: seed of the shuffles")
-	s.roundPause = fs.Duration("round-pause", 0, "with --simulate: the dealer's pause between a round's last card and the next card, so the board shows each result (default: the board's result_hold, 0 with --pace 0)")
+	s.roundPause = fs.Duration("round-pause", 0, "with --simulate: the dealer's pause between a round's last card and the next card, so a board shows each result (default: run, the board's result_hold, 0 with --pace 0; watch, 0)")
 	fs.StringVar(&f.Scenario, "scenario", "", "with --simulate: play this scenario file (go doc ./simulator Scenario) instead of dealing shoes, then stop; its settings replace --shoe-format, --decks and --seed, and --rules and --insurance-pause where it gives them")
 	return s
 }
