@@ -13,12 +13,13 @@ import (
 
 // TestREADMEMQTTExample runs the README's simulated table with its embedded broker and
 // reads it as the README says, with Debian's mosquitto_sub and no user: tablectl/#, #
-// and tablectl/v1/# each receive the table's status, and nothing is refused.
+// and tablectl/v1/# each receive the table's status, nothing is refused, and the
+// table's log has no warning, the readers leaving included.
 func TestREADMEMQTTExample(t *testing.T) {
 	sub := mosquittotest.SubBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	done, lines := startRun(t, ctx, "--simulate", "--pace", "100ms", "--round-pause", "0",
+	done, lines, logs := startRunLogged(t, ctx, "--simulate", "--pace", "100ms", "--round-pause", "0",
 		"--broker-listen", "127.0.0.1:0", "--broker-websocket", "", "--http", "")
 	var broker string
 	for l := range lines {
@@ -46,5 +47,8 @@ func TestREADMEMQTTExample(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Error(err)
+	}
+	if w := warnings(logs.String()); len(w) > 0 {
+		t.Errorf("the table warned:\n%s", strings.Join(w, "\n"))
 	}
 }
