@@ -11,6 +11,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"log/slog"
 )
@@ -108,11 +109,11 @@ func (l *TCP) Serve(establish EstablishFn) {
 				l.handlers.Done()
 			}()
 			// A connection the broker closed as it stopped ends with net.ErrClosed, and
-			// one its client closed with io.EOF: neither is a fault (patched,
-			// PATCHES.md).
+			// one its client closed with io.EOF, or reset if it left unread data: none
+			// is a fault (patched, PATCHES.md).
 			switch err := establish(l.id, conn); {
 			case err == nil || errors.Is(err, net.ErrClosed):
-			case errors.Is(err, io.EOF):
+			case errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET):
 				l.log.Debug("client connection closed by the client", "error", err)
 			default:
 				l.log.Warn("client connection ended", "error", err)
