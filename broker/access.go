@@ -67,21 +67,20 @@ var tableTopics = []string{"status", "state", "card", "result", "roadmap", "irre
 //   - every role, and an anonymous client, reads the table's topics;
 //   - nothing outside tablectl/v1/ is read or written ($SYS included).
 //
-// A filter is allowed when it lies under tablectl/v1/; each message it matches is then
-// checked on its own topic before it is delivered.
+// A filter with wildcards is allowed when it can match a topic under tablectl/v1/
+// (tablectl/#, # and tablectl/v1/# among them); each message it matches is then checked
+// on its own topic before it is delivered, so it brings no command and nothing outside
+// tablectl/v1/.
 func Allowed(role Role, topic string, write bool) bool {
+	wild := strings.ContainsAny(topic, "+#")
+	if wild {
+		return !write && reachesTables(topic) // each matching message is checked by its topic
+	}
 	levels := strings.Split(topic, "/")
 	if len(levels) < 4 || levels[0] != "tablectl" || levels[1] != "v1" {
 		return false
 	}
-	wild := strings.ContainsAny(topic, "+#")
-	if write && wild {
-		return false
-	}
 	rest := strings.Join(levels[3:], "/")
-	if !write && wild {
-		return true // each matching message is checked by its topic
-	}
 	isTable := false
 	for _, t := range tableTopics {
 		isTable = isTable || rest == t
@@ -99,6 +98,45 @@ func Allowed(role Role, topic string, write bool) bool {
 		return rest == "cmd/dealer" || rest == "cmd/supervisor"
 	}
 	return false
+}
+
+// reachesTables reports whether the subscription filter can match a table's topic,
+// tablectl/v1/<table>/<...>.
+func reachesTables(filter string) bool {
+	levels := strings.Split(filter, "/")
+	for i, l := range levels {
+		switch {
+		case l == "#":
+			return true
+		case i < 2 && l != "+" && l != []string{"tablectl", "v1"}[i]:
+			return false
+		}
+	}
+	return len(levels) >= 4
+}
+
+// readRefusal says why a client of role may not subscribe to filter (Allowed refused
+// it).
+func readRefusal(role Role, filter string) string {
+	levels := strings.Split(filter, "/")
+	switch {
+	case !reachesTables(filter):
+		return "nothing outside tablectl/v1/<table>/ is read (" + prefixHint + ")"
+	case len(levels) == 5 && levels[3] == "cmd":
+		return "the commands are read by tablectl alone; the replies are on cmd/reply"
+	}
+	return fmt.Sprintf("not a topic role %s reads: the table's topics are %s", readRole(role), strings.Join(tableTopics, ", "))
+}
+
+// prefixHint names the filters that read every table.
+const prefixHint = "tablectl/# or tablectl/v1/+/# reads every table"
+
+// readRole names a role in a log line.
+func readRole(r Role) string {
+	if r == Anonymous {
+		return "anonymous"
+	}
+	return string(r)
 }
 
 // access is the broker's authentication and ACL hook.
@@ -140,7 +178,7 @@ func newAccess(users []User, selfID string, log *slog.Logger) (*access, error) {
 func (a *access) ID() string { return "tablectl-access" }
 
 func (a *access) Provides(b byte) bool {
-	return bytes.Contains([]byte{mqtt.OnConnectAuthenticate, mqtt.OnACLCheck}, []byte{b})
+	return bytes.Contains([]byte{mqtt.OnConnectAuthenticate, mqtt.OnACLCheck, mqtt.OnSubscribed}, []byte{b})
 }
 
 // role is the role of a client that passed OnConnectAuthenticate.
@@ -205,4 +243,27 @@ func (a *access) OnACLCheck(cl *mqtt.Client, topic string, write bool) bool {
 		}
 	}
 	return ok
+}
+
+// OnSubscribed logs each filter of a subscription the broker refused, with the client,
+// the filter and why.
+func (a *access) OnSubscribed(cl *mqtt.Client, pk packets.Packet, codes []byte) {
+	for i, code := range codes {
+		if code < packets.ErrUnspecifiedError.Code || i >= len(pk.Filters) {
+			continue
+		}
+		filter := pk.Filters[i].Filter
+		user := string(cl.Properties.Username)
+		kind, why := "subscribe", fmt.Sprintf("refused with code 0x%02x", code)
+		switch {
+		case !mqtt.IsValidFilter(filter, false):
+			kind, why = "subscribe invalid", "not a valid topic filter"
+		case !a.open && !Allowed(a.role(user), filter, false):
+			why = readRefusal(a.role(user), filter)
+			kind += " " + why // a kind of line per reason: thinned apart
+		}
+		if log, leftOut := a.quiet.Allow(kind); log {
+			a.log.Warn("MQTT subscription refused", "client", cl.ID, "user", user, "topic", filter, "reason", why, "not_logged_since_last", leftOut)
+		}
+	}
 }

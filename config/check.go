@@ -232,6 +232,9 @@ func (f *file) checkBoard(b Board) {
 	if len(b.Game) > 80 || strings.ContainsAny(b.Game, "\r\n") {
 		f.at("board.game", "%q: want one line of at most 80 bytes", b.Game)
 	}
+	if b.ResultHold < 0 || b.ResultHold > MaxResultHold {
+		f.at("board.result_hold", "%s: want 0s (off) to %s", b.ResultHold, MaxResultHold)
+	}
 	if b.Logo != "" {
 		if ext := strings.ToLower(filepath.Ext(b.Logo)); !slices.Contains([]string{".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg"}, ext) {
 			f.at("board.logo", "%s: want a .png, .jpg, .gif, .webp or .svg file", b.Logo)

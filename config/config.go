@@ -62,7 +62,17 @@ type Board struct {
 	Game string `yaml:"game"`
 	// Logo is an image file (.png, .jpg, .gif, .webp or .svg) shown in the header.
 	Logo string `yaml:"logo"`
+	// ResultHold is how long the board keeps a completed round on screen (its cards,
+	// points, winner and the phase Result) once the next round's betting opens, unless
+	// that round's first card comes first; 0 shows each state as it comes.
+	ResultHold time.Duration `yaml:"result_hold"`
 }
+
+// DefaultResultHold is board.result_hold when the file leaves it out.
+const DefaultResultHold = 5 * time.Second
+
+// MaxResultHold is the longest board.result_hold.
+const MaxResultHold = time.Minute
 
 // Royal is Royal Baccarat's variant: its Tie pay table (1 to 5) and tiers (4 or 3), and
 // its end of round: discard ("", the usual shoe) or reshuffle (a set per round).
@@ -216,7 +226,7 @@ func Default() Config {
 			Rounding: "down", OptionsPause: DefaultOptionsPause},
 		Broker: Broker{Listen: "127.0.0.1:1883", WebSocket: "127.0.0.1:1884"},
 		HTTP:   "127.0.0.1:8080",
-		Board:  Board{Lang: "en+zh"},
+		Board:  Board{Lang: "en+zh", ResultHold: DefaultResultHold},
 		GPIO:   GPIO{Debounce: 20 * time.Millisecond},
 
 		Console: DefaultConsole(),

@@ -95,6 +95,9 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 		{"royal variant", "rules: royal\nroyal:\n  paytable: 9\n", `t.yaml:2: royal: rule set royal: pay table 9: want 1 to 5`},
 		{"royal section with other rules", "rules: rws\nroyal:\n  paytable: 2\n", `t.yaml:2: royal: set for rule set rws: the royal section is for rules: royal`},
 		{"wrong kind of value", "decks: eight\n", `t.yaml:1: decks: want a number, not "eight"`},
+		{"a tab indents a key", "table: t1\ndealer:\n\tauto: true\n", "t.yaml:3: a tab in the indentation: YAML indents with spaces only"},
+		{"a tab after a section's keys", "dealer:\n    auto: true\n\n\tburn: none\n", "t.yaml:4: a tab in the indentation: YAML indents with spaces only"},
+		{"a tab before the first key", "\ttable: t1\n", "t.yaml:1: a tab in the indentation: YAML indents with spaces only"},
 		{"bad duration", "dealer:\n  simultaneous_window: soon\n", `t.yaml:2: dealer.simultaneous_window: want a duration such as 150ms or 2s, not "soon"`},
 		{"wrong kind of flag", "dealer:\n  auto: maybe\n", `t.yaml:2: dealer.auto: want true or false, not "maybe"`},
 		{"options pause too long", "dealer:\n  auto: true\n  options_pause: 10m\n", `t.yaml:3: dealer.options_pause: 10m0s: want 0s to 5m`},
@@ -141,6 +144,8 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 			`t.yaml:2: broker.listen: broker.listen address "0.0.0.0:1883" is not a loopback address; the embedded broker has no TLS`},
 		{"bad address", "http: 8080\n", `t.yaml:1: http: "8080": want host:port`},
 		{"board language", "board:\n  lang: fr\n", `t.yaml:2: board.lang: "fr": want en, zh, en+zh or zh+en`},
+		{"board result hold", "board:\n  result_hold: 2m\n", `t.yaml:2: board.result_hold: 2m0s: want 0s (off) to 1m0s`},
+		{"board result hold negative", "board:\n  result_hold: -1s\n", `t.yaml:2: board.result_hold: -1s: want 0s (off) to 1m0s`},
 		{"board logo missing", "board:\n  logo: /nowhere/logo.png\n", `t.yaml:2: board.logo: /nowhere/logo.png does not exist`},
 		{"board logo not an image", "board:\n  logo: /dev/ttyUSB0\n", `t.yaml:2: board.logo: /dev/ttyUSB0: want a .png, .jpg, .gif, .webp or .svg file`},
 		{"same address twice", "http: :8080\nmetrics: :8080\n", "t.yaml:2: metrics: :8080 is the display board's address (http) too"},
@@ -274,5 +279,34 @@ func TestNoDeviceWarning(t *testing.T) {
 	withShoe.Shoe = &Shoe{Serial: Serial{Port: "/dev/ttyUSB0"}, Format: "ascii"}
 	if w := withShoe.NoDeviceWarning(false); w != "" {
 		t.Errorf("with a shoe: %q", w)
+	}
+}
+
+// TestLimitsWarning: a rule set whose document requires the limits displayed at the
+// table (RWS Baccarat 3.4, NC Insurance 3.4) is warned of when the limits section, or
+// its minimum or maximum Differential, is missing; another rule set is not.
+func TestLimitsWarning(t *testing.T) {
+	full := &Limits{Min: map[string]int64{"banker": 100}, MaxDifferential: 10000}
+	for _, tc := range []struct {
+		rules  string
+		limits *Limits
+		want   string
+	}{
+		{"rws", nil, "no limits section: rule set rws requires the permissible minimum and maximum Differential limits displayed at the table (RWS Baccarat 3.4)"},
+		{"nc-insurance", nil, "(NC Insurance 3.4)"},
+		{"rws", &Limits{Max: map[string]int64{"banker": 100}}, "the limits section has no min and no max_differential"},
+		{"rws", &Limits{Min: map[string]int64{"banker": 100}}, "the limits section has no max_differential"},
+		{"rws", &Limits{MaxDifferential: 100}, "the limits section has no min:"},
+		{"rws", full, ""},
+		{"classic", nil, ""},
+		{"royal", nil, ""},
+		{"nc-tournament", nil, ""},
+	} {
+		c := Default()
+		c.Rules, c.Limits = tc.rules, tc.limits
+		got := c.LimitsWarning()
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s %+v: %q, want %q", tc.rules, tc.limits, got, tc.want)
+		}
 	}
 }

@@ -57,7 +57,8 @@ type Run struct {
 	// configuration then has none of; SimDecks is how many decks its sets hold.
 	Simulate bool
 	SimDecks int
-	// TempJournal: no journal was given for a simulation: run on a new temporary one.
+	// TempJournal: run on a new temporary journal, with its own key: a simulation
+	// without --journal, or watch with none.
 	TempJournal bool
 	// Password is the MQTT password (Password).
 	Password string
@@ -94,8 +95,8 @@ func Resolve(path string, f Flags) (Run, error) {
 
 // ApplyFlags applies the flags given over base (the file's configuration when fromFile,
 // else the defaults), then the simulation's rules: a simulated table has no devices of
-// its own, stands in for the dealer unless --auto says otherwise, runs on a temporary
-// journal unless one is given, and turns off the check of cards drawn together
+// its own, stands in for the dealer unless --auto says otherwise, runs on a new
+// temporary journal unless --journal is given (never on the file's), and turns off the check of cards drawn together
 // (RWS Baccarat 5.10) when it deals faster than the window, unless the window is given.
 // The result is checked as a file is (Check), unless it is the file's, unchanged.
 func ApplyFlags(base Config, fromFile bool, f Flags) (Run, error) {
@@ -175,9 +176,14 @@ func ApplyFlags(base Config, fromFile bool, f Flags) (Run, error) {
 			c.Dealer.Auto = true
 		}
 	}
-	if c.Journal == "" {
+	switch {
+	case f.Simulate && !f.Given["journal"]:
+		// A simulation never writes into the file's journal, the table's audited record,
+		// nor signs with its key: a new temporary journal, with its own key.
+		c.Journal, c.JournalKey, r.TempJournal = "tablectl-journal", "", true
+	case c.Journal == "":
 		c.Journal = "tablectl-journal"
-		r.TempJournal = f.Simulate || f.TempJournal
+		r.TempJournal = f.TempJournal
 	}
 	if overridden || !fromFile {
 		if err := Check(&c); err != nil {

@@ -70,8 +70,21 @@ func TestApplyFlags(t *testing.T) {
 		{"simulate brings its devices", false, func() Flags { f := flags("simulate", "shoe"); f.Simulate = true; return f }, "leave out --shoe", nil},
 		{"scenario needs simulate", false, func() Flags { f := flags("scenario"); f.Scenario = "x.txt"; return f }, "give --simulate", nil},
 		{"simulated", true, func() Flags { f := flags("simulate", "pace"); f.Simulate, f.Pace = true, 0; return f }, "", func(t *testing.T, r Run) {
-			if r.Shoe != nil || r.Shuffler != nil || !r.Dealer.Auto || r.Round.SimultaneousWindow != 0 || r.SimDecks != 8 || r.TempJournal {
+			if r.Shoe != nil || r.Shuffler != nil || !r.Dealer.Auto || r.Round.SimultaneousWindow != 0 || r.SimDecks != 8 {
 				t.Errorf("%+v window %v decks %d", r.Config, r.Round.SimultaneousWindow, r.SimDecks)
+			}
+			// Never the file's journal, which is the table's audited record, nor its key.
+			if !r.TempJournal || r.Journal == "/var/lib/j" || r.JournalKey != "" {
+				t.Errorf("simulated on journal %q (temporary %v), key %q", r.Journal, r.TempJournal, r.JournalKey)
+			}
+		}},
+		{"simulated on a journal given", true, func() Flags {
+			f := flags("simulate", "journal")
+			f.Simulate, f.Journal = true, "/tmp/sim"
+			return f
+		}, "", func(t *testing.T, r Run) {
+			if r.TempJournal || r.Journal != "/tmp/sim" {
+				t.Errorf("journal %q, temporary %v; want --journal's", r.Journal, r.TempJournal)
 			}
 		}},
 		{"simulated with the window given", false, func() Flags {

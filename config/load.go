@@ -76,7 +76,11 @@ func parse(name string, data []byte, ports bool) (Config, error) {
 	f := &file{name: name, lines: map[string]int{}, values: map[int]string{}, ports: ports}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		f.yamlError(err)
+		// YAML indents with spaces only; the library's word for a tab is cryptic, and
+		// often names another line.
+		if !f.tabIndents(data) {
+			f.yamlError(err)
+		}
 		return Config{}, f.errs
 	}
 	if len(root.Content) == 0 {
@@ -232,6 +236,20 @@ func (f *file) yamlError(err error) {
 		}
 		f.add(0, "", "%s", plainYAML(strings.TrimPrefix(m, "yaml: ")))
 	}
+}
+
+// tabIndents reports each line of data whose indentation holds a tab, and whether there
+// was one.
+func (f *file) tabIndents(data []byte) bool {
+	found := false
+	for i, line := range strings.Split(string(data), "\n") {
+		indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
+		if strings.Contains(indent, "\t") && strings.TrimSpace(line) != "" {
+			f.add(i+1, "", "a tab in the indentation: YAML indents with spaces only")
+			found = true
+		}
+	}
+	return found
 }
 
 // walk notes the line of every key under n, a node to be decoded into a value of type t,

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
@@ -162,7 +163,7 @@ func Open(cfg Config) (*Daemon, error) {
 	// `tablectl journal verify`, so a start takes as long after years as after a day.
 	j, rep, err := journal.Open(cfg.JournalDir, journal.Options{Logger: cfg.Logger, Quick: true})
 	if err != nil {
-		return nil, fmt.Errorf("journal %s: %w", cfg.JournalDir, err)
+		return nil, journalError(cfg.JournalDir, err)
 	}
 	if rep.Torn != nil {
 		cfg.Logger.Warn("journal: a torn tail left by a power cut was truncated", "file", rep.Torn.File, "offset", rep.Torn.Offset, "bytes", rep.Torn.Bytes)
@@ -180,7 +181,7 @@ func Open(cfg Config) (*Daemon, error) {
 		DealerStartsShoes: cfg.Shoe != nil && cfg.Shuffler == nil && !cfg.Round.ShoeOnFirstCard}
 	d.node, err = table.Open(tcfg, j, clock.Now())
 	if err != nil {
-		return nil, d.closeOnError(fmt.Errorf("journal %s: %w", cfg.JournalDir, err))
+		return nil, d.closeOnError(journalError(cfg.JournalDir, err))
 	}
 	if err := selfCheck(d.node.State(), cfg.Round.Rules); err != nil {
 		return nil, d.closeOnError(err)
@@ -670,3 +671,11 @@ func (d *Daemon) OnConnect(resend display.Publisher) {
 // SetShoe sets how recorded cards and signals are acknowledged to the shoe (the shoe
 // driver). Call it before Serve.
 func (d *Daemon) SetShoe(a Acker) { d.acker = a }
+
+// journalError names the journal's directory in err, once.
+func journalError(dir string, err error) error {
+	if strings.Contains(err.Error(), dir) {
+		return err
+	}
+	return fmt.Errorf("journal %s: %w", dir, err)
+}

@@ -136,3 +136,16 @@ func loadShipped(t *testing.T) config.Config {
 	}
 	return cfg
 }
+
+// TestShippedSettingsShowTheLimits: the shipped configuration's rule set requires the
+// limits displayed at the table (RWS Baccarat 3.4), so the file carries an example
+// limits section that check-config takes without a warning, and that the board shows.
+func TestShippedSettingsShowTheLimits(t *testing.T) {
+	cfg := loadShipped(t)
+	if w := cfg.LimitsWarning(); w != "" {
+		t.Errorf("the shipped configuration: %s", w)
+	}
+	if cfg.Limits == nil || len(cfg.Limits.Max) == 0 {
+		t.Errorf("the shipped limits give no maximum: %+v", cfg.Limits)
+	}
+}

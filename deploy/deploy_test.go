@@ -42,6 +42,7 @@ func TestInstallIsIdempotent(t *testing.T) {
 		{"etc/tablectl/tablectl.env", 0o640},
 		{"etc/tablectl/tablectl.yaml", 0o640},
 		{"usr/local/share/doc/tablectl/protocol.md", 0o644},
+		{"usr/local/share/tablectl/kiosk.html", 0o644},
 	} {
 		st, err := os.Stat(filepath.Join(root, f.path))
 		if err != nil {

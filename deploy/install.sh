@@ -89,6 +89,7 @@ put "$here/tablectl.service" "$root/etc/systemd/system/tablectl.service" 0644
 put "$here/tablectl-verify.service" "$root/etc/systemd/system/tablectl-verify.service" 0644
 put "$here/tablectl-verify.timer" "$root/etc/systemd/system/tablectl-verify.timer" 0644
 put "$here/99-tablectl.rules" "$root/etc/udev/rules.d/99-tablectl.rules" 0644
+put "$here/kiosk.html" "$root/usr/local/share/tablectl/kiosk.html" 0644
 for doc in "$here"/../docs/*.md; do
   put "$doc" "$root/usr/local/share/doc/tablectl/$(basename "$doc")" 0644
 done

@@ -12,10 +12,14 @@ import (
 // Insurance 3.11, 3.12) and closes each offer once it has been open Pause (a table
 // standing in for the dealer, with its insurance_pause). After a card that opens an offer
 // the dealer leaves the players the pause to bet, and half as long again (or the pace,
-// when longer), so the table has closed the offer before the next card. But one offer in OneIn, picked by a
-// generator seeded from the simulator's seed (and apart from the shuffles, which stay
-// as they would be without it), the dealer draws the next card when only half the pause
-// has passed: over the open offer, the irregularity of NC Insurance 5.13.
+// when longer), so the table has closed the offer before the next card. But one offer
+// in OneIn, picked by a generator seeded from the simulator's seed (and apart from the
+// shuffles, which stay as they would be without it), the dealer draws the next card when
+// only half the pause has passed: over the open offer, the irregularity of NC Insurance
+// 5.13. On a shoe that
+// stamps its cards, the stamps say so, whenever the table reads them: the card drawn over
+// an offer is stamped half the pause after the card that opened it, and any other at
+// least the pause and a half after it.
 type Insurance struct {
 	// Pause is how long the table leaves each offer open; 0: the dealer deals as at any
 	// table, at its pace.
@@ -53,6 +57,10 @@ func (s *Simulator) afterOffer(ctx context.Context) error {
 		if !sleep(ctx, pause/2) {
 			return ctx.Err()
 		}
+		// The shoe stamps the card half the pause after the one that opened the offer:
+		// the table judges by the stamps, so a busy machine that writes it late changes
+		// nothing.
+		s.overOffer, s.overAfter = true, pause/2
 		return nil
 	}
 	// The pause runs from when the table read the card that opened the offer; a dealer

@@ -79,20 +79,21 @@ func (l *TowerLight) Red() bool {
 }
 
 // waitGo returns at once while the red lamp is out; while it is lit, it says so on the
-// log and waits until it goes out (a decision was taken), or ctx is done.
-func (l *TowerLight) waitGo(ctx context.Context) error {
+// log and waits until it goes out (a decision was taken), or ctx is done. waited says
+// whether it waited.
+func (l *TowerLight) waitGo(ctx context.Context) (waited bool, err error) {
 	l.mu.Lock()
 	red, clear := l.red, l.clear
 	l.mu.Unlock()
 	if !red {
-		return nil
+		return false, nil
 	}
 	l.log.Warn("the table is held for a decision (tower light red): the simulated dealer stops dealing until a supervisor decides (a decide command, docs/mqtt.md)")
 	select {
 	case <-clear:
 		l.log.Info("the decision is taken (tower light no longer red): the simulated dealer deals on")
-		return nil
+		return true, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return true, ctx.Err()
 	}
 }

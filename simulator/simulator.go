@@ -28,6 +28,10 @@ type Config struct {
 	// Pace is the pause before each card the shoe sends; 0 sends them as fast as the
 	// driver reads them.
 	Pace time.Duration
+	// RoundPause is the dealer's pause after a round's last card, before the next card
+	// (the next round's first, or the next shoe's) at the pace: the players read the
+	// result and the board shows it (board.result_hold).
+	RoundPause time.Duration
 	// NoShuffler: the table has no shuffler on a serial line (the cards are shuffled by
 	// hand, or by a shuffler with no line). A set is shuffled and loaded in the shoe all the
 	// same, but nothing is reported: the shuffler's device stays silent.
@@ -49,7 +53,9 @@ type Config struct {
 	Insurance Insurance
 	// Table carries out a scenario's table actions (Scenario); nil: a scenario with any
 	// fails at its first.
-	Table  Table
+	Table Table
+	// Clock is the time the shoe's clock counts by; nil: the system's.
+	Clock  func() time.Time
 	Logger *slog.Logger // nil means slog.Default()
 }
 
@@ -85,6 +91,15 @@ type Simulator struct {
 
 	insRng *rand.Rand // the dealer's choices at Insurance offers (Config.Insurance)
 	offer  bool       // the card last placed opened an Insurance offer
+	// roundDone: the card last placed completed a round; the next card waits
+	// Config.RoundPause.
+	roundDone bool
+	// overOffer: the next card is drawn over the open offer, overAfter after the card
+	// that opened it by the shoe's clock (afterOffer).
+	overOffer bool
+	overAfter time.Duration
+	// lastStamp is the shoe's time stamped on the last card, in milliseconds.
+	lastStamp uint32
 	// powerUp is when the shoe was powered up: its clock, stamped on each card, counts
 	// from it (resume.go sets it back for a shoe that goes on).
 	powerUp time.Time
@@ -113,6 +128,9 @@ func New(cfg Config) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
 	s := &Simulator{cfg: cfg, rng: rng, log: cfg.Logger, cutAt: -1, light: cfg.Light}
 	if cfg.Insurance.Pause > 0 {
 		if s.insRng, err = newInsuranceRand(cfg); err != nil {
@@ -136,8 +154,8 @@ func New(cfg Config) (*Simulator, error) {
 	if fe, ok := enc.(*shoe.FramedEncoder); ok && !cfg.Unstamped {
 		// The shoe stamps each card with the time it left it, by the shoe's own clock:
 		// however late the host reads it (docs/protocol.md, "Shoe time").
-		s.powerUp = time.Now()
-		fe.Clock = func() uint32 { return uint32(time.Since(s.powerUp) / time.Millisecond) }
+		s.powerUp = cfg.Clock()
+		fe.Clock = s.stamp
 	}
 	s.shoeEnc = newShoeLine(s.Shoe, &s.line, enc, s.log)
 	s.shufEnc = newShufflerLine(s.Shuffler)
@@ -467,22 +485,48 @@ func (s *Simulator) draw(ctx context.Context) (baccarat.Card, error) {
 // send paces and sends one card; while the table's tower light is red, the dealer draws
 // none.
 func (s *Simulator) send(ctx context.Context, c baccarat.Card) error {
+	pause := s.cfg.Pace
+	if s.roundDone {
+		s.roundDone = false
+		pause += s.cfg.RoundPause
+	}
 	if s.offer {
 		if err := s.afterOffer(ctx); err != nil {
 			return err
 		}
-	} else if s.cfg.Pace > 0 && !sleep(ctx, s.cfg.Pace) {
+	} else if pause > 0 && !sleep(ctx, pause) {
 		return ctx.Err()
 	}
 	if s.light != nil {
-		if err := s.light.waitGo(ctx); err != nil {
+		waited, err := s.light.waitGo(ctx)
+		if err != nil {
 			return err
+		}
+		if waited {
+			s.overOffer = false // drawn after a decision, long after the offer
 		}
 	}
 	if s.burning {
 		return s.shoeEnc.BurnCard(c)
 	}
 	return s.shoeEnc.Card(c)
+}
+
+// stamp is the shoe's clock in milliseconds since its power-up, read as a card leaves the
+// shoe (shoe.FramedEncoder.Clock). A card the dealer draws over an open Insurance offer
+// leaves it at the time the dealer chose, inside the offer's pause: however late a busy
+// machine lets the dealer's goroutine write it, the shoe's time is the dealer's
+// (afterOffer). The clock never goes back.
+func (s *Simulator) stamp() uint32 {
+	ms := uint32(s.cfg.Clock().Sub(s.powerUp) / time.Millisecond)
+	if s.overOffer {
+		s.overOffer = false
+		ms = s.lastStamp + uint32(s.overAfter/time.Millisecond)
+	} else if ms < s.lastStamp && s.lastStamp-ms < 1<<31 {
+		ms = s.lastStamp // behind the time stamped over an offer: not before it
+	}
+	s.lastStamp = ms
+	return ms
 }
 
 // burn shows the first card and burns as many as it says. A shoe with a burn mode
@@ -513,7 +557,7 @@ func (s *Simulator) misread(ctx context.Context) error {
 		return ctx.Err()
 	}
 	if s.light != nil {
-		if err := s.light.waitGo(ctx); err != nil {
+		if _, err := s.light.waitGo(ctx); err != nil {
 			return err
 		}
 	}
@@ -538,6 +582,7 @@ func (s *Simulator) round(ctx context.Context) (complete bool, err error) {
 		s.offerOpened(coup)
 	}
 	s.rounds++
+	s.roundDone = true
 	s.log.Debug("round dealt", "set", s.set, "round", s.rounds, "outcome", baccarat.OutcomeOf(coup).String())
 	return true, nil
 }

@@ -25,7 +25,9 @@ type Config struct {
 	// InsurancePause, with AutoCloseInsurance, leaves each offer open this long before
 	// it is closed, so players have time to bet and a card drawn sooner shows the
 	// neglected offer of NC Insurance 5.13. Time is the events' own: the offer is closed
-	// before the first card read at or after the pause. Zero closes it at once.
+	// before the first card drawn at or after the pause. When the shoe stamps its cards,
+	// the stamps of the card that opened the offer and of the next card say when it was
+	// drawn; otherwise the times the table read them do. Zero closes it at once.
 	InsurancePause time.Duration
 	// AutoCloseOptions: the table stands in for the dealer and the supervisor at the
 	// players' options of RWS Baccarat 5.12: it closes an options window still open
@@ -114,8 +116,11 @@ type Node struct {
 	settings Settings
 	devices  map[string]string
 	call     bool
-	// offeredAt is when the open Insurance offers were made, under InsurancePause.
-	offeredAt time.Time
+	// offeredAt is when the open Insurance offers were made, under InsurancePause;
+	// offeredShoe the shoe's stamp on the card that opened them, when offeredTimed.
+	offeredAt    time.Time
+	offeredShoe  uint32
+	offeredTimed bool
 	// window and windowAt are the options window open and when it opened, under
 	// AutoCloseOptions (window 0: none open).
 	window   uint32
@@ -183,7 +188,7 @@ func (n *Node) Step(ev round.Event) {
 			queue = append([]round.Event{n.closeOptions(due), ev}, queue...)
 			continue
 		}
-		if closeAt := n.offeredAt.Add(n.cfg.InsurancePause); !n.offeredAt.IsZero() && ev.Kind == round.CardDrawn && !ev.At.Before(closeAt) {
+		if closeAt, over := n.pauseOver(ev); over {
 			n.offeredAt = time.Time{}
 			if len(n.ctl.State().Offers) > 0 {
 				queue = append([]round.Event{{Kind: round.InsuranceWindowClosed, At: closeAt, Actor: "auto"}, ev}, queue...)
@@ -246,6 +251,27 @@ func (n *Node) closeOptions(due time.Time) round.Event {
 	return round.Event{Kind: round.OptionsWindowClosed, At: due, Actor: "auto"}
 }
 
+// pauseOver reports whether ev is a card drawn once the open offers' pause was over, and
+// when the table closed them: at the pause's end by the table's clock, and never after
+// the card. A card stamped by the shoe, after a card that opened the offers stamped by
+// the same clock (no power cycle between), is judged by the stamps (docs/protocol.md,
+// "Shoe time"): the table may have read either late.
+func (n *Node) pauseOver(ev round.Event) (time.Time, bool) {
+	if n.offeredAt.IsZero() || ev.Kind != round.CardDrawn {
+		return time.Time{}, false
+	}
+	closeAt := n.offeredAt.Add(n.cfg.InsurancePause)
+	over := !ev.At.Before(closeAt)
+	if n.offeredTimed && ev.ShoeTimed && !ev.Renumbered {
+		// Modulo 2^32, as the controller reads the stamps: a clock that wrapped.
+		over = time.Duration(ev.ShoeTime-n.offeredShoe)*time.Millisecond >= n.cfg.InsurancePause
+	}
+	if ev.At.Before(closeAt) {
+		closeAt = ev.At
+	}
+	return closeAt, over
+}
+
 // automatic is what the table's stand-ins for the dealer do in state st: close the
 // Insurance offers just opened, confirm the round just completed.
 func (n *Node) automatic(st round.State, at time.Time, offered, complete bool) []round.Event {
@@ -253,7 +279,7 @@ func (n *Node) automatic(st round.State, at time.Time, offered, complete bool) [
 	switch {
 	case !n.cfg.AutoCloseInsurance || !offered || len(st.Offers) == 0:
 	case n.cfg.InsurancePause > 0:
-		n.offeredAt = at
+		n.offeredAt, n.offeredShoe, n.offeredTimed = at, st.LastShoeTime, st.LastShoeTimed
 	default:
 		evs = append(evs, round.Event{Kind: round.InsuranceWindowClosed, At: at, Actor: "auto"})
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // pageSettings are the board's settings the page reads from its body's data attributes.
@@ -16,6 +17,8 @@ type pageSettings struct {
 	Lang string
 	Game string
 	Logo bool
+	// ResultHoldMS is Options.ResultHold in milliseconds.
+	ResultHoldMS int64
 }
 
 // checkLang accepts a language or a pair of languages for the labels: en, zh, en+zh or
@@ -29,7 +32,7 @@ func checkLang(lang string) error {
 }
 
 // renderPage is index.html with the board's settings.
-func renderPage(files fs.FS, lang, game string, logo bool) ([]byte, error) {
+func renderPage(files fs.FS, lang, game string, logo bool, hold time.Duration) ([]byte, error) {
 	if lang == "" {
 		lang = DefaultLang
 	}
@@ -38,6 +41,9 @@ func renderPage(files fs.FS, lang, game string, logo bool) ([]byte, error) {
 	}
 	if len(game) > 80 || strings.ContainsAny(game, "\r\n") {
 		return nil, fmt.Errorf("web: game name %q: want one line of at most 80 bytes", game)
+	}
+	if hold < 0 {
+		return nil, fmt.Errorf("web: result hold %s: want 0 or more", hold)
 	}
 	src, err := fs.ReadFile(files, "index.html")
 	if err != nil {
@@ -48,7 +54,7 @@ func renderPage(files fs.FS, lang, game string, logo bool) ([]byte, error) {
 		return nil, fmt.Errorf("web: embedded page: %w", err)
 	}
 	var out bytes.Buffer
-	if err := t.Execute(&out, pageSettings{Lang: lang, Game: game, Logo: logo}); err != nil {
+	if err := t.Execute(&out, pageSettings{Lang: lang, Game: game, Logo: logo, ResultHoldMS: hold.Milliseconds()}); err != nil {
 		return nil, fmt.Errorf("web: embedded page: %w", err)
 	}
 	return out.Bytes(), nil

@@ -116,6 +116,11 @@ type Options struct {
 	// Logo is an image file (PNG, JPEG, GIF, WebP or SVG, at most MaxLogo bytes) shown
 	// in the header; none when empty. It is read once, by New.
 	Logo string
+	// ResultHold is how long the page keeps a completed round on screen (its cards,
+	// points, winner framed and the phase Result) while later states come, such as the
+	// next round's betting opened at once; the next round's first card ends it sooner.
+	// Zero shows each state as it comes.
+	ResultHold time.Duration
 }
 
 // DefaultLang is the labels' languages when Options.Lang is empty: English, with
@@ -187,7 +192,7 @@ func New(opts Options) (*Board, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: embedded files: %w", err)
 	}
-	page, err := renderPage(sub, opts.Lang, opts.Game, opts.Logo != "")
+	page, err := renderPage(sub, opts.Lang, opts.Game, opts.Logo != "", opts.ResultHold)
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ func runAnalyze(ctx context.Context, args []string, io stdio) error {
 	paytable := fs.Int("royal-paytable", 0, "royal: Tie pay table 1 to 5 (default 1)")
 	tiers := fs.Int("royal-tiers", 0, "royal: 4 or 3 tiers (default 4)")
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -45,8 +45,7 @@ func TestRunEmbeddedBrokerAccess(t *testing.T) {
 	httpPort := freePort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	done, lines := startRun(t, ctx, "--config", file, "--simulate", "--pace", "50ms", "--http", "127.0.0.1:"+httpPort,
-		"--journal", filepath.Join(t.TempDir(), "journal")) // not the file's default, /var/lib/tablectl
+	done, lines := startRun(t, ctx, "--config", file, "--simulate", "--pace", "50ms", "--round-pause", "0", "--http", "127.0.0.1:"+httpPort)
 	var url, ws string
 	for l := range lines {
 		if u, ok := strings.CutPrefix(l, "embedded MQTT broker: "); ok {

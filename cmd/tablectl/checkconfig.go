@@ -10,13 +10,14 @@ import (
 )
 
 // runCheckConfig checks a configuration file without starting anything: every fault is
-// printed with its file, line and key, and the command fails; a good file is summed up.
+// printed with its file, line and key, and the command fails; a good file is summed up,
+// with a warning when its rule set requires limits displayed and it gives none.
 func runCheckConfig(_ context.Context, args []string, io stdio) error {
 	fs := newFlagSet("check-config", io)
 	fs.Usage = func() {
 		fmt.Fprintln(io.err, "usage: tablectl check-config FILE\n\nChecks a configuration file (docs/config.md) without starting the table.")
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -36,6 +37,9 @@ func runCheckConfig(_ context.Context, args []string, io stdio) error {
 		return fmt.Errorf("check-config: %w", err)
 	}
 	fmt.Fprintf(io.out, "%s: OK\n%s", path, summary(cfg))
+	if w := cfg.LimitsWarning(); w != "" {
+		fmt.Fprintf(io.out, "%s: warning: %s\n", path, w)
+	}
 	return nil
 }
 

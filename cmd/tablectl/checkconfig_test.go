@@ -23,10 +23,17 @@ func TestCheckConfig(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{good + ": OK", "table bac-07, rule set rws, decks 8", "shoe: " + port + " (ascii)", "shuffler: none", "MQTT: embedded broker on 127.0.0.1:1883"} {
+	for _, want := range []string{good + ": OK", "table bac-07, rule set rws, decks 8", "shoe: " + port + " (ascii)", "shuffler: none", "MQTT: embedded broker on 127.0.0.1:1883",
+		// RWS Baccarat 3.4: the limits displayed at the table, which the file lacks.
+		good + ": warning: no limits section: rule set rws requires the permissible minimum and maximum Differential limits displayed at the table (RWS Baccarat 3.4)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// With its limits, the same table is not warned of.
+	write(t, good, "table: bac-07\nrules: rws\ndecks: 8\nshoe:\n  port: "+port+"\n  format: ascii\nlimits:\n  min: {banker: 100}\n  max_differential: 10000\n")
+	if out, _, err := runCmd(t, "", "check-config", good); err != nil || strings.Contains(out, "warning") {
+		t.Errorf("with limits: %v\n%s", err, out)
 	}
 
 	bad := filepath.Join(dir, "bad.yaml")
@@ -54,14 +61,16 @@ func TestCheckConfig(t *testing.T) {
 	}
 }
 
-// TestRunConfigFile runs a simulated table from a configuration file with a flag over it:
-// the file's rule set variant, decks and journal are used, and the flag's table id wins
-// over the file's. The journal's recorded settings show it. The file's shoe, which is
-// not on this machine, gives way to the simulated one; its GPIO pins are absent on a
-// machine without GPIO: the table runs without them.
+// TestRunConfigFile runs a simulated table from a configuration file with flags over it:
+// the file's rule set variant and decks are used, and the flags' table id and journal win
+// over the file's (a simulation never writes the file's journal). The journal's recorded
+// settings show it. The file's shoe, which is not on this machine, gives way to the
+// simulated one; its GPIO pins are absent on a machine without GPIO: the table runs
+// without them.
 func TestRunConfigFile(t *testing.T) {
 	dir := t.TempDir()
 	jdir := filepath.Join(dir, "journal")
+	fileJournal := filepath.Join(dir, "the-tables-journal")
 	file := filepath.Join(dir, "tablectl.yaml")
 	write(t, file, `table: from-file
 rules: royal
@@ -69,7 +78,7 @@ royal:
   paytable: 2
   tiers: 3
 decks: 6
-journal: `+jdir+`
+journal: `+fileJournal+`
 broker:
   listen: 127.0.0.1:0
   websocket: ""
@@ -81,7 +90,7 @@ gpio:
   pins:
     - {role: confirm, pin: GPIO17, active_low: true, pull: up}
 `)
-	out, logged, err := runCmd(t, "", "run", "--config", file, "--table", "from-flag", "--simulate", "--pace", "0", "--rounds", "2")
+	out, logged, err := runCmd(t, "", "run", "--config", file, "--table", "from-flag", "--journal", jdir, "--simulate", "--pace", "0", "--rounds", "2")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -92,6 +101,9 @@ gpio:
 	}
 	if !strings.Contains(out, "table from-flag: rule set royal, journal "+jdir) {
 		t.Errorf("output:\n%s", out)
+	}
+	if _, err := os.Stat(fileJournal); !os.IsNotExist(err) {
+		t.Errorf("the file's journal was touched: %v", err)
 	}
 	j, _, err := journal.Open(jdir, journal.Options{ReadOnly: true})
 	if err != nil {

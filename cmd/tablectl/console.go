@@ -65,7 +65,7 @@ func runConsole(ctx context.Context, args []string, io stdio) error {
 		fs.PrintDefaults()
 	}
 	f, configFile := consoleFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -135,7 +135,7 @@ func runConsole(ctx context.Context, args []string, io stdio) error {
 
 	ln, err := net.Listen("tcp", cfg.HTTP)
 	if err != nil {
-		return fmt.Errorf("console: serve the pages on %s: %w", cfg.HTTP, err)
+		return fmt.Errorf("console: %w", listenError("pages (http)", "--http", cfg.HTTP, false, err))
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	served := make(chan error, 1)
@@ -204,7 +204,7 @@ func runConsoleUser(args []string, io stdio) error {
 	tables := fs.String("tables", "", "add: the tables the person works, comma-separated (default: every table)")
 	pits := fs.String("pits", "", "add: the pits the person works, comma-separated")
 	cost := fs.Int("cost", console.DefaultBcryptCost, "add: the bcrypt cost of the password hash")
-	if err := fs.Parse(rest); err != nil {
+	if err := parseFlags(fs, rest); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

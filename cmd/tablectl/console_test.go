@@ -60,7 +60,7 @@ func startFloor(t *testing.T, consoleArgs ...string) *floorUnderTest {
 	for _, table := range []string{"t1", "t2"} {
 		f.journals[table] = filepath.Join(dir, "journal-"+table)
 		ctx, cancel := context.WithCancel(context.Background())
-		done, lines := startRun(t, ctx, "--simulate", "--pace", "150ms", "--simultaneous-window", "0", "--table", table, "--rules", "rws",
+		done, lines := startRun(t, ctx, "--simulate", "--pace", "150ms", "--round-pause", "0", "--simultaneous-window", "0", "--table", table, "--rules", "rws",
 			"--journal", f.journals[table], "--mqtt", f.broker.URL(), "--mqtt-user", "tablectl",
 			"--mqtt-password", f.users["tablectl"], "--http", "")
 		go func() {

@@ -135,10 +135,16 @@ func crashRun(t *testing.T, shoes, rounds, kills int) ([]string, int, killMoment
 	// the shoe and taken what the shoe sent again: killed before that, tablectl would take
 	// nothing, and the shoe would deal on past what it keeps to send again (64 cards and
 	// signals, docs/protocol.md). At a dealer's pace a restart misses a card or two.
+	// Every fourth kill falls with a card in flight whatever the machine's speed: at its
+	// moment tablectl is frozen (SIGSTOP), and killed once the shoe has sent a card or
+	// signal it cannot have acknowledged; a shoe that sends nothing within frozenFor (it
+	// waits for tablectl between two shoes) has it killed as it stands.
+	const frozenFor = time.Second
 	rng := rand.New(rand.NewPCG(2026, uint64(kills)))
 	var at killMoments
 	hellos := 0 // the shoe's hellos answered before the running tablectl started
-	var killAt time.Time
+	var killAt, frozenAt time.Time
+	frozenWith := 0 // the shoe's unacknowledged cards and signals when tablectl was frozen
 	started := time.Now()
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
@@ -166,7 +172,12 @@ func crashRun(t *testing.T, shoes, rounds, kills int) ([]string, int, killMoment
 					}
 					killAt = now.Add(time.Duration(20+rng.IntN(80)) * time.Millisecond)
 				}
+			case frozenAt.IsZero() && now.After(killAt) && killed.Load()%4 == 3 && freeze(cmd.Process) == nil:
+				frozenAt, frozenWith = now, len(sim.Unacknowledged())
+			case !frozenAt.IsZero() && len(sim.Unacknowledged()) <= frozenWith && now.Sub(frozenAt) < frozenFor:
+				// frozen: the shoe has sent nothing new yet
 			case now.After(killAt):
+				frozenAt = time.Time{}
 				hellos = sim.ShoeHellos()
 				cmd.Process.Kill()
 				cmd.Wait()

@@ -78,7 +78,7 @@ func TestDeniedPublishesAgainstMosquittoWithTheShippedACL(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		done, lines, logs := startRunLogged(t, ctx, "--simulate", "--pace", "5ms", "--table", "bac-07", "--http", "",
+		done, lines, logs := startRunLogged(t, ctx, "--simulate", "--pace", "5ms", "--round-pause", "0", "--table", "bac-07", "--http", "",
 			"--mqtt", b.URL(), "--mqtt-user", user, "--mqtt-password", users[user], "--metrics", "127.0.0.1:0")
 		metricsURL := ""
 		for l := range lines {

@@ -66,7 +66,7 @@ func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 	fs.Usage = func() { fmt.Fprintln(io.err, journalUsage) }
 	keyText := fs.String("key", "", `the table's public key, "ed25519:..." as 'tablectl key show' prints it`)
 	witnessFile := fs.String("witness", "", "a file of checkpoints recorded off the table, one JSON object a line")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -287,7 +287,7 @@ func recordNote(seq uint64) string {
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var rest []string
 	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
+		if err := parseFlags(fs, args); err != nil {
 			return nil, err
 		}
 		if fs.NArg() == 0 {

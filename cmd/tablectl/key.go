@@ -29,7 +29,7 @@ func runKey(_ context.Context, args []string, io stdio) error {
 	fs.Usage = func() { fmt.Fprintln(io.err, keyUsage) }
 	keyFile := fs.String("key", "", "the table's private key file")
 	journalDir := fs.String("journal", "", "the journal directory; the key is table.key beside it")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	path := *keyFile

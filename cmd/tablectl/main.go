@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -41,13 +42,16 @@ var commands = []command{
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Interrupted, stopped by the service manager, or its terminal closed, tablectl stops
+	// cleanly: its offline status out, its temporary directories removed.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	err := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	stop()
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "tablectl:", err)
-		}
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		// -h: the flags were listed, as asked
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "tablectl:", err)
 		os.Exit(2)
 	}
 }
@@ -75,6 +79,27 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-14s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'tablectl COMMAND -h' for a command's flags.")
+}
+
+// parseFlags parses args with fs. A bad flag is an error that names it and where the
+// command's flags are listed, not the whole list; -h prints the list (fs.Usage).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(out)
+	switch {
+	case errors.Is(err, flag.ErrHelp) && usage != nil:
+		usage()
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintf(out, "Usage of %s:\n", fs.Name())
+		fs.PrintDefaults()
+	case err != nil:
+		return fmt.Errorf("%s: %w\nsee '%s -h' for its flags", strings.TrimPrefix(fs.Name(), "tablectl "), err, fs.Name())
+	}
+	return err
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting.

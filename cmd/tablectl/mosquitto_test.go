@@ -98,8 +98,9 @@ func (col *collector) seen(sub string) bool {
 func TestWillOnKilledTablectl(t *testing.T) {
 	b := mosquittotest.Start(t, mosquittotest.Config{})
 	status := collect(t, b.URL(), "", "", "tablectl/v1/K1/status")
-	cmd := exec.Command(os.Args[0], "run", "--simulate", "--pace", "200ms", "--table", "K1", "--mqtt", b.URL(), "--http", "")
-	cmd.Env = append(os.Environ(), "TABLECTL_TEST_MAIN=1")
+	cmd := exec.Command(os.Args[0], "run", "--simulate", "--pace", "200ms", "--round-pause", "0", "--table", "K1", "--mqtt", b.URL(), "--http", "")
+	// Killed, it cannot remove its temporary journal: the test's directory takes it.
+	cmd.Env = append(os.Environ(), "TABLECTL_TEST_MAIN=1", "TMPDIR="+t.TempDir())
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestDeployACLThroughTablectl(t *testing.T) {
 	b := mosquittotest.Start(t, mosquittotest.Config{Users: users, ACL: string(acl)})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	done, lines := startRun(t, ctx, "--simulate", "--pace", "100ms", "--table", "A1", "--mqtt", b.URL(),
+	done, lines := startRun(t, ctx, "--simulate", "--pace", "100ms", "--round-pause", "0", "--table", "A1", "--mqtt", b.URL(),
 		"--mqtt-user", "tablectl", "--mqtt-password", users["tablectl"], "--http", "")
 	go func() {
 		for range lines {
@@ -178,7 +179,7 @@ func TestTLSClientCertificate(t *testing.T) {
 	status := collect(t, b.URL(), "", "", "tablectl/v1/S1/status")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	done, lines := startRun(t, ctx, "--simulate", "--pace", "100ms", "--table", "S1", "--mqtt", b.TLSURL(),
+	done, lines := startRun(t, ctx, "--simulate", "--pace", "100ms", "--round-pause", "0", "--table", "S1", "--mqtt", b.TLSURL(),
 		"--mqtt-ca", b.CAFile(), "--mqtt-cert", cert, "--mqtt-key", key, "--http", "")
 	go func() {
 		for range lines {

@@ -29,7 +29,7 @@ func runRoadmap(ctx context.Context, args []string, io stdio) error {
 			"by b (Banker pair), p (Player pair) and n (natural), for example: B P Tbp Pn\n\nflags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -27,13 +27,16 @@ import (
 func runRun(ctx context.Context, args []string, io stdio) error {
 	fs := newFlagSet("run", io)
 	f, configFile, sim := runFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("run: unexpected argument %q", fs.Arg(0))
 	}
 	f.Given = given(fs)
+	if err := sim.check(); err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
 	if err := sim.scenarioSettings(); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
@@ -44,6 +47,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	sim.defaultInsurancePause(&r)
 	sim.defaultOptionsPause(&r)
 	sim.insurance = dealerInsurance(r)
+	sim.resultHold = r.Board.ResultHold
 	if r.TempJournal {
 		tmp, err := os.MkdirTemp("", "tablectl-journal-")
 		if err != nil {
@@ -53,6 +57,14 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		r.Journal = filepath.Join(tmp, "journal") // and its signing key beside it
 	}
 	log := newLogger(r.Log.JSON, io.err)
+	if r.TempJournal {
+		log.Info("journal: a new temporary one, removed at exit (--journal DIR keeps one)", "journal", r.Journal)
+	} else {
+		log.Info("journal", "journal", r.Journal)
+	}
+	if w := r.LimitsWarning(); w != "" && !r.Simulate {
+		log.Warn(w)
+	}
 	if w := r.NoDeviceWarning(r.Simulate); w != "" {
 		log.Warn(w)
 	}
@@ -70,7 +82,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		cfg.Watchdog, cfg.HeartbeatEvery = svc, every
 	}
 	cfg.EchoGrace = daemon.DefaultEchoGrace // the broker must deliver what the table publishes
-	if cfg.SigningKey, err = signingKey(r.Config, log); err != nil {
+	if cfg.SigningKey, err = signingKey(r.Config, r.Simulate, log); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
 	var d *daemon.Daemon
@@ -100,7 +112,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	if cfg.Metrics != nil {
 		stop, err := serveMetrics(r.Metrics, cfg.Metrics, log, io)
 		if err != nil {
-			return fmt.Errorf("run: metrics %s: %w", r.Metrics, err)
+			return fmt.Errorf("run: %w", listenError("metrics", "--metrics", r.Metrics, true, err))
 		}
 		defer stop()
 	}
@@ -130,9 +142,9 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	}
 	if r.HTTP != "" {
 		stop, addr, err := serveBoard(web.Options{Broker: mc.url, Table: r.Table, Username: mc.boardUser, Password: mc.boardPassword,
-			Lang: r.Board.Lang, Game: r.Board.Game, Logo: r.Board.Logo, Logger: log}, r.HTTP, log)
+			Lang: r.Board.Lang, Game: r.Board.Game, Logo: r.Board.Logo, ResultHold: r.Board.ResultHold, Logger: log}, r.HTTP, log)
 		if err != nil {
-			return fmt.Errorf("run: http %s: %w", r.HTTP, err)
+			return fmt.Errorf("run: %w", listenError("display board (http)", "--http", r.HTTP, true, err))
 		}
 		defer stop()
 		fmt.Fprintf(io.out, "display board: http://%s/\n", addr)
@@ -194,7 +206,7 @@ func runFlags(fs *flag.FlagSet) (f *config.Flags, configFile *string, sim *simul
 	fs.StringVar(&f.Table, "table", def.Table, "the table's id, the third level of every MQTT topic")
 	fs.StringVar(&f.Rules, "rules", def.Rules, "rule set: classic, rws, nc-tournament, nc-insurance, royal")
 	fs.IntVar(&f.Decks, "decks", 0, "decks in a set at this table (0: any the rule set allows; the simulator deals 8)")
-	fs.StringVar(&f.Journal, "journal", "", "the journal directory (default: the file's, or tablectl-journal in the working directory; with --simulate a new temporary one, and given one already written, the simulated shoe goes on where it stopped)")
+	fs.StringVar(&f.Journal, "journal", "", "the journal directory (default: the file's, or tablectl-journal in the working directory; with --simulate a new temporary one, never the file's, and given one already written, the simulated shoe goes on where it stopped)")
 	fs.StringVar(&f.MQTT, "mqtt", "", "external MQTT broker, tcp://host:1883 or ssl://host:8883 (default: start the embedded broker)")
 	fs.StringVar(&f.MQTTUser, "mqtt-user", "", "MQTT username")
 	fs.StringVar(&f.MQTTPassword, "mqtt-password", "", "MQTT password (or the file's password_file, or TABLECTL_MQTT_PASSWORD)")
@@ -219,8 +231,9 @@ func runFlags(fs *flag.FlagSet) (f *config.Flags, configFile *string, sim *simul
 }
 
 // signingKey reads the table's signing key (the file's journal_key, or table.key beside
-// the journal directory), making it on the first start.
-func signingKey(c config.Config, log *slog.Logger) (ed25519.PrivateKey, error) {
+// the journal directory), making it on the first start. A real table's new key is a
+// warning, since the pit must be given its public key; a simulated table's is not.
+func signingKey(c config.Config, simulated bool, log *slog.Logger) (ed25519.PrivateKey, error) {
 	path := c.JournalKey
 	if path == "" {
 		path = journal.DefaultKeyPath(c.Journal)
@@ -233,9 +246,12 @@ func signingKey(c config.Config, log *slog.Logger) (ed25519.PrivateKey, error) {
 		return nil, err
 	}
 	pub := journal.PublicKeyString(key.Public().(ed25519.PublicKey))
-	if created {
+	switch {
+	case created && simulated:
+		log.Info("made the simulated table's signing key", "key", path, "public", pub)
+	case created:
 		log.Warn("made the table's signing key: give its public key to the pit (tablectl key show)", "key", path, "public", pub)
-	} else {
+	default:
 		log.Info("the table's signing key", "key", path, "public", pub)
 	}
 	return key, nil

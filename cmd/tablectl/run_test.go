@@ -117,7 +117,7 @@ func dealThroughOutage(t *testing.T, sub *subscriber, broker *mosquittotest.Brok
 	const rounds = 30
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	done, lines := startRun(t, ctx, append([]string{"--simulate", "--rounds", strconv.Itoa(rounds), "--pace", "15ms", "--http", ""}, args...)...)
+	done, lines := startRun(t, ctx, append([]string{"--simulate", "--rounds", strconv.Itoa(rounds), "--pace", "15ms", "--round-pause", "0", "--http", ""}, args...)...)
 	go func() {
 		for range lines {
 		}
@@ -154,7 +154,7 @@ func dealThroughOutage(t *testing.T, sub *subscriber, broker *mosquittotest.Brok
 func TestRunEmbeddedBroker(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	done, lines := startRun(t, ctx, "--simulate", "--pace", "20ms", "--table", "E1",
+	done, lines := startRun(t, ctx, "--simulate", "--pace", "20ms", "--round-pause", "0", "--table", "E1",
 		"--broker-listen", "127.0.0.1:0", "--broker-websocket", "", "--http", "127.0.0.1:0")
 	var url, board string
 	for l := range lines {
@@ -291,7 +291,7 @@ func TestBrokerPortTaken(t *testing.T) {
 func TestRunMetrics(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	done, lines := startRun(t, ctx, "--simulate", "--pace", "2ms", "--table", "M1", "--metrics", "127.0.0.1:0",
+	done, lines := startRun(t, ctx, "--simulate", "--pace", "2ms", "--round-pause", "0", "--table", "M1", "--metrics", "127.0.0.1:0",
 		"--broker-listen", "127.0.0.1:0", "--broker-websocket", "", "--http", "")
 	var url string
 	for l := range lines {

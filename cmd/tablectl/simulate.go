@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tablectl/tablectl/config"
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/simulator"
 )
@@ -23,24 +24,31 @@ func runSimulate(ctx context.Context, args []string, io stdio) error {
 	scenario := fs.String("scenario", "", "scenario file to play instead of dealing shoes (its settings replace --protocol, --decks, --seed, --cut)")
 	rounds := fs.Int("rounds", 0, "stop after this many rounds (0: deal shoe after shoe until interrupted)")
 	pace := fs.Duration("pace", 0, "pause before each card, such as 2s (0: as fast as the reader takes them)")
+	roundPause := fs.Duration("round-pause", config.DefaultResultHold, "the dealer's pause between a round's last card and the next card, so the board shows each result (board.result_hold); 0 with --pace 0 unless given")
 	decks := fs.Int("decks", 8, "decks in a set")
 	cut := fs.Int("cut", 16, "cards behind the cut card (0: no cut card)")
 	reshuffle := fs.Bool("reshuffle", false, "reshuffle after every round (Royal Baccarat dealt face up, royal.end_of_round: reshuffle): a new set for each round")
 	noShuffler := fs.Bool("no-shuffler", false, "a table with no shuffler on a line: sets are shuffled and dealt, nothing is reported on the shuffler's device")
 	dir := fs.String("dir", "", "directory for the device links (default: a new temporary directory)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("simulate: unexpected argument %q", fs.Arg(0))
 	}
 	if *rounds < 0 {
-		return fmt.Errorf("simulate: --rounds %d: want 0 or more", *rounds)
+		return fmt.Errorf("simulate: --rounds %d: want 0 (until interrupted) or more", *rounds)
+	}
+	if *pace < 0 || *roundPause < 0 {
+		return fmt.Errorf("simulate: --pace %s, --round-pause %s: want 0 or more", *pace, *roundPause)
+	}
+	if *pace == 0 && !given(fs)["round-pause"] {
+		*roundPause = 0 // as fast as the reader takes them
 	}
 	if *reshuffle && *noShuffler {
 		return fmt.Errorf("simulate: --reshuffle: each round's set is the shuffler's report, and --no-shuffler reports none")
 	}
-	cfg := simulator.Config{Protocol: protocol, Seed: *seed, Random: *random, Decks: *decks, Cut: *cut, Pace: *pace, NoShuffler: *noShuffler,
+	cfg := simulator.Config{Protocol: protocol, Seed: *seed, Random: *random, Decks: *decks, Cut: *cut, Pace: *pace, RoundPause: *roundPause, NoShuffler: *noShuffler,
 		ReshuffleEachRound: *reshuffle, Logger: slog.New(slog.NewTextHandler(io.err, nil))}
 	var steps []simulator.Step
 	if *scenario != "" {

@@ -30,7 +30,7 @@ func TestRunNotifiesSystemd(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	done, lines := startRun(t, ctx, "--simulate", "--pace", "5ms", "--table", "S1",
+	done, lines := startRun(t, ctx, "--simulate", "--pace", "5ms", "--round-pause", "0", "--table", "S1",
 		"--broker-listen", "127.0.0.1:0", "--broker-websocket", "", "--http", "")
 	go func() {
 		for range lines {

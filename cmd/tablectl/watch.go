@@ -38,13 +38,16 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	sim := simulationFlags(fs, &f, 300*time.Millisecond)
 	fs.StringVar(&f.Journal, "journal", "", "journal every event in this directory, and start from what it holds (replayed, then RWS Baccarat 5.4 for an interrupted round)")
 	fs.DurationVar(&f.SimultaneousWindow, "simultaneous-window", 150*time.Millisecond, "two cards of a round read closer together than this were drawn together (RWS Baccarat 5.10); 0 turns the check off, as a simulator dealing at --pace 0 needs")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if !f.Simulate && f.Shoe == "" {
 		return errors.New("watch: --shoe is required (or --simulate)")
 	}
 	f.Given = given(fs)
+	if err := sim.check(); err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
 	f.Given["table"], f.Table = true, "watch"
 	f.Given["auto"] = true // watch stands in for the dealer unless told not to
 	if err := sim.scenarioSettings(); err != nil {
@@ -87,7 +90,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	}
 	d, err := daemon.Open(cfg)
 	if err != nil {
-		return fmt.Errorf("watch: --journal %s: %w", f.Journal, err)
+		return fmt.Errorf("watch: %w", err) // it names the journal
 	}
 	defer d.Close()
 	if err := sim.resume(d.State(), r.Journal); err != nil {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/tablectl/tablectl/broker"
@@ -52,6 +53,11 @@ type simulation struct {
 	insurance simulator.Insurance
 	// reshuffle: a set per round (royal.end_of_round: reshuffle), set before start.
 	reshuffle bool
+	// roundPause is --round-pause; resultHold the board's result hold, which the dealer
+	// leaves after each round unless --round-pause is given or the pace is 0 (set
+	// before start).
+	roundPause *time.Duration
+	resultHold time.Duration
 	// sim is the simulator, once start made it.
 	sim *simulator.Simulator
 }
@@ -62,8 +68,34 @@ func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *sim
 	fs.DurationVar(&f.Pace, "pace", pace, "with --simulate: pause before each card (0: as fast as possible)")
 	s.rounds = fs.Int("rounds", 0, "with --simulate: stop after this many rounds (0: until interrupted)")
 	s.seed = fs.Uint64("seed", 1, "with --simulate: seed of the shuffles")
+	s.roundPause = fs.Duration("round-pause", 0, "with --simulate: the dealer's pause between a round's last card and the next card, so a board shows each result (default: run, the board's result_hold, 0 with --pace 0; watch, 0)")
 	fs.StringVar(&f.Scenario, "scenario", "", "with --simulate: play this scenario file (go doc ./simulator Scenario) instead of dealing shoes, then stop; its settings replace --shoe-format, --decks and --seed, and --rules, --insurance-pause and --options-pause where it gives them")
 	return s
+}
+
+// pauseAfterRound is the simulated dealer's pause after each round: --round-pause when
+// given, else the board's result hold, or none at --pace 0 (a run as fast as it goes).
+func (s *simulation) pauseAfterRound() time.Duration {
+	switch {
+	case s.f.Given["round-pause"]:
+		return *s.roundPause
+	case s.f.Pace == 0:
+		return 0
+	}
+	return s.resultHold
+}
+
+// check refuses a negative --rounds, --pace or --round-pause.
+func (s *simulation) check() error {
+	switch {
+	case *s.rounds < 0:
+		return fmt.Errorf("--rounds %d: want 0 (until interrupted) or more", *s.rounds)
+	case s.f.Pace < 0:
+		return fmt.Errorf("--pace %s: want 0 (as fast as possible) or more", s.f.Pace)
+	case *s.roundPause < 0:
+		return fmt.Errorf("--round-pause %s: want 0 or more", *s.roundPause)
+	}
+	return nil
 }
 
 // start starts the simulator and returns its devices; it deals once begin is closed, and
@@ -72,7 +104,7 @@ func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *sim
 func (s *simulation) start(ctx context.Context, decks int, begin <-chan struct{}, log *slog.Logger) (sc *shoe.Config, xc *device.Config, dealt <-chan error, stop func(), err error) {
 	s.light = simulator.NewTowerLight(log)
 	cfg := simulator.Config{Protocol: shoe.Format(s.f.ShoeFormat), Seed: *s.seed, Pace: s.f.Pace, Decks: decks, Cut: 16, Light: s.light,
-		Insurance: s.insurance, Logger: log, ReshuffleEachRound: s.reshuffle}
+		Insurance: s.insurance, Logger: log, ReshuffleEachRound: s.reshuffle, RoundPause: s.pauseAfterRound()}
 	var steps []simulator.Step
 	if s.f.Scenario != "" {
 		scn := s.scn
@@ -286,7 +318,9 @@ func serve(ctx context.Context, cancel context.CancelFunc, d *daemon.Daemon, tr 
 	case err := <-served:
 		return err
 	case err := <-dealt:
-		if err == nil {
+		// Dealt to the end, the table publishes all it has before it stops; stopped by
+		// an interrupt, it stops at once, as a table does.
+		if err == nil && ctx.Err() == nil {
 			drained, stop := context.WithTimeout(ctx, time.Minute) // a busy broker, or a busy machine, takes its time
 			if err := d.Drained(drained); err != nil {
 				log.Warn("messages not all acknowledged by the broker", "err", err)
@@ -296,4 +330,17 @@ func serve(ctx context.Context, cancel context.CancelFunc, d *daemon.Daemon, tr 
 		cancel()
 		return errors.Join(err, <-served)
 	}
+}
+
+// listenError words a failure to serve what on addr (flag sets it, and with optional
+// flag "" serves nothing), saying what to do when another program holds the address.
+func listenError(what, flag, addr string, optional bool, err error) error {
+	if !errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%s %s: %w", what, addr, err)
+	}
+	none := ""
+	if optional {
+		none = fmt.Sprintf(", or %s \"\" to serve none", flag)
+	}
+	return fmt.Errorf("%s: %s is already in use by another program (another tablectl?): choose another address with %s ADDR%s", what, addr, flag, none)
 }

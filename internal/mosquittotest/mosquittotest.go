@@ -73,6 +73,13 @@ func Binary(t testing.TB) string {
 	return need(t, "mosquitto", "/usr/sbin/mosquitto")
 }
 
+// SubBinary returns the path of mosquitto_sub (Debian's mosquitto-clients), or skips the
+// test (fails it under TABLECTL_REQUIRE_INTEGRATION=1) when there is none.
+func SubBinary(t testing.TB) string {
+	t.Helper()
+	return need(t, "mosquitto_sub", "/usr/bin/mosquitto_sub")
+}
+
 func need(t testing.TB, name, fallback string) string {
 	t.Helper()
 	if p, err := exec.LookPath(name); err == nil {

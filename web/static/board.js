@@ -27,6 +27,10 @@
   const LOST_AFTER_MS = 2000;
   const SILENT_MS = 40000;
 
+  // How long a completed round stays on screen while later states come (board.result_hold);
+  // 0 shows each state as it comes.
+  const RESULT_HOLD_MS = Math.max(0, Number(document.body.dataset.resultHold) || 0);
+
   // Every label of the page in each language the board speaks. The board shows one
   // language or a pair (the lang setting: "en", "zh", "en+zh", "zh+en").
   const LABELS = {
@@ -758,6 +762,7 @@
     label($('offline-text'), board.streamLost ? 'offlineLink' : 'offlineTable');
     document.body.classList.toggle('offline', !!off);
     if (off) {
+      endHold('offline');
       setPhase('phase.offline', 'offline');
       clearRound();
       $('held').hidden = true;
@@ -786,9 +791,51 @@
     drawOffline();
   }
 
+  // ---- the completed round, held ----
+
+  // hold is the last completed round kept on screen ({shoe, round, timer, over}), or
+  // null. A round is held from its complete state for RESULT_HOLD_MS, as the cards stay
+  // on the layout while the dealer pays: the states that follow (the next round's
+  // betting, opened at once) wait until the hold is over, or the next round's first card
+  // ends it sooner. A round is held once. The round panel's data-hold says "on" while a
+  // round is held, then why the hold ended: "timer", "card" or "offline"; its
+  // data-held-ms how long the last hold lasted, by the page's clock.
+  let hold = null;
+
+  function startHold(s) {
+    if (RESULT_HOLD_MS <= 0 || s.phase !== 'complete') return;
+    if (hold && hold.shoe === s.shoe && hold.round === s.round) return; // held already
+    hold = { shoe: s.shoe, round: s.round, over: false, since: performance.now(),
+      timer: setTimeout(() => endHold('timer'), RESULT_HOLD_MS) };
+    $('hands').dataset.hold = 'on';
+  }
+
+  // endHold ends the hold of the held round, saying why, and draws the latest state.
+  function endHold(why) {
+    if (!hold || hold.over) return;
+    clearTimeout(hold.timer);
+    hold.over = true;
+    $('hands').dataset.heldMs = String(Math.floor(performance.now() - hold.since));
+    $('hands').dataset.hold = why;
+    if (why !== 'offline' && board.state) onState(board.state);
+  }
+
+  // held says whether s waits for the held round to go: a round is held, and s is a
+  // later state than its complete one.
+  function held(s) {
+    return hold !== null && !hold.over &&
+      !(s.shoe === hold.shoe && s.round === hold.round && s.phase === 'complete');
+  }
+
   function onState(s) {
     board.state = s;
     if (!s) return;
+    if (held(s)) {
+      // The held round stays; the pause banner and the cards left do not wait.
+      drawHeld(s.held);
+      if (s.decks > 0) document.querySelector('[data-stat="cards_remaining"]').textContent = String(s.cards_remaining);
+      return;
+    }
     if (s.table) $('table-id').textContent = s.table;
     $('shoe').textContent = String(s.shoe);
     $('round').textContent = String(s.round);
@@ -815,6 +862,7 @@
       document.querySelector('[data-stat="cards_remaining"]').textContent = String(s.cards_remaining);
     }
     drawHeld(s.held);
+    startHold(s);
     fit();
   }
 
@@ -839,6 +887,7 @@
 
   function onCard(c) {
     if (!c || board.streamLost) return;
+    if (hold && (c.shoe !== hold.shoe || c.round !== hold.round)) endHold('card'); // the next round's first card
     newRound(c.shoe, c.round);
     board.cards[c.slot] = c.card;
     drawCards(c.player_points, c.banker_points);

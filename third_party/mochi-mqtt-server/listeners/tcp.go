@@ -7,9 +7,11 @@ package listeners
 import (
 	"crypto/tls"
 	"errors"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"log/slog"
 )
@@ -106,9 +108,14 @@ func (l *TCP) Serve(establish EstablishFn) {
 				l.Unlock()
 				l.handlers.Done()
 			}()
-			// A connection the broker closed as it stopped ends with net.ErrClosed:
-			// no fault of the client's (patched, PATCHES.md).
-			if err := establish(l.id, conn); err != nil && !errors.Is(err, net.ErrClosed) {
+			// A connection the broker closed as it stopped ends with net.ErrClosed, and
+			// one its client closed with io.EOF, or reset if it left unread data: none
+			// is a fault (patched, PATCHES.md).
+			switch err := establish(l.id, conn); {
+			case err == nil || errors.Is(err, net.ErrClosed):
+			case errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET):
+				l.log.Debug("client connection closed by the client", "error", err)
+			default:
 				l.log.Warn("client connection ended", "error", err)
 			}
 		}()
