@@ -40,6 +40,13 @@ type Config struct {
 	// of round: dealt face up), so a deal is one round of its set, burn included, and the
 	// shuffler reports a new set for each round, as a continuous shuffler does.
 	ReshuffleEachRound bool
+	// HostAcks: the host acknowledges the shoe's cards and signals once it has recorded
+	// them, as tablectl does on the tablectl protocol. Before each shuffle the shoe then
+	// waits until everything it sent is acknowledged, as a dealer waits for the result
+	// before the cards go back: the next set is never reported while the host has not
+	// taken the last one's cards. Without it, the shoe waits only until the host has read
+	// them (a host that never acknowledges).
+	HostAcks bool
 	// Unstamped: on the tablectl protocol, the shoe sends its cards without its time, as a
 	// shoe that does not stamp them (docs/protocol.md, "Shoe time").
 	Unstamped bool
@@ -385,16 +392,16 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 }
 
 // shoeTaken waits until the host has taken what the shoe sent: read it all, and, when
-// the host acknowledges (the tablectl protocol), acknowledged it all. At a table the
-// next set is shuffled long before the shoe before it is done with; dealt with no pace,
-// the shoe could otherwise run shoes ahead of the host, with the shuffler's reports of
-// the sets to come overtaking the cards of the shoe the host is still taking.
+// the host acknowledges (Config.HostAcks) on a wire format with acknowledgement,
+// acknowledged it all. Dealt with no pace, the shoe could otherwise run sets ahead of the
+// host, the shuffler's reports of the sets to come overtaking the cards of the set the
+// host is still taking.
 func (s *Simulator) shoeTaken(ctx context.Context) error {
 	if err := s.Shoe.Drain(ctx); err != nil {
 		return err
 	}
-	if s.Shoe.LastAcks() == (Acks{}) {
-		return nil // a host that does not acknowledge: read is all there is to wait for
+	if !s.cfg.HostAcks {
+		return nil // read is all there is to wait for
 	}
 	return waitUntil(ctx, "the host acknowledges the shoe's cards and signals", func() bool {
 		return len(s.Unacknowledged()) == 0
@@ -708,7 +715,7 @@ func waitUntil(ctx context.Context, what string, cond func() bool) error {
 	return nil
 }
 
-// Taken waits until the host has taken everything the shoe sent: read it all and, on a
-// wire format with acknowledgement, acknowledged it all (a host acknowledges what it has
-// recorded). Without acknowledgement it is Drain's wait for the shoe.
+// Taken waits until the host has taken everything the shoe sent: read it all and, when
+// it acknowledges (Config.HostAcks) on a wire format with acknowledgement, acknowledged
+// it all. Otherwise it is Drain's wait for the shoe.
 func (s *Simulator) Taken(ctx context.Context) error { return s.shoeTaken(ctx) }

@@ -32,7 +32,7 @@ func TestRoyalReshuffleEachRound(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	sim, err := simulator.New(simulator.Config{Dir: t.TempDir(), Seed: 20261123, Decks: decks, Cut: 16,
-		ReshuffleEachRound: true, Logger: quiet})
+		ReshuffleEachRound: true, HostAcks: true, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

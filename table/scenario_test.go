@@ -98,23 +98,48 @@ func forward(in <-chan device.Event, n int, after <-chan struct{}) (<-chan devic
 }
 
 // runNode feeds a node the events of a shoe and a shuffler until both channels close,
-// as the daemon's loop does (what the shuffler reported before a card is taken before
-// it), handing each Ready to each before advancing; there is no journal.
+// as the daemon's loop does (daemon/early.go), handing each Ready to each before
+// advancing; there is no journal. What the shuffler reported before a card is taken
+// before it. A card drawn while the table waits for a set (Node.BeforeSet) waits, with
+// every shoe event after it, for a shuffler event that lets the table load the set: the
+// shuffler's driver may have read the set's report and not yet handed it on when the
+// set's first card comes. They are taken as they came once no report can come: the
+// shuffler's line went down or its channel closed. (The daemon's wait also runs out
+// after a while; here the simulator's shuffler goes down only once it has said all.)
 func runNode(n *Node, shoe, shuffler <-chan device.Event, each func(Ready)) {
+	var early []device.Event // shoe events waiting for a shuffler report
 	carry := func() {
 		each(n.Ready())
 		n.Advance()
+	}
+	// release steps the waiting events, in order, up to the first still before its set's
+	// report; with all, every one of them.
+	release := func(all bool) {
+		for len(early) > 0 && (all || shuffler == nil || !n.BeforeSet(early[0])) {
+			ev := early[0]
+			early = early[1:]
+			n.Shoe(ev)
+			carry()
+		}
+	}
+	onShuffler := func(ev device.Event, ok bool) {
+		if !ok {
+			shuffler = nil
+			release(true)
+			return
+		}
+		if ev.Kind == device.Disconnected {
+			release(true) // no report can come now
+		}
+		n.Shuffler(ev)
+		carry()
+		release(false)
 	}
 	drain := func() {
 		for shuffler != nil {
 			select {
 			case ev, ok := <-shuffler:
-				if !ok {
-					shuffler = nil
-					return
-				}
-				n.Shuffler(ev)
-				carry()
+				onShuffler(ev, ok)
 			default:
 				return
 			}
@@ -128,16 +153,17 @@ func runNode(n *Node, shoe, shuffler <-chan device.Event, each func(Ready)) {
 				continue
 			}
 			drain()
-			n.Shoe(ev)
-		case ev, ok := <-shuffler:
-			if !ok {
-				shuffler = nil
+			if len(early) > 0 || shuffler != nil && n.BeforeSet(ev) {
+				early = append(early, ev)
 				continue
 			}
-			n.Shuffler(ev)
+			n.Shoe(ev)
+			carry()
+		case ev, ok := <-shuffler:
+			onShuffler(ev, ok)
 		}
-		carry()
 	}
+	release(true)
 }
 
 // routine are the effects of an ordinary round, left out of a "# quiet" transcript.

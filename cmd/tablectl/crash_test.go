@@ -96,7 +96,7 @@ func crashRun(t *testing.T, shoes, rounds, kills int) ([]string, int, killMoment
 	// tablectl restarts on a busy machine, the shoe never deals past what it keeps.
 	light := simulator.NewTowerLight(simLog)
 	sim, err := simulator.New(simulator.Config{Dir: dir, Protocol: "tablectl", Seed: 11, Decks: 8, Cut: 16,
-		Pace: pace, Logger: simLog, Light: light})
+		Pace: pace, Logger: simLog, Light: light, HostAcks: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func runSimulate(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("simulate: --reshuffle: each round's set is the shuffler's report, and --no-shuffler reports none")
 	}
 	cfg := simulator.Config{Protocol: protocol, Seed: *seed, Random: *random, Decks: *decks, Cut: *cut, Pace: *pace, RoundPause: *roundPause, NoShuffler: *noShuffler,
-		ReshuffleEachRound: *reshuffle, Logger: slog.New(slog.NewTextHandler(io.err, nil))}
+		ReshuffleEachRound: *reshuffle, HostAcks: true, Logger: slog.New(slog.NewTextHandler(io.err, nil))}
 	var steps []simulator.Step
 	if *scenario != "" {
 		sc, err := readScenario(*scenario)

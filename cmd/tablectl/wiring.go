@@ -103,8 +103,10 @@ func (s *simulation) check() error {
 // closed.
 func (s *simulation) start(ctx context.Context, decks int, begin <-chan struct{}, log *slog.Logger) (sc *shoe.Config, xc *device.Config, dealt <-chan error, stop func(), err error) {
 	s.light = simulator.NewTowerLight(log)
+	// The table acknowledges each card once it has recorded it: the shoe waits for that
+	// before the next set is shuffled.
 	cfg := simulator.Config{Protocol: shoe.Format(s.f.ShoeFormat), Seed: *s.seed, Pace: s.f.Pace, Decks: decks, Cut: 16, Light: s.light,
-		Insurance: s.insurance, Logger: log, ReshuffleEachRound: s.reshuffle, RoundPause: s.pauseAfterRound()}
+		Insurance: s.insurance, Logger: log, ReshuffleEachRound: s.reshuffle, RoundPause: s.pauseAfterRound(), HostAcks: true}
 	var steps []simulator.Step
 	if s.f.Scenario != "" {
 		scn := s.scn
