@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,6 +25,15 @@ type Options struct {
 	// Logger receives the journal's log (repairs, removed files, new segments); nil means
 	// no logging.
 	Logger *slog.Logger
+	// SigningKey, when set, signs each snapshot written (WriteSnapshot), and its public
+	// half checks the snapshot found, as PublicKey does.
+	SigningKey ed25519.PrivateKey
+	// PublicKey, when set (or SigningKey), checks the snapshot's signature. A snapshot
+	// whose signature does not verify with it is never used (Snapshot says there is none,
+	// SnapshotReport.Ignored says why); nor is an unsigned one, written before snapshots
+	// were signed, unless it stands for records no longer in the journal. Without a key
+	// the signature is not checked.
+	PublicKey ed25519.PublicKey
 	// Quick checks record by record only the segments from the one that holds the last
 	// signed checkpoint's record (or the snapshot's record, when that is earlier) to the
 	// end; each sealed segment before it is checked at its ends (its header, its first
@@ -86,8 +96,11 @@ func openDir(dir string, opt Options) (*Journal, Report, error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opt.SigningKey != nil {
+		opt.PublicKey = opt.SigningKey.Public().(ed25519.PublicKey)
+	}
 	rep := Report{Dir: dir}
-	j := &Journal{dir: dir, opt: opt, log: opt.Logger.With("journal", dir)}
+	j := &Journal{dir: dir, opt: opt, log: opt.Logger.With("journal", dir), key: opt.SigningKey, pub: opt.PublicKey}
 
 	created, err := ensureDir(dir, opt.ReadOnly)
 	if err != nil {
@@ -113,7 +126,18 @@ func openDir(dir string, opt Options) (*Journal, Report, error) {
 		}
 		snap = sf
 		snapSeq = sf.seq
-		rep.Snapshot = &SnapshotReport{Seq: sf.seq, Bytes: int64(len(sf.data)), Chained: sf.version != formatV1}
+		rep.Snapshot = &SnapshotReport{Seq: sf.seq, Bytes: int64(len(sf.data)), Chained: sf.version != formatV1,
+			Signed: sf.signed()}
+		if opt.PublicKey != nil {
+			switch {
+			case sf.verify(opt.PublicKey):
+				rep.Snapshot.Verified = true
+			case sf.signed():
+				rep.Snapshot.Ignored = "its signature does not verify with the table's key"
+			default:
+				rep.Snapshot.Ignored = "it is unsigned (written before snapshots were signed)"
+			}
+		}
 		j.snapSeq, j.hasSnap = sf.seq, true
 	}
 
@@ -128,6 +152,14 @@ func openDir(dir string, opt Options) (*Journal, Report, error) {
 				Reason: fmt.Sprintf("records %d to %d are missing: no segment holds them and %s",
 					snapSeq+1, segs[0]-1, coveredBy(hasSnapshot, snapSeq))}
 		}
+		if rep.Snapshot.Signed && !rep.Snapshot.Verified && opt.PublicKey != nil {
+			return nil, rep, &CorruptError{File: snapshotName, Offset: 80, Seq: snapSeq,
+				Reason: fmt.Sprintf("records 1 to %d are archived, and the snapshot that stands for them is not the table's: %s",
+					segs[0]-1, rep.Snapshot.Ignored)}
+		}
+		// An unsigned snapshot, written before snapshots were signed, is the only account
+		// of the records archived before it: it is used until the next one replaces it.
+		rep.Snapshot.Ignored = ""
 		next = segs[0]
 	}
 
@@ -209,6 +241,10 @@ func openDir(dir string, opt Options) (*Journal, Report, error) {
 	}
 	rep.Torn = torn
 	rep.Head = chain
+	if rep.Snapshot != nil && rep.Snapshot.Ignored != "" {
+		j.hasSnap = false // never used: Snapshot says there is none, and a new one may be written
+		j.log.Warn("journal: the snapshot is not used: the records are replayed instead", "covers", snapSeq, "reason", rep.Snapshot.Ignored)
+	}
 	j.next, j.synced, j.head = next, next-1, chain
 	j.readOnly = opt.ReadOnly
 	if opt.ReadOnly {
