@@ -138,3 +138,21 @@ func (j *Journal) Compact() (int, error) {
 	}
 	return removed, nil
 }
+
+// SnapshotVerifies reports whether the snapshot file carries a signature that verifies
+// with pub. A journal opened without a key reads any snapshot; this checks it afterwards,
+// against each key a journal was signed with over its years.
+func (j *Journal) SnapshotVerifies(pub ed25519.PublicKey) (bool, error) {
+	b, err := os.ReadFile(filepath.Join(j.dir, snapshotName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("journal: read snapshot: %w", err)
+	}
+	sf, off, bad := parseSnapshot(b)
+	if bad != "" {
+		return false, &CorruptError{File: snapshotName, Offset: off, Reason: bad}
+	}
+	return sf.verify(pub), nil
+}

@@ -35,8 +35,14 @@ func FuzzDecodeEntry(f *testing.F) {
 			}
 			return
 		}
-		if (e.Settings == nil) == (e.Event == nil) {
-			t.Fatalf("accepted %q as %+v: want settings or an event", data, e)
+		set := 0
+		for _, ok := range []bool{e.Settings != nil, e.Event != nil, e.Key != nil, e.Recovery != nil} {
+			if ok {
+				set++
+			}
+		}
+		if set != 1 {
+			t.Fatalf("accepted %q as %+v: want one of settings, an event, a key or a recovery", data, e)
 		}
 		b, err := json.Marshal(e)
 		if err != nil {

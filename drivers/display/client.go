@@ -408,3 +408,6 @@ func redacted(broker string) string {
 	}
 	return u.Redacted()
 }
+
+// Redacted is the broker URL with any password in it replaced, for logs and errors.
+func Redacted(broker string) string { return redacted(broker) }
