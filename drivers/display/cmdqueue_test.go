@@ -120,12 +120,12 @@ func TestDealersRateIsBounded(t *testing.T) {
 // TestCommandID: the id a refusal repeats.
 func TestCommandID(t *testing.T) {
 	for payload, want := range map[string]string{
-		`{"id":"a1","cmd":"confirm"}`:                                   "a1",
-		`{"cmd":"confirm","detail":"x","id":"late"}`:                    "late",
-		`{"id":7}`:                                                      "",
+		`{"id":"a1","cmd":"confirm"}`:                "a1",
+		`{"cmd":"confirm","detail":"x","id":"late"}`: "late",
+		`{"id":7}`: "",
 		`{"id":"` + strings.Repeat("x", display.MaxReplyIDLen+1) + `"}`: "",
-		`not json`:                                                      "",
-		`{"id":"cut`:                                                    "",
+		`not json`:   "",
+		`{"id":"cut`: "",
 	} {
 		if got := display.CommandID([]byte(payload)); got != want {
 			t.Errorf("CommandID(%.40q) = %q, want %q", payload, got, want)
