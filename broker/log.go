@@ -15,10 +15,9 @@ const maxLoggedText = 200
 
 // limitedHandler is the handler of the embedded broker's own log: the same limiter as
 // tablectl's other floods thins each kind of warning and error (by its message), and a
-// packet is
-// logged by its type, topic and size, never in full (its payload could be a quarter of
-// a megabyte, its CONNECT a password). Anyone who can reach the broker can make it log,
-// so nothing a client sends reaches the log whole.
+// packet is logged by its type, topic and size, never in full (its payload could be a
+// quarter of a megabyte, its CONNECT a password). Anyone who can reach the broker can
+// make it log, so nothing a client sends reaches the log whole.
 type limitedHandler struct {
 	next  slog.Handler
 	quiet *ratelog.Limiter
