@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,7 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/internal/mosquittotest"
 	"github.com/tablectl/tablectl/journal"
 )
@@ -237,12 +241,19 @@ func TestRunRefusesDamagedJournals(t *testing.T) {
 			t.Fatal(err)
 		}
 		refusedRun(t, jdir, segs[2], "segment does not chain")
+		if out, _, err := runCmd(t, "", "journal", "verify", "--key", pub, jdir); err == nil || !strings.Contains(out, "result: CORRUPT") {
+			t.Errorf("verify of a chain recomputed in a sealed segment: %v\n%s", err, out)
+		}
 	})
 
 	t.Run("heads deleted", func(t *testing.T) {
 		jdir := copyTable(t, base)
 		os.Remove(filepath.Join(jdir, "heads"))
 		refusedRun(t, jdir, "heads", "missing")
+		if out, _, err := runCmd(t, "", "journal", "verify", "--key", pub, jdir); err == nil ||
+			!strings.Contains(out, "a key was given but nothing in the journal is signed") || !strings.Contains(out, "result: TAMPERED") {
+			t.Errorf("verify --key without heads: %v\n%s", err, out)
+		}
 	})
 
 	t.Run("key missing", func(t *testing.T) {
@@ -252,6 +263,33 @@ func TestRunRefusesDamagedJournals(t *testing.T) {
 		refusedRun(t, jdir, "key file "+keyFile+" is missing", pub, "tablectl journal recover")
 		if _, err := os.Stat(keyFile); err == nil {
 			t.Error("a refused start made a new key")
+		}
+		if out, _, err := runCmd(t, "", "journal", "verify", "--key", pub, jdir); err != nil || !strings.Contains(out, "result: intact") {
+			t.Errorf("verify of the journal whose key file is missing: %v\n%s", err, out)
+		}
+	})
+
+	t.Run("snapshot data edited, CRC alone fixed", func(t *testing.T) {
+		jdir := copyTable(t, base)
+		path := filepath.Join(jdir, "snapshot")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = shoeField.ReplaceAllFunc(b, func(m []byte) []byte { // one shoe for another: its last digit changed
+			last := byte('9')
+			if m[len(m)-1] == '9' {
+				last = '8'
+			}
+			return append(m[:len(m)-1:len(m)-1], last)
+		})
+		binary.LittleEndian.PutUint32(b[152:], crc32.Update(crc32.Checksum(b[:152], castagnoliTable), castagnoliTable, b[156:]))
+		if err := os.WriteFile(path, b, 0o640); err != nil {
+			t.Fatal(err)
+		}
+		refusedRun(t, jdir, "snapshot", "does not match the SHA-256")
+		if out, _, err := runCmd(t, "", "journal", "verify", "--key", pub, jdir); err == nil || !strings.Contains(out, "result: CORRUPT") {
+			t.Errorf("verify: %v\n%s", err, out)
 		}
 	})
 }
@@ -385,6 +423,21 @@ func TestRunRefusesARollbackTheBrokerSaw(t *testing.T) {
 	}
 	if out, _, err := runCmd(t, "", "journal", "verify", "--key", pub, jdir); err != nil || !strings.Contains(out, "result: intact") {
 		t.Fatalf("the journal cut back passes its own checks: %v\n%s", err, out)
+	}
+	// A witness that kept the head the broker holds catches it too.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	head, err := display.ReadRetained(ctx, display.Options{Broker: b.URL(), Table: "table-1", Logger: newLogger(false, io.Discard)},
+		"tablectl/v1/table-1/journal", 5*time.Second)
+	cancel()
+	if err != nil || head == nil {
+		t.Fatalf("the broker's head: %s %v", head, err)
+	}
+	witness := filepath.Join(t.TempDir(), "witness.jsonl")
+	if err := os.WriteFile(witness, append(head, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := runCmd(t, "", "journal", "verify", "--key", pub, "--witness", witness, jdir); err == nil || !strings.Contains(out, "result: TAMPERED") {
+		t.Fatalf("verify with the witness: %v\n%s", err, out)
 	}
 	refusedRun2(t, jdir, mqttArgs, "rolled back", b.URL(), fmt.Sprintf("the journal ends at record %d", first-1),
 		"tablectl journal recover", "--config FILE")
