@@ -19,9 +19,10 @@ import (
 // command topic while the table is held for a decision; the supervisor's decision, sent
 // after 3,000 of the dealer's commands, is taken and carried out, and every command, the
 // refused ones included, is answered with its id. Order is told by the replies as they
-// come, not by the clock: between the decision's sending and its reply, no more of the
-// dealer's commands are carried out than one queue holds (the display package's tests
-// show the supervisor's queue taken ahead of the dealer's).
+// come, not by the clock: once the flood has reached the table, between the decision's
+// sending and its reply no more of the dealer's commands are carried out than one queue
+// holds (the display package's tests show the supervisor's queue taken ahead of the
+// dealer's, command by command).
 func TestSupervisorIsAnsweredThroughADealersFlood(t *testing.T) {
 	br, err := broker.Start(context.Background(), broker.Options{Listen: "127.0.0.1:0", OpenAccess: true, Logger: quiet})
 	if err != nil {
@@ -135,6 +136,9 @@ func TestSupervisorIsAnsweredThroughADealersFlood(t *testing.T) {
 		}
 	}()
 	sends.Wait()
+	// The flood has reached the table: all but a queue's worth of it answered (taken, or
+	// refused busy).
+	waitFor(1+flood-display.DefaultCommandQueue, "the flood answered")
 	mark := count()
 	publish(supervisor, `{"id":"s1","cmd":"decide","irregularity":1,"choice":"reconstructed","actor":"S17"}`)
 	waitFor(1+flood+1, "every command answered")
