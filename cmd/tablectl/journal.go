@@ -26,9 +26,10 @@ subcommands:
                       and print what is there and any damage or tampering. --key is the
                       table's public key as 'tablectl key show' prints it ("ed25519:...");
                       every checkpoint and the snapshot must be signed with it (or with
-                      one of the keys given, for a journal whose key a recovery replaced). --witness is a file of
-                      checkpoints recorded off the table (one JSON object a line, as the
-                      result messages carry them); the journal must still hold each.
+                      one of the keys given, for a journal whose key a recovery
+                      replaced). --witness is a file of checkpoints recorded off the
+                      table (one JSON object a line, as the result messages carry them);
+                      the journal must still hold each.
   archive DIR --before DATE --to DEST
                       move the sealed segments whose records all come before DATE
                       (YYYY-MM-DD, UTC) and are covered by the snapshot to the directory
