@@ -32,6 +32,18 @@ func (a *agent) openStream(t *testing.T, path string) (*http.Response, func()) {
 	return resp, func() { cancel(); resp.Body.Close() }
 }
 
+// refusalBody reads the body of a stream's refusal; a stream opened instead is a failure
+// (its body would never end).
+func refusalBody(t *testing.T, resp *http.Response) []byte {
+	t.Helper()
+	if resp.StatusCode == http.StatusOK {
+		resp.Body.Close()
+		t.Fatal("a stream past the limit was opened")
+	}
+	b, _ := io.ReadAll(resp.Body)
+	return b
+}
+
 // TestEventStreamsAreCapped: one session opens at most StreamsPerSession event streams at
 // once, and the console at most Streams in all; one more is answered 429, and a stream
 // closed makes room for another.
@@ -59,7 +71,7 @@ func TestEventStreamsAreCapped(t *testing.T) {
 		}
 	}
 	resp, closeIt := a.openStream(t, "/api/events")
-	b, _ := io.ReadAll(resp.Body)
+	b := refusalBody(t, resp)
 	closeIt()
 	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(b), "too many event streams") ||
 		!strings.Contains(string(b), "streams_per_session") || resp.Header.Get("Retry-After") == "" {
@@ -104,7 +116,7 @@ func TestEventStreamsAreCapped(t *testing.T) {
 		}
 	}
 	resp, closeIt = d2.openStream(t, "/api/tables/t1/events")
-	b, _ = io.ReadAll(resp.Body)
+	b = refusalBody(t, resp)
 	closeIt()
 	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(b), "console.streams") {
 		t.Fatalf("stream past the console's limit: %d %s", resp.StatusCode, b)
