@@ -10,10 +10,13 @@
 // topic is written only by a configured user (Options.Users, bcrypt hashes) of the
 // dealer or supervisor role; anyone else, anonymous included, only reads the table's
 // topics. tablectl's client id (Options.SelfClientID) is refused to every other client,
-// so none can push tablectl off. The WebSocket listener refuses an upgrade from a
+// so none can push tablectl off. A command is never retained: a retained publish on a
+// command topic is refused (retain.go). The WebSocket listener refuses an upgrade from a
 // browser page of any origin but those of Options.WebSocketOrigins (the board's own),
 // so a page of another site opened in a browser on the table's machine cannot reach the
-// broker. Every packet is capped at Options.MaxPacketSize.
+// broker. Every packet is capped at Options.MaxPacketSize. The broker's own log goes
+// through tablectl's rate limiter and names a packet by its type, topic and size, never
+// in full (log.go).
 //
 // It listens on loopback (127.0.0.1) by default; Start refuses a non-loopback address
 // unless Options.AllowRemote is set. A table whose boards, consoles or pit system
@@ -31,6 +34,8 @@ import (
 
 	mqtt "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/listeners"
+
+	"github.com/tablectl/tablectl/internal/ratelog"
 )
 
 // DefaultListen is the MQTT listen address used when Options.Listen is empty.
@@ -119,10 +124,14 @@ func Start(ctx context.Context, opts Options) (*Broker, error) {
 	}
 	caps := mqtt.NewDefaultServerCapabilities()
 	caps.MaximumPacketSize = opts.MaxPacketSize
-	server := mqtt.New(&mqtt.Options{Logger: log, InlineClient: false, Capabilities: caps})
-	// The access policy of the package comment.
+	// The broker's own log is thinned and never repeats a packet whole (log.go).
+	server := mqtt.New(&mqtt.Options{Logger: newLimitedLogger(log, ratelog.New(0, nil)), InlineClient: false, Capabilities: caps})
+	// The access policy of the package comment, and no retained command (retain.go).
 	if err := server.AddHook(acc, nil); err != nil {
 		return nil, fmt.Errorf("broker: add access hook: %w", err)
+	}
+	if err := server.AddHook(&retainGuard{log: log, quiet: ratelog.New(0, nil)}, nil); err != nil {
+		return nil, fmt.Errorf("broker: add retained command hook: %w", err)
 	}
 
 	tcp := listeners.NewTCP(listeners.Config{ID: "tcp", Address: opts.Listen})

@@ -33,12 +33,20 @@ type Console struct {
 	CommandTimeout time.Duration `yaml:"command_timeout"`
 	// Lock is how long a name is refused after too many failed logins.
 	Lock time.Duration `yaml:"lock"`
+	// StreamsPerSession and Streams bound the event streams open at once, for one
+	// session and in all (a page holds one or two).
+	StreamsPerSession int `yaml:"streams_per_session"`
+	Streams           int `yaml:"streams"`
+	// Hosts are the names browsers reach the console by; a request naming another host
+	// (but an IP address or localhost) is refused.
+	Hosts []string `yaml:"hosts"`
 }
 
 // DefaultConsole is the console's settings that the file and the flags leave out.
 func DefaultConsole() Console {
 	return Console{MQTT: MQTT{Username: "console"}, HTTP: "127.0.0.1:8090",
-		Idle: 15 * time.Minute, CommandTimeout: 10 * time.Second, Lock: 5 * time.Minute}
+		Idle: 15 * time.Minute, CommandTimeout: 10 * time.Second, Lock: 5 * time.Minute,
+		StreamsPerSession: 8, Streams: 2000}
 }
 
 // ConsoleFlags are the settings of tablectl console's command line. Only the flags
@@ -218,6 +226,17 @@ func (f *file) checkConsole(c Console) {
 	}{{"console.idle", c.Idle}, {"console.command_timeout", c.CommandTimeout}, {"console.lock", c.Lock}} {
 		if d.v <= 0 {
 			f.at(d.key, "%s: want a duration above 0, such as 15m", d.v)
+		}
+	}
+	if c.StreamsPerSession < 1 {
+		f.at("console.streams_per_session", "%d: want 1 or more event streams for a session", c.StreamsPerSession)
+	}
+	if c.Streams < c.StreamsPerSession {
+		f.at("console.streams", "%d: want at least console.streams_per_session (%d)", c.Streams, c.StreamsPerSession)
+	}
+	for _, h := range c.Hosts {
+		if h == "" || strings.ContainsAny(h, ":/ ") {
+			f.at("console.hosts", "%q: want a host name, such as pit-console.casino.lan (no port, no scheme)", h)
 		}
 	}
 }

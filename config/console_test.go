@@ -21,7 +21,8 @@ func TestDeployConsoleExample(t *testing.T) {
 	c := cfg.Console
 	if c.MQTT.URL != "ssl://127.0.0.1:8883" || c.MQTT.Username != "console" || c.MQTT.CA != "/etc/tablectl/console/ca.crt" ||
 		c.Users != "/etc/tablectl/console/users.json" || c.HTTP != ":8443" || c.TLSCert == "" || c.TLSKey == "" ||
-		c.Idle != 15*time.Minute || c.CommandTimeout != 10*time.Second || c.Lock != 5*time.Minute || c.Central || !cfg.Log.JSON {
+		c.Idle != 15*time.Minute || c.CommandTimeout != 10*time.Second || c.Lock != 5*time.Minute || c.Central || !cfg.Log.JSON ||
+		c.StreamsPerSession != 8 || c.Streams != 2000 {
 		t.Errorf("read %+v, log %+v", c, cfg.Log)
 	}
 	// The same file with its files missing names each, with its line.
@@ -41,7 +42,7 @@ func TestConsoleSectionFaults(t *testing.T) {
 	present(t, "/etc/c/users.json", "/etc/c/ca.crt", "/etc/c/https.crt")
 	for _, c := range []struct{ name, yaml, want string }{
 		{"unknown key", "console:\n  users: /etc/c/users.json\n  idel: 5m\n",
-			"t.yaml:3: console.idel: unknown key (console has central, command_timeout, http, idle, lock, mqtt, tls_cert, tls_key, users)"},
+			"t.yaml:3: console.idel: unknown key (console has central, command_timeout, hosts, http, idle, lock, mqtt, streams, streams_per_session, tls_cert, tls_key, users)"},
 		{"unknown mqtt key", "console:\n  mqtt:\n    url: tcp://b:1883\n    user: console\n",
 			"t.yaml:4: console.mqtt.user: unknown key (console.mqtt has ca, cert, key, password_file, url, username)"},
 		{"bad duration", "console:\n  idle: soon\n", `t.yaml:2: console.idle: want a duration such as 150ms or 2s, not "soon"`},
@@ -56,6 +57,9 @@ func TestConsoleSectionFaults(t *testing.T) {
 		{"no address", "console:\n  http: \"\"\n", "t.yaml:2: console.http: no address"},
 		{"bad address", "console:\n  http: 8443\n", `t.yaml:2: console.http: "8443": want host:port`},
 		{"section as a list", "console:\n  - users\n", "t.yaml:1: console: want a section of keys, not a list"},
+		{"no streams", "console:\n  streams_per_session: 0\n", "t.yaml:2: console.streams_per_session: 0: want 1 or more"},
+		{"fewer streams in all", "console:\n  streams_per_session: 8\n  streams: 4\n", "t.yaml:3: console.streams: 4: want at least console.streams_per_session (8)"},
+		{"host with a port", "console:\n  hosts: [pit-console.casino.lan:8443]\n", `t.yaml:2: console.hosts: "pit-console.casino.lan:8443": want a host name`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse("t.yaml", []byte(c.yaml))

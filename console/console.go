@@ -24,13 +24,18 @@ import (
 	"io/fs"
 	"log/slog"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/tablectl/tablectl/internal/ratelog"
 )
 
 // Defaults of Options.
@@ -41,6 +46,10 @@ const (
 	DefaultFailureWindow  = time.Minute
 	DefaultLockFor        = 5 * time.Minute
 	DefaultFailDelay      = time.Second
+	// DefaultStreamsPerSession and DefaultStreams bound the event streams open at once,
+	// for one session and in all: a page holds one or two.
+	DefaultStreamsPerSession = 8
+	DefaultStreams           = 2000
 )
 
 // CookieName is the session cookie's name.
@@ -80,6 +89,15 @@ type Options struct {
 	// SecureCookie marks the session cookie Secure: set it when the console is served
 	// over TLS.
 	SecureCookie bool
+	// StreamsPerSession and Streams bound the event streams open at once, for one
+	// session and in all; one more is answered 429. DefaultStreamsPerSession and
+	// DefaultStreams when 0.
+	StreamsPerSession, Streams int
+	// Hosts are the names browsers reach the console by (its certificate's names): a
+	// request whose Host header names anything else, but an IP address or localhost, is
+	// refused (a page of another site whose name was made to resolve to the console's
+	// address must not read it: DNS rebinding).
+	Hosts []string
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -101,6 +119,7 @@ type Server struct {
 	wg       sync.WaitGroup
 	once     sync.Once
 	dummyPwd []byte
+	quiet    *ratelog.Limiter // thins the log of requests refused for their host or streams
 }
 
 // New checks the options and returns a Server.
@@ -132,8 +151,15 @@ func New(opts Options) (*Server, error) {
 	if opts.FailDelay == 0 {
 		opts.FailDelay = DefaultFailDelay
 	}
-	if opts.Idle < 0 || opts.CommandTimeout < 0 || opts.MaxFailures < 0 || opts.FailureWindow < 0 || opts.LockFor < 0 {
-		return nil, errors.New("console: a negative idle time, command timeout, failure count, window or lock time")
+	if opts.StreamsPerSession == 0 {
+		opts.StreamsPerSession = DefaultStreamsPerSession
+	}
+	if opts.Streams == 0 {
+		opts.Streams = DefaultStreams
+	}
+	if opts.Idle < 0 || opts.CommandTimeout < 0 || opts.MaxFailures < 0 || opts.FailureWindow < 0 || opts.LockFor < 0 ||
+		opts.StreamsPerSession < 0 || opts.Streams < 0 {
+		return nil, errors.New("console: a negative idle time, command timeout, failure count, window, lock time or stream limit")
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -165,8 +191,9 @@ func New(opts Options) (*Server, error) {
 		files:    http.FileServerFS(sub),
 		quit:     make(chan struct{}),
 		dummyPwd: dummy,
+		quiet:    ratelog.New(0, nil),
 	}
-	s.streams = newStreams(s.floor, s.log)
+	s.streams = newStreams(s.floor, s.log, opts.StreamsPerSession, opts.Streams)
 	s.floor.changed = s.streams.changed
 	s.floor.reply = s.wait.deliver
 	s.wg.Add(2)
@@ -258,7 +285,31 @@ func (s *Server) Handler() http.Handler {
 		}
 		s.files.ServeHTTP(w, r)
 	})
-	return securityHeaders(mux, s.opts.SecureCookie)
+	return s.knownHost(securityHeaders(mux, s.opts.SecureCookie))
+}
+
+// knownHost refuses a request whose Host header is not one of the console's names
+// (Options.Hosts), an IP address or localhost: a browser sends the name it resolved,
+// so a page of another site whose name was made to resolve to the console's address
+// (DNS rebinding) is refused, whatever cookies it could get.
+func (s *Server) knownHost(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if name, _, err := net.SplitHostPort(host); err == nil {
+			host = name
+		}
+		host = strings.TrimSuffix(strings.ToLower(host), ".")
+		if host == "localhost" || net.ParseIP(strings.Trim(host, "[]")) != nil ||
+			slices.ContainsFunc(s.opts.Hosts, func(n string) bool { return strings.EqualFold(n, host) }) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		if ok, leftOut := s.quiet.Allow("host " + host); ok {
+			s.audit("refused", "remote", remote(r), "request", r.Method+" "+r.URL.Path, "reason", "unknown Host header",
+				"host", r.Host, "not_logged_since_last", leftOut)
+		}
+		writeError(w, http.StatusMisdirectedRequest, fmt.Sprintf("the console is not served as %q: use one of its names (console.hosts)", r.Host))
+	})
 }
 
 // securityHeaders sets the headers every response carries: nothing loads from

@@ -16,9 +16,12 @@ import (
 type streams struct {
 	floor *floor
 	log   *slog.Logger
+	// perSession and total bound the streams open at once.
+	perSession, total int
 
 	mu     sync.Mutex
 	closed bool
+	open   map[string]int // the streams open by session token
 	floors map[*floorClient]struct{}
 	tables map[*tableClient]struct{}
 	dirty  map[string]bool
@@ -26,12 +29,14 @@ type streams struct {
 }
 
 type floorClient struct {
+	token  string
 	ch     chan []Summary
 	ctx    context.Context
 	cancel context.CancelFunc
 }
 
 type tableClient struct {
+	token  string
 	table  string
 	ch     chan sse
 	ctx    context.Context
@@ -48,9 +53,41 @@ func (e sse) frame() []byte {
 	return fmt.Appendf(nil, "event: %s\ndata: %s\n\n", e.name, e.data)
 }
 
-func newStreams(f *floor, log *slog.Logger) *streams {
-	return &streams{floor: f, log: log, floors: map[*floorClient]struct{}{}, tables: map[*tableClient]struct{}{},
+func newStreams(f *floor, log *slog.Logger, perSession, total int) *streams {
+	return &streams{floor: f, log: log, perSession: perSession, total: total, open: map[string]int{},
+		floors: map[*floorClient]struct{}{}, tables: map[*tableClient]struct{}{},
 		dirty: map[string]bool{}, wake: make(chan struct{}, 1)}
+}
+
+// errJoin says why a stream is not opened.
+type errJoin string
+
+const (
+	joinClosing errJoin = "the console is closing"
+)
+
+// admit counts a new stream of session token, or says why it is refused: the console
+// closing, or a limit reached. The caller holds st.mu.
+func (st *streams) admit(token string) (errJoin, int) {
+	switch {
+	case st.closed:
+		return joinClosing, http.StatusServiceUnavailable
+	case st.open[token] >= st.perSession:
+		return errJoin(fmt.Sprintf("too many event streams: this session has %d open, the limit (console.streams_per_session); close a page", st.perSession)), http.StatusTooManyRequests
+	case len(st.floors)+len(st.tables) >= st.total:
+		return errJoin(fmt.Sprintf("too many event streams: the console has %d open, its limit (console.streams); try again later", st.total)), http.StatusTooManyRequests
+	}
+	st.open[token]++
+	return "", 0
+}
+
+// release uncounts a stream of session token. The caller holds st.mu.
+func (st *streams) release(token string) {
+	if st.open[token] <= 1 {
+		delete(st.open, token)
+		return
+	}
+	st.open[token]--
 }
 
 // changed is the floor's hook: it runs after each message that changed a table.
@@ -79,6 +116,7 @@ func (st *streams) changed(table, event string, data []byte) {
 		default:
 			// Fallen too far behind: the browser reconnects and is given the table again.
 			delete(st.tables, c)
+			st.release(c.token)
 			c.cancel()
 		}
 	}
@@ -115,6 +153,7 @@ func (st *streams) run(quit <-chan struct{}) {
 			case c.ch <- batch:
 			default:
 				delete(st.floors, c)
+				st.release(c.token)
 				c.cancel()
 			}
 		}
@@ -122,39 +161,49 @@ func (st *streams) run(quit <-chan struct{}) {
 	}
 }
 
-func (st *streams) joinFloor(ctx context.Context) (*floorClient, bool) {
+// joinFloor opens a floor stream for session token, or says why not and with which
+// status.
+func (st *streams) joinFloor(ctx context.Context, token string) (*floorClient, errJoin, int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.closed {
-		return nil, false
+	if why, status := st.admit(token); why != "" {
+		return nil, why, status
 	}
-	c := &floorClient{ch: make(chan []Summary, 64)}
+	c := &floorClient{token: token, ch: make(chan []Summary, 64)}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	st.floors[c] = struct{}{}
-	return c, true
+	return c, "", 0
 }
 
-func (st *streams) joinTable(ctx context.Context, table string) (*tableClient, bool) {
+// joinTable opens a table's stream for session token, or says why not and with which
+// status.
+func (st *streams) joinTable(ctx context.Context, token, table string) (*tableClient, errJoin, int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.closed {
-		return nil, false
+	if why, status := st.admit(token); why != "" {
+		return nil, why, status
 	}
-	c := &tableClient{table: table, ch: make(chan sse, streamBurst)}
+	c := &tableClient{token: token, table: table, ch: make(chan sse, streamBurst)}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	st.tables[c] = struct{}{}
-	return c, true
+	return c, "", 0
 }
 
 func (st *streams) leave(fc *floorClient, tc *tableClient) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if fc != nil {
-		delete(st.floors, fc)
+		if _, ok := st.floors[fc]; ok {
+			delete(st.floors, fc)
+			st.release(fc.token)
+		}
 		fc.cancel()
 	}
 	if tc != nil {
-		delete(st.tables, tc)
+		if _, ok := st.tables[tc]; ok {
+			delete(st.tables, tc)
+			st.release(tc.token)
+		}
 		tc.cancel()
 	}
 }
@@ -170,6 +219,19 @@ func (st *streams) close() {
 		c.cancel()
 	}
 	st.floors, st.tables = map[*floorClient]struct{}{}, map[*tableClient]struct{}{}
+	clear(st.open)
+}
+
+// refuseStream answers a stream refused, and logs a refusal for its limit (thinned).
+func (s *Server) refuseStream(w http.ResponseWriter, r *http.Request, ss session, why errJoin, status int) {
+	if status == http.StatusTooManyRequests {
+		if ok, leftOut := s.quiet.Allow("streams " + ss.user.Name); ok {
+			s.audit("refused", "user", ss.user.Name, "remote", remote(r), "request", r.Method+" "+r.URL.Path,
+				"reason", string(why), "not_logged_since_last", leftOut)
+		}
+		w.Header().Set("Retry-After", "10")
+	}
+	writeError(w, status, string(why))
 }
 
 // eventWriter writes SSE frames to one browser.
@@ -206,9 +268,9 @@ func (s *Server) alive(token string) bool {
 // floorEvents streams the floor: "tables" with every table at once, then "table" with
 // each table that changed.
 func (s *Server) floorEvents(w http.ResponseWriter, r *http.Request, ss session) {
-	c, ok := s.streams.joinFloor(r.Context())
-	if !ok {
-		writeError(w, http.StatusServiceUnavailable, "the console is closing")
+	c, why, status := s.streams.joinFloor(r.Context(), ss.token)
+	if why != "" {
+		s.refuseStream(w, r, ss, why, status)
 		return
 	}
 	defer s.streams.leave(c, nil)
@@ -248,9 +310,9 @@ func (s *Server) floorEvents(w http.ResponseWriter, r *http.Request, ss session)
 // messages as an event named after the topic's last level.
 func (s *Server) tableEvents(w http.ResponseWriter, r *http.Request, ss session) {
 	table := r.PathValue("table")
-	c, ok := s.streams.joinTable(r.Context(), table)
-	if !ok {
-		writeError(w, http.StatusServiceUnavailable, "the console is closing")
+	c, why, status := s.streams.joinTable(r.Context(), ss.token, table)
+	if why != "" {
+		s.refuseStream(w, r, ss, why, status)
 		return
 	}
 	defer s.streams.leave(nil, c)

@@ -78,6 +78,18 @@ func TestOversizedCommandIsRefusedAndTheTableGoesOn(t *testing.T) {
 			t.Fatalf("a %d-byte report: %+v", size, rp)
 		}
 	}
+	// A refusal names the command refused by its id, whenever it can be read.
+	for payload, id := range map[string]string{
+		`{"id":"m1","cmd":"report","kind":"wrong_hand","colour":"red"}`: "m1",
+		`{"cmd":"report","kind":"wrong_hand","colour":"red","id":"m2"}`: "m2",
+		`{"id":"m3","cmd":"dance"}`:                                     "m3",
+		`{"id":"m4","cmd":"report","kind":"no_such_kind"}`:              "m4",
+		`{"id":"m5","cmd":"report"`:                                     "",
+	} {
+		if rp := ask(payload); rp.OK || rp.ID != id {
+			t.Errorf("%s: %+v, want a refusal with id %q", payload, rp, id)
+		}
+	}
 	rp := ask(`{"id":"r1","cmd":"report","kind":"wrong_hand","detail":"card in the wrong box"}`)
 	if !rp.OK || rp.ID != "r1" {
 		t.Fatalf("the table does not go on: %+v", rp)

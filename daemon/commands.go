@@ -224,6 +224,9 @@ func (d *Daemon) command(c display.Command) error {
 	cmd, ev, err := ParseCommand(c.Role, c.Payload)
 	reply.ID = cmd.ID
 	if err != nil {
+		if len(reply.ID) > MaxIDLen || reply.ID == "" && len(c.Payload) <= MaxCommandBytes {
+			reply.ID = display.CommandID(c.Payload) // what the refusal is of, when it can be told
+		}
 		reply.Error = err.Error()
 		d.log.Warn("command refused", "role", c.Role, "err", err)
 		d.answer(c, reply)

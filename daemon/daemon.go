@@ -79,10 +79,24 @@ type Config struct {
 	// the shuffler's report before it is taken as it came (early.go); zero is
 	// DefaultReportWait.
 	ReportWait time.Duration
-	// SigningKey, when set, signs the journal's chain head at each round's end: the
-	// checkpoint goes to the journal's heads file and out on the retained journal topic
-	// (docs/journal.md, "Tamper evidence").
+	// SigningKey, when set, signs the journal's chain head at each round's end and at
+	// start: the checkpoint goes to the journal's heads file and out on the retained
+	// journal topic (docs/journal.md, "Tamper evidence"); it signs the snapshots too.
 	SigningKey ed25519.PrivateKey
+	// KeyFile, when SigningKey is not set, is the file of the table's signing key. A
+	// missing file is made for a journal never signed; for a journal signed before, the
+	// table does not start (RefusedError) until the key is back or a recovery recorded
+	// its loss.
+	KeyFile string
+	// SimulatedKey: the table is simulated, so a key it makes is logged as information,
+	// not as a warning to give its public key to the pit.
+	SimulatedKey bool
+	// ConfigFile is the configuration file the table runs with, named in the recovery
+	// command a refusal gives.
+	ConfigFile string
+	// BrokerHead, when set, is what the broker held of the table's last signed head: the
+	// journal must bear it out (docs/journal.md, "What each layer catches").
+	BrokerHead *BrokerHead
 }
 
 // Clock tells the time.
@@ -132,6 +146,13 @@ type Daemon struct {
 	served  chan struct{} // closed when Serve returns
 	// replayed is how many records the journal held at Open.
 	replayed int
+	// key signs the journal's heads and snapshots (nil: none); keyMissing: its file was
+	// missing at Open. signed is the record of the last checkpoint.
+	key        ed25519.PrivateKey
+	keyMissing bool
+	signed     uint64
+	// brokerSaw: the broker held a signed head of the table, checked at Open.
+	brokerSaw bool
 }
 
 // asked is a command waiting for its reply.
@@ -159,17 +180,22 @@ func Open(cfg Config) (*Daemon, error) {
 	if err := os.MkdirAll(cfg.JournalDir, 0o750); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	// Quick: the sealed segments before the last signed checkpoint are checked by the daily
-	// `tablectl journal verify`, so a start takes as long after years as after a day.
-	j, rep, err := journal.Open(cfg.JournalDir, journal.Options{Logger: cfg.Logger, Quick: true})
+	key, keyMissing, err := loadKey(cfg)
 	if err != nil {
-		return nil, journalError(cfg.JournalDir, err)
+		return nil, err
+	}
+	// Quick: the sealed segments before the last signed checkpoint are read at their ends
+	// only, and checked in full by the daily `tablectl journal verify`, so a start takes
+	// as long after years as after a day.
+	j, rep, err := journal.Open(cfg.JournalDir, journal.Options{Logger: cfg.Logger, Quick: true, SigningKey: key})
+	if err != nil {
+		return nil, openRefused(cfg, key, err)
 	}
 	if rep.Torn != nil {
 		cfg.Logger.Warn("journal: a torn tail left by a power cut was truncated", "file", rep.Torn.File, "offset", rep.Torn.Offset, "bytes", rep.Torn.Bytes)
 	}
 	d := &Daemon{cfg: cfg, log: cfg.Logger, clock: clock, j: j, topics: topics, asked: map[uint64]asked{},
-		idle: make(chan chan struct{}), served: make(chan struct{})}
+		idle: make(chan chan struct{}), served: make(chan struct{}), key: key, keyMissing: keyMissing, signed: rep.LastCheckpoint}
 	d.replayed = rep.Records
 	d.out = newOutbox(cfg.Logger)
 	if cfg.EchoGrace > 0 {
@@ -183,6 +209,9 @@ func Open(cfg Config) (*Daemon, error) {
 	if err != nil {
 		return nil, d.closeOnError(journalError(cfg.JournalDir, err))
 	}
+	if err := d.checkSigning(rep); err != nil {
+		return nil, d.closeOnError(err)
+	}
 	if err := selfCheck(d.node.State(), cfg.Round.Rules); err != nil {
 		return nil, d.closeOnError(err)
 	}
@@ -190,8 +219,11 @@ func Open(cfg Config) (*Daemon, error) {
 		return nil, d.closeOnError(err)
 	}
 	// What the restart itself records, then the messages rebuilt, the retained picture
-	// and the status: queued, since nothing is connected yet.
+	// and the status: queued, since nothing is connected yet. Then the head is signed.
 	if err := d.carryOut(); err != nil {
+		return nil, d.closeOnError(err)
+	}
+	if err := d.signStart(); err != nil {
 		return nil, d.closeOnError(err)
 	}
 	d.logHeld()

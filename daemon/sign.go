@@ -1,8 +1,12 @@
 package daemon
 
 import (
+	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"time"
+
+	"github.com/tablectl/tablectl/journal"
 
 	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/round"
@@ -15,7 +19,7 @@ import (
 // the journal said at that round. A table with no signing key signs nothing. An error is
 // the journal's: the table cannot go on.
 func (d *Daemon) signRounds(steps []table.Stepped) error {
-	if d.cfg.SigningKey == nil {
+	if d.key == nil {
 		return nil
 	}
 	var end *round.Effect
@@ -29,12 +33,46 @@ func (d *Daemon) signRounds(steps []table.Stepped) error {
 	if end == nil {
 		return nil
 	}
-	c, err := d.j.Checkpoint(d.cfg.SigningKey)
+	return d.sign(end.Shoe, end.Round, end.At)
+}
+
+// signStart signs the head at start, when the journal holds records past its last
+// checkpoint (those of the restart itself, a journal never signed). A journal that names
+// no key yet is signed first, then records the key, which it signs again: a journal with
+// a key record always holds a checkpoint, so a heads file missing or emptied shows.
+func (d *Daemon) signStart() error {
+	if d.key == nil {
+		return nil
+	}
+	st := d.node.State()
+	at := d.clock.Now()
+	if d.j.LastSeq() > d.signed {
+		if err := d.sign(st.Shoe, st.Round, at); err != nil {
+			return err
+		}
+	}
+	pub := journal.PublicKeyString(d.key.Public().(ed25519.PublicKey))
+	if d.node.Signing().Key == pub {
+		return nil
+	}
+	d.node.RecordKey(pub)
+	if err := d.carryOut(); err != nil {
+		return err
+	}
+	d.log.Info("the journal is signed with the table's key from here on", "public", pub)
+	return d.sign(st.Shoe, st.Round, at)
+}
+
+// sign signs the journal's head, keeps the checkpoint in the heads file and queues it,
+// retained, on the journal topic, in the envelope of the shoe and round given.
+func (d *Daemon) sign(shoe, round uint32, at time.Time) error {
+	c, err := d.j.Checkpoint(d.key)
 	if err != nil {
 		return fmt.Errorf("sign the journal's head: %w", err)
 	}
+	d.signed = c.Seq
 	b, err := json.Marshal(messages.JournalHead{Envelope: messages.Envelope{Schema: messages.Schema, Table: d.cfg.Table,
-		Shoe: end.Shoe, Round: end.Round, Seq: d.node.MessageSeq(), At: end.At}, Checkpoint: c})
+		Shoe: shoe, Round: round, Seq: d.node.MessageSeq(), At: at}, Checkpoint: c})
 	if err != nil {
 		return fmt.Errorf("journal head message: %w", err)
 	}

@@ -41,8 +41,9 @@ func TestSignsEachRound(t *testing.T) {
 			heads = append(heads, h)
 		}
 	}
-	if len(heads) != 2 || heads[0].Round != 1 || heads[1].Round != 2 || heads[0].Table != "T7" ||
-		heads[1].Checkpoint.Seq <= heads[0].Checkpoint.Seq || heads[1].Seq == 0 {
+	// The start's head (round 0: the settings and the key recorded), then each round's.
+	if len(heads) != 3 || heads[0].Round != 0 || heads[1].Round != 1 || heads[2].Round != 2 || heads[0].Table != "T7" ||
+		heads[2].Checkpoint.Seq <= heads[1].Checkpoint.Seq || heads[1].Checkpoint.Seq <= heads[0].Checkpoint.Seq || heads[2].Seq == 0 {
 		t.Fatalf("journal heads published: %+v", heads)
 	}
 	r.close(t)
@@ -53,14 +54,18 @@ func TestSignsEachRound(t *testing.T) {
 	}
 	defer j.Close()
 	own, err := j.Checkpoints()
-	if err != nil || len(own) != 2 {
+	// At start: the settings signed, then the key record signed; then each round's end.
+	if err != nil || len(own) != 4 {
 		t.Fatalf("heads file: %d checkpoints, %v", len(own), err)
 	}
-	witness := []journal.Checkpoint{heads[0].Checkpoint, heads[1].Checkpoint}
+	witness := []journal.Checkpoint{heads[0].Checkpoint, heads[1].Checkpoint, heads[2].Checkpoint}
 	for i, c := range witness {
-		if c.Seq != own[i].Seq || c.Hash != own[i].Hash || !c.Verify(pub) {
-			t.Errorf("checkpoint %d published %+v, kept %+v", i, c, own[i])
+		if kept := own[i+1]; c.Seq != kept.Seq || c.Hash != kept.Hash || !c.Verify(pub) {
+			t.Errorf("checkpoint %d published %+v, kept %+v", i, c, kept)
 		}
+	}
+	if probs, _, err := j.CheckHeads(pub, "heads", own); err != nil || len(probs) != 0 {
+		t.Fatalf("the journal does not bear out its heads: %v %v", probs, err)
 	}
 	if probs, _, err := j.CheckHeads(pub, "witness", witness); err != nil || len(probs) != 0 {
 		t.Fatalf("the journal does not bear out its published heads: %v %v", probs, err)

@@ -168,7 +168,14 @@ func (j *Journal) appendHead(c Checkpoint) error {
 // A partial entry at the end (a power cut during the write) is left out; a damaged entry
 // before it is a *CorruptError.
 func (j *Journal) Checkpoints() ([]Checkpoint, error) {
-	b, err := os.ReadFile(filepath.Join(j.dir, headsName))
+	return ReadHeads(filepath.Join(j.dir, headsName))
+}
+
+// ReadHeads reads the heads file at path as Checkpoints does: the checkpoints in the order
+// they were written, up to any damaged entry, which is a *CorruptError. A missing file
+// holds none.
+func ReadHeads(path string) ([]Checkpoint, error) {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -284,4 +291,31 @@ func (j *Journal) CheckHeads(pub ed25519.PublicKey, source string, heads []Check
 		}
 	}
 	return problems, elsewhere, nil
+}
+
+// LastCheckpoint returns the last whole checkpoint of the heads file, nil when there is
+// none; a damaged last entry is a *CorruptError. It reads that entry alone.
+func (j *Journal) LastCheckpoint() (*Checkpoint, error) {
+	c, err := lastCheckpoint(j.dir)
+	if c != nil {
+		c.Sig = append([]byte(nil), c.Sig...)
+	}
+	return c, err
+}
+
+// HashAt returns the chain hash of record seq, reading it back from its segment (every
+// record of the segment up to it is checked on the way) unless it is the last record. A
+// record compacted or archived away, or not yet written, is an error.
+func (j *Journal) HashAt(seq uint64) (Hash, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case j.closed:
+		return Hash{}, ErrClosed
+	case seq == 0 || seq >= j.next:
+		return Hash{}, fmt.Errorf("journal: no record %d: the journal ends at record %d", seq, j.next-1)
+	case len(j.segs) > 0 && seq < j.segs[0].first:
+		return Hash{}, fmt.Errorf("journal: record %d was archived or compacted away (the first left is %d)", seq, j.segs[0].first)
+	}
+	return j.hashAt(seq)
 }

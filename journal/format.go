@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -31,29 +32,37 @@ import (
 //	      (8 bytes) and the payload
 //	48:   payload
 //
-// Snapshot file (snapshotHeaderSize bytes, then the data; format 1 has no hash):
+// Snapshot file (snapshotHeaderSize bytes, then the data; format 2 has neither digest nor
+// signature, format 1 no hash either):
 //
-//	0:4   magic "TCJS"
-//	4:6   format version (2)
-//	6:8   zero
-//	8:16  sequence number of the last record the snapshot covers
-//	16:48 that record's chain hash
-//	48:56 data length
-//	56:60 CRC32C of bytes 0:56 and the data
-//	60:   data
+//	0:4     magic "TCJS"
+//	4:6     format version (3)
+//	6:8     zero
+//	8:16    sequence number of the last record the snapshot covers
+//	16:48   that record's chain hash
+//	48:80   SHA-256 of the data
+//	80:144  Ed25519 signature of snapshotMessage (zero: unsigned)
+//	144:152 data length
+//	152:156 CRC32C of bytes 0:152 and the data
+//	156:    data
 const (
 	segmentMagic  = "TCJL"
 	snapshotMagic = "TCJS"
 	formatV1      = 1
 	formatV2      = 2
-	formatVersion = formatV2 // the version new segments and snapshots are written in
+	formatV3      = 3        // snapshots only: the data's SHA-256 and a signature
+	formatVersion = formatV2 // the version new segments are written in
+
+	// snapshotVersion is the version new snapshots are written in.
+	snapshotVersion = formatV3
 
 	segmentHeaderSizeV1  = 20
 	recordHeaderSizeV1   = 16
 	snapshotHeaderSizeV1 = 28
+	snapshotHeaderSizeV2 = 60
 	segmentHeaderSize    = 52
 	recordHeaderSize     = 48
-	snapshotHeaderSize   = 60
+	snapshotHeaderSize   = 156
 
 	// MaxRecordSize is the largest payload one record may carry. A length field above it
 	// is damage, whatever the file holds after it.
@@ -308,15 +317,40 @@ func allZero(b []byte) bool {
 	return true
 }
 
+// snapshotContext starts the message a snapshot's signature covers.
+const snapshotContext = "tablectl journal snapshot\x00"
+
+// snapshotMessage is the message a snapshot's signature covers: a fixed context string,
+// the sequence number of the last record covered (8 bytes, little-endian), that record's
+// chain hash and the SHA-256 of the snapshot's data.
+func snapshotMessage(seq uint64, h Hash, digest [sha256.Size]byte) []byte {
+	m := append([]byte(snapshotContext), make([]byte, 8)...)
+	binary.LittleEndian.PutUint64(m[len(snapshotContext):], seq)
+	m = append(m, h[:]...)
+	return append(m, digest[:]...)
+}
+
 // appendSnapshot appends the snapshot file of data covering records up to seq, whose
-// chain hash is h.
-func appendSnapshot(dst []byte, seq uint64, h Hash, data []byte) []byte {
+// chain hash is h, signed with key (unsigned, its signature zero, when key is nil).
+func appendSnapshot(dst []byte, seq uint64, h Hash, data []byte, key ed25519.PrivateKey) []byte {
+	digest := sha256.Sum256(data)
+	var sig [ed25519.SignatureSize]byte
+	if key != nil {
+		copy(sig[:], ed25519.Sign(key, snapshotMessage(seq, h, digest)))
+	}
+	return encodeSnapshot(dst, seq, h, digest, sig, data)
+}
+
+// encodeSnapshot appends the snapshot file of the given fields (format 3).
+func encodeSnapshot(dst []byte, seq uint64, h Hash, digest [sha256.Size]byte, sig [ed25519.SignatureSize]byte, data []byte) []byte {
 	start := len(dst)
 	dst = append(dst, snapshotMagic...)
-	dst = binary.LittleEndian.AppendUint16(dst, formatVersion)
+	dst = binary.LittleEndian.AppendUint16(dst, snapshotVersion)
 	dst = append(dst, 0, 0)
 	dst = binary.LittleEndian.AppendUint64(dst, seq)
 	dst = append(dst, h[:]...)
+	dst = append(dst, digest[:]...)
+	dst = append(dst, sig[:]...)
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(len(data)))
 	crc := crc32.Update(crc32.Checksum(dst[start:], castagnoli), castagnoli, data)
 	dst = binary.LittleEndian.AppendUint32(dst, crc)
@@ -326,13 +360,27 @@ func appendSnapshot(dst []byte, seq uint64, h Hash, data []byte) []byte {
 // snapshotFile is a parsed snapshot file.
 type snapshotFile struct {
 	version uint16
-	seq     uint64 // the last record covered
-	hash    Hash   // that record's chain hash (format 2 only)
-	data    []byte // a sub-slice of the file's bytes
+	seq     uint64                      // the last record covered
+	hash    Hash                        // that record's chain hash (format 2 and 3)
+	digest  [sha256.Size]byte           // the SHA-256 of data (format 3)
+	sig     [ed25519.SignatureSize]byte // its signature, zero when unsigned (format 3)
+	data    []byte                      // a sub-slice of the file's bytes
+}
+
+// signed reports whether the snapshot carries a signature.
+func (s snapshotFile) signed() bool {
+	return s.version >= formatV3 && s.sig != [ed25519.SignatureSize]byte{}
+}
+
+// verify reports whether the snapshot's signature is pub's.
+func (s snapshotFile) verify(pub ed25519.PublicKey) bool {
+	return s.signed() && len(pub) == ed25519.PublicKeySize &&
+		ed25519.Verify(pub, snapshotMessage(s.seq, s.hash, s.digest), s.sig[:])
 }
 
 // parseSnapshot reads a snapshot file, or says what is wrong with it and at which byte
-// offset.
+// offset. It checks the framing, the checksum and (format 3) that the data is what the
+// header's SHA-256 says; the signature and the chain are the caller's to check.
 func parseSnapshot(b []byte) (snapshotFile, int64, string) {
 	if len(b) < 8 || string(b[0:4]) != snapshotMagic {
 		if len(b) < snapshotHeaderSizeV1 {
@@ -341,12 +389,15 @@ func parseSnapshot(b []byte) (snapshotFile, int64, string) {
 		return snapshotFile{}, 0, fmt.Sprintf("snapshot header: magic %q, want %q", b[0:4], snapshotMagic)
 	}
 	v := binary.LittleEndian.Uint16(b[4:6])
-	if (v != formatV1 && v != formatV2) || b[6] != 0 || b[7] != 0 {
-		return snapshotFile{}, 4, fmt.Sprintf("snapshot header: format version %d/%d/%d, want %d/0/0", v, b[6], b[7], formatVersion)
+	if (v != formatV1 && v != formatV2 && v != formatV3) || b[6] != 0 || b[7] != 0 {
+		return snapshotFile{}, 4, fmt.Sprintf("snapshot header: format version %d/%d/%d, want %d/0/0", v, b[6], b[7], snapshotVersion)
 	}
-	hdr, lenAt := snapshotHeaderSize, 48
-	if v == formatV1 {
+	hdr, lenAt := snapshotHeaderSize, 144
+	switch v {
+	case formatV1:
 		hdr, lenAt = snapshotHeaderSizeV1, 16
+	case formatV2:
+		hdr, lenAt = snapshotHeaderSizeV2, 48
 	}
 	if len(b) < hdr {
 		return snapshotFile{}, int64(len(b)), fmt.Sprintf("snapshot header: file has %d of its %d bytes", len(b), hdr)
@@ -359,8 +410,15 @@ func parseSnapshot(b []byte) (snapshotFile, int64, string) {
 	if crc32.Update(crc32.Checksum(b[0:hdr-4], castagnoli), castagnoli, s.data) != binary.LittleEndian.Uint32(b[hdr-4:hdr]) {
 		return snapshotFile{}, int64(hdr - 4), "snapshot checksum mismatch"
 	}
-	if v == formatV2 {
+	if v != formatV1 {
 		copy(s.hash[:], b[16:48])
+	}
+	if v == formatV3 {
+		copy(s.digest[:], b[48:80])
+		copy(s.sig[:], b[80:144])
+		if sha256.Sum256(s.data) != s.digest {
+			return snapshotFile{}, 48, "snapshot data does not match the SHA-256 in its header"
+		}
 	}
 	return s, 0, ""
 }

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/binary"
 	"hash/crc32"
@@ -168,27 +169,52 @@ func TestSnapshotFormat(t *testing.T) {
 	data := []byte(`{"round":12}`)
 	var h Hash
 	h[5] = 0x42
-	b := appendSnapshot(nil, 77, h, data)
-	if len(b) != snapshotHeaderSize+len(data) || string(b[0:4]) != "TCJS" || binary.LittleEndian.Uint64(b[8:16]) != 77 ||
-		!bytes.Equal(b[16:48], h[:]) || binary.LittleEndian.Uint64(b[48:56]) != uint64(len(data)) {
+	key := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, ed25519.SeedSize))
+	b := appendSnapshot(nil, 77, h, data, key)
+	digest := sha256.Sum256(data)
+	if len(b) != snapshotHeaderSize+len(data) || string(b[0:4]) != "TCJS" || binary.LittleEndian.Uint16(b[4:6]) != 3 ||
+		binary.LittleEndian.Uint64(b[8:16]) != 77 || !bytes.Equal(b[16:48], h[:]) || !bytes.Equal(b[48:80], digest[:]) ||
+		binary.LittleEndian.Uint64(b[144:152]) != uint64(len(data)) ||
+		binary.LittleEndian.Uint32(b[152:156]) != crc32.Update(crc32.Checksum(b[:152], castagnoli), castagnoli, data) {
 		t.Fatalf("snapshot % x does not follow the documented layout", b)
 	}
+	// The signature covers the documented message: the context, the record, its hash and
+	// the data's SHA-256.
+	msg := append([]byte("tablectl journal snapshot\x00"), b[8:16]...)
+	msg = append(append(msg, h[:]...), digest[:]...)
+	if !ed25519.Verify(key.Public().(ed25519.PublicKey), msg, b[80:144]) {
+		t.Fatal("the signature does not cover the documented message")
+	}
 	sf, _, bad := parseSnapshot(b)
-	if bad != "" || sf.seq != 77 || !bytes.Equal(sf.data, data) || sf.hash != h {
+	if bad != "" || sf.seq != 77 || !bytes.Equal(sf.data, data) || sf.hash != h || !sf.signed() ||
+		!sf.verify(key.Public().(ed25519.PublicKey)) {
 		t.Fatalf("parse: %+v %q", sf, bad)
+	}
+	if other := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{8}, ed25519.SeedSize)); sf.verify(other.Public().(ed25519.PublicKey)) {
+		t.Fatal("a snapshot verifies with another key")
+	}
+	if sf, _, _ := parseSnapshot(appendSnapshot(nil, 77, h, data, nil)); sf.signed() {
+		t.Fatal("a snapshot written without a key reads as signed")
+	}
+	// The data changed with the checksum made good again: its SHA-256 no longer holds.
+	forged := bytes.Clone(b)
+	forged[len(forged)-3] ^= 0x01
+	binary.LittleEndian.PutUint32(forged[152:156], crc32.Update(crc32.Checksum(forged[:152], castagnoli), castagnoli, forged[156:]))
+	if _, off, bad := parseSnapshot(forged); off != 48 || !strings.Contains(bad, "does not match the SHA-256") {
+		t.Fatalf("data changed, checksum fixed: %q at %d", bad, off)
 	}
 	for _, tc := range []struct {
 		b    []byte
 		off  int64
 		want string
 	}{
-		{b[:27], 27, "file has 27 of its 60 bytes"},
+		{b[:27], 27, "file has 27 of its 156 bytes"},
 		{b[:3], 3, "file has 3 of its 28 bytes"},
-		{b[:59], 59, "file has 59 of its 60 bytes"},
-		{b[:len(b)-1], 48, "snapshot length 12, but the file holds 11 data bytes"},
-		{append(bytes.Clone(b), 0), 48, "snapshot length 12, but the file holds 13 data bytes"},
+		{b[:155], 155, "file has 155 of its 156 bytes"},
+		{b[:len(b)-1], 144, "snapshot length 12, but the file holds 11 data bytes"},
+		{append(bytes.Clone(b), 0), 144, "snapshot length 12, but the file holds 13 data bytes"},
 		{append([]byte("XCJS"), b[4:]...), 0, `magic "XCJS"`},
-		{append(bytes.Clone(b[:len(b)-1]), '!'), 56, "checksum mismatch"},
+		{append(bytes.Clone(b[:len(b)-1]), '!'), 152, "checksum mismatch"},
 	} {
 		if _, off, bad := parseSnapshot(tc.b); !strings.Contains(bad, tc.want) || off != tc.off {
 			t.Errorf("got %q at %d, want %q at %d", bad, off, tc.want, tc.off)

@@ -8,6 +8,7 @@
 package journal
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
@@ -29,7 +30,9 @@ type Journal struct {
 	opt      Options
 	log      *slog.Logger
 	readOnly bool
-	lock     *dirLock // held while open for writing: one writer at a time
+	lock     *dirLock           // held while open for writing: one writer at a time
+	key      ed25519.PrivateKey // signs snapshots (nil: unsigned)
+	pub      ed25519.PublicKey  // checks the snapshot's signature (nil: not checked)
 
 	mu      sync.Mutex
 	segs    []segment

@@ -366,11 +366,11 @@ func TestCorruption(t *testing.T) {
 			f[mid] = append(appendSegmentHeader(nil, m.seq+100, Hash{}), files[mid][segmentHeaderSize:]...)
 		}, mid, 8, 0, "its file name says"},
 		{"snapshot past the end", func(f map[string][]byte) {
-			f[snapshotName] = appendSnapshot(nil, 10, Hash{}, []byte("s"))
+			f[snapshotName] = appendSnapshot(nil, 10, Hash{}, []byte("s"), nil)
 		}, snapshotName, 8, 0, "covers records up to 10, but the journal ends at record 9"},
 		{"snapshot without segments", func(f map[string][]byte) {
 			clear(f)
-			f[snapshotName] = appendSnapshot(nil, 3, Hash{}, []byte("s"))
+			f[snapshotName] = appendSnapshot(nil, 3, Hash{}, []byte("s"), nil)
 		}, snapshotName, 8, 0, "no segment file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

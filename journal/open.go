@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,11 +25,22 @@ type Options struct {
 	// Logger receives the journal's log (repairs, removed files, new segments); nil means
 	// no logging.
 	Logger *slog.Logger
+	// SigningKey, when set, signs each snapshot written (WriteSnapshot), and its public
+	// half checks the snapshot found, as PublicKey does.
+	SigningKey ed25519.PrivateKey
+	// PublicKey, when set (or SigningKey), checks the snapshot's signature. A snapshot
+	// whose signature does not verify with it is never used (Snapshot says there is none,
+	// SnapshotReport.Ignored says why); nor is an unsigned one, written before snapshots
+	// were signed, unless it stands for records no longer in the journal. Without a key
+	// the signature is not checked.
+	PublicKey ed25519.PublicKey
 	// Quick checks record by record only the segments from the one that holds the last
 	// signed checkpoint's record (or the snapshot's record, when that is earlier) to the
-	// end; the sealed segments before it are checked by their headers alone, so that
-	// opening takes as long after years of play as after a day. `tablectl journal verify`
-	// checks every record. Without a checkpoint every segment is checked.
+	// end; each sealed segment before it is checked at its ends (its header, its first
+	// record chained from its chain-in, its last record carrying the next segment's
+	// chain-in: boundary.go), so that opening takes as long after years of play as after
+	// a day. `tablectl journal verify` checks every record. Without a checkpoint every
+	// segment is checked.
 	Quick bool
 }
 
@@ -84,8 +96,11 @@ func openDir(dir string, opt Options) (*Journal, Report, error) {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opt.SigningKey != nil {
+		opt.PublicKey = opt.SigningKey.Public().(ed25519.PublicKey)
+	}
 	rep := Report{Dir: dir}
-	j := &Journal{dir: dir, opt: opt, log: opt.Logger.With("journal", dir)}
+	j := &Journal{dir: dir, opt: opt, log: opt.Logger.With("journal", dir), key: opt.SigningKey, pub: opt.PublicKey}
 
 	created, err := ensureDir(dir, opt.ReadOnly)
 	if err != nil {
@@ -111,7 +126,18 @@ func openDir(dir string, opt Options) (*Journal, Report, error) {
 		}
 		snap = sf
 		snapSeq = sf.seq
-		rep.Snapshot = &SnapshotReport{Seq: sf.seq, Bytes: int64(len(sf.data)), Chained: sf.version != formatV1}
+		rep.Snapshot = &SnapshotReport{Seq: sf.seq, Bytes: int64(len(sf.data)), Chained: sf.version != formatV1,
+			Signed: sf.signed()}
+		if opt.PublicKey != nil {
+			switch {
+			case sf.verify(opt.PublicKey):
+				rep.Snapshot.Verified = true
+			case sf.signed():
+				rep.Snapshot.Ignored = "its signature does not verify with the table's key"
+			default:
+				rep.Snapshot.Ignored = "it is unsigned (written before snapshots were signed)"
+			}
+		}
 		j.snapSeq, j.hasSnap = sf.seq, true
 	}
 
@@ -126,6 +152,14 @@ func openDir(dir string, opt Options) (*Journal, Report, error) {
 				Reason: fmt.Sprintf("records %d to %d are missing: no segment holds them and %s",
 					snapSeq+1, segs[0]-1, coveredBy(hasSnapshot, snapSeq))}
 		}
+		if rep.Snapshot.Signed && !rep.Snapshot.Verified && opt.PublicKey != nil {
+			return nil, rep, &CorruptError{File: snapshotName, Offset: 80, Seq: snapSeq,
+				Reason: fmt.Sprintf("records 1 to %d are archived, and the snapshot that stands for them is not the table's: %s",
+					segs[0]-1, rep.Snapshot.Ignored)}
+		}
+		// An unsigned snapshot, written before snapshots were signed, is the only account
+		// of the records archived before it: it is used until the next one replaces it.
+		rep.Snapshot.Ignored = ""
 		next = segs[0]
 	}
 
@@ -154,7 +188,7 @@ func openDir(dir string, opt Options) (*Journal, Report, error) {
 	for i, first := range segs {
 		name := segmentName(first)
 		if i < scanFrom {
-			sr, hdr, cerr := sealedSegment(dir, name, next, segs[i+1])
+			sr, se, cerr := sealedSegment(dir, name, next, segs[i+1], chain, chainKnown)
 			rep.Records += sr.Records
 			if rep.FirstSeq == 0 {
 				rep.FirstSeq = sr.FirstSeq
@@ -163,8 +197,9 @@ func openDir(dir string, opt Options) (*Journal, Report, error) {
 			if cerr != nil {
 				return nil, rep, cerr
 			}
-			next, chainKnown = segs[i+1], false
-			j.segs = append(j.segs, segment{name: name, first: first, size: sr.Bytes, version: hdr.version, chainIn: hdr.chainIn})
+			next = segs[i+1]
+			chain, chainKnown = se.lastHash, sr.Chained
+			j.segs = append(j.segs, segment{name: name, first: first, size: sr.Bytes, version: se.hdr.version, chainIn: se.hdr.chainIn})
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(dir, name))
@@ -206,6 +241,10 @@ func openDir(dir string, opt Options) (*Journal, Report, error) {
 	}
 	rep.Torn = torn
 	rep.Head = chain
+	if rep.Snapshot != nil && rep.Snapshot.Ignored != "" {
+		j.hasSnap = false // never used: Snapshot says there is none, and a new one may be written
+		j.log.Warn("journal: the snapshot is not used: the records are replayed instead", "covers", snapSeq, "reason", rep.Snapshot.Ignored)
+	}
 	j.next, j.synced, j.head = next, next-1, chain
 	j.readOnly = opt.ReadOnly
 	if opt.ReadOnly {
@@ -412,32 +451,6 @@ func (sc *segmentScan) scan(b []byte) (SegmentReport, segmentHeader, *TornTail, 
 		sr.Bytes = int64(off)
 	}
 	return sr, hdr, nil, nil
-}
-
-// sealedSegment checks only the header of a segment that Quick does not read record by
-// record: it must start at want, and its records run to the next segment's first, end.
-func sealedSegment(dir, name string, want, end uint64) (SegmentReport, segmentHeader, *CorruptError) {
-	sr := SegmentReport{File: name, FirstSeq: want, Unchecked: true}
-	path := filepath.Join(dir, name)
-	st, err := os.Stat(path)
-	if err != nil {
-		return sr, segmentHeader{}, &CorruptError{File: name, Reason: err.Error()}
-	}
-	b, err := readPrefix(path, min(st.Size(), segmentHeaderSize))
-	if err != nil {
-		return sr, segmentHeader{}, &CorruptError{File: name, Reason: err.Error()}
-	}
-	hdr, bad := parseSegmentHeader(b)
-	nameSeq, _ := parseSegmentName(name)
-	switch {
-	case bad != "":
-		return sr, hdr, &CorruptError{File: name, Reason: bad}
-	case hdr.first != nameSeq || hdr.first != want:
-		return sr, hdr, &CorruptError{File: name, Offset: 8, Seq: want,
-			Reason: fmt.Sprintf("segment starts at record %d (file name: %d), want %d", hdr.first, nameSeq, want)}
-	}
-	sr.Chained, sr.Records, sr.Bytes = hdr.version != formatV1, int(end-want), st.Size()
-	return sr, hdr, nil
 }
 
 func gapOrRepeat(got, want uint64) string {

@@ -63,6 +63,13 @@ type SnapshotReport struct {
 	Bytes int64
 	// Chained is true when the snapshot names the chain hash of the record it covers.
 	Chained bool
+	// Signed is true when it carries a signature (format 3, written with a key); Verified
+	// when that signature was checked with the key given to Open and holds.
+	Signed, Verified bool
+	// Ignored, when not empty, says why the journal does not use the snapshot (a key was
+	// given and its signature does not verify with it, or it has none): Snapshot then
+	// reports none, and the records it covers are to be replayed.
+	Ignored string
 }
 
 // TornTail is a partial record at the end of the last segment: the trace of a write that

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,7 +29,7 @@ func (j *Journal) WriteSnapshot(seq uint64, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("journal: snapshot at record %d: %w", seq, err)
 	}
-	if err := j.writeFileAtomic(snapshotName, appendSnapshot(nil, seq, h, data), &j.stats.SnapshotBytes); err != nil {
+	if err := j.writeFileAtomic(snapshotName, appendSnapshot(nil, seq, h, data, j.key), &j.stats.SnapshotBytes); err != nil {
 		return fmt.Errorf("journal: write snapshot at record %d: %w", seq, err)
 	}
 	j.snapSeq, j.hasSnap = seq, true
@@ -36,14 +37,18 @@ func (j *Journal) WriteSnapshot(seq uint64, data []byte) error {
 }
 
 // Snapshot returns the current snapshot: the sequence number of the last record it
-// covers and its data. ok is false when there is none; a damaged snapshot file is a
-// *CorruptError.
+// covers and its data. ok is false when there is none, and when the journal does not use
+// the one there (SnapshotReport.Ignored); a damaged snapshot file is a *CorruptError, and
+// so is one changed since Open (another record, or a signature that no longer holds).
 func (j *Journal) Snapshot() (seq uint64, data []byte, ok bool, err error) {
 	j.mu.Lock()
-	closed := j.closed
+	closed, has, want := j.closed, j.hasSnap, j.snapSeq
 	j.mu.Unlock()
 	if closed {
 		return 0, nil, false, ErrClosed
+	}
+	if !has {
+		return 0, nil, false, nil
 	}
 	b, err := os.ReadFile(filepath.Join(j.dir, snapshotName))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -53,10 +58,28 @@ func (j *Journal) Snapshot() (seq uint64, data []byte, ok bool, err error) {
 		return 0, nil, false, fmt.Errorf("journal: read snapshot: %w", err)
 	}
 	sf, off, bad := parseSnapshot(b)
-	if bad != "" {
+	switch {
+	case bad != "":
 		return 0, nil, false, &CorruptError{File: snapshotName, Offset: off, Reason: bad}
+	case sf.seq != want:
+		return 0, nil, false, &CorruptError{File: snapshotName, Offset: 8, Seq: sf.seq,
+			Reason: fmt.Sprintf("snapshot covers records up to %d, but covered up to %d when the journal was opened (changed since Open)", sf.seq, want)}
+	case j.pub != nil && sf.signed() && !sf.verify(j.pub):
+		return 0, nil, false, &CorruptError{File: snapshotName, Offset: 80, Seq: sf.seq,
+			Reason: "snapshot signature does not verify with the table's key (changed since Open)"}
 	}
 	return sf.seq, sf.data, true, nil
+}
+
+// SetSigningKey sets the key that signs the snapshots written from now on, for a journal
+// opened before its table's key was made.
+func (j *Journal) SetSigningKey(key ed25519.PrivateKey) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.key = key
+	if key != nil {
+		j.pub = key.Public().(ed25519.PublicKey)
+	}
 }
 
 // hashAt returns the chain hash of record seq, read back from its segment unless it is the
@@ -114,4 +137,22 @@ func (j *Journal) Compact() (int, error) {
 		j.log.Info("journal: compacted", "removed", removed, "first", j.segs[0].first)
 	}
 	return removed, nil
+}
+
+// SnapshotVerifies reports whether the snapshot file carries a signature that verifies
+// with pub. A journal opened without a key reads any snapshot; this checks it afterwards,
+// against each key a journal was signed with over its years.
+func (j *Journal) SnapshotVerifies(pub ed25519.PublicKey) (bool, error) {
+	b, err := os.ReadFile(filepath.Join(j.dir, snapshotName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("journal: read snapshot: %w", err)
+	}
+	sf, off, bad := parseSnapshot(b)
+	if bad != "" {
+		return false, &CorruptError{File: snapshotName, Offset: off, Reason: bad}
+	}
+	return sf.verify(pub), nil
 }

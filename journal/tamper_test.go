@@ -306,8 +306,8 @@ func TestFormat1JournalIsChainedOn(t *testing.T) {
 }
 
 // TestQuickOpen: a Quick open reads record by record only from the last checkpoint's
-// segment on. Damage in a sealed segment before it is left to verify; damage after the
-// checkpoint is caught as by a full open.
+// segment on. Damage inside a sealed segment before it, between the segment's first and
+// last records, is left to verify; damage after the checkpoint is caught as by a full open.
 func TestQuickOpen(t *testing.T) {
 	dir := t.TempDir()
 	j, _ := mustOpen(t, dir, Options{SegmentSize: 440})
@@ -330,7 +330,8 @@ func TestQuickOpen(t *testing.T) {
 
 	sealed := maps.Clone(files)
 	first := bytes.Clone(files[segmentName(1)])
-	first[segmentHeaderSize+recordHeaderSize+3] ^= 0x01 // a payload byte of record 1
+	second := segmentHeaderSize + recordHeaderSize + len(payload(1))
+	first[second+recordHeaderSize+3] ^= 0x01 // a payload byte of record 2, between the segment's ends
 	sealed[segmentName(1)] = first
 	j, rep, err := Open(writeDir(t, sealed), Options{ReadOnly: true, Quick: true})
 	if err != nil {

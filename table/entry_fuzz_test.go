@@ -10,9 +10,9 @@ import (
 )
 
 // FuzzDecodeEntry reads arbitrary bytes as a journal record's data. Whatever the bytes,
-// the decoder must not panic; an error names the record; an entry it accepts is settings
-// or an event, never both or neither, and is the same entry once written again and read
-// back, as a replay after the next restart reads it.
+// the decoder must not panic; an error names the record; an entry it accepts is one of
+// settings, an event, a key or a recovery, never two or none, and is the same entry once
+// written again and read back, as a replay after the next restart reads it.
 func FuzzDecodeEntry(f *testing.F) {
 	for _, s := range []string{
 		`{"settings":{"table":"T1","round":{"rules":{"name":"classic"}}}}`,
@@ -20,6 +20,10 @@ func FuzzDecodeEntry(f *testing.F) {
 		`{"event":{"kind":"card","card":"9H","seq":3}}`,
 		`{"event":{"kind":"dance"}}`,
 		`{"event":{"kind":"card"},"settings":{"round":{"rules":{"name":"rws"}}}}`,
+		`{"key":{"public":"ed25519:O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik="}}`,
+		`{"key":{"public":"ed25519:short"}}`,
+		`{"recovery":{"at":"2026-11-23T08:00:00Z","by":"S17","reason":"key lost","lost":["the key"],` +
+			`"lost_head":{"seq":240,"hash":"` + strings.Repeat("ab", 32) + `","sig":"` + strings.Repeat("A", 86) + `=="}}}`,
 		`{`, `{}`, `null`,
 	} {
 		f.Add([]byte(s))
@@ -35,8 +39,14 @@ func FuzzDecodeEntry(f *testing.F) {
 			}
 			return
 		}
-		if (e.Settings == nil) == (e.Event == nil) {
-			t.Fatalf("accepted %q as %+v: want settings or an event", data, e)
+		set := 0
+		for _, ok := range []bool{e.Settings != nil, e.Event != nil, e.Key != nil, e.Recovery != nil} {
+			if ok {
+				set++
+			}
+		}
+		if set != 1 {
+			t.Fatalf("accepted %q as %+v: want one of settings, an event, a key or a recovery", data, e)
 		}
 		b, err := json.Marshal(e)
 		if err != nil {

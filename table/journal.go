@@ -11,11 +11,15 @@ import (
 	"github.com/tablectl/tablectl/round"
 )
 
-// Entry is one journal record: the table's settings (written when the table starts, so
-// a journal says which rules it was played by) or one event, as JSON.
+// Entry is one journal record, as JSON: the table's settings (written when the table
+// starts, so a journal says which rules it was played by), one event, the key the
+// journal is signed with (Key), or what a supervisor's recovery recorded (Recovery).
+// Exactly one is set.
 type Entry struct {
 	Settings *Settings    `json:"settings,omitempty"`
 	Event    *round.Event `json:"event,omitempty"`
+	Key      *KeyRecord   `json:"key,omitempty"`
+	Recovery *Recovery    `json:"recovery,omitempty"`
 }
 
 // Settings are what a journal records of a table's configuration: the controller's
@@ -40,8 +44,19 @@ func DecodeEntry(seq uint64, data []byte) (Entry, error) {
 	if err := json.Unmarshal(data, &e); err != nil {
 		return Entry{}, fmt.Errorf("journal record %d: %w", seq, err)
 	}
-	if (e.Settings == nil) == (e.Event == nil) {
-		return Entry{}, fmt.Errorf("journal record %d: want settings or an event", seq)
+	set := 0
+	for _, ok := range []bool{e.Settings != nil, e.Event != nil, e.Key != nil, e.Recovery != nil} {
+		if ok {
+			set++
+		}
+	}
+	if set != 1 {
+		return Entry{}, fmt.Errorf("journal record %d: want settings, an event, a key or a recovery", seq)
+	}
+	if e.Key != nil {
+		if _, err := journal.ParsePublicKey(e.Key.Public); err != nil {
+			return Entry{}, fmt.Errorf("journal record %d: key: %w", seq, err)
+		}
 	}
 	if e.Event != nil && e.Event.Kind == 0 {
 		return Entry{}, fmt.Errorf("journal record %d: an event without a kind", seq)
@@ -82,9 +97,9 @@ func Replay(j *journal.Journal, h Handler) (*round.Controller, *Settings, error)
 	})
 }
 
-// ReplayRecords is Replay handing on every record with its sequence number: settings
-// (with no effects) and events with their effects, and the controller after it. The
-// audit reads a journal this way.
+// ReplayRecords is Replay handing on every record with its sequence number: settings,
+// keys and recoveries (with no effects) and events with their effects, and the
+// controller after it. The audit reads a journal this way.
 func ReplayRecords(j *journal.Journal, fn func(seq uint64, e Entry, effs []round.Effect, ctl *round.Controller)) (*round.Controller, *Settings, error) {
 	return replayFrom(j, 1, nil, nil, fn)
 }
@@ -103,6 +118,10 @@ func replayFrom(j *journal.Journal, from uint64, ctl *round.Controller, settings
 		e, err := DecodeEntry(rec.Seq, rec.Data)
 		if err != nil {
 			return nil, nil, fmt.Errorf("replay: %w", err)
+		}
+		if e.Key != nil || e.Recovery != nil {
+			fn(rec.Seq, e, nil, ctl)
+			continue
 		}
 		if e.Settings != nil {
 			if ctl, err = resettle(ctl, *e.Settings); err != nil {
@@ -152,8 +171,10 @@ func Open(cfg Config, j *journal.Journal, now time.Time) (*Node, error) {
 		from     = uint64(1)
 		extra    json.RawMessage
 	)
+	var sign Signing
 	if snap, seq, ok := readSnapshot(j); ok {
 		ctl, recorded, signal, from, extra = snap.ctl, &snap.Settings, snap.Signal, seq+1, snap.Extra
+		sign.Key = snap.Key
 	}
 	// The node's messages are rebuilt along: its numbering goes on from the snapshot's.
 	build, err := messages.NewBuilder(cfg.Table, cfg.Round.Rules, cfg.Roads)
@@ -170,7 +191,8 @@ func Open(cfg Config, j *journal.Journal, now time.Time) (*Node, error) {
 	var shoeMsgs []messages.Message
 	var problems []error
 	replayed := 0
-	ctl, recorded, err = replayFrom(j, from, ctl, recorded, func(_ uint64, e Entry, effs []round.Effect, ctl *round.Controller) {
+	ctl, recorded, err = replayFrom(j, from, ctl, recorded, func(seq uint64, e Entry, effs []round.Effect, ctl *round.Controller) {
+		sign.take(seq, e)
 		if e.Event == nil {
 			return
 		}
@@ -220,7 +242,7 @@ func Open(cfg Config, j *journal.Journal, now time.Time) (*Node, error) {
 		}
 	}
 	n := &Node{cfg: cfg, ctl: ctl, tr: Translator{Seqless: cfg.Seqless}, build: build, settings: want,
-		devices: map[string]string{}, replayed: replayed, heldID: ctl.State().Held.ID}
+		devices: map[string]string{}, replayed: replayed, heldID: ctl.State().Held.ID, signing: sign}
 	n.rd.Records, n.rd.Messages, n.rd.Problems = records, shoeMsgs, problems
 	// The shoe's card numbers go on from the last card recorded: the next card tells
 	// whether any passed while the table was down (a gap: RWS Baccarat 5.5.3), or whether
@@ -284,8 +306,13 @@ func Persist(j *journal.Journal, rd *Ready) error {
 
 // what names a record for an error.
 func (e Entry) what() string {
-	if e.Event != nil {
+	switch {
+	case e.Event != nil:
 		return e.Event.Kind.String() + " event"
+	case e.Key != nil:
+		return "key"
+	case e.Recovery != nil:
+		return "recovery"
 	}
 	return "settings"
 }
@@ -305,6 +332,8 @@ type Snapshot struct {
 	State    round.State     `json:"state"`
 	Signal   uint64          `json:"signal,omitempty"`
 	Extra    json.RawMessage `json:"extra,omitempty"`
+	// Key is the public key the journal was signed with then (its last Key record).
+	Key string `json:"key,omitempty"`
 }
 
 // restoredSnapshot is a snapshot read back, with its controller.

@@ -251,8 +251,10 @@ func TestSettingsChange(t *testing.T) {
 func TestDecodeEntryErrors(t *testing.T) {
 	for _, tc := range []struct{ data, want string }{
 		{`{`, "journal record 7: unexpected end"},
-		{`{}`, "want settings or an event"},
-		{`{"event":{"kind":"card"},"settings":{"round":{"rules":{"name":"rws"}}}}`, "want settings or an event"},
+		{`{}`, "want settings, an event, a key or a recovery"},
+		{`{"event":{"kind":"card"},"settings":{"round":{"rules":{"name":"rws"}}}}`, "want settings, an event, a key or a recovery"},
+		{`{"event":{"kind":"card"},"key":{"public":"ed25519:AAAA"}}`, "want settings, an event, a key or a recovery"},
+		{`{"key":{"public":"rsa:AAAA"}}`, `journal record 7: key: public key "rsa:AAAA"`},
 		{`{"event":{"kind":"dance"}}`, `unknown event kind "dance"`},
 		{`{"event":{}}`, "journal record 7: an event without a kind"},
 		{`{"settings":{"round":{"rules":{"name":"punto"}}}}`, `unknown rule set "punto"`},

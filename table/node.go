@@ -134,6 +134,8 @@ type Node struct {
 	replayed int
 	// heldID is the irregularity held for in the last status asked for (0: none).
 	heldID uint32
+	// signing is what the journal says of its signing key and recoveries.
+	signing Signing
 }
 
 // Replayed is how many events Open replayed from the journal (those after its snapshot).
@@ -497,7 +499,7 @@ type snapshotExtra struct {
 // snapshot is the snapshot of state st, which the last record asked for left.
 func (n *Node) snapshot(st round.State) *Snapshot {
 	extra, _ := json.Marshal(snapshotExtra{MessageSeq: n.build.Seq()})
-	return &Snapshot{Settings: n.settings, State: st, Signal: n.tr.signals.last, Extra: extra}
+	return &Snapshot{Settings: n.settings, State: st, Signal: n.tr.signals.last, Extra: extra, Key: n.signing.Key}
 }
 
 // ended says whether effs end a shoe.

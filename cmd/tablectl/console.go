@@ -99,7 +99,8 @@ func runConsole(ctx context.Context, args []string, io stdio) error {
 	}
 	defer link.Close()
 	srv, err = console.New(console.Options{Users: us, Publisher: link, Logger: log, Idle: cfg.Idle,
-		CommandTimeout: cfg.CommandTimeout, LockFor: cfg.Lock, SecureCookie: cfg.TLSCert != ""})
+		CommandTimeout: cfg.CommandTimeout, LockFor: cfg.Lock, SecureCookie: cfg.TLSCert != "",
+		StreamsPerSession: cfg.StreamsPerSession, Streams: cfg.Streams, Hosts: cfg.Hosts})
 	close(ready)
 	if err != nil {
 		return fmt.Errorf("console: %w", err)

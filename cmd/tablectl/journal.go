@@ -20,14 +20,16 @@ import (
 const journalUsage = `usage: tablectl journal SUBCOMMAND DIR
 
 subcommands:
-  verify [--key PUBKEY] [--witness FILE] DIR
+  verify [--key PUBKEY]... [--witness FILE] DIR
                       check every segment, record, the hash chain, the snapshot and the
                       signed checkpoints of the journal in DIR, without changing anything,
                       and print what is there and any damage or tampering. --key is the
                       table's public key as 'tablectl key show' prints it ("ed25519:...");
-                      every checkpoint must be signed with it. --witness is a file of
-                      checkpoints recorded off the table (one JSON object a line, as the
-                      result messages carry them); the journal must still hold each.
+                      every checkpoint and the snapshot must be signed with it (or with
+                      one of the keys given, for a journal whose key a recovery
+                      replaced). --witness is a file of checkpoints recorded off the
+                      table (one JSON object a line, as the result messages carry them);
+                      the journal must still hold each.
   archive DIR --before DATE --to DEST
                       move the sealed segments whose records all come before DATE
                       (YYYY-MM-DD, UTC) and are covered by the snapshot to the directory
@@ -35,13 +37,14 @@ subcommands:
                       DEST is a journal of its own ('journal verify DEST')
   replay DIR [--json] print every record of the journal with what the round controller
                       made of it: settings, shoes, rounds, cards, irregularities and
-                      decisions, for audit`
+                      decisions, for audit
+` + recoverUsage
 
 // runJournal runs the journal subcommands.
 func runJournal(ctx context.Context, args []string, io stdio) error {
 	if len(args) == 0 {
 		fmt.Fprintln(io.err, journalUsage)
-		return errors.New("journal: no subcommand given (want verify, replay or archive)")
+		return errors.New("journal: no subcommand given (want verify, replay, archive or recover)")
 	}
 	switch args[0] {
 	case "verify":
@@ -50,12 +53,14 @@ func runJournal(ctx context.Context, args []string, io stdio) error {
 		return runJournalReplay(ctx, args[1:], io)
 	case "archive":
 		return runJournalArchive(ctx, args[1:], io)
+	case "recover":
+		return runJournalRecover(ctx, args[1:], io)
 	case "-h", "--help", "help":
 		fmt.Fprintln(io.err, journalUsage)
 		return nil
 	default:
 		fmt.Fprintln(io.err, journalUsage)
-		return fmt.Errorf("journal: unknown subcommand %q (want verify, replay or archive)", args[0])
+		return fmt.Errorf("journal: unknown subcommand %q (want verify, replay, archive or recover)", args[0])
 	}
 }
 
@@ -64,20 +69,21 @@ func runJournal(ctx context.Context, args []string, io stdio) error {
 func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 	fs := newFlagSet("journal verify", io)
 	fs.Usage = func() { fmt.Fprintln(io.err, journalUsage) }
-	keyText := fs.String("key", "", `the table's public key, "ed25519:..." as 'tablectl key show' prints it`)
+	var keys []ed25519.PublicKey
+	fs.Func("key", `the table's public key, "ed25519:..." as 'tablectl key show' prints it; again for each key a recovery replaced`, func(s string) error {
+		pub, err := journal.ParsePublicKey(s)
+		if err != nil {
+			return err
+		}
+		keys = append(keys, pub)
+		return nil
+	})
 	witnessFile := fs.String("witness", "", "a file of checkpoints recorded off the table, one JSON object a line")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("journal verify: want one journal directory, got %d arguments", fs.NArg())
-	}
-	var pub ed25519.PublicKey
-	if *keyText != "" {
-		var err error
-		if pub, err = journal.ParsePublicKey(*keyText); err != nil {
-			return fmt.Errorf("journal verify: --key: %w", err)
-		}
 	}
 	var witness []journal.Checkpoint
 	if *witnessFile != "" {
@@ -87,7 +93,11 @@ func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 		}
 	}
 	dir := fs.Arg(0)
-	j, rep, err := journal.Open(dir, journal.Options{ReadOnly: true})
+	var pub ed25519.PublicKey
+	if len(keys) == 1 {
+		pub = keys[0]
+	}
+	j, rep, err := journal.Open(dir, journal.Options{ReadOnly: true, PublicKey: pub})
 	var corrupt *journal.CorruptError
 	if err != nil && !errors.As(err, &corrupt) {
 		return fmt.Errorf("journal verify: %w", err)
@@ -125,8 +135,22 @@ func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 	if read != rep.Records {
 		return fmt.Errorf("journal verify %s: read back %d records, Open counted %d", dir, read, rep.Records)
 	}
-	if err := verifyHeads(j, pub, witness, *witnessFile, io.out); err != nil {
+	if err := verifyHeads(j, keys, witness, *witnessFile, io.out); err != nil {
 		return fmt.Errorf("journal verify %s: %w", dir, err)
+	}
+	if s := rep.Snapshot; s != nil && s.Signed && len(keys) > 1 {
+		for _, k := range keys {
+			if ok, err := j.SnapshotVerifies(k); err == nil && ok {
+				s.Verified, s.Ignored = true, ""
+			}
+		}
+		if !s.Verified {
+			s.Ignored = "its signature does not verify with the keys given"
+		}
+	}
+	if s := rep.Snapshot; s != nil && s.Signed && len(keys) > 0 && !s.Verified {
+		fmt.Fprintf(io.out, "tampered: snapshot: %s: the table does not start on it\nresult: TAMPERED\n", s.Ignored)
+		return fmt.Errorf("journal verify %s: snapshot of record %d: %s", dir, s.Seq, s.Ignored)
 	}
 	if t := rep.Torn; t != nil {
 		fmt.Fprintf(io.out, "torn tail: %s at byte %d: %d bytes of a partial record (%s); left as it is, "+
@@ -140,7 +164,7 @@ func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 // verifyHeads checks the journal's own checkpoints (their signatures, when pub is given)
 // and the witness's against the records, prints what it found, and returns an error when
 // anything does not hold.
-func verifyHeads(j *journal.Journal, pub ed25519.PublicKey, witness []journal.Checkpoint, witnessFile string, w io.Writer) error {
+func verifyHeads(j *journal.Journal, keys []ed25519.PublicKey, witness []journal.Checkpoint, witnessFile string, w io.Writer) error {
 	own, err := j.Checkpoints()
 	if err != nil {
 		fmt.Fprintf(w, "damage: %v\nresult: CORRUPT\n", err)
@@ -149,7 +173,12 @@ func verifyHeads(j *journal.Journal, pub ed25519.PublicKey, witness []journal.Ch
 	var problems []journal.HeadProblem
 	elsewhere := 0
 	check := func(source string, heads []journal.Checkpoint) error {
-		p, n, err := j.CheckHeads(pub, source, heads)
+		p, n, err := j.CheckHeads(nil, source, heads)
+		for _, c := range heads {
+			if len(keys) > 0 && !signedWithAny(c, keys) {
+				p = append(p, journal.HeadProblem{Checkpoint: c, Source: source, Reason: "signature does not verify with the table's public key"})
+			}
+		}
 		problems = append(problems, p...)
 		elsewhere += n
 		return err
@@ -160,9 +189,13 @@ func verifyHeads(j *journal.Journal, pub ed25519.PublicKey, witness []journal.Ch
 	switch {
 	case len(own) == 0:
 		fmt.Fprintln(w, "checkpoints: none signed")
-	case pub != nil:
+	case len(keys) > 0:
+		names := make([]string, len(keys))
+		for i, k := range keys {
+			names[i] = journal.PublicKeyString(k)
+		}
 		fmt.Fprintf(w, "checkpoints: %d, the last at record %d, signatures checked with %s\n",
-			len(own), own[len(own)-1].Seq, journal.PublicKeyString(pub))
+			len(own), own[len(own)-1].Seq, strings.Join(names, " and "))
 	default:
 		fmt.Fprintf(w, "checkpoints: %d, the last at record %d, signatures not checked (no --key)\n", len(own), own[len(own)-1].Seq)
 	}
@@ -175,7 +208,7 @@ func verifyHeads(j *journal.Journal, pub ed25519.PublicKey, witness []journal.Ch
 	if elsewhere > 0 {
 		fmt.Fprintf(w, "checkpoints of archived records: %d (their signatures checked; verify the archive for their records)\n", elsewhere)
 	}
-	if pub != nil && len(own) == 0 && len(witness) == 0 {
+	if len(keys) > 0 && len(own) == 0 && len(witness) == 0 {
 		fmt.Fprintln(w, "tampered: a key was given but nothing in the journal is signed\nresult: TAMPERED")
 		return errors.New("no signed checkpoint to check")
 	}
@@ -187,6 +220,16 @@ func verifyHeads(j *journal.Journal, pub ed25519.PublicKey, witness []journal.Ch
 	}
 	fmt.Fprintln(w, "result: TAMPERED")
 	return fmt.Errorf("%d checkpoints not borne out, the first: %s", len(problems), problems[0])
+}
+
+// signedWithAny reports whether c's signature verifies with one of keys.
+func signedWithAny(c journal.Checkpoint, keys []ed25519.PublicKey) bool {
+	for _, k := range keys {
+		if c.Verify(k) {
+			return true
+		}
+	}
+	return false
 }
 
 // readWitness reads a witness file: one checkpoint a line, either the checkpoint object
@@ -239,13 +282,28 @@ func writeJournalReport(w io.Writer, rep journal.Report) {
 		fmt.Fprintln(w, "records: 0")
 	}
 	if s := rep.Snapshot; s != nil {
-		fmt.Fprintf(w, "snapshot: covers records up to %d (%d bytes)\n", s.Seq, s.Bytes)
+		fmt.Fprintf(w, "snapshot: covers records up to %d (%d bytes), %s\n", s.Seq, s.Bytes, snapshotNote(*s))
 	} else {
 		fmt.Fprintln(w, "snapshot: none")
 	}
 	for _, name := range rep.TempFiles {
 		fmt.Fprintf(w, "leftover temporary file: %s (from an interrupted write; the controller removes it)\n", name)
 	}
+}
+
+// snapshotNote says how the snapshot is signed and whether the table uses it.
+func snapshotNote(s journal.SnapshotReport) string {
+	switch {
+	case s.Verified:
+		return "signed, signature checked"
+	case s.Signed && s.Ignored != "":
+		return "signed, " + s.Ignored
+	case s.Signed:
+		return "signed, signature not checked (no --key)"
+	case s.Ignored != "":
+		return "unsigned (written before snapshots were signed): the table replays the records instead"
+	}
+	return "unsigned"
 }
 
 func chainNote(chained bool) string {
@@ -328,16 +386,25 @@ func runJournalReplay(ctx context.Context, args []string, io stdio) error {
 		}
 		if *asJSON {
 			werr = enc.Encode(struct {
-				Seq      uint64          `json:"seq"`
-				Settings *table.Settings `json:"settings,omitempty"`
-				Event    *round.Event    `json:"event,omitempty"`
-				Effects  []round.Effect  `json:"effects,omitempty"`
-			}{seq, e.Settings, e.Event, effs})
+				Seq      uint64           `json:"seq"`
+				Settings *table.Settings  `json:"settings,omitempty"`
+				Event    *round.Event     `json:"event,omitempty"`
+				Key      *table.KeyRecord `json:"key,omitempty"`
+				Recovery *table.Recovery  `json:"recovery,omitempty"`
+				Effects  []round.Effect   `json:"effects,omitempty"`
+			}{seq, e.Settings, e.Event, e.Key, e.Recovery, effs})
 			return
 		}
-		if e.Settings != nil {
+		switch {
+		case e.Settings != nil:
 			b, _ := json.Marshal(e.Settings)
 			_, werr = fmt.Fprintf(io.out, "#%d settings %s\n", seq, b)
+			return
+		case e.Key != nil:
+			_, werr = fmt.Fprintf(io.out, "#%d key: the journal is signed with %s from here on\n", seq, e.Key.Public)
+			return
+		case e.Recovery != nil:
+			werr = printRecovery(io.out, seq, *e.Recovery)
 			return
 		}
 		if _, werr = fmt.Fprintf(io.out, "#%d %s %s\n", seq, e.Event.At.UTC().Format("2006-01-02T15:04:05.000Z"), e.Event); werr != nil {

@@ -49,7 +49,7 @@ func TestJournalVerifyIntact(t *testing.T) {
 		"00000000000000000010.seg  record 10  (1 record, 136 bytes)",
 		"chain: every record, head ",
 		"records: 10, sequence 1 to 10",
-		"snapshot: covers records up to 6 (11 bytes)",
+		"snapshot: covers records up to 6 (11 bytes), unsigned",
 		"result: intact",
 	} {
 		if !strings.Contains(out, want) {

@@ -60,11 +60,12 @@ func runReport(_ context.Context, args []string, sio stdio) error {
 	}
 	b := report.NewBuilder()
 	if _, _, err := table.ReplayRecords(j, func(seq uint64, e table.Entry, effs []round.Effect, _ *round.Controller) {
-		if e.Settings != nil {
+		switch {
+		case e.Settings != nil:
 			b.Settings(seq, e.Settings.Table, e.Settings.Round.Rules.Name)
-			return
+		case e.Event != nil:
+			b.Event(seq, *e.Event, effs)
 		}
-		b.Event(seq, *e.Event, effs)
 	}); err != nil {
 		return fmt.Errorf("report %s: %w", dirs[0], err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
 	"errors"
 	"flag"
 	"fmt"
@@ -82,9 +81,12 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		cfg.Watchdog, cfg.HeartbeatEvery = svc, every
 	}
 	cfg.EchoGrace = daemon.DefaultEchoGrace // the broker must deliver what the table publishes
-	if cfg.SigningKey, err = signingKey(r.Config, r.Simulate, log); err != nil {
+	if cfg.KeyFile, err = keyPath(r.Config); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
+	cfg.SimulatedKey = r.Simulate
+	cfg.ConfigFile = *configFile
+	cfg.BrokerHead = brokerHead(ctx, r.Config, r.Password, log)
 	var d *daemon.Daemon
 	if r.Metrics != "" { // scraped only once d is open: the server starts after it
 		cfg.Metrics = metrics.New(func() int { n, _ := d.Pending(); return n })
@@ -230,29 +232,16 @@ func runFlags(fs *flag.FlagSet) (f *config.Flags, configFile *string, sim *simul
 	return f, configFile, sim
 }
 
-// signingKey reads the table's signing key (the file's journal_key, or table.key beside
-// the journal directory), making it on the first start. A real table's new key is a
-// warning, since the pit must be given its public key; a simulated table's is not.
-func signingKey(c config.Config, simulated bool, log *slog.Logger) (ed25519.PrivateKey, error) {
+// keyPath is the file of the table's signing key (the file's journal_key, or table.key
+// beside the journal directory), its directory made: the table makes the key on the
+// first start of a journal never signed.
+func keyPath(c config.Config) (string, error) {
 	path := c.JournalKey
 	if path == "" {
 		path = journal.DefaultKeyPath(c.Journal)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		return nil, fmt.Errorf("journal key: %w", err)
+		return "", fmt.Errorf("journal key: %w", err)
 	}
-	key, created, err := journal.LoadOrCreateKey(path)
-	if err != nil {
-		return nil, err
-	}
-	pub := journal.PublicKeyString(key.Public().(ed25519.PublicKey))
-	switch {
-	case created && simulated:
-		log.Info("made the simulated table's signing key", "key", path, "public", pub)
-	case created:
-		log.Warn("made the table's signing key: give its public key to the pit (tablectl key show)", "key", path, "public", pub)
-	default:
-		log.Info("the table's signing key", "key", path, "public", pub)
-	}
-	return key, nil
+	return path, nil
 }

@@ -2,7 +2,6 @@ package display
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +12,7 @@ import (
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/tablectl/tablectl/internal/fifo"
+	"github.com/tablectl/tablectl/internal/ratelog"
 )
 
 // closeWait bounds how long Close waits for the offline status to be acknowledged and
@@ -42,12 +42,12 @@ type Client struct {
 	closed  bool
 
 	pending   *fifo.Queue[pendingResult]
-	fwdStop   chan struct{} // closed once paho is disconnected: pending results end
+	notTaken  *ratelog.Limiter // thins the log of commands not taken
+	fwdStop   chan struct{}    // closed once paho is disconnected: pending results end
 	closeOnce sync.Once
 
-	cmdMu      sync.RWMutex
-	cmds       chan Command
-	cmdsClosed bool
+	// cmds queues the commands received, a queue for each role (cmdqueue.go).
+	cmds *cmdQueue
 }
 
 var _ Transport = (*Client)(nil)
@@ -62,14 +62,15 @@ func Dial(opts Options) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{
-		opts:    opts,
-		topics:  topics,
-		log:     opts.Logger.With("component", "mqtt", "broker", redacted(opts.Broker), "table", opts.Table),
-		lost:    make(chan error, 1),
-		quit:    make(chan struct{}),
-		fwdStop: make(chan struct{}),
-		cmds:    make(chan Command, opts.CommandQueue),
+		opts:     opts,
+		topics:   topics,
+		log:      opts.Logger.With("component", "mqtt", "broker", redacted(opts.Broker), "table", opts.Table),
+		lost:     make(chan error, 1),
+		quit:     make(chan struct{}),
+		fwdStop:  make(chan struct{}),
+		notTaken: ratelog.New(0, nil),
 	}
+	c.cmds = newCmdQueue(*opts.Commands, opts.CommandQueue, time.Now)
 	c.pending = fifo.New[pendingResult]()
 	c.ready = make(chan struct{})
 
@@ -82,9 +83,13 @@ func Dial(opts Options) (*Client, error) {
 		Lost:         c.lost,
 	})
 
-	c.wg.Add(2)
+	c.wg.Add(3)
 	go c.manage()
 	go c.forward()
+	go func() {
+		defer c.wg.Done()
+		c.cmds.run(c.quit)
+	}()
 	return c, nil
 }
 
@@ -98,9 +103,12 @@ func (c *Client) Publish(topic string, payload []byte, retained bool) <-chan err
 	return c.publish(modeStream, 0, topic, payload, retained)
 }
 
-// Commands delivers the commands received on tablectl/v1/<table>/cmd/<role>. The
-// channel is closed by Close.
-func (c *Client) Commands() <-chan Command { return c.cmds }
+// Commands delivers the commands received on tablectl/v1/<table>/cmd/<role>, the most
+// urgent first (Options.Commands). The channel is closed by Close.
+func (c *Client) Commands() <-chan Command { return c.cmds.out }
+
+// PendingCommands is how many commands were received and not yet taken from Commands.
+func (c *Client) PendingCommands() int { return c.cmds.Pending() }
 
 // Close publishes the offline status, disconnects cleanly (the broker does not publish
 // the will after a clean disconnect) and waits for every goroutine of the client and of
@@ -111,6 +119,7 @@ func (c *Client) Close() error {
 		c.pubMu.Lock()
 		c.closed = true
 		c.pubMu.Unlock()
+		c.cmds.close()
 		close(c.quit)
 	})
 	c.wg.Wait()
@@ -283,15 +292,13 @@ func (c *Client) shutdown() {
 	// a live connection); it completes every token still in flight with an error.
 	c.pc.Disconnect(uint(closeWait / time.Millisecond))
 	close(c.fwdStop)
-
-	c.cmdMu.Lock()
-	c.cmdsClosed = true
-	close(c.cmds)
-	c.cmdMu.Unlock()
 	c.log.Info("MQTT client closed")
 }
 
 // onCommand runs on a goroutine of paho's for each command message. It never blocks.
+// A retained command is ignored: it would act again at every connect (logged once). A
+// command too large, or that its role's queue or rate does not take, is answered at once
+// with its id; the others are queued (cmdqueue.go).
 func (c *Client) onCommand(_ mqtt.Client, m mqtt.Message) {
 	role, err := c.topics.RoleOf(m.Topic())
 	if err != nil {
@@ -300,28 +307,28 @@ func (c *Client) onCommand(_ mqtt.Client, m mqtt.Message) {
 		}
 		return
 	}
+	if m.Retained() {
+		if c.cmds.firstRetained(m.Topic(), m.Payload()) {
+			c.log.Warn("ignoring a retained command: a command acts once, as it is sent, never again when a broker hands it on to a new subscription; clear it on the broker (docs/mqtt.md)",
+				"role", role, "topic", m.Topic(), "id", CommandID(m.Payload()), "bytes", len(m.Payload()))
+		}
+		return
+	}
+	// The result of a reply is not awaited: this goroutine must return to paho.
 	if n := len(m.Payload()); n > MaxCommandSize {
 		c.log.Warn("command refused: too large", "role", role, "bytes", n, "limit", MaxCommandSize)
-		c.reply(TooLargeReply(c.topics.Table(), role, n, time.Now()))
+		c.reply(TooLargeReply(c.topics.Table(), role, CommandID(m.Payload()), n, time.Now()))
 		return
 	}
 	cmd := Command{Role: role, Payload: append([]byte(nil), m.Payload()...), reply: c.reply}
-	c.cmdMu.RLock()
-	delivered := false
-	if !c.cmdsClosed {
-		select {
-		case c.cmds <- cmd:
-			delivered = true
-		default:
-		}
-	}
-	c.cmdMu.RUnlock()
-	if delivered {
+	why := c.cmds.add(cmd)
+	if why == "" {
 		return
 	}
-	c.log.Warn("command not taken: the command queue is full or the client is closing; answering busy", "role", role, "queue", cap(c.cmds))
-	// The result is not awaited: this goroutine must return to paho.
-	c.reply(BusyReply(c.topics.Table(), role, cmd.Payload, time.Now()))
+	if ok, left := c.notTaken.Allow(role); ok {
+		c.log.Warn("command not taken; answering busy", "role", role, "why", why, "not_logged_since_last", left)
+	}
+	c.reply(refusal(c.topics.Table(), role, CommandID(cmd.Payload), why, cmd.Payload, time.Now()))
 }
 
 func (c *Client) reply(payload []byte) <-chan error {
@@ -329,21 +336,11 @@ func (c *Client) reply(payload []byte) <-chan error {
 }
 
 // BusyReply is the payload answering a command that could not be taken because the
-// command queue was full: {"schema":2,"table":...,"at":...,"role":...,"ok":false,
-// "error":"busy: ...","request":"<the command as received>"}.
+// command queue was full: {"schema":2,"table":...,"at":...,"role":...,"id":...,
+// "ok":false,"error":"busy: ...","request":"<the command as received>"}; "id" is the
+// command's, when it had one.
 func BusyReply(table, role string, request []byte, at time.Time) []byte {
-	// Marshal cannot fail on a struct of strings, a bool and an int.
-	b, _ := json.Marshal(struct {
-		Schema  int    `json:"schema"`
-		Table   string `json:"table"`
-		At      string `json:"at"`
-		Role    string `json:"role"`
-		OK      bool   `json:"ok"`
-		Error   string `json:"error"`
-		Request string `json:"request"`
-	}{2, table, at.UTC().Format(time.RFC3339Nano), role, false,
-		"busy: the table controller's command queue is full; the command was not taken, send it again", string(request)})
-	return b
+	return refusal(table, role, CommandID(request), "busy: the table controller's command queue is full; the command was not taken, send it again", request, at)
 }
 
 // pendingResult is a message handed to paho whose result is not yet delivered.
@@ -408,3 +405,6 @@ func redacted(broker string) string {
 	}
 	return u.Redacted()
 }
+
+// Redacted is the broker URL with any password in it replaced, for logs and errors.
+func Redacted(broker string) string { return redacted(broker) }

@@ -1,7 +1,6 @@
 package display
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -13,17 +12,8 @@ import (
 const MaxCommandSize = 16 << 10
 
 // TooLargeReply is the payload answering a command of size bytes over MaxCommandSize:
-// like BusyReply, without the request, which is not repeated.
-func TooLargeReply(table, role string, size int, at time.Time) []byte {
-	// Marshal cannot fail on a struct of strings, a bool and an int.
-	b, _ := json.Marshal(struct {
-		Schema int    `json:"schema"`
-		Table  string `json:"table"`
-		At     string `json:"at"`
-		Role   string `json:"role"`
-		OK     bool   `json:"ok"`
-		Error  string `json:"error"`
-	}{2, table, at.UTC().Format(time.RFC3339Nano), role, false,
-		fmt.Sprintf("command refused: the command is %d bytes, over the limit of %d", size, MaxCommandSize)})
-	return b
+// like BusyReply, with the command's id (when it had one) but without the request, which
+// is not repeated.
+func TooLargeReply(table, role, id string, size int, at time.Time) []byte {
+	return refusal(table, role, id, fmt.Sprintf("command refused: the command is %d bytes, over the limit of %d", size, MaxCommandSize), nil, at)
 }

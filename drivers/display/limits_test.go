@@ -10,7 +10,8 @@ import (
 )
 
 // TestOversizedCommandIsAnsweredNotTaken: a command over MaxCommandSize is answered at
-// once, without being repeated, and never reaches Commands; the next one does.
+// once, with its id but without being repeated, and never reaches Commands; the next one
+// does.
 func TestOversizedCommandIsAnsweredNotTaken(t *testing.T) {
 	b := embedded(t)
 	c, _ := dial(t, display.Options{Broker: b.url})
@@ -27,10 +28,10 @@ func TestOversizedCommandIsAnsweredNotTaken(t *testing.T) {
 		t.Fatalf("the reply repeats the command: %d bytes", len(m.Payload()))
 	}
 	var r struct {
-		Role, Error string
-		OK          bool
+		ID, Role, Error string
+		OK              bool
 	}
-	if err := json.Unmarshal(m.Payload(), &r); err != nil || r.OK || r.Role != "dealer" || !strings.Contains(r.Error, "over the limit") {
+	if err := json.Unmarshal(m.Payload(), &r); err != nil || r.OK || r.Role != "dealer" || r.ID != "big" || !strings.Contains(r.Error, "over the limit") {
 		t.Fatalf("reply %s (%v)", m.Payload(), err)
 	}
 	select {

@@ -94,9 +94,13 @@ type Options struct {
 	// acknowledged by the broker should come back here. It runs on a goroutine of the
 	// MQTT library's and must not block.
 	OnEcho func(topic string, payload []byte)
-	// CommandQueue is the capacity of the Commands channel. A command arriving when it
-	// is full is answered "busy" on the reply topic. DefaultCommandQueue when zero.
+	// CommandQueue is the capacity of each role's command queue (cmdqueue.go). A command
+	// arriving when its role's queue is full is answered "busy" on the reply topic.
+	// DefaultCommandQueue when zero.
 	CommandQueue int
+	// Commands orders the roles' queues and bounds the rate of the roles not ahead;
+	// DefaultCommandPolicy when nil.
+	Commands *CommandPolicy
 	// Logger receives connection events and refused commands; slog.Default() when nil.
 	Logger *slog.Logger
 }
@@ -160,6 +164,13 @@ func (o *Options) normalize() (Topics, *tls.Config, error) {
 	}
 	if o.CommandQueue == 0 {
 		o.CommandQueue = DefaultCommandQueue
+	}
+	if o.Commands == nil {
+		p := DefaultCommandPolicy
+		o.Commands = &p
+	}
+	if o.Commands.Rate <= 0 || o.Commands.Burst < 1 {
+		return Topics{}, nil, fmt.Errorf("display: command rate %g a second with a burst of %d: want both above 0", o.Commands.Rate, o.Commands.Burst)
 	}
 	if o.Online == nil {
 		o.Online = statusPayload(o.Table, "online")
