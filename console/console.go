@@ -50,6 +50,7 @@ const (
 	// for one session and in all: a page holds one or two.
 	DefaultStreamsPerSession = 8
 	DefaultStreams           = 2000
+	DefaultHeartbeat         = 15 * time.Second
 )
 
 // CookieName is the session cookie's name.
@@ -57,7 +58,6 @@ const CookieName = "tablectl_console"
 
 const (
 	maxBody     = 64 << 10
-	heartbeat   = 15 * time.Second
 	streamBurst = 256
 	floorTick   = 250 * time.Millisecond
 )
@@ -98,6 +98,13 @@ type Options struct {
 	// refused (a page of another site whose name was made to resolve to the console's
 	// address must not read it: DNS rebinding).
 	Hosts []string
+	// LinkPending says the link to the broker is not up yet: the pages show the
+	// tables' state as unknown, and commands are refused, until SetBroker(true, "").
+	// Without it the console takes its Publisher to be connected.
+	LinkPending bool
+	// Heartbeat is how often an idle event stream is pinged and its session checked (an
+	// expired session's page is told so); DefaultHeartbeat when 0.
+	Heartbeat time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -120,6 +127,8 @@ type Server struct {
 	once     sync.Once
 	dummyPwd []byte
 	quiet    *ratelog.Limiter // thins the log of requests refused for their host or streams
+	brokerMu sync.Mutex
+	broker   BrokerState
 }
 
 // New checks the options and returns a Server.
@@ -157,7 +166,10 @@ func New(opts Options) (*Server, error) {
 	if opts.Streams == 0 {
 		opts.Streams = DefaultStreams
 	}
-	if opts.Idle < 0 || opts.CommandTimeout < 0 || opts.MaxFailures < 0 || opts.FailureWindow < 0 || opts.LockFor < 0 ||
+	if opts.Heartbeat == 0 {
+		opts.Heartbeat = DefaultHeartbeat
+	}
+	if opts.Heartbeat < 0 || opts.Idle < 0 || opts.CommandTimeout < 0 || opts.MaxFailures < 0 || opts.FailureWindow < 0 || opts.LockFor < 0 ||
 		opts.StreamsPerSession < 0 || opts.Streams < 0 {
 		return nil, errors.New("console: a negative idle time, command timeout, failure count, window, lock time or stream limit")
 	}
@@ -192,6 +204,9 @@ func New(opts Options) (*Server, error) {
 		quit:     make(chan struct{}),
 		dummyPwd: dummy,
 		quiet:    ratelog.New(0, nil),
+	}
+	if !opts.LinkPending {
+		s.broker = BrokerState{Up: true}
 	}
 	s.streams = newStreams(s.floor, s.log, opts.StreamsPerSession, opts.Streams)
 	s.floor.changed = s.streams.changed
@@ -271,6 +286,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/session", s.authed(false, s.session))
 	mux.HandleFunc("GET /api/tables", s.authed(false, s.tables))
 	mux.HandleFunc("GET /api/tables/{table}", s.authed(false, s.table))
+	mux.HandleFunc("GET /api/broker", s.authed(false, s.brokerEndpoint))
+	mux.HandleFunc("GET /api/rulebook", s.authed(false, s.rulebookEndpoint))
 	mux.HandleFunc("GET /api/events", s.authed(false, s.floorEvents))
 	mux.HandleFunc("GET /api/tables/{table}/events", s.authed(false, s.tableEvents))
 	mux.HandleFunc("POST /api/tables/{table}/commands", s.authed(true, s.command))
@@ -526,6 +543,10 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request, ss session) {
 		refused(statusOf(err), err.Error(), c)
 		return
 	}
+	if b := s.brokerState(); !b.Up {
+		refused(http.StatusServiceUnavailable, notSent(table, b), c)
+		return
+	}
 	c.Actor = u.Name
 	if c.ID == "" {
 		c.ID = newCommandID()
@@ -546,7 +567,11 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request, ss session) {
 	defer cancel()
 	if err := s.opts.Publisher.Publish(ctx, topic, payload); err != nil {
 		s.audit("command_failed", "user", u.Name, "role", u.Role, "table", table, "cmd", c.Cmd, "id", c.ID, "error", err.Error())
-		writeError(w, http.StatusBadGateway, fmt.Sprintf("the command for table %s could not be published: %v", table, err))
+		b := s.brokerState()
+		if b.Up {
+			b = BrokerState{Since: s.opts.Now().UTC().Format(time.RFC3339), Error: err.Error()}
+		}
+		writeError(w, http.StatusServiceUnavailable, notSent(table, b))
 		return
 	}
 	s.audit("command", "user", u.Name, "role", u.Role, "remote", remote(r), "table", table, "topic", topic,
@@ -566,6 +591,19 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request, ss session) {
 		s.audit("command_unanswered", "user", u.Name, "table", table, "cmd", c.Cmd, "id", c.ID, "timeout", s.opts.CommandTimeout.String())
 		writeError(w, http.StatusGatewayTimeout, fmt.Sprintf("table %s did not answer command %s within %v", table, c.ID, s.opts.CommandTimeout))
 	}
+}
+
+// notSent says that a command for table was not sent, the broker being out of reach.
+func notSent(table string, b BrokerState) string {
+	since := ""
+	if t, err := time.Parse(time.RFC3339Nano, b.Since); err == nil {
+		since = " since " + t.UTC().Format("15:04:05 UTC")
+	}
+	why := ""
+	if b.Error != "" {
+		why = " (" + b.Error + ")"
+	}
+	return fmt.Sprintf("not sent: the console cannot reach its broker%s%s, so the command did not reach table %s; give it again once the broker is back", since, why, table)
 }
 
 // audit logs one audited event.

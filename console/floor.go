@@ -43,6 +43,14 @@ type Summary struct {
 	// Held is the state message's "held" object, exactly as the table published it;
 	// absent when the table is not held.
 	Held json.RawMessage `json:"held,omitempty"`
+	// HeldSince is when the held irregularity was raised, from its irregularity message;
+	// when the console did not see that message, when it first saw the table held, and
+	// HeldSinceSeen is true (the table was held at least since then).
+	HeldSince     string `json:"held_since,omitempty"`
+	HeldSinceSeen bool   `json:"held_since_seen,omitempty"`
+	// ReportedBy is who reported the held irregularity, role and name ("dealer D4");
+	// empty when the table itself raised it, or the console did not see the report.
+	ReportedBy string `json:"reported_by,omitempty"`
 	// LastResult is the last result message seen (or, before one is seen, the last bead
 	// of the shoe's roadmap).
 	LastResult *LastResult `json:"last_result,omitempty"`
@@ -77,6 +85,13 @@ type tableData struct {
 	heldID    uint32
 	heldBy    string
 	choices   []string
+	raised    map[uint32]raisedMsg // the shoe's raised irregularities, by id
+}
+
+// raisedMsg is what the console keeps of an irregularity raised: when, and who reported
+// it.
+type raisedMsg struct {
+	at, by string
 }
 
 // floor is every table seen on the broker, built from the messages alone.
@@ -172,6 +187,14 @@ type resultMsg struct {
 	BankerPair   bool   `json:"banker_pair"`
 }
 
+type irregularityMsg struct {
+	envelope
+	Event string `json:"event"`
+	ID    uint32 `json:"id"`
+	Role  string `json:"role"`
+	Actor string `json:"actor"`
+}
+
 type roadmapMsg struct {
 	envelope
 	BeadPlate []struct {
@@ -222,7 +245,7 @@ func (f *floor) ingest(topic string, payload []byte) error {
 			f.mu.Unlock()
 			return nil // a retained topic cleared for a table never seen
 		}
-		t = &tableData{sum: Summary{Table: p.table}, irregSeq: map[uint64]bool{}}
+		t = &tableData{sum: Summary{Table: p.table}, irregSeq: map[uint64]bool{}, raised: map[uint32]raisedMsg{}}
 		f.tables[p.table] = t
 	}
 	t.prefix, t.sum.Site, t.sum.Pit = p.prefix, p.site, p.pit
@@ -273,7 +296,7 @@ func (t *tableData) apply(event string, data []byte) error {
 			return err
 		}
 		if m.Shoe != t.sum.Shoe {
-			t.irregs, t.irregSeq = nil, map[uint64]bool{}
+			t.irregs, t.irregSeq, t.raised = nil, map[uint64]bool{}, map[uint32]raisedMsg{}
 		}
 		t.state = data
 		t.sum.Phase, t.sum.Shoe, t.sum.Round = m.Phase, m.Shoe, m.Round
@@ -286,13 +309,22 @@ func (t *tableData) apply(event string, data []byte) error {
 		if m.Set != "" {
 			t.sum.Set = m.Set
 		}
+		wasHeld, since, seen := t.heldID, t.sum.HeldSince, t.sum.HeldSinceSeen
 		t.sum.Held, t.heldID, t.heldBy, t.choices = nil, 0, "", nil
+		t.sum.HeldSince, t.sum.HeldSinceSeen, t.sum.ReportedBy = "", false, ""
 		if len(m.Held) > 0 && string(m.Held) != "null" {
 			var h heldMsg
 			if err := json.Unmarshal(m.Held, &h); err != nil {
 				return fmt.Errorf("held: %w", err)
 			}
 			t.sum.Held, t.heldID, t.heldBy, t.choices = m.Held, h.ID, h.DecidedBy, h.Choices
+			if r, ok := t.raised[h.ID]; ok {
+				t.sum.HeldSince, t.sum.ReportedBy = r.at, r.by
+			} else if wasHeld == h.ID && since != "" {
+				t.sum.HeldSince, t.sum.HeldSinceSeen = since, seen
+			} else {
+				t.sum.HeldSince, t.sum.HeldSinceSeen = m.At, true
+			}
 		}
 		t.envelope(m.envelope)
 	case "roadmap":
@@ -331,12 +363,23 @@ func (t *tableData) apply(event string, data []byte) error {
 			return err
 		}
 		if m.Shoe != 0 && m.Shoe != t.sum.Shoe && t.sum.Shoe != 0 && m.Shoe > t.sum.Shoe {
-			t.irregs, t.irregSeq = nil, map[uint64]bool{}
+			t.irregs, t.irregSeq, t.raised = nil, map[uint64]bool{}, map[uint32]raisedMsg{}
 		}
 		if m.Seq != 0 && t.irregSeq[m.Seq] {
 			return nil // a message sent again after a reconnect
 		}
 		t.irregSeq[m.Seq] = true
+		var r irregularityMsg
+		if json.Unmarshal(data, &r) == nil && r.Event == "raised" && r.ID != 0 {
+			by := strings.TrimSpace(strings.ReplaceAll(r.Role, "_", " ") + " " + r.Actor)
+			if len(t.raised) >= maxIrregularities {
+				clear(t.raised)
+			}
+			t.raised[r.ID] = raisedMsg{at: r.At, by: by}
+			if t.heldID == r.ID {
+				t.sum.HeldSince, t.sum.HeldSinceSeen, t.sum.ReportedBy = r.At, false, by
+			}
+		}
 		t.irregs = append(t.irregs, data)
 		if len(t.irregs) > maxIrregularities {
 			t.irregs = t.irregs[len(t.irregs)-maxIrregularities:]

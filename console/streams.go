@@ -31,6 +31,7 @@ type streams struct {
 type floorClient struct {
 	token  string
 	ch     chan []Summary
+	note   chan sse // the broker's state
 	ctx    context.Context
 	cancel context.CancelFunc
 }
@@ -122,6 +123,35 @@ func (st *streams) changed(table, event string, data []byte) {
 	}
 }
 
+// brokerChanged sends the broker's state to every stream.
+func (st *streams) brokerChanged(b BrokerState) {
+	data, _ := json.Marshal(b)
+	ev := sse{name: "broker", data: data}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		return
+	}
+	for c := range st.floors {
+		select {
+		case c.note <- ev:
+		default:
+			delete(st.floors, c)
+			st.release(c.token)
+			c.cancel()
+		}
+	}
+	for c := range st.tables {
+		select {
+		case c.ch <- ev:
+		default:
+			delete(st.tables, c)
+			st.release(c.token)
+			c.cancel()
+		}
+	}
+}
+
 // run sends the changed summaries to the floor streams every floorTick, until quit.
 func (st *streams) run(quit <-chan struct{}) {
 	t := time.NewTicker(floorTick)
@@ -169,7 +199,7 @@ func (st *streams) joinFloor(ctx context.Context, token string) (*floorClient, e
 	if why, status := st.admit(token); why != "" {
 		return nil, why, status
 	}
-	c := &floorClient{token: token, ch: make(chan []Summary, 64)}
+	c := &floorClient{token: token, ch: make(chan []Summary, 64), note: make(chan sse, 8)}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	st.floors[c] = struct{}{}
 	return c, "", 0
@@ -278,15 +308,21 @@ func (s *Server) floorEvents(w http.ResponseWriter, r *http.Request, ss session)
 	stop := context.AfterFunc(c.ctx, func() { _ = ew.rc.SetWriteDeadline(time.Now()) })
 	defer stop()
 	all, _ := json.Marshal(s.floor.summaries())
-	if !ew.send([]byte("retry: 1000\n\n")) || !ew.send(sse{name: "tables", data: all}.frame()) {
+	bs, _ := json.Marshal(s.brokerState())
+	if !ew.send([]byte("retry: 1000\n\n")) || !ew.send(sse{name: "tables", data: all}.frame()) ||
+		!ew.send(sse{name: "broker", data: bs}.frame()) {
 		return
 	}
-	tick := time.NewTicker(heartbeat)
+	tick := time.NewTicker(s.opts.Heartbeat)
 	defer tick.Stop()
 	for {
 		select {
 		case <-c.ctx.Done():
 			return
+		case ev := <-c.note:
+			if !ew.send(ev.frame()) {
+				return
+			}
 		case batch := <-c.ch:
 			for _, sum := range batch {
 				b, _ := json.Marshal(sum)
@@ -322,10 +358,12 @@ func (s *Server) tableEvents(w http.ResponseWriter, r *http.Request, ss session)
 	d, _ := s.floor.detail(table)
 	d.Summary.Table = table
 	b, _ := json.Marshal(d)
-	if !ew.send([]byte("retry: 1000\n\n")) || !ew.send(sse{name: "detail", data: b}.frame()) {
+	bs, _ := json.Marshal(s.brokerState())
+	if !ew.send([]byte("retry: 1000\n\n")) || !ew.send(sse{name: "detail", data: b}.frame()) ||
+		!ew.send(sse{name: "broker", data: bs}.frame()) {
 		return
 	}
-	tick := time.NewTicker(heartbeat)
+	tick := time.NewTicker(s.opts.Heartbeat)
 	defer tick.Stop()
 	for {
 		select {

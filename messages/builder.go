@@ -135,6 +135,9 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 			if st.Held.ID == e.ID {
 				m.Choices, m.DecidedBy = en.Choices, en.DecidedBy
 			}
+			if ev.Kind == round.Report && ev.Irregularity == e.Irregularity {
+				m.Role, m.Actor = ev.Role, ev.Actor // who reported it
+			}
 			err = add(TopicIrregularity, m)
 		case round.IrregularityResolved:
 			b.seq++

@@ -144,7 +144,8 @@ type Irregularity struct {
 	Choices   []irregularities.Choice `json:"choices,omitempty"`
 	DecidedBy irregularities.Role     `json:"decided_by,omitempty"`
 	// Choice, Role and Actor, once resolved: what was decided and by whom (Role empty:
-	// by the rule itself).
+	// by the rule itself). Role and Actor of an irregularity raised by a report: who
+	// reported it.
 	Choice irregularities.Choice `json:"choice,omitempty"`
 	Role   irregularities.Role   `json:"role,omitempty"`
 	Actor  string                `json:"actor,omitempty"`
