@@ -49,6 +49,8 @@ var lowestRole = map[string]irregularities.Role{
 	"end_shoe":         irregularities.Dealer,
 	"report":           irregularities.Dealer,
 	"decide":           irregularities.Supervisor,
+	"call_supervisor":  irregularities.Dealer,
+	"cancel_call":      irregularities.Dealer,
 }
 
 // maxIDLength bounds a command id given by a client.
@@ -110,7 +112,7 @@ func authorize(u User, c Command, table, pit string, h held) error {
 	}
 	need, ok := lowestRole[c.Cmd]
 	if !ok {
-		return refuse(400, "unknown command %q: want one of bets_closed, insurance_bet, insurance_closed, squeeze, confirm, cut_card, new_shoe, end_shoe, report, decide", c.Cmd)
+		return refuse(400, "unknown command %q: want one of bets_closed, insurance_bet, insurance_closed, squeeze, confirm, cut_card, new_shoe, end_shoe, report, decide, call_supervisor, cancel_call", c.Cmd)
 	}
 	role := u.rank()
 	if c.Cmd == "report" && c.Kind == irregularities.LateError.String() {

@@ -36,6 +36,10 @@ type LinkOptions struct {
 	ClientID string
 	// Logger receives connection events; slog.Default() when nil.
 	Logger *slog.Logger
+	// OnState, when set, is called as the link goes up (connected and subscribed) or
+	// down, with the reason (Server.SetBroker): after each attempt that fails, and as
+	// the connection is lost. It must not block for long.
+	OnState func(up bool, reason string)
 }
 
 // Link is the console's MQTT client: it subscribes to every table's topics, hands each
@@ -48,6 +52,7 @@ type Link struct {
 	log     *slog.Logger
 	filters map[string]byte
 	ingest  func(topic string, payload []byte)
+	onState func(up bool, reason string)
 	lost    chan error    // connection-lost signals from paho (capacity 1)
 	quit    chan struct{} // closed by Close
 	done    chan struct{} // closed when the reconnect loop has ended
@@ -115,7 +120,7 @@ func Dial(opts LinkOptions, ingest func(topic string, payload []byte)) (*Link, e
 		return nil, fmt.Errorf("console: broker URL %q is not a TLS URL but TLS files are given (use ssl:// or wss://)", u.Redacted())
 	}
 	l := &Link{log: opts.Logger.With("component", "console-mqtt", "broker", u.Redacted()), filters: map[string]byte{},
-		ingest: ingest, lost: make(chan error, 1), quit: make(chan struct{}), done: make(chan struct{})}
+		ingest: ingest, onState: opts.OnState, lost: make(chan error, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	for _, f := range Filters(opts.Central) {
 		l.filters[f] = 1
 	}
@@ -129,7 +134,7 @@ func Dial(opts LinkOptions, ingest func(topic string, payload []byte)) (*Link, e
 	go func() {
 		defer close(l.done)
 		display.KeepConnected(l.quit, l.lost, linkMaxReconnect, l.log, l.connect,
-			func() { l.subscribed.Store(false) },
+			func() { l.subscribed.Store(false); l.state(false, "the connection to the broker was lost") },
 			func() { l.subscribed.Store(false); l.pc.Disconnect(250) })
 	}()
 	return l, nil
@@ -139,6 +144,7 @@ func Dial(opts LinkOptions, ingest func(topic string, payload []byte)) (*Link, e
 // whether the connection is up.
 func (l *Link) connect() bool {
 	if !display.ConnectOnce(l.pc, l.lost, l.quit, l.log) {
+		l.state(false, "the broker cannot be reached")
 		return false
 	}
 	tok := l.pc.SubscribeMultiple(l.filters, func(_ mqtt.Client, m mqtt.Message) { l.ingest(m.Topic(), m.Payload()) })
@@ -149,6 +155,7 @@ func (l *Link) connect() bool {
 	}
 	if err := tok.Error(); err != nil {
 		l.log.Error("MQTT subscribe failed", "error", err)
+		l.state(false, "the broker did not take the console's subscription")
 		return true
 	}
 	refused := false
@@ -163,8 +170,18 @@ func (l *Link) connect() bool {
 	if !refused {
 		l.subscribed.Store(true)
 		l.log.Info("MQTT connected and subscribed")
+		l.state(true, "")
+	} else {
+		l.state(false, "the broker refused the console's subscription (check its ACL)")
 	}
 	return true
+}
+
+// state tells the owner the link's state.
+func (l *Link) state(up bool, reason string) {
+	if l.onState != nil {
+		l.onState(up, reason)
+	}
 }
 
 // Publish sends payload on topic at QoS 1 and waits for the broker's acknowledgement.

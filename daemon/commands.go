@@ -56,7 +56,14 @@ type CommandSpec struct {
 	Does string
 	// Event fills in ev (which holds the role, actor and detail already) from c.
 	Event func(c Command, ev *round.Event) error
+	// Call, for a command that is no round event, turns the supervisor call on or off.
+	Call *bool
 }
+
+var (
+	callOn  = true
+	callOff = false
+)
 
 // Commands are the commands a table takes, in the order docs/mqtt.md lists them.
 // Decisions on irregularities are further checked against the role each rule names
@@ -127,6 +134,10 @@ var Commands = []CommandSpec{
 	{Name: "box_option", Fields: "`box`, `option`, `bet` (for `insurance-intended`)", Role: irregularities.Dealer,
 		RoleNote: "dealer, or the role the rule names", Does: "records one box's choice for the round (RWS Baccarat 5.12, NC Insurance 5.13, NC Tournament 3.9)",
 		Event: func(c Command, ev *round.Event) error { return boxOption(c, ev) }},
+	{Name: "call_supervisor", Role: irregularities.Dealer, Call: &callOn,
+		Does: "as the `call_supervisor` button: calls a Pit Supervisor; the status carries `\"call\":\"supervisor\"` until `cancel_call` or a decision"},
+	{Name: "cancel_call", Role: irregularities.Dealer, Call: &callOff,
+		Does: "ends the call for a Pit Supervisor"},
 	{Name: "options_closed", Role: irregularities.Supervisor,
 		Does:  "closes the players' options window (RWS Baccarat 5.12): the boxes that chose nothing continue, and the cards held for it are placed",
 		Event: kind(round.OptionsWindowClosed)},
@@ -183,6 +194,9 @@ func ParseCommand(roleName string, payload []byte) (Command, round.Event, error)
 		return c, round.Event{}, fmt.Errorf("a %s may not give %q: it takes a %s or above", role, c.Cmd, spec.Role)
 	}
 	ev := round.Event{Role: role, Actor: c.Actor, Detail: c.Detail}
+	if spec.Event == nil {
+		return c, ev, nil
+	}
 	if err := spec.Event(c, &ev); err != nil {
 		return c, ev, err
 	}
@@ -244,6 +258,11 @@ func (d *Daemon) command(c display.Command) error {
 	ev.At = now
 	d.nextRef++
 	d.asked[d.nextRef] = asked{cmd: c, reply: reply}
+	if spec, _ := lookupCommand(cmd.Cmd); spec.Call != nil {
+		d.node.Call(d.nextRef, now, *spec.Call)
+		d.log.Warn("supervisor call", "on", *spec.Call, "role", c.Role, "actor", cmd.Actor)
+		return nil
+	}
 	d.node.Command(d.nextRef, ev)
 	return nil
 }

@@ -178,3 +178,53 @@ func TestRestartRepublishesRetainedPicture(t *testing.T) {
 	}
 	r.close(t)
 }
+
+// TestCallCommands: the call_supervisor command calls a Pit Supervisor as the button
+// does, the status message shows it, and the reply comes after that status; calling
+// twice leaves it on (the command is no toggle); cancel_call ends it.
+func TestCallCommands(t *testing.T) {
+	r := startWith(t, testConfig(t, t.TempDir()), nil)
+	call := func() (string, int) {
+		t.Helper()
+		var st messages.Status
+		statuses := 0
+		for _, m := range r.rec.Published() {
+			if strings.HasSuffix(m.Topic, "/status") {
+				statuses++
+				st = messages.Status{}
+				if err := json.Unmarshal(m.Payload, &st); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		return st.Call, statuses
+	}
+	give := func(cmd string) string {
+		t.Helper()
+		if err := r.rec.Inject("dealer", []byte(`{"id":"`+cmd+`","cmd":"`+cmd+`","actor":"D4"}`)); err != nil {
+			t.Fatal(err)
+		}
+		r.settle(t)
+		replies := r.rec.Replies()
+		return string(replies[len(replies)-1].Payload)
+	}
+	_, before := call()
+	if reply := give("call_supervisor"); !strings.Contains(reply, `"ok":true`) || !strings.Contains(reply, "supervisor-call on") {
+		t.Fatalf("reply to call_supervisor: %s", reply)
+	}
+	got, statuses := call()
+	if got != "supervisor" || statuses != before+1 {
+		t.Fatalf("after call_supervisor: call %q, %d status messages (before %d)", got, statuses, before)
+	}
+	give("call_supervisor")
+	if got, _ := call(); got != "supervisor" {
+		t.Errorf("a second call_supervisor turned the call %q", got)
+	}
+	if reply := give("cancel_call"); !strings.Contains(reply, "supervisor-call off") {
+		t.Errorf("reply to cancel_call: %s", reply)
+	}
+	if got, _ := call(); got != "" {
+		t.Errorf("call %q after cancel_call", got)
+	}
+	r.close(t)
+}

@@ -376,6 +376,23 @@ func (n *Node) CallSupervisor(at time.Time) {
 	n.status(at)
 }
 
+// Call is the call_supervisor (on) or cancel_call command: the dealer's call for a Pit
+// Supervisor stands, or ends, as the call_supervisor button turns it. The reply to the
+// command of reference ref follows the status message that shows it.
+func (n *Node) Call(ref uint64, at time.Time, on bool) {
+	r := Reply{Ref: ref, OK: true}
+	if n.call != on {
+		n.call = on
+		n.status(at)
+	}
+	if on {
+		r.Effects = []string{"supervisor-call on"}
+	} else {
+		r.Effects = []string{"supervisor-call off"}
+	}
+	n.rd.Replies = append(n.rd.Replies, r)
+}
+
 // Calling reports whether a supervisor call stands.
 func (n *Node) Calling() bool { return n.call }
 

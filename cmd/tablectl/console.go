@@ -88,7 +88,13 @@ func runConsole(ctx context.Context, args []string, io stdio) error {
 	var srv *console.Server
 	ready := make(chan struct{})
 	link, err := console.Dial(console.LinkOptions{Broker: cfg.MQTT.URL, Username: cfg.MQTT.Username, Password: cfg.Password,
-		CAFile: cfg.MQTT.CA, CertFile: cfg.MQTT.Cert, KeyFile: cfg.MQTT.Key, Central: cfg.Central, Logger: log},
+		CAFile: cfg.MQTT.CA, CertFile: cfg.MQTT.Cert, KeyFile: cfg.MQTT.Key, Central: cfg.Central, Logger: log,
+		OnState: func(up bool, reason string) {
+			<-ready
+			if srv != nil {
+				srv.SetBroker(up, reason)
+			}
+		}},
 		func(topic string, payload []byte) {
 			<-ready
 			srv.Ingest(topic, payload)
@@ -100,7 +106,7 @@ func runConsole(ctx context.Context, args []string, io stdio) error {
 	defer link.Close()
 	srv, err = console.New(console.Options{Users: us, Publisher: link, Logger: log, Idle: cfg.Idle,
 		CommandTimeout: cfg.CommandTimeout, LockFor: cfg.Lock, SecureCookie: cfg.TLSCert != "",
-		StreamsPerSession: cfg.StreamsPerSession, Streams: cfg.Streams, Hosts: cfg.Hosts})
+		StreamsPerSession: cfg.StreamsPerSession, Streams: cfg.Streams, Hosts: cfg.Hosts, LinkPending: true})
 	close(ready)
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
