@@ -295,7 +295,7 @@ func (t *tableData) apply(event string, data []byte) error {
 		if err := json.Unmarshal(data, &m); err != nil {
 			return err
 		}
-		if m.Shoe != t.sum.Shoe {
+		if m.Shoe != t.sum.Shoe && t.sum.Shoe != 0 {
 			t.irregs, t.irregSeq, t.raised = nil, map[uint64]bool{}, map[uint32]raisedMsg{}
 		}
 		t.state = data

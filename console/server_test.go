@@ -74,6 +74,12 @@ type testConsole struct {
 
 func newTestConsole(t *testing.T) *testConsole {
 	t.Helper()
+	return newTestConsoleWith(t, nil)
+}
+
+// newTestConsoleWith is newTestConsole with options changed by set.
+func newTestConsoleWith(t *testing.T, set func(*Options)) *testConsole {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "users.json")
 	addTestUser(t, path, User{Name: "D4", Role: "dealer", Tables: []string{"t1"}}, "dealer-password-4")
 	addTestUser(t, path, User{Name: "S17", Role: "supervisor"}, "supervisor-pass-17")
@@ -84,8 +90,12 @@ func newTestConsole(t *testing.T) *testConsole {
 	tc := &testConsole{clock: &clock{t: time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)}, table: &fakeTable{}, log: &bytes.Buffer{}}
 	var logMu sync.Mutex
 	lw := writerFunc(func(p []byte) (int, error) { logMu.Lock(); defer logMu.Unlock(); return tc.log.Write(p) })
-	tc.srv, err = New(Options{Users: us, Publisher: tc.table, Now: tc.clock.now, Idle: 10 * time.Minute,
-		FailDelay: -1, CommandTimeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(lw, nil))})
+	opts := Options{Users: us, Publisher: tc.table, Now: tc.clock.now, Idle: 10 * time.Minute,
+		FailDelay: -1, CommandTimeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(lw, nil))}
+	if set != nil {
+		set(&opts)
+	}
+	tc.srv, err = New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

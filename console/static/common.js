@@ -1,10 +1,13 @@
 // The console's shared script: the session, the API calls with their CSRF token, the
-// event streams, and small DOM helpers. Every page loads it before its own script.
+// event streams, the notices every page shows (the broker out of reach, tables held and
+// supervisor calls, in the tab's title and with an optional sound), the confirmation a
+// consequential command asks for, and small DOM helpers. Every page loads it first.
 'use strict';
 
 const Console = (function () {
   const ROLE_RANK = { dealer: 1, supervisor: 2, pit_manager: 3, shift_manager: 4 };
   let me = null; // {user, role, tables, pits, csrf}
+  let baseTitle = ''; // the page's own title, taken once its script has set it
 
   const $ = (id) => document.getElementById(id);
 
@@ -19,9 +22,17 @@ const Console = (function () {
     return (role || '').replace(/_/g, ' ');
   }
 
-  function goLogin() {
+  // goLogin sends the page to the login; why 'expired' has the login page say that the
+  // session ended.
+  function goLogin(why) {
     const next = location.pathname + location.search;
-    location.replace('login.html?next=' + encodeURIComponent(next));
+    location.replace('login.html?next=' + encodeURIComponent(next) + (why ? '&why=' + encodeURIComponent(why) : ''));
+  }
+
+  // expired reports whether a 401's answer says the session expired or ended (rather
+  // than that there was none).
+  function expired(body) {
+    return !!(body && body.error && /expired|ended/.test(body.error));
   }
 
   // api calls the console's JSON API; requests that change anything carry the CSRF
@@ -38,7 +49,7 @@ const Console = (function () {
     const text = await r.text();
     try { data = text ? JSON.parse(text) : null; } catch (e) { data = { error: text }; }
     if (r.status === 401 && path !== '/api/login') {
-      goLogin();
+      goLogin(expired(data) ? 'expired' : '');
     }
     return { status: r.status, body: data };
   }
@@ -47,7 +58,6 @@ const Console = (function () {
   async function session() {
     const r = await api('GET', '/api/session');
     if (r.status !== 200) {
-      goLogin();
       throw new Error('not logged in');
     }
     me = r.body;
@@ -59,13 +69,210 @@ const Console = (function () {
         location.replace('login.html');
       });
     }
+    soundSetting();
     return me;
   }
 
   function rank(role) { return ROLE_RANK[role] || 0; }
 
+  // mine reports whether the person works the table (in pit) by name: a person with
+  // neither tables nor pits works every table, and has none marked as their own.
+  function mine(table, pit) {
+    if (!me) return false;
+    return (me.tables || []).includes(table) || (!!pit && (me.pits || []).includes(pit));
+  }
+
+  // ---- the notices at the top of every page ----
+
+  function notices() {
+    let n = $('notices');
+    if (!n) {
+      n = el('div', 'notices');
+      n.id = 'notices';
+      const top = document.querySelector('header.top');
+      if (top) top.after(n); else document.body.prepend(n);
+    }
+    return n;
+  }
+
+  function clock(iso) {
+    const d = iso ? new Date(iso) : null;
+    return d && !isNaN(d) ? d.toLocaleTimeString([], { hour12: false }) : '';
+  }
+
+  let broker = { up: true };
+  let brokerWasDown = false;
+  let backTimer = 0;
+  const brokerListeners = [];
+
+  // setBroker shows what the console knows of its link to the broker: while it is down,
+  // every table's state is unknown; once it is back, the page says so for two minutes.
+  function setBroker(b) {
+    broker = b || { up: true };
+    let box = $('broker-notice');
+    if (!box) {
+      box = el('div', 'notice broker');
+      box.id = 'broker-notice';
+      box.setAttribute('role', 'alert');
+      notices().prepend(box);
+    }
+    clearTimeout(backTimer);
+    document.body.dataset.broker = broker.up ? 'up' : 'down';
+    if (!broker.up) {
+      brokerWasDown = true;
+      box.className = 'notice broker down';
+      box.textContent = `The console cannot reach its broker${broker.since ? ' since ' + clock(broker.since) : ''}` +
+        `${broker.error ? ' (' + broker.error + ')' : ''}. Every table's state is unknown: what is shown is the last known, and no command can be sent.`;
+      box.hidden = false;
+    } else if (brokerWasDown) {
+      box.className = 'notice broker back';
+      box.textContent = `The console reaches its broker again${broker.since ? ' since ' + clock(broker.since) : ''}: the tables' state is live.`;
+      box.hidden = false;
+      backTimer = setTimeout(() => { box.hidden = true; }, 120000);
+    } else {
+      box.hidden = true;
+    }
+    for (const f of brokerListeners) f(broker);
+  }
+
+  function onBroker(f) { brokerListeners.push(f); }
+
+  // heldFor is how long ago since was, in words: "4 min 10 s".
+  function heldFor(since) {
+    const t = Date.parse(since || '');
+    if (isNaN(t)) return '';
+    let s = Math.max(0, Math.floor((Date.now() - t) / 1000));
+    const d = Math.floor(s / 86400); s -= d * 86400;
+    const h = Math.floor(s / 3600); s -= h * 3600;
+    const m = Math.floor(s / 60); s -= m * 60;
+    if (d) return `${d} d ${h} h`;
+    if (h) return `${h} h ${m} min`;
+    if (m) return `${m} min ${s} s`;
+    return `${s} s`;
+  }
+
+  // ---- sound ----
+
+  const SOUND_KEY = 'tablectl-console-sound';
+  let audio = null;
+
+  function soundOn() { try { return localStorage.getItem(SOUND_KEY) === 'on'; } catch (e) { return false; } }
+
+  // soundSetting puts the page's sound setting in its header: off unless the person
+  // turned it on on this screen.
+  function soundSetting() {
+    const top = document.querySelector('header.top');
+    if (!top || $('sound')) return;
+    const label = el('label', 'sound-setting');
+    const box = el('input');
+    box.type = 'checkbox';
+    box.id = 'sound';
+    box.checked = soundOn();
+    label.append(box, document.createTextNode(' Sound on hold'));
+    box.addEventListener('change', () => {
+      try { localStorage.setItem(SOUND_KEY, box.checked ? 'on' : 'off'); } catch (e) { /* kept for this page only */ }
+      if (box.checked) beep(); // the tap lets the browser play, and the person hears it
+    });
+    const who = top.querySelector('.who');
+    if (who) top.insertBefore(label, who); else top.appendChild(label);
+  }
+
+  // beep plays two short tones, when the setting is on.
+  function beep() {
+    if (!$('sound') || !$('sound').checked) return;
+    document.body.dataset.beeps = String(Number(document.body.dataset.beeps || 0) + 1);
+    try {
+      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+      if (audio.state === 'suspended') audio.resume();
+      for (const [at, f] of [[0, 880], [0.25, 660]]) {
+        const o = audio.createOscillator();
+        const g = audio.createGain();
+        o.frequency.value = f;
+        g.gain.value = 0.2;
+        o.connect(g).connect(audio.destination);
+        o.start(audio.currentTime + at);
+        o.stop(audio.currentTime + at + 0.18);
+      }
+    } catch (e) { /* no audio on this screen */ }
+  }
+
+  // ---- attention: holds and calls on every page ----
+
+  let alerted = null; // the holds and calls already signalled
+  let floorTables = new Map();
+
+  // attention shows the tables held and the supervisor calls in a banner and in the
+  // tab's title, and beeps (when on) for each new one.
+  function attention() {
+    const held = [], calls = [];
+    for (const s of floorTables.values()) {
+      if (s.held) held.push(s);
+      else if (s.call) calls.push(s);
+    }
+    const byId = (a, b) => (a.table < b.table ? -1 : a.table > b.table ? 1 : 0);
+    held.sort(byId);
+    calls.sort(byId);
+    let box = $('attention');
+    if (!box) {
+      box = el('div', 'notice attention');
+      box.id = 'attention';
+      box.setAttribute('role', 'alert');
+      notices().appendChild(box);
+    }
+    box.replaceChildren();
+    for (const s of held) {
+      const a = el('a', 'att held' + (mine(s.table, s.pit) ? ' mine' : ''));
+      a.href = 'table.html?table=' + encodeURIComponent(s.table);
+      a.dataset.table = s.table;
+      const kind = typeof Words !== 'undefined' ? Words.kindText(s.held.kind) : s.held.kind;
+      const since = heldFor(s.held_since);
+      a.textContent = `${s.table} HELD: ${kind}${since ? ' \u00b7 ' + (s.held_since_seen ? 'at least ' : '') + since : ''}`;
+      box.appendChild(a);
+    }
+    for (const s of calls) {
+      const a = el('a', 'att call' + (mine(s.table, s.pit) ? ' mine' : ''));
+      a.href = 'table.html?table=' + encodeURIComponent(s.table);
+      a.dataset.table = s.table;
+      a.textContent = `${s.table} calls a Pit Supervisor`;
+      box.appendChild(a);
+    }
+    box.hidden = !held.length && !calls.length;
+    const parts = [];
+    if (held.length) parts.push(`${held.length} HELD`);
+    if (calls.length) parts.push(`${calls.length} CALL${calls.length === 1 ? '' : 'S'}`);
+    baseTitle = baseTitle || document.title;
+    document.title = parts.length ? `(${parts.join(', ')}) ${baseTitle}` : baseTitle;
+    const keys = new Set([...held.map((s) => `h ${s.table} ${s.held.id}`), ...calls.map((s) => `c ${s.table}`)]);
+    if (alerted) {
+      for (const k of keys) {
+        if (!alerted.has(k)) { beep(); break; }
+      }
+    }
+    alerted = keys;
+  }
+
+  // watchFloor follows every table's summary on /api/events for the notices, and hands
+  // the tables (a Map by id) to onTables, when given, after each change.
+  function watchFloor(onTables) {
+    stream('/api/events', {
+      tables: (all) => {
+        floorTables = new Map();
+        for (const s of all || []) floorTables.set(s.table, s);
+        attention();
+        if (onTables) onTables(floorTables, true);
+      },
+      table: (s) => {
+        floorTables.set(s.table, s);
+        attention();
+        if (onTables) onTables(floorTables, false);
+      },
+    });
+    setInterval(attention, 5000); // the times held go on
+  }
+
   // stream opens an event stream and calls handlers[name](data) for each event; the
-  // link badge says whether it is live. It reconnects by itself.
+  // link badge says whether it is live. The broker's state goes to setBroker. It
+  // reconnects by itself.
   function stream(url, handlers) {
     const link = $('link');
     let retry = 1000;
@@ -73,12 +280,16 @@ const Console = (function () {
       const src = new EventSource(url);
       src.onopen = () => {
         retry = 1000;
-        link.className = 'badge live';
-        link.textContent = 'Live';
+        if (link) {
+          link.className = 'badge live';
+          link.textContent = 'Live';
+        }
       };
       src.onerror = async () => {
-        link.className = 'badge lost';
-        link.textContent = 'Reconnecting';
+        if (link) {
+          link.className = 'badge lost';
+          link.textContent = 'Reconnecting';
+        }
         if (src.readyState === EventSource.CLOSED) {
           src.close();
           const r = await api('GET', '/api/session'); // a lost session goes to the login
@@ -88,16 +299,50 @@ const Console = (function () {
           }
         }
       };
-      src.addEventListener('expired', () => { src.close(); goLogin(); });
-      for (const name of Object.keys(handlers)) {
+      src.addEventListener('expired', () => { src.close(); goLogin('expired'); });
+      const all = Object.assign({ broker: setBroker }, handlers);
+      for (const name of Object.keys(all)) {
         src.addEventListener(name, (e) => {
           let v;
           try { v = JSON.parse(e.data); } catch (err) { console.warn('console: event', name, 'is not JSON'); return; }
-          try { handlers[name](v); } catch (err) { console.error('console: drawing', name, 'failed:', err); }
+          try { all[name](v); } catch (err) { console.error('console: drawing', name, 'failed:', err); }
         });
       }
     }
     connect();
+  }
+
+  // ---- confirmation ----
+
+  // confirm asks once more before a consequential command, where the button was: after
+  // anchor, a box saying what will happen (text), with yes (its label) and Cancel. On
+  // yes it calls onYes with the box, in which the answer then shows. Only one box is
+  // open at a time.
+  function confirm(anchor, text, yes, onYes) {
+    const old = $('confirm');
+    if (old) old.remove();
+    const box = el('div', 'confirm');
+    box.id = 'confirm';
+    box.setAttribute('role', 'alertdialog');
+    const say = el('div', 'confirm-text', text);
+    const y = el('button', 'danger', yes);
+    y.type = 'button';
+    y.id = 'confirm-yes';
+    const n = el('button', 'cancel', 'Cancel');
+    n.type = 'button';
+    n.id = 'confirm-cancel';
+    const row = el('div', 'confirm-buttons');
+    row.append(y, n);
+    box.append(say, row);
+    anchor.after(box);
+    box.scrollIntoView({ block: 'nearest' });
+    n.addEventListener('click', () => box.remove());
+    y.addEventListener('click', () => {
+      box.remove();
+      onYes();
+    });
+    n.focus();
+    return box;
   }
 
   const PHASE_TEXT = {
@@ -127,5 +372,8 @@ const Console = (function () {
     return { text: w + pts, cls: r.winner ? 'win-' + r.winner : '' };
   }
 
-  return { $, el, api, session, rank, roleText, stream, phaseText, resultText, me: () => me };
+  return {
+    $, el, api, session, rank, roleText, stream, phaseText, resultText, confirm, watchFloor, onBroker,
+    heldFor, mine, clock, broker: () => broker, me: () => me,
+  };
 })();

@@ -1,12 +1,15 @@
 // The floor: every table seen on the broker as a tile, held tables and supervisor
-// calls first, updated live from /api/events; filter by pit, search by table id.
+// calls first, updated live from /api/events; filter by pit, search by table id. A
+// dealer's own tables are marked; an offline table shows its last known state, greyed;
+// while the console cannot reach its broker every table's state is unknown.
 'use strict';
 
 (function () {
-  const { $, el, session, stream, phaseText, resultText } = Console;
-  const tables = new Map(); // id -> summary
+  const { $, el, session, watchFloor, onBroker, phaseText, resultText, mine, heldFor } = Console;
+  let tables = new Map(); // id -> summary
   const tiles = new Map(); // id -> element
   let scheduled = false;
+  let brokerUp = true;
 
   function urgency(s) {
     if (s.held) return 3;
@@ -22,24 +25,28 @@
       t.href = 'table.html?table=' + encodeURIComponent(id);
       t.dataset.table = id;
       const head = el('div', 'head');
-      head.append(el('span', 'id', id), el('span', 'pit'));
-      t.append(head, el('div', 'line phase-line'), el('div', 'line devices'), el('div', 'last'),
-        el('div', 'alert held'), el('div', 'alert call', 'CALL: PIT SUPERVISOR'), el('div', 'alert offline', 'OFFLINE'));
+      head.append(el('span', 'id', id), el('span', 'mine-tag', 'YOUR TABLE'), el('span', 'pit'));
+      t.append(head, el('div', 'known', 'LAST KNOWN'), el('div', 'line phase-line'), el('div', 'line devices'), el('div', 'last'),
+        el('div', 'alert held'), el('div', 'alert call', 'CALLS A PIT SUPERVISOR'), el('div', 'alert offline', 'OFFLINE'),
+        el('div', 'alert unknown', 'STATE UNKNOWN: the console cannot reach its broker'));
       tiles.set(id, t);
     }
     return t;
   }
 
   function fill(t, s) {
+    const unknown = !brokerUp;
     t.classList.toggle('held', !!s.held);
     t.classList.toggle('call', !!s.call);
-    t.classList.toggle('offline', !s.online);
+    t.classList.toggle('offline', !unknown && !s.online);
+    t.classList.toggle('unknown', unknown);
+    t.classList.toggle('mine', mine(s.table, s.pit));
     t.querySelector('.pit').textContent = [s.site, s.pit].filter(Boolean).join(' · ');
     const phase = phaseText(s, 'no state yet');
     // No-break spaces inside each part and before each dot: a narrow tile breaks its
     // lines after a dot only.
-    t.querySelector('.phase-line').textContent = [`Shoe\u00a0${s.shoe}`, `Round\u00a0${s.round}`, phase.replace(/ /g, '\u00a0'), s.rules]
-      .filter(Boolean).join('\u00a0· ');
+    t.querySelector('.phase-line').textContent = [`Shoe\u00a0${s.shoe}`, `Round\u00a0${s.round}`, phase.replace(/ /g, '\u00a0'),
+      Words.ruleSetName(s.rules).replace(/ /g, '\u00a0')].filter(Boolean).join('\u00a0· ');
     const dev = s.devices || {};
     const down = Object.keys(dev).filter((k) => dev[k] !== 'connected');
     t.querySelector('.devices').textContent = down.length ? 'Disconnected: ' + down.join(', ') : (Object.keys(dev).length ? 'Devices connected' : '');
@@ -48,7 +55,13 @@
     last.textContent = 'Last: ' + r.text;
     last.className = 'last ' + r.cls;
     const h = t.querySelector('.alert.held');
-    h.textContent = s.held ? `HELD #${s.held.id} ${(s.held.kind || '').replace(/_/g, ' ')} · ${s.held.rule || ''}` : '';
+    if (s.held) {
+      const since = heldFor(s.held_since);
+      h.textContent = `HELD #${s.held.id} ${Words.kindText(s.held.kind)} · ${s.held.rule || ''}` +
+        (since ? ` · ${s.held_since_seen ? 'at least ' : ''}${since}` : '');
+    } else {
+      h.textContent = '';
+    }
   }
 
   // The pits seen, in natural order (pit2 before pit10).
@@ -100,7 +113,7 @@
     $('count-held').dataset.n = String(held);
     $('count-call').dataset.n = String(call);
     $('count-call').textContent = `${call} call${call === 1 ? '' : 's'}`;
-    $('count-offline').textContent = `${offline} offline`;
+    $('count-offline').textContent = brokerUp ? `${offline} offline` : 'state unknown';
     $('count-shown').textContent = `${shown} of ${tables.size} tables`;
     $('empty').hidden = tables.size > 0;
     document.body.dataset.ready = '1';
@@ -115,24 +128,25 @@
 
   $('pit').addEventListener('change', schedule);
   $('search').addEventListener('input', schedule);
+  setInterval(schedule, 5000); // the times held go on
 
-  session().then(() => {
-    stream('/api/events', {
-      tables: (all) => {
-        tables.clear();
-        for (const s of all || []) tables.set(s.table, s);
+  session().then(async () => {
+    await Words.load();
+    onBroker((b) => {
+      brokerUp = b.up;
+      schedule();
+    });
+    watchFloor((all, whole) => {
+      tables = all;
+      if (whole) {
         for (const [id, t] of tiles) {
           if (!tables.has(id)) {
             t.remove();
             tiles.delete(id);
           }
         }
-        schedule();
-      },
-      table: (s) => {
-        tables.set(s.table, s);
-        schedule();
-      },
+      }
+      schedule();
     });
   }).catch(() => {});
 })();

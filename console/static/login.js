@@ -8,6 +8,11 @@
     const n = new URLSearchParams(location.search).get('next') || '';
     return /^\/[^/\\]/.test(n) || n === '/' ? n : './';
   }
+  // A page whose session expired says so: the screen did not log itself out.
+  if (new URLSearchParams(location.search).get('why') === 'expired') {
+    $('why').textContent = 'Your session has ended: it expired after a time without use, or was closed. Log in again to go on.';
+    $('why').hidden = false;
+  }
   $('login').addEventListener('submit', async (e) => {
     e.preventDefault();
     $('error').textContent = '';
