@@ -146,7 +146,7 @@ const strings250 = `{"schema":1,"table":"t250","shoe":1,"round":11,"seq":250,"ph
 
 // TestTablePageRolesInBrowser: a dealer's page of a table they work has the dealer's
 // commands and no decisions; of a table they do not work, no commands at all; a
-// supervisor's has the decisions, and one click sends the decision under their name.
+// supervisor's has the decisions, and the decision confirmed goes under their name.
 func TestTablePageRolesInBrowser(t *testing.T) {
 	ctx := newBrowser(t)
 	tc := newTestConsole(t)
@@ -180,7 +180,7 @@ func TestTablePageRolesInBrowser(t *testing.T) {
 
 	login("D4", "dealer-password-4")
 	open("t1")
-	if got := buttons(); got != "[bets_closed confirm squeeze insurance_closed cut_card report new_shoe end_shoe]" {
+	if got := buttons(); got != "[bets_closed confirm squeeze insurance_closed cut_card call_supervisor report new_shoe end_shoe]" {
 		t.Errorf("dealer's buttons at t1: %s", got)
 	}
 	open("t2")
@@ -200,14 +200,18 @@ func TestTablePageRolesInBrowser(t *testing.T) {
 	if got := evaluate[string](t, ctx, `document.getElementById("phase").textContent`); got != "Held for a decision" {
 		t.Errorf("t2's phase, held: %q", got)
 	}
-	if got := buttons(); got != "[decide=reconstructed decide=void bets_closed confirm squeeze insurance_closed cut_card report new_shoe end_shoe]" {
+	if got := buttons(); got != "[decide=reconstructed decide=void bets_closed confirm squeeze insurance_closed cut_card call_supervisor report new_shoe end_shoe]" {
 		t.Errorf("supervisor's buttons at t2: %s", got)
 	}
 	if _, err := chromedp.Run(ctx, chromedp.Click(chromedp.CSS(`#decisions button[data-choice="void"]`))); err != nil {
 		t.Fatal(err)
 	}
+	until(t, ctx, "the question", `!!document.getElementById("confirm-yes")`)
+	if _, err := chromedp.Run(ctx, chromedp.Click(chromedp.ID("confirm-yes"))); err != nil {
+		t.Fatal(err)
+	}
 	until(t, ctx, "the reply", `document.getElementById("reply").classList.contains("ok")`)
-	if got := evaluate[string](t, ctx, `document.getElementById("reply").textContent`); got != "void: done. did decide by S17" {
+	if got := evaluate[string](t, ctx, `document.getElementById("reply").textContent`); got != "Void the round: done. Did decide by S17" {
 		t.Errorf("reply shown: %q", got)
 	}
 	sent := tc.table.sent()

@@ -168,7 +168,7 @@ const Console = (function () {
     box.type = 'checkbox';
     box.id = 'sound';
     box.checked = soundOn();
-    label.append(box, document.createTextNode(' Sound on hold'));
+    label.append(box, el('span', 'long', 'Sound on hold'), el('span', 'short', 'Sound'));
     box.addEventListener('change', () => {
       try { localStorage.setItem(SOUND_KEY, box.checked ? 'on' : 'off'); } catch (e) { /* kept for this page only */ }
       if (box.checked) beep(); // the tap lets the browser play, and the person hears it

@@ -210,9 +210,11 @@
     const st = status || {};
     $('shoe').textContent = `Shoe ${s.shoe !== undefined ? s.shoe : '–'}`;
     $('round').textContent = `Round ${s.round !== undefined ? s.round : '–'}`;
-    $('rules').textContent = [Words.ruleSetName(s.rules || st.rules), (s.decks || st.decks) ? `${s.decks || st.decks} decks` : ''].filter(Boolean).join(' · ');
+    $('rules').textContent = Words.ruleSetName(s.rules || st.rules);
+    $('decks').textContent = (s.decks || st.decks) ? ` · ${s.decks || st.decks} decks` : '';
     const ph = $('phase');
     ph.dataset.phase = s.phase || '';
+    ph.dataset.held = s.held ? '1' : '';
     ph.textContent = phaseText(s, 'Waiting for the table');
     const offline = !!status && st.state !== 'online';
     $('offline').hidden = !offline;

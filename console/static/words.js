@@ -77,7 +77,7 @@ const Words = (function () {
       case 'technical_interruption void':
         return { label: 'Void the round', text: `No outcome is established: the round is void (${r ? r + '.2' : ''}) and every bet is returned (${v}).` };
     }
-    if (choice === 'void') return { label: 'Void the round', text: `The round is void (${r}): its cards are discarded and every bet is returned (${v}).` };
+    if (choice === 'void') return { label: 'Void the round', text: `The round is void: its cards are discarded and every bet is returned (${v}).` };
     if (choice === 'continue') return { label: 'Play on', text: `Play goes on (${r}). Bets stand.` };
     return { label: choice, text: r };
   }
