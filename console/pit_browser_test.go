@@ -228,6 +228,10 @@ func TestConsequentialActionsAskFirstInBrowser(t *testing.T) {
 		if s := tc.table.sent(); len(s) != 3 || !strings.Contains(s[2].payload, `"choice":"void"`) || !strings.Contains(s[2].payload, `"cmd":"decide"`) {
 			t.Fatalf("the decision sent: %v", s)
 		}
+		// The hold ends: the banner goes, the answer stays on screen.
+		tc.srv.Ingest("tablectl/v1/t1/state", []byte(dealing("t1", "rws")))
+		until(t, ctx, "the answer after the hold", `document.getElementById("held").hidden && document.getElementById("reply").textContent.startsWith("Void the round: done") && `+visible("#reply"))
+		shot(t, ctx, sc, "answer-decision")
 	})
 }
 

@@ -91,17 +91,24 @@ func pageLogin(t *testing.T, ctx context.Context, base, user, password string) {
 
 // reportThroughPage clicks the table page's Report until the table takes it: between
 // rounds a table refuses a report ("no round is being dealt"), and the page says so, so
-// the dealer clicks again once cards are out. It fails on any other answer.
+// the dealer clicks again once cards are out. Each click asks once more, and is
+// confirmed. It fails on any other answer.
 func reportThroughPage(t *testing.T, ctx context.Context) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		browse(t, ctx, "report",
 			chromedp.Click(chromedp.CSS(`button[data-cmd="report"]`)),
+			waitJS(`!!document.getElementById("confirm-yes")`))
+		if q := evalJS[string](t, ctx, `document.querySelector("#confirm .confirm-text").textContent`); !strings.Contains(q, "Report wrong hand") || !strings.Contains(q, "RWS Baccarat 5.8") {
+			t.Fatalf("Report asks %q", q)
+		}
+		browse(t, ctx, "confirm the report",
+			chromedp.Click(chromedp.ID("confirm-yes")),
 			waitJS(`(() => { const r = document.getElementById("reply"); return r.classList.contains("ok") || r.classList.contains("refused"); })()`))
 		reply := evalJS[string](t, ctx, `document.getElementById("reply").textContent`)
 		if evalJS[bool](t, ctx, `document.getElementById("reply").classList.contains("ok")`) {
-			if !strings.Contains(reply, "irregularity-raised") || !strings.Contains(reply, "wrong_hand") {
+			if !strings.Contains(reply, "Irregularity #") || !strings.Contains(reply, "raised: wrong hand") {
 				t.Fatalf("the report was taken without the irregularity: %q", reply)
 			}
 			return
@@ -206,10 +213,12 @@ func TestConsolePagesInBrowser(t *testing.T) {
 	heldRound := evalJS[string](t, ctx, `document.getElementById("round").textContent`)
 	browse(t, ctx, "decide reconstructed",
 		chromedp.Click(chromedp.CSS(`#decisions button[data-choice="reconstructed"]`)),
+		waitJS(`!!document.getElementById("confirm-yes")`),
+		chromedp.Click(chromedp.ID("confirm-yes")),
 		waitJS(`document.getElementById("reply").classList.contains("ok")`),
 		waitJS(`document.getElementById("held").hidden`),
 		waitJS(`[...document.querySelectorAll("#irregs tr.resolved")].some((r) => r.textContent.includes("S17"))`))
-	if reply := evalJS[string](t, ctx, `document.getElementById("reply").textContent`); !strings.Contains(reply, "reconstructed by supervisor S17") {
+	if reply := evalJS[string](t, ctx, `document.getElementById("reply").textContent`); !strings.Contains(reply, "wrong hand decided: reconstructed, by supervisor S17") {
 		t.Errorf("reply shown: %q", reply)
 	}
 	row := evalJS[string](t, ctx, `document.querySelector("#irregs tr.resolved").textContent`)

@@ -286,6 +286,9 @@
       return;
     }
     heldKey = key;
+    // The answer to a decision stays on screen, at the top, as the hold ends.
+    const reply = $('reply');
+    if ($('held').contains(reply)) $('held').after(reply);
     box.replaceChildren();
     if (!h) return;
     $('held-id').textContent = `#${h.id}`;

@@ -101,7 +101,7 @@ const Words = (function () {
       insurance_not_offered: `recorded; the offer is forgone, and a Pit Manager may record the boxes that intended Insurance (${r})`,
       late_error: `recorded against the round named; the rounds after it stand (${r})`,
     }[kind] || `recorded (${r})`;
-    return `Report ${kindText(kind)} at ${round} now: ${what}.`;
+    return `Report ${kindText(kind)}${s && s.round ? ' at ' + round : ''} now: ${what}.`;
   }
 
   // shoeEnd says what ending the shoe does now, at a table in state s.
