@@ -7,6 +7,7 @@
 const Console = (function () {
   const ROLE_RANK = { dealer: 1, supervisor: 2, pit_manager: 3, shift_manager: 4 };
   let me = null; // {user, role, tables, pits, csrf}
+  let leaving = false; // the person logs out
   let baseTitle = ''; // the page's own title, taken once its script has set it
 
   const $ = (id) => document.getElementById(id);
@@ -25,6 +26,7 @@ const Console = (function () {
   // goLogin sends the page to the login; why 'expired' has the login page say that the
   // session ended.
   function goLogin(why) {
+    if (leaving) return; // logging out: the page goes to the login by itself
     const next = location.pathname + location.search;
     location.replace('login.html?next=' + encodeURIComponent(next) + (why ? '&why=' + encodeURIComponent(why) : ''));
   }
@@ -65,6 +67,7 @@ const Console = (function () {
     if ($('who-role')) $('who-role').textContent = '(' + roleText(me.role) + ')';
     if ($('logout')) {
       $('logout').addEventListener('click', async () => {
+        leaving = true;
         await api('POST', '/api/logout');
         location.replace('login.html');
       });
