@@ -126,17 +126,10 @@ type Daemon struct {
 	// acknowledgement (nil: none).
 	panel Panel
 	acker Acker
-	// lit is the lamps' last levels sent, once litSet; litDenied: the red lamp was set
-	// for the denial alarm.
-	lit       [len(lamps)]bool
-	litSet    bool
-	litDenied bool
 	// ids remembers the replies to recent command ids (commandids.go).
 	ids *CommandIDs
-	// echo watches that the broker delivers the table's publishes (nil: not watched);
-	// denied is its alarm, on the table's goroutine.
-	echo   *EchoWatch
-	denied bool
+	// echo watches that the broker delivers the table's publishes (nil: not watched).
+	echo *EchoWatch
 	// commands waiting for their reply, by the reference given to the node.
 	asked   map[uint64]asked
 	nextRef uint64
@@ -275,6 +268,9 @@ func (d *Daemon) carryOut() error {
 	for _, err := range rd.Problems {
 		d.log.Error("building messages", "err", err)
 	}
+	for _, n := range rd.Notes {
+		d.log.LogAttrs(context.Background(), n.Level, n.Msg, n.Attrs...)
+	}
 	for _, s := range rd.Steps {
 		for _, e := range s.Effects {
 			d.count(e)
@@ -402,8 +398,7 @@ func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEv
 	}
 	var panel <-chan gpio.Event
 	if d.panel != nil {
-		panel = d.panel.Events()
-		d.setLamps(d.node.Lamps()) // the tower light from the state the journal left
+		panel = d.panel.Events() // SetPanel lit the tower light as the journal left it
 	}
 	l := &loop{d: d, shoe: shoeEvents, shuffler: shufflerEvents, cmds: tr.Commands(), panel: panel, beat: beat, echo: echoCheck}
 	defer l.answerIdle()

@@ -51,13 +51,6 @@ type Config struct {
 	NoMessages bool
 }
 
-// Lamps are the tower light's levels: red while the table is held for a decision, amber
-// while cards are drawn (burn, deal, a round awaiting confirmation), green while betting
-// is open.
-type Lamps struct {
-	Red, Amber, Green bool
-}
-
 // Stepped is one event stepped: the event, its effects and the controller's state after.
 type Stepped struct {
 	Event   round.Event
@@ -94,12 +87,14 @@ type Ready struct {
 	Replies  []Reply
 	// Problems are messages that could not be built; the rest of the Ready stands.
 	Problems []error
+	// Notes are lines for the owner's log: what the node decided that no message shows.
+	Notes []Note
 }
 
 // Empty reports whether the Ready asks for nothing.
 func (r *Ready) Empty() bool {
 	return len(r.Records) == 0 && r.Snapshot == nil && len(r.Steps) == 0 && len(r.Messages) == 0 &&
-		len(r.Acks) == 0 && r.Lamps == nil && !r.Beep && len(r.Replies) == 0 && len(r.Problems) == 0
+		len(r.Acks) == 0 && r.Lamps == nil && !r.Beep && len(r.Replies) == 0 && len(r.Problems) == 0 && len(r.Notes) == 0
 }
 
 // Node is one table's live state: the round controller, the translation of the
@@ -125,9 +120,12 @@ type Node struct {
 	// AutoCloseOptions (window 0: none open).
 	window   uint32
 	windowAt time.Time
-	lit      Lamps
-	litSet   bool
-	rd       Ready
+	// lit is the tower light's levels last asked for, once litSet; denied: the broker
+	// drops the table's publishes (PublishDenied).
+	lit    Lamps
+	litSet bool
+	denied bool
+	rd     Ready
 	// capture, while a command is stepped, collects its effects.
 	capture *Reply
 	// replayed is how many events Open replayed.
@@ -170,9 +168,6 @@ func (n *Node) HasReady() bool { return !n.rd.Empty() }
 
 // Advance tells the node its Ready was carried out.
 func (n *Node) Advance() { n.rd = Ready{} }
-
-// Lamps returns the tower light's levels in the current state.
-func (n *Node) Lamps() Lamps { return lampsOf(n.ctl.State()) }
 
 // Link is what the node knows of a device's connection ("connected", "disconnected",
 // or "" before any news).
@@ -295,6 +290,11 @@ func (n *Node) automatic(st round.State, at time.Time, offered, complete bool) [
 // signal to be acknowledged to the shoe: it is recorded by then (or was already, when
 // the shoe resent it).
 func (n *Node) Shoe(ev device.Event) {
+	n.shoe(ev)
+}
+
+// shoe steps a shoe event at once.
+func (n *Node) shoe(ev device.Event) {
 	n.observe("shoe", ev)
 	for _, e := range n.tr.Shoe(ev, n.ctl.State()) {
 		n.Step(e)
@@ -390,7 +390,7 @@ func (n *Node) publish(ev round.Event, effs []round.Effect, st round.State) {
 			n.rd.Messages = append(n.rd.Messages, msgs...)
 		}
 	}
-	n.lamps(st, effs)
+	n.lamps(effs)
 	if messages.StatusDue(effs) || st.Held.ID != n.heldID { // the status says why the table is held
 		n.status(ev.At)
 	}
@@ -404,31 +404,6 @@ func (n *Node) publish(ev round.Event, effs []round.Effect, st round.State) {
 			if e.Kind == round.EventRefused {
 				n.capture.OK, n.capture.Error = false, e.Reason
 			}
-		}
-	}
-}
-
-func lampsOf(st round.State) Lamps {
-	held := st.Held.ID != 0
-	return Lamps{
-		Red:   held,
-		Amber: !held && (st.Phase == round.Burning || st.Phase == round.Dealing || st.Phase == round.Complete),
-		Green: !held && st.Phase == round.BettingOpen,
-	}
-}
-
-// lamps asks for the tower light of state st when it changed, and for the buzzer when
-// an irregularity is raised.
-func (n *Node) lamps(st round.State, effs []round.Effect) {
-	want := lampsOf(st)
-	if !n.litSet || want != n.lit {
-		n.lit, n.litSet = want, true
-		l := want
-		n.rd.Lamps = &l
-	}
-	for _, e := range effs {
-		if e.Kind == round.IrregularityRaised {
-			n.rd.Beep = true
 		}
 	}
 }
