@@ -42,6 +42,10 @@ type Config struct {
 	// at its first card, so a new shoe (command or button) with no set starts the next
 	// shoe itself, of the table's deck count.
 	DealerStartsShoes bool
+	// ReportWait: at a table with a shuffler, a card drawn while the table waits for a set
+	// waits this long, from its time, for the shuffler's report (Node.Held). Zero: no
+	// card waits.
+	ReportWait time.Duration
 	// Roads are the roadmap's grid settings.
 	Roads roadmap.Settings
 	// Version is the program's version, in the status message.
@@ -134,6 +138,10 @@ type Node struct {
 	heldID uint32
 	// signing is what the journal says of its signing key and recoveries.
 	signing Signing
+	// early holds the shoe events waiting for the shuffler's report (early.go).
+	early early
+	// now is the latest time Tick gave.
+	now time.Time
 }
 
 // Replayed is how many events Open replayed from the journal (those after its snapshot).
@@ -234,12 +242,29 @@ func (n *Node) OptionsDue() (due time.Time, ok bool) {
 	return n.windowAt.Add(n.cfg.OptionsPause), true
 }
 
-// Tick tells the node the time is now: the stand-in for the dealer closes an options
-// window due by then (OptionsDue). Nothing else reads it.
+// Tick tells the node the time is now. What waits for a time is done once it is due
+// (Due): the stand-in for the dealer closes the options window (OptionsDue), and the
+// shoe events held for the shuffler's report stop waiting (Held).
 func (n *Node) Tick(now time.Time) {
+	if now.After(n.now) {
+		n.now = now
+	}
 	if due, ok := n.OptionsDue(); ok && !now.Before(due) {
 		n.Step(n.closeOptions(due))
 	}
+	if due, ok := n.reportDue(); ok && !now.Before(due) {
+		n.waitOver()
+	}
+}
+
+// Due is the earliest time the node waits for: its owner calls Tick then. ok is false
+// when nothing waits for a time.
+func (n *Node) Due() (due time.Time, ok bool) {
+	due, ok = n.OptionsDue()
+	if r, held := n.reportDue(); held && (!ok || r.Before(due)) {
+		due, ok = r, true
+	}
+	return due, ok
 }
 
 // closeOptions is the stand-in's closing of the options window, at its due time.
@@ -288,9 +313,12 @@ func (n *Node) automatic(st round.State, at time.Time, offered, complete bool) [
 
 // Shoe steps what a shoe event means for the round, then asks for a numbered card or
 // signal to be acknowledged to the shoe: it is recorded by then (or was already, when
-// the shoe resent it).
+// the shoe resent it). A card drawn before its set's report, and the shoe's events
+// after it, wait for that report first, unacknowledged (Config.ReportWait, Held).
 func (n *Node) Shoe(ev device.Event) {
-	n.shoe(ev)
+	if !n.hold(ev) {
+		n.shoe(ev)
+	}
 }
 
 // shoe steps a shoe event at once.
@@ -328,12 +356,14 @@ func (n *Node) BeforeSet(ev device.Event) bool {
 	return n.ctl.State().AwaitsSet()
 }
 
-// Shuffler steps what a shuffler event means for the round.
+// Shuffler steps what a shuffler event means for the round, then the shoe events held
+// for its report that no longer wait (Held).
 func (n *Node) Shuffler(ev device.Event) {
 	n.observe("shuffler", ev)
 	for _, e := range n.tr.Shuffler(ev, n.ctl.State()) {
 		n.Step(e)
 	}
+	n.release(false)
 }
 
 // Command steps a command's event and asks for its reply, under ref. The reply is OK
