@@ -16,7 +16,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -129,8 +128,8 @@ type Daemon struct {
 	// acknowledgement (nil: none).
 	panel Panel
 	acker Acker
-	// ids remembers the replies to recent command ids (commandids.go).
-	ids *CommandIDs
+	// oldIDs: the journal directory holds an old journal of command ids (commandids.go).
+	oldIDs bool
 	// echo watches that the broker delivers the table's publishes (nil: not watched).
 	echo *EchoWatch
 	// commands waiting for their reply, by the reference given to the node.
@@ -215,7 +214,7 @@ func Open(cfg Config) (*Daemon, error) {
 	if err := selfCheck(d.node.State(), cfg.Round.Rules); err != nil {
 		return nil, d.closeOnError(err)
 	}
-	if d.ids, err = OpenCommandIDs(filepath.Join(cfg.JournalDir, CommandIDsDir), 0, j.LastSeq(), cfg.Logger); err != nil {
+	if err := d.readOldIDs(); err != nil {
 		return nil, d.closeOnError(err)
 	}
 	// What the restart itself records, then the messages rebuilt, the retained picture
@@ -232,9 +231,6 @@ func Open(cfg Config) (*Daemon, error) {
 
 func (d *Daemon) closeOnError(err error) error {
 	d.out.close()
-	if d.ids != nil {
-		err = errors.Join(err, d.ids.Close())
-	}
 	return errors.Join(err, d.j.Close())
 }
 
@@ -271,6 +267,9 @@ func (d *Daemon) carryOut() error {
 	}
 	if d.cfg.Metrics != nil && len(rd.Records) > 0 {
 		d.cfg.Metrics.Recorded(time.Since(start))
+	}
+	if d.oldIDs && rd.Snapshot != nil && rd.SnapshotAt > 0 {
+		d.removeOldIDs()
 	}
 	for _, err := range rd.Problems {
 		d.log.Error("building messages", "err", err)
@@ -309,10 +308,14 @@ func (d *Daemon) carryOut() error {
 	for _, r := range rd.Replies {
 		a := d.asked[r.Ref]
 		delete(d.asked, r.Ref)
-		a.reply.OK, a.reply.Error, a.reply.Effects = r.OK, r.Error, r.Effects
-		if err := d.replyTo(a.cmd, a.reply); err != nil {
-			return err
+		if !r.At.IsZero() {
+			a.reply.At = r.At
 		}
+		a.reply.OK, a.reply.Error, a.reply.Effects = r.OK, r.Error, r.Effects
+		if r.Repeat {
+			d.log.Info("command repeated: answered with its first reply, not carried out again", "role", a.cmd.Role, "id", a.reply.ID)
+		}
+		d.answer(a.cmd, a.reply)
 	}
 	d.node.Advance()
 	return nil
@@ -701,7 +704,7 @@ func (d *Daemon) Pending() (int, uint64) { return d.out.pending() }
 // the offline status.
 func (d *Daemon) Close() error {
 	d.out.close()
-	return errors.Join(d.ids.Close(), d.j.Close())
+	return d.j.Close()
 }
 
 // OnConnect is the transport's hook (display.Options.OnConnect): it re-publishes every

@@ -67,10 +67,15 @@ type Stepped struct {
 // texts of every effect it had.
 type Reply struct {
 	// Ref is the caller's reference given with the command.
-	Ref     uint64
+	Ref uint64
+	// At is the reply's time: when the command was taken (the first time, for a repeat).
+	// It is zero for a repeat whose reply no journal kept (Node.Remember).
+	At      time.Time
 	OK      bool
 	Error   string
 	Effects []string
+	// Repeat: the command's id was taken before; it was not stepped again.
+	Repeat bool
 }
 
 // Ready is what the node asks of its owner after some inputs, in this order: journal
@@ -138,6 +143,8 @@ type Node struct {
 	heldID uint32
 	// signing is what the journal says of its signing key and recoveries.
 	signing Signing
+	// answers are the replies to recent commands with ids (commands.go).
+	answers answers
 	// early holds the shoe events waiting for the shuffler's report (early.go).
 	early early
 	// now is the latest time Tick gave.
@@ -366,23 +373,6 @@ func (n *Node) Shuffler(ev device.Event) {
 	n.release(false)
 }
 
-// Command steps a command's event and asks for its reply, under ref. The reply is OK
-// unless the controller refused it.
-func (n *Node) Command(ref uint64, ev round.Event) {
-	r := Reply{Ref: ref, OK: true}
-	n.capture = &r
-	switch {
-	case ev.Kind == round.NewShoe && ev.Set == "" && ev.Decks == 0 && !n.cfg.DealerStartsShoes && n.ctl.State().Phase == round.NoShoe:
-		r.OK, r.Error = false, "no shoe is in play and no set was given: the next set loads when the shuffler reports it"
-	case ev.Kind == round.NewShoe:
-		n.NewShoe(ev)
-	default:
-		n.Step(ev)
-	}
-	n.capture = nil
-	n.rd.Replies = append(n.rd.Replies, r)
-}
-
 // NewShoe is the dealer's new shoe, from the new_shoe button or command alike: the shoe
 // in play, if any, ends; then the set ev names (ev.Set and ev.Decks, when no shuffler
 // reports it) is loaded, or, with none named, the next set the shuffler reported is, as
@@ -504,7 +494,8 @@ type snapshotExtra struct {
 // snapshot is the snapshot of state st, which the last record asked for left.
 func (n *Node) snapshot(st round.State) *Snapshot {
 	extra, _ := json.Marshal(snapshotExtra{MessageSeq: n.build.Seq()})
-	return &Snapshot{Settings: n.settings, State: st, Signal: n.tr.signals.last, Extra: extra, Key: n.signing.Key}
+	return &Snapshot{Settings: n.settings, State: st, Signal: n.tr.signals.last, Extra: extra, Key: n.signing.Key,
+		Commands: n.answers.list()}
 }
 
 // ended says whether effs end a shoe.
