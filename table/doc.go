@@ -1,5 +1,6 @@
 // Package table is one baccarat table's live state as a pure node: device events (the
-// shoe, the shuffler), commands and buttons go in, each stamped with its time; a Ready
+// shoe, the shuffler), commands and buttons go in, each stamped with its time, and the
+// time itself (Tick) when the node waits for one (Due); a Ready
 // comes out saying what must happen, in order (the records to journal, then the messages
 // to publish, the acknowledgements to the shoe, the tower light and buzzer, the replies
 // to commands); its owner carries it out and calls Advance. The node does no I/O, reads
