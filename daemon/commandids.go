@@ -14,8 +14,8 @@ import (
 	"github.com/tablectl/tablectl/table"
 )
 
-// oldCommandIDsDir is where, inside the table's journal directory, versions before the
-// table journal kept command ids kept them, in a journal of their own.
+// oldCommandIDsDir is where older versions kept command ids: a journal of their own,
+// inside the table's journal directory.
 const oldCommandIDsDir = "commands"
 
 // lostReply is the effect a repeat is answered with when its command was carried out and
