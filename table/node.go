@@ -42,6 +42,10 @@ type Config struct {
 	// at its first card, so a new shoe (command or button) with no set starts the next
 	// shoe itself, of the table's deck count.
 	DealerStartsShoes bool
+	// ReportWait: at a table with a shuffler, a card drawn while the table waits for a set
+	// waits this long, from its time, for the shuffler's report (Node.Held). Zero: no
+	// card waits.
+	ReportWait time.Duration
 	// Roads are the roadmap's grid settings.
 	Roads roadmap.Settings
 	// Version is the program's version, in the status message.
@@ -49,13 +53,6 @@ type Config struct {
 	// NoMessages: the node builds no messages (its Ready has none), for an owner that
 	// publishes nowhere.
 	NoMessages bool
-}
-
-// Lamps are the tower light's levels: red while the table is held for a decision, amber
-// while cards are drawn (burn, deal, a round awaiting confirmation), green while betting
-// is open.
-type Lamps struct {
-	Red, Amber, Green bool
 }
 
 // Stepped is one event stepped: the event, its effects and the controller's state after.
@@ -70,10 +67,15 @@ type Stepped struct {
 // texts of every effect it had.
 type Reply struct {
 	// Ref is the caller's reference given with the command.
-	Ref     uint64
+	Ref uint64
+	// At is the reply's time: when the command was taken (the first time, for a repeat).
+	// It is zero for a repeat whose reply no journal kept (Node.Remember).
+	At      time.Time
 	OK      bool
 	Error   string
 	Effects []string
+	// Repeat: the command's id was taken before; it was not stepped again.
+	Repeat bool
 }
 
 // Ready is what the node asks of its owner after some inputs, in this order: journal
@@ -94,12 +96,14 @@ type Ready struct {
 	Replies  []Reply
 	// Problems are messages that could not be built; the rest of the Ready stands.
 	Problems []error
+	// Notes are lines for the owner's log: what the node decided that no message shows.
+	Notes []Note
 }
 
 // Empty reports whether the Ready asks for nothing.
 func (r *Ready) Empty() bool {
 	return len(r.Records) == 0 && r.Snapshot == nil && len(r.Steps) == 0 && len(r.Messages) == 0 &&
-		len(r.Acks) == 0 && r.Lamps == nil && !r.Beep && len(r.Replies) == 0 && len(r.Problems) == 0
+		len(r.Acks) == 0 && r.Lamps == nil && !r.Beep && len(r.Replies) == 0 && len(r.Problems) == 0 && len(r.Notes) == 0
 }
 
 // Node is one table's live state: the round controller, the translation of the
@@ -125,9 +129,12 @@ type Node struct {
 	// AutoCloseOptions (window 0: none open).
 	window   uint32
 	windowAt time.Time
-	lit      Lamps
-	litSet   bool
-	rd       Ready
+	// lit is the tower light's levels last asked for, once litSet; denied: the broker
+	// drops the table's publishes (PublishDenied).
+	lit    Lamps
+	litSet bool
+	denied bool
+	rd     Ready
 	// capture, while a command is stepped, collects its effects.
 	capture *Reply
 	// replayed is how many events Open replayed.
@@ -136,6 +143,12 @@ type Node struct {
 	heldID uint32
 	// signing is what the journal says of its signing key and recoveries.
 	signing Signing
+	// answers are the replies to recent commands with ids (commands.go).
+	answers answers
+	// early holds the shoe events waiting for the shuffler's report (early.go).
+	early early
+	// now is the latest time Tick gave.
+	now time.Time
 }
 
 // Replayed is how many events Open replayed from the journal (those after its snapshot).
@@ -170,9 +183,6 @@ func (n *Node) HasReady() bool { return !n.rd.Empty() }
 
 // Advance tells the node its Ready was carried out.
 func (n *Node) Advance() { n.rd = Ready{} }
-
-// Lamps returns the tower light's levels in the current state.
-func (n *Node) Lamps() Lamps { return lampsOf(n.ctl.State()) }
 
 // Link is what the node knows of a device's connection ("connected", "disconnected",
 // or "" before any news).
@@ -239,12 +249,29 @@ func (n *Node) OptionsDue() (due time.Time, ok bool) {
 	return n.windowAt.Add(n.cfg.OptionsPause), true
 }
 
-// Tick tells the node the time is now: the stand-in for the dealer closes an options
-// window due by then (OptionsDue). Nothing else reads it.
+// Tick tells the node the time is now. What waits for a time is done once it is due
+// (Due): the stand-in for the dealer closes the options window (OptionsDue), and the
+// shoe events held for the shuffler's report stop waiting (Held).
 func (n *Node) Tick(now time.Time) {
+	if now.After(n.now) {
+		n.now = now
+	}
 	if due, ok := n.OptionsDue(); ok && !now.Before(due) {
 		n.Step(n.closeOptions(due))
 	}
+	if due, ok := n.reportDue(); ok && !now.Before(due) {
+		n.waitOver()
+	}
+}
+
+// Due is the earliest time the node waits for: its owner calls Tick then. ok is false
+// when nothing waits for a time.
+func (n *Node) Due() (due time.Time, ok bool) {
+	due, ok = n.OptionsDue()
+	if r, held := n.reportDue(); held && (!ok || r.Before(due)) {
+		due, ok = r, true
+	}
+	return due, ok
 }
 
 // closeOptions is the stand-in's closing of the options window, at its due time.
@@ -293,8 +320,16 @@ func (n *Node) automatic(st round.State, at time.Time, offered, complete bool) [
 
 // Shoe steps what a shoe event means for the round, then asks for a numbered card or
 // signal to be acknowledged to the shoe: it is recorded by then (or was already, when
-// the shoe resent it).
+// the shoe resent it). A card drawn before its set's report, and the shoe's events
+// after it, wait for that report first, unacknowledged (Config.ReportWait, Held).
 func (n *Node) Shoe(ev device.Event) {
+	if !n.hold(ev) {
+		n.shoe(ev)
+	}
+}
+
+// shoe steps a shoe event at once.
+func (n *Node) shoe(ev device.Event) {
 	n.observe("shoe", ev)
 	for _, e := range n.tr.Shoe(ev, n.ctl.State()) {
 		n.Step(e)
@@ -328,29 +363,14 @@ func (n *Node) BeforeSet(ev device.Event) bool {
 	return n.ctl.State().AwaitsSet()
 }
 
-// Shuffler steps what a shuffler event means for the round.
+// Shuffler steps what a shuffler event means for the round, then the shoe events held
+// for its report that no longer wait (Held).
 func (n *Node) Shuffler(ev device.Event) {
 	n.observe("shuffler", ev)
 	for _, e := range n.tr.Shuffler(ev, n.ctl.State()) {
 		n.Step(e)
 	}
-}
-
-// Command steps a command's event and asks for its reply, under ref. The reply is OK
-// unless the controller refused it.
-func (n *Node) Command(ref uint64, ev round.Event) {
-	r := Reply{Ref: ref, OK: true}
-	n.capture = &r
-	switch {
-	case ev.Kind == round.NewShoe && ev.Set == "" && ev.Decks == 0 && !n.cfg.DealerStartsShoes && n.ctl.State().Phase == round.NoShoe:
-		r.OK, r.Error = false, "no shoe is in play and no set was given: the next set loads when the shuffler reports it"
-	case ev.Kind == round.NewShoe:
-		n.NewShoe(ev)
-	default:
-		n.Step(ev)
-	}
-	n.capture = nil
-	n.rd.Replies = append(n.rd.Replies, r)
+	n.release(false)
 }
 
 // NewShoe is the dealer's new shoe, from the new_shoe button or command alike: the shoe
@@ -390,7 +410,7 @@ func (n *Node) publish(ev round.Event, effs []round.Effect, st round.State) {
 			n.rd.Messages = append(n.rd.Messages, msgs...)
 		}
 	}
-	n.lamps(st, effs)
+	n.lamps(effs)
 	if messages.StatusDue(effs) || st.Held.ID != n.heldID { // the status says why the table is held
 		n.status(ev.At)
 	}
@@ -404,31 +424,6 @@ func (n *Node) publish(ev round.Event, effs []round.Effect, st round.State) {
 			if e.Kind == round.EventRefused {
 				n.capture.OK, n.capture.Error = false, e.Reason
 			}
-		}
-	}
-}
-
-func lampsOf(st round.State) Lamps {
-	held := st.Held.ID != 0
-	return Lamps{
-		Red:   held,
-		Amber: !held && (st.Phase == round.Burning || st.Phase == round.Dealing || st.Phase == round.Complete),
-		Green: !held && st.Phase == round.BettingOpen,
-	}
-}
-
-// lamps asks for the tower light of state st when it changed, and for the buzzer when
-// an irregularity is raised.
-func (n *Node) lamps(st round.State, effs []round.Effect) {
-	want := lampsOf(st)
-	if !n.litSet || want != n.lit {
-		n.lit, n.litSet = want, true
-		l := want
-		n.rd.Lamps = &l
-	}
-	for _, e := range effs {
-		if e.Kind == round.IrregularityRaised {
-			n.rd.Beep = true
 		}
 	}
 }
@@ -499,7 +494,8 @@ type snapshotExtra struct {
 // snapshot is the snapshot of state st, which the last record asked for left.
 func (n *Node) snapshot(st round.State) *Snapshot {
 	extra, _ := json.Marshal(snapshotExtra{MessageSeq: n.build.Seq()})
-	return &Snapshot{Settings: n.settings, State: st, Signal: n.tr.signals.last, Extra: extra, Key: n.signing.Key}
+	return &Snapshot{Settings: n.settings, State: st, Signal: n.tr.signals.last, Extra: extra, Key: n.signing.Key,
+		Commands: n.answers.list()}
 }
 
 // ended says whether effs end a shoe.
