@@ -143,17 +143,25 @@ func (c *Coup) put(s Slot, card Card) {
 // PlaceNext is Place that also returns the slot due after it (NoSlot: the round is now
 // complete), sparing the caller a second look at the Table of Play.
 func (c *Coup) PlaceNext(card Card) (placed, next Slot) {
-	if n := c.Len(); n < 3 {
+	pn, bn := c.Player.n, c.Banker.n
+	if pn+bn < 3 {
 		// The first three cards go P1 B1 P2 and the next is always due: no table to read.
-		placed = Slot(n + 1)
-		c.put(placed, card)
+		if pn == bn {
+			c.Player.add(card)
+		} else {
+			c.Banker.add(card)
+		}
+		placed = Slot(pn + bn + 1)
 		return placed, placed + 1
 	}
-	placed = c.Next()
-	if placed == NoSlot {
+	switch placed = c.Next(); placed {
+	case NoSlot:
 		return NoSlot, NoSlot
+	case P3:
+		c.Player.add(card)
+	default:
+		c.Banker.add(card)
 	}
-	c.put(placed, card)
 	return placed, c.Next()
 }
 

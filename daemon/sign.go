@@ -34,7 +34,7 @@ func (d *Daemon) signRounds(steps []table.Stepped) error {
 		return fmt.Errorf("sign the journal's head: %w", err)
 	}
 	b, err := json.Marshal(messages.JournalHead{Envelope: messages.Envelope{Schema: messages.Schema, Table: d.cfg.Table,
-		Shoe: end.Shoe, Round: end.Round, Seq: d.node.MessageSeq(), At: end.At}, Checkpoint: c})
+		Shoe: end.Shoe, Round: end.Round, Seq: d.node.MessageSeq(), At: end.At()}, Checkpoint: c})
 	if err != nil {
 		return fmt.Errorf("journal head message: %w", err)
 	}
