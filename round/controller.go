@@ -295,6 +295,9 @@ type Controller struct {
 	x       effectData // the larger parts of the effects of the step
 	// insurance: the table offers Insurance (its rule set's, not refused by the table).
 	insurance bool
+	// checkByCheck steps every card by cardDrawnAny, for the tests that hold the common
+	// card's single pass to it.
+	checkByCheck bool
 }
 
 // New returns a controller with no shoe in play.
@@ -661,6 +664,55 @@ func (c *Controller) closeBets(ev *Event, ws []baccarat.Wager) {
 }
 
 func (c *Controller) cardDrawn(ev *Event) {
+	st := &c.st
+	card, seq, last := ev.Card, ev.Seq, st.LastCardNo
+	if st.Phase != Dealing || c.checkByCheck || st.Held.ID != 0 || st.Order != nil || len(st.Offers) != 0 || ev.Burned ||
+		ev.Renumbered || !card.Valid() || seq > last+1 && last != 0 ||
+		ev.Set != "" && ev.Set != st.Set && st.Set != "" || int(st.Seen[card.Index()]) >= st.Decks {
+		c.cardDrawnAny(ev)
+		return
+	}
+	// The common card, in one pass: read in order, named, of the set, and drawn for a
+	// round being dealt, with nothing held, no recorded order to follow and no offer
+	// open. cardDrawnAny comes to the same for it, check by check.
+	st.CardsDrawn++
+	if seq != 0 {
+		st.LastCardNo = seq
+	}
+	st.LastCardAt = ev.At
+	lastShoe, lastTimed := st.LastShoeTime, st.LastShoeTimed
+	st.LastShoeTime, st.LastShoeTimed = ev.ShoeTime, ev.ShoeTimed
+	st.Seen[card.Index()]++
+	if what := st.Watch.Add(card); what != "" {
+		c.shuffleWarning(what)
+	}
+	if c.simultaneous(ev, lastShoe, lastTimed) {
+		c.drawnTogether(ev, card, seq, lastShoe)
+		return
+	}
+	// As place does, with no offer open.
+	slot, next := st.Coup.PlaceNext(card)
+	st.CardNos[slot-1] = seq
+	e := c.push(CardPlaced)
+	e.Slot, e.Card, e.Seq = slot, card, seq
+	if next == baccarat.NoSlot {
+		c.complete(ev)
+		return
+	}
+	if c.insurance && (slot == baccarat.B2 || slot == baccarat.P3 && !st.InsuranceWaived) {
+		c.offer()
+	}
+}
+
+// shuffleWarning warns the dealer of what the bad-shuffle watch found: the alarm's first
+// stage; it is raised at the round's end.
+func (c *Controller) shuffleWarning(what string) {
+	c.st.Warned = what
+	c.emitPart(Effect{Kind: DealerWarning}, part{reason: what + ": check the shuffle"})
+}
+
+// cardDrawnAny steps any card, check by check.
+func (c *Controller) cardDrawnAny(ev *Event) {
 	if c.st.Phase == NoShoe {
 		if c.cfg.ShoeOnFirstCard {
 			// A table with no shuffler: the first card after a shoe's end starts the next.
@@ -700,20 +752,9 @@ func (c *Controller) cardDrawn(ev *Event) {
 	}
 	c.st.Seen[i]++
 	if what := c.st.Watch.Add(card); what != "" {
-		c.st.Warned = what
-		c.emitPart(Effect{Kind: DealerWarning}, part{reason: what + ": check the shuffle"})
+		c.shuffleWarning(what)
 	}
-	if c.st.Phase != Dealing || c.st.Order != nil || ev.Burned || len(c.st.Offers) > 0 || c.st.Held.ID != 0 {
-		c.dealOther(ev, card, seq, lastShoe, lastTimed)
-		return
-	}
-	// A card of a round being dealt, with no recorded order to follow, no offer open and
-	// nothing held: dealOther would come to the same.
-	if c.simultaneous(ev, lastShoe, lastTimed) {
-		c.drawnTogether(ev, card, seq, lastShoe)
-		return
-	}
-	c.place(ev, card, seq)
+	c.dealOther(ev, card, seq, lastShoe, lastTimed)
 }
 
 // dealOther goes on with a card that passed the set check and the bad-shuffle watch:
