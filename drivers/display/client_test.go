@@ -26,14 +26,14 @@ func TestRetainedStatusAndStateSeenByLateSubscriber(t *testing.T) {
 			t.Fatalf("publish state: %v", err)
 		}
 		// The subscriber connects only now; the broker hands it the retained messages.
+		// A broker acknowledges a publish before it forwards it, so a subscriber that
+		// arrives in between may also get a live copy (not retained) of the same message.
 		s := subscribe(t, b.url, "late-board", "tablectl/v1/t1/#", nil)
-		status := s.next(t, c.Topics().Status())
-		if string(status.Payload()) != `{"state":"online","n":1}` || !status.Retained() {
-			t.Errorf("status %q retained=%v, want the online payload, retained", status.Payload(), status.Retained())
+		if got := s.nextRetained(t, c.Topics().Status()); string(got) != `{"state":"online","n":1}` {
+			t.Errorf("retained status %q, want the online payload", got)
 		}
-		got := s.next(t, c.Topics().State())
-		if !bytes.Equal(got.Payload(), state) || !got.Retained() {
-			t.Errorf("state %q retained=%v, want %q retained", got.Payload(), got.Retained(), state)
+		if got := s.nextRetained(t, c.Topics().State()); !bytes.Equal(got, state) {
+			t.Errorf("retained state %q, want %q", got, state)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package display_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -136,6 +137,24 @@ func subscribe(t testing.TB, url, id, filter string, configure func(*mqtt.Client
 		t.Fatalf("subscriber %s subscribe %s: %v", id, filter, tok.Error())
 	}
 	return s
+}
+
+// nextRetained returns the payload of the next retained message on topic. Live copies
+// before it must carry the same payload: they are the message the broker was still
+// forwarding when the subscription arrived.
+func (s *sub) nextRetained(t testing.TB, topic string) []byte {
+	t.Helper()
+	var live []byte
+	for {
+		m := s.next(t, topic)
+		if m.Retained() {
+			if live != nil && !bytes.Equal(live, m.Payload()) {
+				t.Errorf("live copy on %s %q differs from the retained %q", topic, live, m.Payload())
+			}
+			return m.Payload()
+		}
+		live = m.Payload()
+	}
 }
 
 // next returns the next message on topic. Messages on other topics are kept for later
