@@ -1078,9 +1078,10 @@ func (c *Controller) place(ev *Event, card baccarat.Card, seq uint64) {
 // complete ends the dealing of the round, its cards all placed.
 func (c *Controller) complete(ev *Event) {
 	c.st.Phase = Complete
-	c.st.Outcome = c.st.Coup.Outcome()
+	o := c.st.Coup.Outcome()
+	c.st.Outcome = o
 	_, p := c.pushPart(RoundComplete)
-	p.coup, p.outcome = c.st.Coup, c.st.Outcome
+	p.coup, p.outcome = c.st.Coup, o // o as returned: the state's copy is not read back while its stores are in flight
 	if c.st.Warned != "" {
 		c.raiseShuffleWarning(ev)
 	}
