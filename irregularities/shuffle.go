@@ -83,12 +83,16 @@ func (w *ShuffleWatch) Add(c baccarat.Card) string {
 			suit = 1
 		}
 		step := int8(c.Rank - last.Rank)
-		seq, dir := uint16(1), int8(0)
-		if step == 1 || step == -1 {
-			seq, dir = 2, step
-			if step == w.seqStep {
-				seq = w.seqRun + 1
-			}
+		// dir is the step when it is -1 or +1 (step+1 is 0 or 2), else 0: the mask is all
+		// ones only when step+1, less its bit 1, is 0.
+		dir := step & int8((uint16(uint8(step+1)&^2)-1)>>8)
+		base, run := uint16(1), w.seqRun // a sequence of two, or one going on
+		if dir == w.seqStep {
+			base = run
+		}
+		seq := base + 1
+		if dir == 0 {
+			seq = 1
 		}
 		w.rankRun, w.suitRun, w.seqRun, w.seqStep = rank, suit, seq, dir
 	}
