@@ -33,7 +33,7 @@ func (d *Daemon) signRounds(steps []table.Stepped) error {
 	if end == nil {
 		return nil
 	}
-	return d.sign(end.Shoe, end.Round, end.At)
+	return d.sign(end.Shoe, end.Round, end.At())
 }
 
 // signStart signs the head at start, when the journal holds records past its last

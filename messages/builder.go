@@ -108,7 +108,7 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 		case round.BettingOpened:
 			b.offered = b.offered[:0]
 		case round.InsuranceOffered:
-			b.offered = append(b.offered, e.Offer)
+			b.offered = append(b.offered, e.Offer())
 		case round.CardPlaced:
 			b.seq++
 			p, bk := pointsThrough(st.Coup, e.Slot)
@@ -118,7 +118,7 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 			b.seq++
 			err = add(TopicResult, b.result(e, ev))
 			if err == nil {
-				if err = b.road.Add(roadmap.FromOutcome(e.Outcome)); err != nil {
+				if err = b.road.Add(roadmap.FromOutcome(e.Outcome())); err != nil {
 					err = fmt.Errorf("messages: roadmap: %w", err)
 				}
 				roadChanged = true
@@ -131,7 +131,7 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 			en := irregularities.Lookup(e.Irregularity)
 			m := Irregularity{Envelope: b.envelope(e, ev), Event: "raised", ID: e.ID, Kind: e.Irregularity,
 				Rule: irregularities.Rule(e.Irregularity, b.rules.Name), Severity: en.Severity, Action: en.Action,
-				Display: en.Display, Reason: e.Reason, PlayerOptions: e.PlayerOptions}
+				Display: en.Display, Reason: e.Reason(), PlayerOptions: e.PlayerOptions}
 			if st.Held.ID == e.ID {
 				m.Choices, m.DecidedBy = en.Choices, en.DecidedBy
 			}
@@ -139,23 +139,23 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 		case round.IrregularityResolved:
 			b.seq++
 			err = add(TopicIrregularity, Irregularity{Envelope: b.envelope(e, ev), Event: "resolved", ID: e.ID, Kind: e.Irregularity,
-				Rule: irregularities.Rule(e.Irregularity, b.rules.Name), Reason: e.Reason,
-				Choice: e.Choice, Role: e.Role, Actor: e.Actor})
+				Rule: irregularities.Rule(e.Irregularity, b.rules.Name), Reason: e.Reason(),
+				Choice: e.Choice, Role: e.Role, Actor: e.Actor()})
 		case round.DealerWarning:
 			b.seq++
-			err = add(TopicIrregularity, Irregularity{Envelope: b.envelope(e, ev), Event: "dealer_warning", Reason: e.Reason})
+			err = add(TopicIrregularity, Irregularity{Envelope: b.envelope(e, ev), Event: "dealer_warning", Reason: e.Reason()})
 		case round.OptionsOpened, round.OptionsClosed:
 			b.seq++
 			m := Irregularity{Envelope: b.envelope(e, ev), Event: "options_opened", ID: e.ID, Kind: e.Irregularity,
-				Rule: optionsRule(b.rules.Name), Reason: e.Reason, Role: e.Role, Actor: e.Actor, Options: optionsOf(st, b.rules.Name)}
+				Rule: optionsRule(b.rules.Name), Reason: e.Reason(), Role: e.Role, Actor: e.Actor(), Options: optionsOf(st, b.rules.Name)}
 			if e.Kind == round.OptionsClosed {
 				m.Event = "options_closed"
 			}
 			err = add(TopicIrregularity, m)
 		case round.OptionRecorded:
 			b.seq++
-			m := Irregularity{Envelope: b.envelope(e, ev), Event: "option_recorded", Box: e.Wager.Box, Option: e.Option,
-				Bet: e.Wager.Bet, Role: e.Role, Actor: e.Actor}
+			m := Irregularity{Envelope: b.envelope(e, ev), Event: "option_recorded", Box: e.Wager().Box, Option: e.Option,
+				Bet: e.Wager().Bet, Role: e.Role, Actor: e.Actor()}
 			if e.Option == irregularities.OptContinue || e.Option == irregularities.OptReconstructed || e.Option == irregularities.OptBetReturned {
 				m.ID, m.Kind, m.Rule, m.Options = st.Window.ID, st.Window.Kind, optionsRule(b.rules.Name), optionsOf(st, b.rules.Name)
 			}
@@ -221,10 +221,10 @@ func hand(h baccarat.Hand) []baccarat.Card {
 // result is a settled round with every bet's resolution: every bet the rule set offers,
 // and the Insurance offered in the round.
 func (b *Builder) result(e round.Effect, ev round.Event) Result {
-	o := e.Outcome
-	r := Result{Envelope: b.envelope(e, ev), Player: hand(e.Coup.Player), Banker: hand(e.Coup.Banker),
+	o := e.Outcome()
+	r := Result{Envelope: b.envelope(e, ev), Player: hand(e.Coup().Player), Banker: hand(e.Coup().Banker),
 		PlayerPoints: int(o.PlayerPoints), BankerPoints: int(o.BankerPoints), Winner: o.Winner, Natural: o.Natural(),
-		PlayerPair: o.PlayerPair, BankerPair: o.BankerPair, Settlements: e.Settlements}
+		PlayerPair: o.PlayerPair, BankerPair: o.BankerPair, Settlements: e.Settlements()}
 	if b.rules.NeedsSuits() {
 		r.Suits = o.Suits.String()
 	}
@@ -243,8 +243,8 @@ func (b *Builder) result(e round.Effect, ev round.Event) Result {
 
 // voided is a void round: every bet is returned (RWS Baccarat 5.15).
 func (b *Builder) voided(e round.Effect, ev round.Event) Result {
-	r := Result{Envelope: b.envelope(e, ev), Void: true, Reason: e.Reason, Player: hand(e.Coup.Player),
-		Banker: hand(e.Coup.Banker), Settlements: e.Settlements}
+	r := Result{Envelope: b.envelope(e, ev), Void: true, Reason: e.Reason(), Player: hand(e.Coup().Player),
+		Banker: hand(e.Coup().Banker), Settlements: e.Settlements()}
 	for _, bet := range b.rules.Bets {
 		if !bet.Insurance() {
 			r.Bets = append(r.Bets, betResult(bet, baccarat.Pushed, nil))

@@ -148,7 +148,7 @@ func (c *replayCommands) take(e Entry, effs []round.Effect) {
 	for _, f := range effs {
 		a.Effects = append(a.Effects, f.String())
 		if f.Kind == round.EventRefused {
-			a.OK, a.Error = false, f.Reason
+			a.OK, a.Error = false, f.Reason()
 		}
 	}
 }

@@ -42,8 +42,8 @@ func (cfg Config) Settings(table string) Settings {
 
 // DecodeEntry reads one journal record. seq is its sequence number, for the error.
 func DecodeEntry(seq uint64, data []byte) (Entry, error) {
-	var e Entry
-	if err := json.Unmarshal(data, &e); err != nil {
+	e, err := decodeEntry(data)
+	if err != nil {
 		return Entry{}, fmt.Errorf("journal record %d: %w", seq, err)
 	}
 	set := 0
@@ -70,6 +70,17 @@ func DecodeEntry(seq uint64, data []byte) (Entry, error) {
 		return Entry{}, fmt.Errorf("journal record %d: settings without a rule set", seq)
 	}
 	return e, nil
+}
+
+// decodeEntry reads a record: most events without encoding/json (decodeEvent), the
+// rest with it.
+func decodeEntry(data []byte) (Entry, error) {
+	if ev, ok := decodeEvent(data); ok {
+		return Entry{Event: ev}, nil
+	}
+	var e Entry
+	err := json.Unmarshal(data, &e)
+	return e, err
 }
 
 // RecordSettings appends the table's settings.
@@ -139,7 +150,7 @@ func replayFrom(j *journal.Journal, from uint64, ctl *round.Controller, settings
 		if ctl == nil {
 			return nil, nil, fmt.Errorf("replay: record %d: %w", rec.Seq, ErrNoSettings)
 		}
-		fn(rec.Seq, e, ctl.Step(*e.Event), ctl)
+		fn(rec.Seq, e, ctl.Apply(e.Event), ctl)
 	}
 	return ctl, settings, nil
 }

@@ -3,7 +3,6 @@ package table
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/tablectl/tablectl/drivers/device"
@@ -209,7 +208,7 @@ func (n *Node) Step(ev round.Event) {
 		}
 		rec := ev
 		n.rd.Records = append(n.rd.Records, Entry{Event: &rec})
-		effs := slices.Clone(n.ctl.Step(ev))
+		effs := round.Clone(n.ctl.Step(ev))
 		complete, offered := false, false
 		for _, e := range effs {
 			complete = complete || e.Kind == round.RoundComplete
@@ -422,7 +421,7 @@ func (n *Node) publish(ev round.Event, effs []round.Effect, st round.State) {
 		if n.capture != nil {
 			n.capture.Effects = append(n.capture.Effects, e.String())
 			if e.Kind == round.EventRefused {
-				n.capture.OK, n.capture.Error = false, e.Reason
+				n.capture.OK, n.capture.Error = false, e.Reason()
 			}
 		}
 	}

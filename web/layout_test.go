@@ -89,7 +89,7 @@ func dealFullShoe(t testing.TB, table string, rounds int, seed uint64) fullShoe 
 		effs := ctl.Step(ev)
 		for _, e := range effs {
 			if e.Kind == round.EventRefused {
-				t.Fatalf("event %v refused: %s", ev, e.Reason)
+				t.Fatalf("event %v refused: %s", ev, e.Reason())
 			}
 		}
 		ms, err := b.Effects(ev, effs, ctl.State())

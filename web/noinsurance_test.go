@@ -195,7 +195,7 @@ func dealInsuranceOffer(t *testing.T, table string) []byte {
 		effs := ctl.Step(ev)
 		for _, e := range effs {
 			if e.Kind == round.EventRefused {
-				t.Fatalf("event %v refused: %s", ev, e.Reason)
+				t.Fatalf("event %v refused: %s", ev, e.Reason())
 			}
 		}
 		ms, err := b.Effects(ev, effs, ctl.State())

@@ -98,7 +98,7 @@ func dealShoe(t testing.TB, table string) dealtShoe {
 		effs := ctl.Step(ev)
 		for _, e := range effs {
 			if e.Kind == round.EventRefused {
-				t.Fatalf("event %v refused: %s", ev, e.Reason)
+				t.Fatalf("event %v refused: %s", ev, e.Reason())
 			}
 		}
 		ms, err := b.Effects(ev, effs, ctl.State())
