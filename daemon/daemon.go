@@ -75,8 +75,8 @@ type Config struct {
 	// the alarm.
 	EchoGrace time.Duration
 	// ReportWait is how long a card drawn while the table waits for a set waits for the
-	// shuffler's report before it is taken as it came (table.Config.ReportWait); zero is
-	// DefaultReportWait.
+	// shuffler's report (table.Config.ReportWait). After it, the card is taken as it
+	// came. Zero means DefaultReportWait.
 	ReportWait time.Duration
 	// SigningKey, when set, signs the journal's chain head at each round's end and at
 	// start: the checkpoint goes to the journal's heads file and out on the retained

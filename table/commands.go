@@ -64,9 +64,10 @@ func (m *answers) list() []Answer {
 	return out
 }
 
-// Remember takes answers kept outside the table's journal (an older version's journal of
-// command ids), oldest first, as older than every answer the node remembers. An id it
-// remembers already keeps its own answer.
+// Remember takes answers kept outside the table's journal, oldest first, and ranks them
+// older than every answer the node remembers. An id it remembers already keeps its own
+// answer. The daemon gives it the answers of a separate journal of command ids, when
+// the journal's directory holds one.
 func (n *Node) Remember(old []Answer) {
 	var m answers
 	for _, a := range old {

@@ -338,14 +338,16 @@ func (n *Node) shoe(ev device.Event) {
 	}
 }
 
-// BeforeSet reports whether ev is a card (named or not) drawn while the table waits for
-// a set (round.State.AwaitsSet) that it has not recorded already. At a table with a
-// shuffler, a set reaches the shoe only after the shuffler has reported it, but the
-// shoe's line and the shuffler's have no order between them: the report can still be on
-// its way when the set's first card comes, above all after a restart, when the shoe
-// resends its backlog and the shuffler repeats its report. Stepped at once, such a card
-// is not due (or in excess) and the set loaded after it no longer matches the cards that
-// follow; its owner may keep it, unacknowledged, until a shuffler report comes.
+// BeforeSet reports whether ev is a card, named or not, drawn while the table waits for a
+// set (round.State.AwaitsSet) and not recorded already. Its owner may keep such a card,
+// unacknowledged, until the shuffler's report comes.
+//
+// At a table with a shuffler, a set reaches the shoe only after the shuffler has
+// reported it. But the shoe's line and the shuffler's have no order between them. The
+// report can still be on its way when the set's first card comes, above all after a
+// restart: the shoe resends its backlog and the shuffler repeats its report. Stepped
+// before the report, such a card would be not due (or in excess), and the set loaded
+// after it would not match the cards that follow.
 func (n *Node) BeforeSet(ev device.Event) bool {
 	switch {
 	case ev.Kind == device.CardDrawn:
@@ -362,8 +364,8 @@ func (n *Node) BeforeSet(ev device.Event) bool {
 	return n.ctl.State().AwaitsSet()
 }
 
-// Shuffler steps what a shuffler event means for the round, then the shoe events held
-// for its report that no longer wait (Held).
+// Shuffler steps what a shuffler event means for the round. Then it steps the shoe events
+// held for its report (Held) that need wait no more.
 func (n *Node) Shuffler(ev device.Event) {
 	n.observe("shuffler", ev)
 	for _, e := range n.tr.Shuffler(ev, n.ctl.State()) {
