@@ -352,7 +352,7 @@
       d.appendChild(el('b', '', `Box ${b.box}: ${b.option || 'no choice yet'}`));
       if (rec) {
         for (const opt of o.choices || []) {
-          const btn = button(opt, { cmd: 'box_option', box: b.box, option: opt }, opt === b.option ? '' : 'danger');
+          const btn = button(opt, { cmd: 'box_option', box: b.box, option: opt }, opt === b.option ? 'chosen' : 'danger');
           btn.dataset.box = b.box;
           btn.dataset.option = opt;
           btn.title = OPTION_TEXT[opt] || '';
@@ -467,9 +467,11 @@
     for (const m of irregs.slice().reverse()) {
       const tr = el('tr', m.event);
       const at = m.at ? new Date(m.at).toLocaleTimeString([], { hour12: false }) : '';
-      const by = m.event === 'resolved' ? [roleText(m.role), m.actor].filter(Boolean).join(' ') || 'the rule' : '';
-      const decision = m.event === 'resolved' ? m.choice : (m.choices && m.choices.length ? 'awaiting: ' + m.choices.join(' / ') : '');
-      for (const v of [`#${m.id}`, m.round, m.event, (m.kind || '').replace(/_/g, ' '), m.rule, decision, by, at]) {
+      const recorded = m.event === 'option_recorded';
+      const by = m.event === 'resolved' || recorded ? [roleText(m.role), m.actor].filter(Boolean).join(' ') || 'the rule' : '';
+      let decision = m.event === 'resolved' ? m.choice : (m.choices && m.choices.length ? 'awaiting: ' + m.choices.join(' / ') : '');
+      if (recorded) decision = `box ${m.box}: ${m.option}` + (m.bet ? ` (${m.bet.replace(/_/g, ' ')})` : '');
+      for (const v of [m.id ? `#${m.id}` : '', m.round, m.event, (m.kind || '').replace(/_/g, ' '), m.rule, decision, by, at]) {
         tr.appendChild(el('td', '', v === undefined || v === null ? '' : String(v)));
       }
       tr.title = [m.display, m.reason].filter(Boolean).join(' · ');
