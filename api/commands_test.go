@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/json"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -89,4 +90,22 @@ func FuzzParseCommand(f *testing.F) {
 			t.Fatalf("a command makes a journal record of %d bytes", len(rec))
 		}
 	})
+}
+
+// TestCommandsTakeTheirFields: each field a command says it takes (Takes, which the
+// console's forms are built from) is a field of Command.
+func TestCommandsTakeTheirFields(t *testing.T) {
+	fields := map[string]bool{}
+	ct := reflect.TypeOf(api.Command{})
+	for i := range ct.NumField() {
+		name, _, _ := strings.Cut(ct.Field(i).Tag.Get("json"), ",")
+		fields[name] = true
+	}
+	for _, c := range api.Commands {
+		for _, f := range c.Takes {
+			if !fields[f] {
+				t.Errorf("%s takes %q, which is no field of a command", c.Name, f)
+			}
+		}
+	}
 }
