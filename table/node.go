@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/roadmap"
@@ -451,7 +452,7 @@ func (n *Node) observe(name string, ev device.Event) {
 // status asks for the retained status message, online, as of at.
 func (n *Node) status(at time.Time) {
 	n.heldID = n.ctl.State().Held.ID
-	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: messages.TopicStatus, Payload: n.Status("online", at)})
+	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: api.TopicStatus, Payload: n.Status("online", at)})
 }
 
 // Status is the retained status message for state "online" or "offline", as of at.
@@ -468,13 +469,13 @@ func (n *Node) Status(state string, at time.Time) []byte {
 // sent: the broker may still hold those of the shoe that ended.
 func (n *Node) retainedPicture(at time.Time) error {
 	st := n.ctl.State()
-	env := messages.Envelope{Schema: messages.Schema, Table: n.cfg.Table, Shoe: st.Shoe, Round: st.Round,
+	env := api.Envelope{Schema: api.Schema, Table: n.cfg.Table, Shoe: st.Shoe, Round: st.Round,
 		Seq: n.build.Seq(), At: at}
 	state, err := json.Marshal(n.build.State(st, env))
 	if err != nil {
 		return fmt.Errorf("retained state: %w", err)
 	}
-	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: messages.TopicState, Payload: state})
+	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: api.TopicState, Payload: state})
 	if st.Phase == round.NoShoe {
 		return nil
 	}
@@ -482,7 +483,7 @@ func (n *Node) retainedPicture(at time.Time) error {
 	if err != nil {
 		return fmt.Errorf("retained roadmap: %w", err)
 	}
-	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: messages.TopicRoadmap, Payload: road})
+	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: api.TopicRoadmap, Payload: road})
 	return nil
 }
 
