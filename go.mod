@@ -3,6 +3,7 @@ module github.com/tablectl/tablectl
 go 1.26.0
 
 require (
+	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/coreos/go-systemd/v22 v22.7.0
 	github.com/creack/pty v1.1.24
@@ -12,6 +13,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	go.bug.st/serial v1.8.0
 	go.uber.org/goleak v1.3.0
+	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/crypto v0.57.0
 	golang.org/x/sys v0.48.0
 	periph.io/x/conn/v3 v3.7.2
@@ -22,7 +24,6 @@ require (
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/jonboulle/clockwork v0.4.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
@@ -30,15 +31,13 @@ require (
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/rs/xid v1.4.0 // indirect
-	go.yaml.in/yaml/v3 v3.0.6 // indirect
-	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
-// The embedded broker carries one fix not yet released upstream: subscribers
-// scanning for retained messages read a topic's retained path without the
-// lock its writer holds. See third_party/mochi-mqtt-server/PATCHES.md.
+// The embedded broker carries four fixes not yet released upstream: a data race
+// on retained messages, a Close that left connections behind, a read lock taken
+// twice, and packet identifiers of two spaces kept in one map. Each is described,
+// with its test, in third_party/mochi-mqtt-server/PATCHES.md.
 replace github.com/mochi-mqtt/server/v2 => ./third_party/mochi-mqtt-server

@@ -113,6 +113,15 @@ func (c Card) MarshalText() ([]byte, error) {
 
 // UnmarshalText parses the card as ParseCard does.
 func (c *Card) UnmarshalText(b []byte) error {
+	// A card as the table writes it, read without copying b to a string.
+	if len(b) == 2 {
+		if r, ok := ParseRank(string(b[:1])); ok {
+			if u, ok := ParseSuit(string(b[1:])); ok {
+				*c = Card{Rank: r, Suit: u}
+				return nil
+			}
+		}
+	}
 	v, err := ParseCard(string(b))
 	if err != nil {
 		return err

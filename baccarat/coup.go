@@ -74,10 +74,12 @@ func (s Slot) Player() bool { return s == P1 || s == P2 || s == P3 }
 
 // Coup is the cards of one round: the Player Hand and the Banker Hand, filled strictly in
 // the order the Table of Play gives. It is a small value with no pointers, so it copies
-// freely and never allocates.
+// freely and never allocates. It keeps the slot due next as each card is placed, so the
+// Table of Play is read once a card.
 type Coup struct {
 	Player Hand
 	Banker Hand
+	due    Slot // the slot due next, less one: the zero Coup has P1 due, a complete one NoSlot
 }
 
 // Len is the number of cards dealt so far, 0 to 6.
@@ -94,27 +96,54 @@ func (c *Coup) Natural() bool {
 
 // Next is the slot the next card goes to by the Baccarat Table of Play, or NoSlot when the
 // round is complete.
-func (c *Coup) Next() Slot {
+func (c *Coup) Next() Slot { return c.due + 1 }
+
+// next reads the Table of Play for the slot due after the cards in the hands.
+func (c *Coup) next() Slot {
 	pn, bn := c.Player.n, c.Banker.n
 	switch {
 	case pn+bn < 4:
 		return Slot(pn + bn + 1)
 	case pn == 2 && bn == 2: // both hands' totals are their two-card totals
-		p, b := int(c.Player.pts), int(c.Banker.pts)
-		switch {
-		case p >= 8 || b >= 8: // a Natural: neither hand draws
-			return NoSlot
-		case PlayerDraws(p):
-			return P3
-		case BankerDraws(b, NoThirdCard):
-			return B3
-		}
+		return afterFour[c.Player.pts][c.Banker.pts]
 	case pn == 3 && bn == 2: // the Player drew, so there was no Natural
-		if BankerDraws(int(c.Banker.pts), c.Player.cards[2].Points()) {
+		if bankerDrawsOn3[c.Banker.pts]&(1<<c.Player.cards[2].Points()) != 0 {
 			return B3
 		}
 	}
 	return NoSlot
+}
+
+// afterFour is the slot due after the first four cards, by the two hands' two-card
+// totals (Player, Banker): NoSlot on a Natural (RWS Baccarat 3.12), P3 when the Player
+// draws, B3 when only the Banker does (RWS Baccarat 3.11). bankerDrawsOn3 is, by the
+// Banker's two-card total, the values of the Player's third card on which the Banker
+// draws, as a bit set. Both are read off PlayerDraws and BankerDraws.
+var afterFour, bankerDrawsOn3 = tablesOfPlay()
+
+func tablesOfPlay() (after [10][10]Slot, banker [10]uint16) {
+	for p := range 10 {
+		for b := range 10 {
+			switch {
+			case p >= 8 || b >= 8:
+				after[p][b] = NoSlot
+			case PlayerDraws(p):
+				after[p][b] = P3
+			case BankerDraws(b, NoThirdCard):
+				after[p][b] = B3
+			default:
+				after[p][b] = NoSlot
+			}
+		}
+	}
+	for b := range 10 {
+		for v := range 10 {
+			if BankerDraws(b, v) {
+				banker[b] |= 1 << v
+			}
+		}
+	}
+	return after, banker
 }
 
 // Complete reports whether the round needs no more cards.
@@ -124,37 +153,31 @@ func (c *Coup) Complete() bool { return c.Next() == NoSlot }
 // complete it changes nothing and returns NoSlot: a card that is not due is never
 // assigned to a hand.
 func (c *Coup) Place(card Card) Slot {
-	s := c.Next()
-	c.put(s, card)
+	s, _ := c.PlaceNext(card)
 	return s
 }
 
-// put puts card into slot s (NoSlot: nowhere).
-func (c *Coup) put(s Slot, card Card) {
-	switch s {
-	case NoSlot:
-	case P1, P2, P3:
+// PlaceNext is Place that also returns the slot due after it (NoSlot: the round is now
+// complete).
+func (c *Coup) PlaceNext(card Card) (placed, next Slot) {
+	switch placed = c.due + 1; placed {
+	case P1, P2: // the first three cards go P1 B1 P2, and the next is always due
 		c.Player.add(card)
+		next = placed + 1
+	case B1:
+		c.Banker.add(card)
+		next = P2
+	case NoSlot:
+		return NoSlot, NoSlot
+	case P3:
+		c.Player.add(card)
+		next = c.next()
 	default:
 		c.Banker.add(card)
+		next = c.next()
 	}
-}
-
-// PlaceNext is Place that also returns the slot due after it (NoSlot: the round is now
-// complete), sparing the caller a second look at the Table of Play.
-func (c *Coup) PlaceNext(card Card) (placed, next Slot) {
-	if n := c.Len(); n < 3 {
-		// The first three cards go P1 B1 P2 and the next is always due: no table to read.
-		placed = Slot(n + 1)
-		c.put(placed, card)
-		return placed, placed + 1
-	}
-	placed = c.Next()
-	if placed == NoSlot {
-		return NoSlot, NoSlot
-	}
-	c.put(placed, card)
-	return placed, c.Next()
+	c.due = next - 1
+	return placed, next
 }
 
 // SlotCard returns the card in slot s and whether that slot has been dealt.

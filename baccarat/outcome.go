@@ -97,6 +97,9 @@ func SuitClassOf(c Coup) SuitClass { return c.suitClass() }
 
 func (c *Coup) suitClass() SuitClass {
 	suit := c.Player.cards[0].Suit
+	if c.Banker.n > 0 && c.Banker.cards[0].Suit != suit {
+		return Unsuited // the first two cards already differ, as three rounds in four
+	}
 	var ranks uint16 // bit r set: rank r present
 	distinct := true
 	for _, h := range [2]*Hand{&c.Player, &c.Banker} {

@@ -11,7 +11,7 @@ import (
 // every stream is told the link's state as it changes; once it is back, commands go
 // through again.
 func TestBrokerLostRefusesCommandsAndTellsTheStreams(t *testing.T) {
-	tc := newTestConsoleWith(t, func(o *Options) { o.LinkPending = true })
+	tc := newTestConsoleWith(t, nil, func(o *Options) { o.LinkPending = true })
 	replyAsTable(tc)
 	tc.srv.Ingest("tablectl/v1/t1/status", []byte(`{"schema":1,"table":"t1","state":"online","rules":"rws"}`))
 	a := tc.login(t, "D4", "dealer-password-4")

@@ -326,7 +326,7 @@ func TestHoldDrawsAttentionInBrowser(t *testing.T) {
 // goes to the login page, which says the session ended.
 func TestExpiredSessionSaysSoInBrowser(t *testing.T) {
 	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
-		tc := newTestConsoleWith(t, func(o *Options) { o.Heartbeat = 200 * time.Millisecond })
+		tc := newTestConsoleWith(t, nil, func(o *Options) { o.Heartbeat = 200 * time.Millisecond })
 		online(tc, "t1", "rws")
 		loginPage(t, ctx, tc.http.URL, "S17", "supervisor-pass-17")
 		tc.clock.add(11 * time.Minute)
@@ -490,7 +490,7 @@ func TestBrokerLostAndBackInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { link.Close() })
-		tc := newTestConsoleWith(t, func(o *Options) {
+		tc := newTestConsoleWith(t, nil, func(o *Options) {
 			o.Publisher = link
 			o.LinkPending = true
 		})

@@ -74,15 +74,20 @@ type testConsole struct {
 
 func newTestConsole(t *testing.T) *testConsole {
 	t.Helper()
-	return newTestConsoleWith(t, nil)
+	return newTestConsoleWith(t, nil, nil)
 }
 
-// newTestConsoleWith is newTestConsole with options changed by set.
-func newTestConsoleWith(t *testing.T, set func(*Options)) *testConsole {
+// newTestConsoleWith is newTestConsole publishing through pub (nil: the fakeTable), with
+// M1 (pit manager) among the users besides when pub is given, and with options changed by
+// set (when not nil).
+func newTestConsoleWith(t *testing.T, pub Publisher, set func(*Options)) *testConsole {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "users.json")
 	addTestUser(t, path, User{Name: "D4", Role: "dealer", Tables: []string{"t1"}}, "dealer-password-4")
 	addTestUser(t, path, User{Name: "S17", Role: "supervisor"}, "supervisor-pass-17")
+	if pub != nil {
+		addTestUser(t, path, User{Name: "M1", Role: "pit_manager"}, "pit-manager-pass-1")
+	}
 	us, err := LoadUsers(path)
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +95,10 @@ func newTestConsoleWith(t *testing.T, set func(*Options)) *testConsole {
 	tc := &testConsole{clock: &clock{t: time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)}, table: &fakeTable{}, log: &bytes.Buffer{}}
 	var logMu sync.Mutex
 	lw := writerFunc(func(p []byte) (int, error) { logMu.Lock(); defer logMu.Unlock(); return tc.log.Write(p) })
-	opts := Options{Users: us, Publisher: tc.table, Now: tc.clock.now, Idle: 10 * time.Minute,
+	if pub == nil {
+		pub = tc.table
+	}
+	opts := Options{Users: us, Publisher: pub, Now: tc.clock.now, Idle: 10 * time.Minute,
 		FailDelay: -1, CommandTimeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(lw, nil))}
 	if set != nil {
 		set(&opts)

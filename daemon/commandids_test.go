@@ -2,122 +2,92 @@ package daemon
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
-	"strings"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/drivers/device"
+	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/round"
 )
 
-func TestCommandIDsRememberAcrossReopen(t *testing.T) {
-	dir := t.TempDir()
-	m, err := OpenCommandIDs(dir, 4, 0, quiet)
+// writeOldIDs writes, in dir's old journal of command ids, records as an older version
+// wrote them.
+func writeOldIDs(t *testing.T, dir string, records ...string) {
+	t.Helper()
+	j, _, err := journal.Open(filepath.Join(dir, oldCommandIDsDir), journal.Options{Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, seen := m.Seen("dealer", "a"); seen {
-		t.Fatal("an id seen before it was taken")
-	}
-	if err := m.Begin("dealer", "a", 10); err != nil {
-		t.Fatal(err)
-	}
-	if _, seen := m.Seen("dealer", "a"); seen {
-		t.Fatal("an id seen while it is stepped")
-	}
-	if err := m.Done("dealer", "a", []byte(`{"id":"a","ok":true}`)); err != nil {
-		t.Fatal(err)
-	}
-	if r, seen := m.Seen("dealer", "a"); !seen || string(r) != `{"id":"a","ok":true}` {
-		t.Fatalf("Seen: %q %v", r, seen)
-	}
-	if _, seen := m.Seen("supervisor", "a"); seen {
-		t.Fatal("an id of another role was taken for this one")
-	}
-	// Begun and not answered, then a crash after the table journal recorded it.
-	if err := m.Begin("dealer", "b", 11); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Close(); err != nil {
-		t.Fatal(err)
-	}
-	m, err = OpenCommandIDs(dir, 4, 12, quiet) // record 12 is b's event
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if r, seen := m.Seen("dealer", "a"); !seen || string(r) != `{"id":"a","ok":true}` {
-		t.Fatalf("after reopening, Seen(a): %q %v", r, seen)
-	}
-	if r, seen := m.Seen("dealer", "b"); !seen || r != nil {
-		t.Fatalf("a command recorded before the crash: %q %v, want seen with its reply lost", r, seen)
-	}
-}
-
-func TestCommandIDNotRecordedBeforeACrashActsOnItsRepeat(t *testing.T) {
-	dir := t.TempDir()
-	m, err := OpenCommandIDs(dir, 4, 0, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Begin("dealer", "c", 11); err != nil {
-		t.Fatal(err)
-	}
-	m.Close()
-	m, err = OpenCommandIDs(dir, 4, 11, quiet) // nothing recorded after 11
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if _, seen := m.Seen("dealer", "c"); seen {
-		t.Fatal("a command that never reached the table journal is taken as done")
-	}
-	if m.Len() != 0 {
-		t.Fatalf("%d ids remembered", m.Len())
-	}
-}
-
-func TestCommandIDsKeepTheMostRecentAndStaySmall(t *testing.T) {
-	dir := t.TempDir()
-	m, err := OpenCommandIDs(dir, 4, 0, quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	big := strings.Repeat("x", 300<<10) // each reply 300 KiB: segments of 1 MiB fill
-	for i := range 40 {
-		id := fmt.Sprint("id", i)
-		if err := m.Begin("dealer", id, uint64(i)); err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Done("dealer", id, []byte(`{"id":"`+id+`","pad":"`+big+`"}`)); err != nil {
+	for _, r := range records {
+		if _, err := j.Append([]byte(r)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	m.Close()
-	m, err = OpenCommandIDs(dir, 4, 40, quiet)
-	if err != nil {
+	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
-	defer m.Close()
-	if m.Len() != 4 {
-		t.Fatalf("%d ids remembered, want 4", m.Len())
-	}
-	for i := range 40 {
-		_, seen := m.Seen("dealer", fmt.Sprint("id", i))
-		if seen != (i >= 36) {
-			t.Errorf("id%d seen %v", i, seen)
+}
+
+// TestOldCommandIDsAreRead: a journal directory from an older version holds the command
+// ids in a journal of their own. The table reads it: a repeat of an id answered there
+// gets its first reply, byte for byte; one begun and recorded by the table journal before
+// a crash is answered as done; one begun and never recorded acts. Once a snapshot holds
+// the ids, the old journal is removed and the ids are still known after a restart.
+func TestOldCommandIDsAreRead(t *testing.T) {
+	dir := t.TempDir()
+	r := start(t, dir)
+	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
+	r.settle(t)
+	last := r.d.j.LastSeq()
+	r.close(t)
+	first := fmt.Sprintf(`{"schema":%d,"table":"T7","at":"2026-11-22T21:00:00Z","id":"a","role":"dealer","ok":true,"effects":["squeeze requested"]}`, api.Schema)
+	writeOldIDs(t, dir,
+		fmt.Sprintf(`{"role":"dealer","id":"a","before":%d}`, last-1),
+		`{"role":"dealer","id":"a","reply":`+first+`}`,
+		fmt.Sprintf(`{"role":"dealer","id":"b","before":%d}`, last-1), // recorded: record last came after
+		fmt.Sprintf(`{"role":"dealer","id":"c","before":%d}`, last))   // never recorded
+
+	r = start(t, dir)
+	ask := func(r *running, role, payload string) []byte {
+		t.Helper()
+		n := len(r.rec.Replies())
+		if err := r.rec.Inject(role, []byte(payload)); err != nil {
+			t.Fatal(err)
 		}
-	}
-	var total int64
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if fi, err := e.Info(); err == nil {
-			total += fi.Size()
+		r.settle(t)
+		rs := r.rec.Replies()
+		if len(rs) != n+1 {
+			t.Fatalf("%d replies to %s", len(rs)-n, payload)
 		}
+		return rs[n].Payload
 	}
-	if total > 8<<20 {
-		t.Fatalf("the ids' journal holds %d bytes after 40 ids of which 4 are kept", total)
+	if got := ask(r, "dealer", `{"id":"a","cmd":"squeeze"}`); string(got) != first {
+		t.Errorf("repeat of a answered\n%s\nnot the first reply\n%s", got, first)
+	}
+	if got := ask(r, "dealer", `{"id":"b","cmd":"end_shoe"}`); !bytes.Contains(got, []byte(lostReply)) || !bytes.Contains(got, []byte(`"ok":true`)) {
+		t.Errorf("repeat of b, recorded before the crash, answered %s", got)
+	}
+	if st := r.d.State(); st.Phase == round.NoShoe {
+		t.Fatal("the repeat of b ended the shoe")
+	}
+	if got := ask(r, "dealer", `{"id":"c","cmd":"end_shoe"}`); !bytes.Contains(got, []byte("shoe-ended")) {
+		t.Errorf("c, never recorded, answered %s: want it carried out", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, oldCommandIDsDir)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the old journal of ids is still there after the shoe's snapshot: %v", err)
+	}
+	r.close(t)
+
+	r = start(t, dir)
+	defer r.close(t)
+	if got := ask(r, "dealer", `{"id":"a","cmd":"squeeze"}`); string(got) != first {
+		t.Errorf("after the migration, repeat of a answered\n%s\nnot the first reply\n%s", got, first)
 	}
 }
 

@@ -16,17 +16,16 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/drivers/gpio"
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/journal"
-	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/metrics"
 	"github.com/tablectl/tablectl/roadmap"
 	"github.com/tablectl/tablectl/round"
@@ -75,9 +74,9 @@ type Config struct {
 	// topics to Echo (display.Options.OnEcho), and one not back within EchoGrace raises
 	// the alarm.
 	EchoGrace time.Duration
-	// ReportWait bounds how long a card drawn while the table waits for a set waits for
-	// the shuffler's report before it is taken as it came (early.go); zero is
-	// DefaultReportWait.
+	// ReportWait is how long a card drawn while the table waits for a set waits for the
+	// shuffler's report (table.Config.ReportWait). After it, the card is taken as it
+	// came. Zero means DefaultReportWait.
 	ReportWait time.Duration
 	// SigningKey, when set, signs the journal's chain head at each round's end and at
 	// start: the checkpoint goes to the journal's heads file and out on the retained
@@ -98,6 +97,9 @@ type Config struct {
 	// journal must bear it out (docs/journal.md, "What each layer catches").
 	BrokerHead *BrokerHead
 }
+
+// DefaultReportWait is Config.ReportWait's default.
+const DefaultReportWait = 5 * time.Second
 
 // Clock tells the time.
 type Clock interface{ Now() time.Time }
@@ -120,23 +122,16 @@ type Daemon struct {
 	clock  Clock
 	j      *journal.Journal
 	node   *table.Node
-	topics display.Topics
+	topics api.Topics
 	out    *outbox
 	// panel is the table's buttons, sensors and lamps (nil: none); acker the shoe's
 	// acknowledgement (nil: none).
 	panel Panel
 	acker Acker
-	// lit is the lamps' last levels sent, once litSet; litDenied: the red lamp was set
-	// for the denial alarm.
-	lit       [len(lamps)]bool
-	litSet    bool
-	litDenied bool
-	// ids remembers the replies to recent command ids (commandids.go).
-	ids *CommandIDs
-	// echo watches that the broker delivers the table's publishes (nil: not watched);
-	// denied is its alarm, on the table's goroutine.
-	echo   *EchoWatch
-	denied bool
+	// oldIDs: the journal directory holds an old journal of command ids (commandids.go).
+	oldIDs bool
+	// echo watches that the broker delivers the table's publishes (nil: not watched).
+	echo *EchoWatch
 	// commands waiting for their reply, by the reference given to the node.
 	asked   map[uint64]asked
 	nextRef uint64
@@ -158,7 +153,7 @@ type Daemon struct {
 // asked is a command waiting for its reply.
 type asked struct {
 	cmd   display.Command
-	reply messages.Reply
+	reply api.Reply
 }
 
 // Open opens the journal, replays it and checks the result: the table is ready, nothing
@@ -173,7 +168,7 @@ func Open(cfg Config) (*Daemon, error) {
 	if clock == nil {
 		clock = systemClock{}
 	}
-	topics, err := display.NewTopics(cfg.Table)
+	topics, err := api.NewTopics(cfg.Table)
 	if err != nil {
 		return nil, fmt.Errorf("table id: %w", err)
 	}
@@ -201,8 +196,12 @@ func Open(cfg Config) (*Daemon, error) {
 	if cfg.EchoGrace > 0 {
 		d.echo = NewEchoWatch(cfg.EchoGrace, nil)
 	}
+	wait := cfg.ReportWait
+	if wait <= 0 {
+		wait = DefaultReportWait
+	}
 	tcfg := table.Config{Table: cfg.Table, Round: cfg.Round, AutoConfirm: cfg.AutoConfirm, AutoCloseInsurance: cfg.AutoCloseInsurance,
-		InsurancePause: cfg.InsurancePause, AutoCloseOptions: cfg.AutoCloseOptions, OptionsPause: cfg.OptionsPause,
+		InsurancePause: cfg.InsurancePause, AutoCloseOptions: cfg.AutoCloseOptions, OptionsPause: cfg.OptionsPause, ReportWait: wait,
 		Seqless: cfg.Shoe != nil && !cfg.Shoe.Format.TellsMisreads(), Roads: cfg.Roads, Version: Version,
 		DealerStartsShoes: cfg.Shoe != nil && cfg.Shuffler == nil && !cfg.Round.ShoeOnFirstCard}
 	d.node, err = table.Open(tcfg, j, clock.Now())
@@ -215,7 +214,7 @@ func Open(cfg Config) (*Daemon, error) {
 	if err := selfCheck(d.node.State(), cfg.Round.Rules); err != nil {
 		return nil, d.closeOnError(err)
 	}
-	if d.ids, err = OpenCommandIDs(filepath.Join(cfg.JournalDir, CommandIDsDir), 0, j.LastSeq(), cfg.Logger); err != nil {
+	if err := d.readOldIDs(); err != nil {
 		return nil, d.closeOnError(err)
 	}
 	// What the restart itself records, then the messages rebuilt, the retained picture
@@ -232,9 +231,6 @@ func Open(cfg Config) (*Daemon, error) {
 
 func (d *Daemon) closeOnError(err error) error {
 	d.out.close()
-	if d.ids != nil {
-		err = errors.Join(err, d.ids.Close())
-	}
 	return errors.Join(err, d.j.Close())
 }
 
@@ -272,8 +268,14 @@ func (d *Daemon) carryOut() error {
 	if d.cfg.Metrics != nil && len(rd.Records) > 0 {
 		d.cfg.Metrics.Recorded(time.Since(start))
 	}
+	if d.oldIDs && rd.Snapshot != nil && rd.SnapshotAt > 0 {
+		d.removeOldIDs()
+	}
 	for _, err := range rd.Problems {
 		d.log.Error("building messages", "err", err)
+	}
+	for _, n := range rd.Notes {
+		d.log.LogAttrs(context.Background(), n.Level, n.Msg, n.Attrs...)
 	}
 	for _, s := range rd.Steps {
 		for _, e := range s.Effects {
@@ -285,7 +287,7 @@ func (d *Daemon) carryOut() error {
 		}
 	}
 	for _, m := range rd.Messages {
-		d.out.add(d.topic(m.Topic), m.Seq, m.Payload, m.Topic.Retained())
+		d.out.add(d.topics.Of(m.Topic), m.Seq, m.Payload, m.Topic.Retained())
 	}
 	if err := d.signRounds(rd.Steps); err != nil {
 		return err
@@ -306,10 +308,14 @@ func (d *Daemon) carryOut() error {
 	for _, r := range rd.Replies {
 		a := d.asked[r.Ref]
 		delete(d.asked, r.Ref)
-		a.reply.OK, a.reply.Error, a.reply.Effects = r.OK, r.Error, r.Effects
-		if err := d.replyTo(a.cmd, a.reply); err != nil {
-			return err
+		if !r.At.IsZero() {
+			a.reply.At = r.At
 		}
+		a.reply.OK, a.reply.Error, a.reply.Effects = r.OK, r.Error, r.Effects
+		if r.Repeat {
+			d.log.Info("command repeated: answered with its first reply, not carried out again", "role", a.cmd.Role, "id", a.reply.ID)
+		}
+		d.answer(a.cmd, a.reply)
 	}
 	d.node.Advance()
 	return nil
@@ -331,28 +337,6 @@ func (d *Daemon) count(e round.Effect) {
 	case round.IrregularityRaised:
 		m.Irregularity(e.Irregularity.String())
 	}
-}
-
-// topic is the MQTT topic of a message topic.
-func (d *Daemon) topic(t messages.Topic) string {
-	var topic string
-	switch t {
-	case messages.TopicCard:
-		topic = d.topics.Card()
-	case messages.TopicResult:
-		topic = d.topics.Result()
-	case messages.TopicIrregularity:
-		topic = d.topics.Irregularity()
-	case messages.TopicState:
-		topic = d.topics.State()
-	case messages.TopicRoadmap:
-		topic = d.topics.Roadmap()
-	case messages.TopicStatus:
-		topic = d.topics.Status()
-	case messages.TopicJournal:
-		topic = d.topics.Journal()
-	}
-	return topic
 }
 
 func (d *Daemon) logEffect(ev round.Event, e round.Effect) {
@@ -402,14 +386,18 @@ func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEv
 	}
 	var panel <-chan gpio.Event
 	if d.panel != nil {
-		panel = d.panel.Events()
-		d.setLamps(d.node.Lamps()) // the tower light from the state the journal left
+		panel = d.panel.Events() // SetPanel lit the tower light as the journal left it
 	}
 	l := &loop{d: d, shoe: shoeEvents, shuffler: shufflerEvents, cmds: tr.Commands(), panel: panel, beat: beat, echo: echoCheck}
 	defer l.answerIdle()
-	defer l.stopEarly()
-	defer l.options.stop()
-	l.armOptions() // an options window the journal left open
+	defer l.due.stop()
+	if l.shuffler == nil {
+		d.node.ShufflerClosed() // no report can come: no shoe event waits for one
+	}
+	if err := d.carryOut(); err != nil {
+		return err
+	}
+	l.arm() // an options window the journal left open
 	for l.shoe != nil || l.shuffler != nil || l.cmds != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -417,7 +405,7 @@ func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEv
 		took, err := l.take(ctx, false)
 		if err == nil && !took {
 			// Nothing is ready: the loop is idle, unless shoe events wait for a report.
-			if len(l.early.events) == 0 {
+			if d.node.Held() == 0 {
 				l.answerIdle()
 			}
 			_, err = l.take(ctx, true)
@@ -428,15 +416,15 @@ func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEv
 		if err := d.carryOut(); err != nil {
 			return err
 		}
-		l.armOptions()
+		l.arm()
 	}
 	return nil
 }
 
-// armOptions sets the stand-in's timer for the options window the node says is due.
-func (l *loop) armOptions() {
-	due, ok := l.d.node.OptionsDue()
-	l.options.arm(due, ok, l.d.clock.Now())
+// arm sets the timer for the time the node waits for (table.Node.Due).
+func (l *loop) arm() {
+	due, ok := l.d.node.Due()
+	l.due.arm(due, ok, l.d.clock)
 }
 
 // loop is the state of one Serve: its inputs.
@@ -448,46 +436,45 @@ type loop struct {
 	panel    <-chan gpio.Event
 	beat     <-chan time.Time
 	echo     <-chan time.Time // the check that the broker delivers (echoalarm.go)
-	early    early            // shoe events that came before their set's report (early.go)
-	options  standIn          // the stand-in's closing of an options window (table.Node.OptionsDue)
+	due      dueTimer         // the time the node waits for (table.Node.Due)
 }
 
-// standIn is the timer of the table's stand-in for the dealer at the players' options:
-// it fires when the open options window is due to close.
-type standIn struct {
+// dueTimer fires when the time the node waits for has come.
+type dueTimer struct {
 	timer *time.Timer
 	due   time.Time
-	fire  <-chan time.Time // the timer's channel while a window is due; nil otherwise
+	fire  <-chan time.Time // the timer's channel while the node waits; nil otherwise
 }
 
-// arm sets the timer for due, as of now (ok: a window is due to close), or stops it.
-func (s *standIn) arm(due time.Time, ok bool, now time.Time) {
+// arm sets the timer for due, as of the clock's time (ok: the node waits), or stops it.
+// The clock is read only when the time waited for changed.
+func (s *dueTimer) arm(due time.Time, ok bool, clock Clock) {
 	if ok && s.fire != nil && due.Equal(s.due) {
 		return
 	}
 	s.stop()
 	if ok {
-		s.due, s.timer = due, time.NewTimer(max(0, due.Sub(now)))
+		s.due, s.timer = due, time.NewTimer(max(0, due.Sub(clock.Now())))
 		s.fire = s.timer.C
 	}
 }
 
-func (s *standIn) stop() {
+func (s *dueTimer) stop() {
 	if s.timer != nil {
 		s.timer.Stop()
 	}
 	s.timer, s.fire = nil, nil
 }
 
-// onStandIn is the options window's pause run out: the stand-in closes it.
-func (l *loop) onStandIn() error {
-	due := l.options.due
-	l.options.stop()
+// onDue tells the node the time, once the time it waits for has come.
+func (l *loop) onDue() error {
+	due := l.due.due
+	l.due.stop()
 	now := l.d.clock.Now()
 	if now.Before(due) {
 		now = due // the timer ran its pause; a clock that lags does not hold the table
 	}
-	l.d.node.Tick(now)
+	l.d.tick(now)
 	return nil
 }
 
@@ -508,10 +495,8 @@ func (l *loop) take(ctx context.Context, wait bool) (took bool, err error) {
 			return true, l.onBeat()
 		case <-l.echo:
 			return true, l.d.checkEcho()
-		case <-l.early.expiry:
-			return true, l.expired()
-		case <-l.options.fire:
-			return true, l.onStandIn()
+		case <-l.due.fire:
+			return true, l.onDue()
 		case w := <-l.d.idle:
 			l.d.waiting = append(l.d.waiting, w)
 			return true, nil
@@ -534,10 +519,8 @@ func (l *loop) take(ctx context.Context, wait bool) (took bool, err error) {
 		return true, l.onBeat()
 	case <-l.echo:
 		return true, l.d.checkEcho()
-	case <-l.early.expiry:
-		return true, l.expired()
-	case <-l.options.fire:
-		return true, l.onStandIn()
+	case <-l.due.fire:
+		return true, l.onDue()
 	case w := <-l.d.idle:
 		l.d.waiting = append(l.d.waiting, w)
 		return true, nil
@@ -553,21 +536,19 @@ func (l *loop) onShoe(ev device.Event, ok bool) error {
 	if err := l.drainShuffler(); err != nil {
 		return err
 	}
-	if !l.keep(ev) {
-		l.d.deviceEvent("shoe", ev)
-	}
+	l.d.deviceEvent("shoe", ev)
 	return nil
 }
 
-// onShuffler steps a shuffler event, then the shoe events that waited for it.
+// onShuffler hands a shuffler event to the node; its line closed, the node learns that
+// no report can come.
 func (l *loop) onShuffler(ev device.Event, ok bool) error {
 	if !ok {
 		l.shuffler = nil
-		l.release(true) // no report can come now
+		l.d.followLinks(l.d.node.ShufflerClosed)
 		return nil
 	}
 	l.d.deviceEvent("shuffler", ev)
-	l.release(false)
 	return nil
 }
 
@@ -652,19 +633,39 @@ func (d *Daemon) Drained(ctx context.Context) error {
 	return d.out.waitEmpty(ctx)
 }
 
-// deviceEvent hands a device's event to the node, and follows its link in the metrics.
+// deviceEvent hands a device's event to the node, and counts a decode error.
 func (d *Daemon) deviceEvent(name string, ev device.Event) {
-	before := d.node.Link(name)
-	if name == "shoe" {
-		d.node.Shoe(ev)
-	} else {
-		d.node.Shuffler(ev)
+	if m := d.cfg.Metrics; m != nil && ev.Kind == device.Unreadable {
+		m.DecodeError(name)
 	}
-	if m := d.cfg.Metrics; m != nil {
-		if ev.Kind == device.Unreadable {
-			m.DecodeError(name)
+	d.followLinks(func() {
+		if name == "shoe" {
+			d.node.Shoe(ev)
+		} else {
+			d.node.Shuffler(ev)
 		}
-		if after := d.node.Link(name); after != before {
+	})
+}
+
+// tick tells the node the time.
+func (d *Daemon) tick(now time.Time) { d.followLinks(func() { d.node.Tick(now) }) }
+
+// followLinks runs input, which hands something to the node, and follows in the metrics
+// the devices' links it changed: shoe events held for a report are stepped later.
+func (d *Daemon) followLinks(input func()) {
+	m := d.cfg.Metrics
+	if m == nil {
+		input()
+		return
+	}
+	names := [...]string{"shoe", "shuffler"}
+	var before [len(names)]string
+	for i, name := range names {
+		before[i] = d.node.Link(name)
+	}
+	input()
+	for i, name := range names {
+		if after := d.node.Link(name); after != before[i] {
 			m.Link(name, after == "connected")
 		}
 	}
@@ -681,7 +682,7 @@ func (d *Daemon) Pending() (int, uint64) { return d.out.pending() }
 // the offline status.
 func (d *Daemon) Close() error {
 	d.out.close()
-	return errors.Join(d.ids.Close(), d.j.Close())
+	return d.j.Close()
 }
 
 // OnConnect is the transport's hook (display.Options.OnConnect): it re-publishes every

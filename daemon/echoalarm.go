@@ -20,7 +20,7 @@ func (d *Daemon) Echo(topic string, payload []byte) {
 
 // checkEcho runs on the table's goroutine: publishes the broker acknowledged and did not
 // deliver are counted, and a change raises or clears the alarm on the log, the metrics
-// and the tower light.
+// and, through the node, the tower light.
 func (d *Daemon) checkEcho() error {
 	if !d.out.connected() {
 		return nil // what is pending is forgotten at the reconnect
@@ -37,13 +37,12 @@ func (d *Daemon) checkEcho() error {
 	if !changed {
 		return nil
 	}
-	d.denied = denied
+	d.node.PublishDenied(denied)
 	if denied {
 		d.log.Error("ALARM: the MQTT broker acknowledges tablectl's publishes but does not deliver them: boards and pit systems see nothing of this table. Check the broker's ACL for tablectl's user (deploy/mosquitto/acl)",
 			"topic", topic, "lost", lost, "within", d.echo.grace)
 	} else {
 		d.log.Info("the MQTT broker delivers tablectl's publishes again")
 	}
-	d.setLamps(d.node.Lamps())
 	return nil
 }

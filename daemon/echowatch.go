@@ -124,12 +124,11 @@ func (w *EchoWatch) Reset() {
 	clear(w.pending)
 }
 
-// Check drops the publishes acknowledged longer than the grace time ago that did not
-// come back and
-// reports how many there were; whether the broker is taken to deny tablectl's publishes
-// now (the latest publish that did not come back is not older than the latest that
-// did), and whether that changed since the last Check; and topic, that of a publish
-// that did not come back. A broker that drops some topics only raises the alarm each
+// Check drops the publishes acknowledged longer than the grace time ago that did not come
+// back, and reports how many there were (lost). denied says whether the broker is taken
+// to deny tablectl's publishes: the latest publish that did not come back is not older
+// than the latest that did. changed says whether denied changed since the last Check.
+// topic is that of a publish that did not come back. A broker that drops some topics only raises the alarm each
 // time it drops one, and clears it when a later publish comes back.
 func (w *EchoWatch) Check() (lost int, denied, changed bool, topic string) {
 	w.mu.Lock()

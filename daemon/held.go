@@ -8,8 +8,9 @@ import (
 )
 
 // logHeld says, as the table opens, that the journal left it held for an irregularity:
-// why, and the decision it waits for (or the players' options, and how to close them). A hold outlives a restart: the table deals on only
-// once it is decided (the status message says so too, in its held field).
+// why, and the decision it waits for (or the players' options, and how to close them).
+// A hold outlives a restart: the table deals on only once it is decided. The status
+// message says so too, in its held field.
 func (d *Daemon) logHeld() {
 	h := d.node.State().Held
 	if h.ID == 0 {

@@ -2,11 +2,13 @@ package daemon
 
 import "github.com/tablectl/tablectl/messages"
 
-// StatusNow is the latest status the table published, brought up to its latest state
-// message's shoe and round, as st ("online" or "offline") at this moment: the transport's online status on a connect, and its offline status on
-// a clean stop, with the stop's time (display.Options.OnlineFunc and OfflineFunc). It
-// reads only the outbox, so it is safe from any goroutine. Before any status was queued
-// it is nil, and the transport falls back to its fixed payloads.
+// StatusNow returns the table's status as st ("online" or "offline"), stamped now. It is
+// the latest status the table published, brought up to the shoe and round of its latest
+// state message. It is nil while no status is queued, or when it cannot be built (logged);
+// the transport then sends its fixed payloads. StatusNow reads only the outbox, so it is safe from any goroutine.
+//
+// The transport sends it as its online status on a connect, and as its offline status on
+// a clean stop, with the stop's time (display.Options.OnlineFunc and OfflineFunc).
 func (d *Daemon) StatusNow(st string) []byte {
 	d.out.mu.Lock()
 	latest := d.out.retained[d.topics.Status()]

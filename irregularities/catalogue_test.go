@@ -1,6 +1,7 @@
 package irregularities
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -166,4 +167,96 @@ func TestShuffleWatchFalseAlarms(t *testing.T) {
 		t.Errorf("%d alarms in %d fair shoes: the limits are too tight", alarms, shoes)
 	}
 	t.Logf("%d alarms in %d fair shoes", alarms, shoes)
+}
+
+// refWatch is the bad-shuffle watch written plainly: each run counted from the card
+// before, each limit read as it is set. TestShuffleWatchIsPlain holds ShuffleWatch to it.
+type refWatch struct {
+	limits                           RunLimits
+	last                             baccarat.Card
+	rankRun, suitRun, seqRun, seqDir int
+	reported                         bool
+}
+
+func (w *refWatch) add(c baccarat.Card) string {
+	if w.reported {
+		return ""
+	}
+	if !w.last.Valid() {
+		w.rankRun, w.suitRun, w.seqRun, w.seqDir = 1, 1, 1, 0
+	} else {
+		step := int(c.Rank) - int(w.last.Rank)
+		if step == 0 {
+			w.rankRun++
+		} else {
+			w.rankRun = 1
+		}
+		if c.Suit == w.last.Suit {
+			w.suitRun++
+		} else {
+			w.suitRun = 1
+		}
+		switch {
+		case (step == 1 || step == -1) && step == w.seqDir:
+			w.seqRun++
+		case step == 1 || step == -1:
+			w.seqRun, w.seqDir = 2, step
+		default:
+			w.seqRun, w.seqDir = 1, 0
+		}
+	}
+	w.last = c
+	l := w.limits
+	var what string
+	switch {
+	case l.SameRank > 0 && w.rankRun >= l.SameRank:
+		what = fmt.Sprintf("%d cards of rank %s in a row", w.rankRun, c.Rank)
+	case l.SameSuit > 0 && w.suitRun >= l.SameSuit:
+		what = fmt.Sprintf("%d cards of suit %s in a row", w.suitRun, c.Suit)
+	case l.Sequence > 0 && w.seqRun >= l.Sequence:
+		what = fmt.Sprintf("%d consecutive ranks in a row, ending %s", w.seqRun, c)
+	default:
+		return ""
+	}
+	w.reported = true
+	return what
+}
+
+// TestShuffleWatchIsPlain: the watch, which keeps its runs and alarm lengths, reports what
+// the plain count reports, card for card, over runs of every kind and any limits.
+func TestShuffleWatchIsPlain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 6))
+	alarms := 0
+	for shoe := 0; shoe < 3000; shoe++ {
+		l := RunLimits{SameRank: rng.IntN(7), SameSuit: rng.IntN(11), Sequence: rng.IntN(8)}
+		w, ref := ShuffleWatch{Limits: l}, refWatch{limits: l}
+		c := baccarat.Card{Rank: baccarat.Rank(1 + rng.IntN(13)), Suit: baccarat.Suit(1 + rng.IntN(4))}
+		for i := 0; i < 120; i++ {
+			got, want := w.Add(c), ref.add(c)
+			if got != want {
+				t.Fatalf("shoe %d, limits %+v, card %d %s: %q, want %q", shoe, l, i, c, got, want)
+			}
+			if got != "" {
+				alarms++
+			}
+			// The next card: often one that goes on a run (same rank, same suit, one rank
+			// up or down), else any.
+			switch r := rng.IntN(8); {
+			case r == 0:
+				c.Suit = baccarat.Suit(1 + rng.IntN(4))
+			case r == 1:
+				c.Rank = baccarat.Rank(1 + rng.IntN(13))
+			case r < 5 && c.Rank > baccarat.Ace && c.Rank < baccarat.King:
+				c.Rank = baccarat.Rank(int(c.Rank) + []int{-1, 1}[rng.IntN(2)])
+				if rng.IntN(3) > 0 {
+					c.Suit = baccarat.Suit(1 + rng.IntN(4))
+				}
+			default:
+				c = baccarat.Card{Rank: baccarat.Rank(1 + rng.IntN(13)), Suit: baccarat.Suit(1 + rng.IntN(4))}
+			}
+		}
+	}
+	if alarms < 1000 {
+		t.Errorf("only %d alarms in 3000 shoes: the runs drawn are too short to test the watch", alarms)
+	}
 }

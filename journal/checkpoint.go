@@ -251,46 +251,85 @@ func (p HeadProblem) String() string {
 // the number of checkpoints of records no longer in the journal (archived or compacted
 // away), whose signatures alone are checked; an error reading the journal ends the check.
 func (j *Journal) CheckHeads(pub ed25519.PublicKey, source string, heads []Checkpoint) (problems []HeadProblem, elsewhere int, err error) {
-	want := make(map[uint64]bool, len(heads))
-	for _, c := range heads {
-		want[c.Seq] = true
-	}
-	found := make(map[uint64]Hash, len(want))
-	j.mu.Lock()
-	segs := slices.Clone(j.segs)
-	j.mu.Unlock()
-	from := uint64(1)
-	if len(segs) > 0 {
-		from = segs[0].first
-	}
-	for _, s := range segs {
-		if s.version != formatV1 && want[s.first-1] {
-			found[s.first-1] = s.chainIn // the last record before the chain's first segment
-		}
-	}
-	for r, err := range j.Records(from) {
+	hc := j.NewHeadCheck(heads)
+	for r, err := range j.Records(hc.From()) {
 		if err != nil {
 			return nil, 0, err
 		}
-		if want[r.Seq] && r.Hash != (Hash{}) {
-			found[r.Seq] = r.Hash
+		hc.See(r)
+	}
+	problems, elsewhere = hc.Problems(pub, source, heads)
+	return problems, elsewhere, nil
+}
+
+// HeadCheck is CheckHeads for a caller that reads the records itself, to check several
+// sets of checkpoints, or to do more with the records, in the one reading: it is handed
+// every record from From on, in order, then gives each set's problems.
+type HeadCheck struct {
+	from  uint64
+	seqs  []uint64 // the records the checkpoints name, sorted, each once
+	found []Hash   // the chain hash of each, by index in seqs
+	have  []bool   // whether it was found
+	next  int      // the index in seqs of the next record to look out for
+}
+
+// NewHeadCheck prepares the check of the checkpoints of every set given.
+func (j *Journal) NewHeadCheck(sets ...[]Checkpoint) *HeadCheck {
+	hc := &HeadCheck{from: 1}
+	for _, heads := range sets {
+		for _, c := range heads {
+			hc.seqs = append(hc.seqs, c.Seq)
 		}
 	}
+	slices.Sort(hc.seqs)
+	hc.seqs = slices.Compact(hc.seqs)
+	hc.found, hc.have = make([]Hash, len(hc.seqs)), make([]bool, len(hc.seqs))
+	j.mu.Lock()
+	segs := slices.Clone(j.segs)
+	j.mu.Unlock()
+	if len(segs) > 0 {
+		hc.from = segs[0].first
+	}
+	for _, s := range segs {
+		if i, ok := slices.BinarySearch(hc.seqs, s.first-1); ok && s.version != formatV1 {
+			hc.found[i], hc.have[i] = s.chainIn, true // the last record before the chain's first segment
+		}
+	}
+	return hc
+}
+
+// From is the first record the check must be handed: the journal's first.
+func (hc *HeadCheck) From() uint64 { return hc.from }
+
+// See takes the next record read, in order of sequence number.
+func (hc *HeadCheck) See(r Record) {
+	for hc.next < len(hc.seqs) && hc.seqs[hc.next] < r.Seq {
+		hc.next++
+	}
+	if hc.next < len(hc.seqs) && hc.seqs[hc.next] == r.Seq && r.Hash != (Hash{}) {
+		hc.found[hc.next], hc.have[hc.next] = r.Hash, true
+	}
+}
+
+// Problems checks heads, one of the sets the check was made for, from source, against
+// the records seen, as CheckHeads does.
+func (hc *HeadCheck) Problems(pub ed25519.PublicKey, source string, heads []Checkpoint) (problems []HeadProblem, elsewhere int) {
 	for _, c := range heads {
-		h, ok := found[c.Seq]
+		i, ok := slices.BinarySearch(hc.seqs, c.Seq)
+		ok = ok && hc.have[i]
 		switch {
 		case pub != nil && !c.Verify(pub):
 			problems = append(problems, HeadProblem{c, source, "signature does not verify with the table's public key"})
-		case !ok && c.Seq < from:
+		case !ok && c.Seq < hc.from:
 			elsewhere++
 		case !ok:
 			problems = append(problems, HeadProblem{c, source, fmt.Sprintf("the journal has no chained record %d", c.Seq)})
-		case h != c.Hash:
+		case hc.found[i] != c.Hash:
 			problems = append(problems, HeadProblem{c, source,
-				fmt.Sprintf("record %d's chain hash is %s, the checkpoint signed %s", c.Seq, h, c.Hash)})
+				fmt.Sprintf("record %d's chain hash is %s, the checkpoint signed %s", c.Seq, hc.found[i], c.Hash)})
 		}
 	}
-	return problems, elsewhere, nil
+	return problems, elsewhere
 }
 
 // LastCheckpoint returns the last whole checkpoint of the heads file, nil when there is

@@ -221,3 +221,28 @@ func TestSnapshotFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestChainHashAnySize: a record's chain hash is the SHA-256 of the hash before it, its
+// sequence number and its payload, however long the payload: small ones hashed from one
+// buffer, larger ones streamed.
+func TestChainHashAnySize(t *testing.T) {
+	var prev Hash
+	for i := range prev {
+		prev[i] = byte(i * 7)
+	}
+	p := make([]byte, 700)
+	for i := range p {
+		p[i] = byte(i*31 + 5)
+	}
+	for n := 0; n <= len(p); n++ {
+		d := sha256.New()
+		d.Write(prev[:])
+		d.Write(binary.LittleEndian.AppendUint64(nil, uint64(n)*1e9+3))
+		d.Write(p[:n])
+		var want Hash
+		copy(want[:], d.Sum(nil))
+		if got := chainHash(prev, uint64(n)*1e9+3, p[:n]); got != want {
+			t.Fatalf("payload of %d bytes: chain hash %s, want %s", n, got, want)
+		}
+	}
+}

@@ -30,8 +30,8 @@ type Options struct {
 	SigningKey ed25519.PrivateKey
 	// PublicKey, when set (or SigningKey), checks the snapshot's signature. A snapshot
 	// whose signature does not verify with it is never used (Snapshot says there is none,
-	// SnapshotReport.Ignored says why); nor is an unsigned one, written before snapshots
-	// were signed, unless it stands for records no longer in the journal. Without a key
+	// SnapshotReport.Ignored says why); nor is an unsigned one, written with no key,
+	// unless it stands for records no longer in the journal. Without a key
 	// the signature is not checked.
 	PublicKey ed25519.PublicKey
 	// Quick checks record by record only the segments from the one that holds the last

@@ -227,13 +227,13 @@ func (b *Builder) Event(seq uint64, ev round.Event, effs []round.Effect) {
 func (b *Builder) effect(seq uint64, e round.Effect) {
 	switch e.Kind {
 	case round.ShoeStarted:
-		b.shoe = &Shoe{Number: e.Shoe, Set: e.Set, Decks: e.Count, Started: e.At, FirstRecord: seq}
+		b.shoe = &Shoe{Number: e.Shoe, Set: e.Set(), Decks: e.Count, Started: e.At(), FirstRecord: seq}
 		b.r.Shoes = append(b.r.Shoes, b.shoe)
 		b.rnd = nil
 	case round.CardBurned:
 		if b.shoe != nil {
 			b.shoe.Burned = append(b.shoe.Burned, e.Card)
-			b.shoe.cardTimes = append(b.shoe.cardTimes, e.At)
+			b.shoe.cardTimes = append(b.shoe.cardTimes, e.At())
 		}
 	case round.BettingClosed:
 		b.round(seq, e)
@@ -245,28 +245,28 @@ func (b *Builder) effect(seq uint64, e round.Effect) {
 			r.Banker = append(r.Banker, e.Card)
 		}
 		if b.shoe != nil {
-			b.shoe.cardTimes = append(b.shoe.cardTimes, e.At)
+			b.shoe.cardTimes = append(b.shoe.cardTimes, e.At())
 		}
 	case round.Reconstructed:
 		r := b.round(seq, e)
-		r.Player, r.Banker = handCards(e.Coup.Player), handCards(e.Coup.Banker)
+		r.Player, r.Banker = handCards(e.Coup().Player), handCards(e.Coup().Banker)
 	case round.RoundComplete:
 		r := b.round(seq, e)
-		r.Player, r.Banker = handCards(e.Coup.Player), handCards(e.Coup.Banker)
-		r.Outcome, r.Complete = e.Outcome, true
+		r.Player, r.Banker = handCards(e.Coup().Player), handCards(e.Coup().Banker)
+		r.Outcome, r.Complete = e.Outcome(), true
 	case round.RoundSettled, round.RoundVoided:
 		r := b.round(seq, e)
-		r.Ended, r.Settlements = e.At, e.Settlements
+		r.Ended, r.Settlements = e.At(), e.Settlements()
 		if e.Kind == round.RoundVoided {
-			r.Void, r.VoidReason = true, e.Reason
+			r.Void, r.VoidReason = true, e.Reason()
 		} else {
-			r.Outcome, r.Complete = e.Outcome, true
+			r.Outcome, r.Complete = e.Outcome(), true
 		}
 		b.rnd = nil
 	case round.IrregularityRaised:
 		entry := irregularities.Lookup(e.Irregularity)
 		irr := &Irregularity{ID: e.ID, Kind: e.Irregularity, Rule: irregularities.Rule(e.Irregularity, b.rules),
-			Round: e.Round, Raised: e.At, Reason: e.Reason, Holds: len(entry.Choices) > 0}
+			Round: e.Round, Raised: e.At(), Reason: e.Reason(), Holds: len(entry.Choices) > 0}
 		b.irr[e.ID] = irr
 		if b.shoe != nil {
 			b.shoe.Irregularities = append(b.shoe.Irregularities, irr)
@@ -276,11 +276,11 @@ func (b *Builder) effect(seq uint64, e round.Effect) {
 		}
 	case round.IrregularityResolved:
 		if irr, ok := b.irr[e.ID]; ok {
-			irr.Decision = &Decision{Choice: e.Choice, Role: e.Role, Actor: e.Actor, At: e.At, Reason: e.Reason}
+			irr.Decision = &Decision{Choice: e.Choice, Role: e.Role, Actor: e.Actor(), At: e.At(), Reason: e.Reason()}
 		}
 	case round.ShoeEnded:
 		if b.shoe != nil {
-			b.shoe.Ended = e.At
+			b.shoe.Ended = e.At()
 		}
 		b.rnd = nil
 	}
@@ -289,7 +289,7 @@ func (b *Builder) effect(seq uint64, e round.Effect) {
 // round returns the round in play, starting it at effect e when there is none.
 func (b *Builder) round(seq uint64, e round.Effect) *Round {
 	if b.rnd == nil || b.rnd.Number != e.Round {
-		b.rnd = &Round{Number: e.Round, Started: e.At, FirstRecord: seq}
+		b.rnd = &Round{Number: e.Round, Started: e.At(), FirstRecord: seq}
 		if b.shoe == nil {
 			b.shoe = &Shoe{Number: e.Shoe, FirstRecord: seq}
 			b.r.Shoes = append(b.r.Shoes, b.shoe)

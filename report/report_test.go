@@ -44,12 +44,10 @@ func (f *feeder) dealRound(n uint32, sec int) {
 		c    string
 	}{{baccarat.P1, "9S"}, {baccarat.B1, "3H"}, {baccarat.P2, "KD"}, {baccarat.B2, "QC"}}
 	for i, c := range cards {
-		f.ev(round.CardDrawn, sec+10*i, "", round.Effect{Kind: round.CardPlaced, At: at(sec + 10*i), Shoe: 1, Round: n,
-			Slot: c.slot, Card: card(f.t, c.c)})
+		f.ev(round.CardDrawn, sec+10*i, "", round.Effect{Kind: round.CardPlaced, Shoe: 1, Round: n, Slot: c.slot, Card: card(f.t, c.c)}.WithDetail(round.Detail{At: at(sec + 10*i)}))
 	}
 	out := baccarat.Outcome{Winner: baccarat.PlayerWins, PlayerPoints: 9, BankerPoints: 3, PlayerCards: 2, BankerCards: 2}
-	f.ev(round.ConfirmResult, sec+35, "", round.Effect{Kind: round.RoundSettled, At: at(sec + 35), Shoe: 1, Round: n, Outcome: out,
-		Settlements: []round.Settlement{{Wager: baccarat.Wager{Box: "1", Bet: baccarat.BetPlayer, Stake: 100}, Returned: 200}}})
+	f.ev(round.ConfirmResult, sec+35, "", round.Effect{Kind: round.RoundSettled, Shoe: 1, Round: n}.WithDetail(round.Detail{At: at(sec + 35), Outcome: out, Settlements: []round.Settlement{{Wager: baccarat.Wager{Box: "1", Bet: baccarat.BetPlayer, Stake: 100}, Returned: 200}}}))
 }
 
 // TestSummaryFigures: time held counts overlapping holds once; cards per hour leaves the
@@ -59,20 +57,18 @@ func TestSummaryFigures(t *testing.T) {
 	f := &feeder{t: t, b: NewBuilder()}
 	f.b.Settings(1, "bac-07", "rws")
 	f.seq = 1
-	f.ev(round.NewShoe, 0, "", round.Effect{Kind: round.ShoeStarted, At: at(0), Shoe: 1, Set: "S1", Count: 8})
-	f.ev(round.CardDrawn, 5, "", round.Effect{Kind: round.CardBurned, At: at(5), Shoe: 1, Card: card(t, "7H")})
+	f.ev(round.NewShoe, 0, "", round.Effect{Kind: round.ShoeStarted, Shoe: 1, Count: 8}.WithDetail(round.Detail{At: at(0), Set: "S1"}))
+	f.ev(round.CardDrawn, 5, "", round.Effect{Kind: round.CardBurned, Shoe: 1, Card: card(t, "7H")}.WithDetail(round.Detail{At: at(5)}))
 	f.dealRound(1, 10) // cards at 10..40, settled at 45
 	// Round 2: two holds, 100-400 and 300-700 (overlapping: 600 s held), then void at 710.
-	f.ev(round.CardDrawn, 100, "", round.Effect{Kind: round.CardPlaced, At: at(100), Shoe: 1, Round: 2, Slot: baccarat.P1, Card: card(t, "2C")},
-		round.Effect{Kind: round.IrregularityRaised, At: at(100), Shoe: 1, Round: 2, ID: 1, Irregularity: irregularities.SimultaneousDraw, Reason: "two cards at once"})
-	f.ev(round.Report, 300, "", round.Effect{Kind: round.IrregularityRaised, At: at(300), Shoe: 1, Round: 2, ID: 2, Irregularity: irregularities.WrongHand, Reason: "dealt to the wrong hand"})
+	f.ev(round.CardDrawn, 100, "", round.Effect{Kind: round.CardPlaced, Shoe: 1, Round: 2, Slot: baccarat.P1, Card: card(t, "2C")}.WithDetail(round.Detail{At: at(100)}),
+		round.Effect{Kind: round.IrregularityRaised, Shoe: 1, Round: 2, ID: 1, Irregularity: irregularities.SimultaneousDraw}.WithDetail(round.Detail{At: at(100), Reason: "two cards at once"}))
+	f.ev(round.Report, 300, "", round.Effect{Kind: round.IrregularityRaised, Shoe: 1, Round: 2, ID: 2, Irregularity: irregularities.WrongHand}.WithDetail(round.Detail{At: at(300), Reason: "dealt to the wrong hand"}))
 	f.ev(round.DeviceLost, 320, "shuffler")
 	f.ev(round.DeviceBack, 330, "shuffler")
-	f.ev(round.Decide, 400, "", round.Effect{Kind: round.IrregularityResolved, At: at(400), ID: 1, Irregularity: irregularities.SimultaneousDraw,
-		Choice: irregularities.AsRead, Role: irregularities.Supervisor, Actor: "S17"})
-	f.ev(round.Decide, 700, "", round.Effect{Kind: round.IrregularityResolved, At: at(700), ID: 2, Irregularity: irregularities.WrongHand,
-		Choice: irregularities.Void, Role: irregularities.PitManager, Actor: "M3"})
-	f.ev(round.Decide, 710, "", round.Effect{Kind: round.RoundVoided, At: at(710), Shoe: 1, Round: 2, Reason: "decided void (RWS Baccarat 5.8)"})
+	f.ev(round.Decide, 400, "", round.Effect{Kind: round.IrregularityResolved, ID: 1, Irregularity: irregularities.SimultaneousDraw, Choice: irregularities.AsRead, Role: irregularities.Supervisor}.WithDetail(round.Detail{At: at(400), Actor: "S17"}))
+	f.ev(round.Decide, 700, "", round.Effect{Kind: round.IrregularityResolved, ID: 2, Irregularity: irregularities.WrongHand, Choice: irregularities.Void, Role: irregularities.PitManager}.WithDetail(round.Detail{At: at(700), Actor: "M3"}))
+	f.ev(round.Decide, 710, "", round.Effect{Kind: round.RoundVoided, Shoe: 1, Round: 2}.WithDetail(round.Detail{At: at(710), Reason: "decided void (RWS Baccarat 5.8)"}))
 	f.b.Settings(f.seq+1, "bac-07", "rws") // a restart
 	f.seq++
 	f.ev(round.PowerRestored, 720, "")

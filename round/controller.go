@@ -292,6 +292,12 @@ type Controller struct {
 	cfg     Config
 	st      State
 	effects []Effect
+	x       effectData // the larger parts of the effects of the step
+	// insurance: the table offers Insurance (its rule set's, not refused by the table).
+	insurance bool
+	// checkByCheck steps every card by cardDrawnAny, for the tests that hold the common
+	// card's single pass to it.
+	checkByCheck bool
 }
 
 // New returns a controller with no shoe in play.
@@ -299,7 +305,8 @@ func New(cfg Config) (*Controller, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	c := &Controller{cfg: cfg, effects: make([]Effect, 0, 16)}
+	c := &Controller{cfg: cfg, effects: make([]Effect, 0, 16), x: effectData{parts: make([]part, 0, 8)},
+		insurance: cfg.Rules.Insurance && !cfg.NoInsurance}
 	c.st.Offers = make([]baccarat.InsuranceOffer, 0, 4)
 	c.st.Offered = make([]baccarat.InsuranceOffer, 0, 4)
 	return c, nil
@@ -340,7 +347,7 @@ func Restore(cfg Config, st State) (*Controller, error) {
 	c.st = st
 	c.st.Offers = append(make([]baccarat.InsuranceOffer, 0, 4), st.Offers...)
 	c.st.Offered = append(make([]baccarat.InsuranceOffer, 0, 4), st.Offered...)
-	c.st.Watch.Limits = cfg.Runs
+	c.st.Watch.SetLimits(cfg.Runs)
 	return c, nil
 }
 
@@ -375,6 +382,9 @@ func (c *Controller) Step(event Event) []Effect { return c.Apply(&event) }
 // of hundred bytes are not copied for each card. The effects are Step's.
 func (c *Controller) Apply(ev *Event) []Effect {
 	c.effects = c.effects[:0]
+	c.x.gen++
+	c.x.at = ev.At
+	c.x.parts = c.x.parts[:0]
 	switch ev.Kind {
 	case NewShoe:
 		c.newShoe(ev)
@@ -418,29 +428,53 @@ func (c *Controller) Apply(ev *Event) []Effect {
 	return c.effects
 }
 
-func (c *Controller) emit(ev *Event, e Effect) {
-	p := c.push(ev, e.Kind)
-	e.At, e.Shoe, e.Round = p.At, p.Shoe, p.Round
+// emit appends effect e, with its Shoe and Round those of the state now.
+func (c *Controller) emit(e Effect) {
+	p := c.push(e.Kind)
+	e.Shoe, e.Round, e.x, e.gen = p.Shoe, p.Round, p.x, p.gen
 	*p = e
+}
+
+// emitPart is emit for an effect with a larger part, which the step's effectData holds.
+func (c *Controller) emitPart(e Effect, pt part) {
+	c.x.parts = append(c.x.parts, pt)
+	e.ref = uint32(len(c.x.parts))
+	c.emit(e)
 }
 
 // push appends an effect of kind k and returns it to be filled in place: the hot path's
 // cheaper form of emit.
-func (c *Controller) push(ev *Event, k EffectKind) *Effect {
+func (c *Controller) push(k EffectKind) *Effect {
 	n := len(c.effects)
 	if n == cap(c.effects) {
 		c.effects = append(c.effects, Effect{})
-	} else {
-		c.effects = c.effects[:n+1]
 	}
+	c.effects = c.effects[:n+1]
+	// Filled in place, field by field: an effect built apart and copied in would be read
+	// back whole while its narrow stores are still in flight, which stalls the copy.
 	e := &c.effects[n]
 	*e = Effect{}
-	e.Kind, e.At, e.Shoe, e.Round = k, ev.At, c.st.Shoe, c.st.Round
+	e.Kind, e.Shoe, e.Round, e.gen, e.x = k, c.st.Shoe, c.st.Round, c.x.gen, &c.x
 	return e
 }
 
+// pushPart is push for an effect with a larger part: it returns the effect and its part,
+// both to be filled in place.
+func (c *Controller) pushPart(k EffectKind) (*Effect, *part) {
+	e := c.push(k)
+	n := len(c.x.parts)
+	if n == cap(c.x.parts) {
+		c.x.parts = append(c.x.parts, part{})
+	} else {
+		c.x.parts = c.x.parts[:n+1]
+		c.x.parts[n] = part{}
+	}
+	e.ref = uint32(n + 1)
+	return e, &c.x.parts[n]
+}
+
 func (c *Controller) refuse(ev *Event, format string, a ...any) {
-	c.emit(ev, Effect{Kind: EventRefused, Reason: ev.Kind.String() + ": " + fmt.Sprintf(format, a...)})
+	c.emitPart(Effect{Kind: EventRefused}, part{reason: ev.Kind.String() + ": " + fmt.Sprintf(format, a...)})
 }
 
 func (c *Controller) newShoe(ev *Event) {
@@ -504,13 +538,13 @@ func (c *Controller) newShoe(ev *Event) {
 	if prev.Phase == NextSet {
 		started = c.continueSession(prev)
 	}
-	c.emit(ev, Effect{Kind: started, Set: ev.Set, Count: ev.Decks})
+	c.emitPart(Effect{Kind: started, Count: ev.Decks}, part{set: ev.Set})
 	switch c.cfg.Burn {
 	case BurnByFirstCard:
 		c.st.Phase, c.st.BurnLeft = Burning, -1
 	case BurnFixed:
 		c.st.Phase, c.st.BurnLeft = Burning, c.cfg.BurnCount
-		c.emit(ev, Effect{Kind: BurnStarted, Count: c.cfg.BurnCount})
+		c.emit(Effect{Kind: BurnStarted, Count: c.cfg.BurnCount})
 	default:
 		c.nextRound(ev)
 	}
@@ -537,11 +571,11 @@ func (c *Controller) burn(ev *Event, card baccarat.Card, seq uint64) {
 	if c.st.BurnLeft < 0 {
 		n := baccarat.BurnCount(card)
 		c.st.BurnLeft = n
-		c.emit(ev, Effect{Kind: BurnStarted, Card: card, Seq: seq, Count: n})
+		c.emit(Effect{Kind: BurnStarted, Card: card, Seq: seq, Count: n})
 		return
 	}
 	c.st.BurnLeft--
-	c.emit(ev, Effect{Kind: CardBurned, Card: card, Seq: seq, Count: c.st.BurnLeft})
+	c.emit(Effect{Kind: CardBurned, Card: card, Seq: seq, Count: c.st.BurnLeft})
 	if c.st.BurnLeft == 0 {
 		c.nextRound(ev)
 	}
@@ -555,7 +589,7 @@ func (c *Controller) nextRound(ev *Event) {
 	if c.st.CutCard {
 		if c.st.RoundsLeft == 0 {
 			c.st.Phase = ShoeDone
-			c.emit(ev, Effect{Kind: ShoeFinished})
+			c.emit(Effect{Kind: ShoeFinished})
 			return
 		}
 		c.st.RoundsLeft--
@@ -572,7 +606,7 @@ func (c *Controller) nextRound(ev *Event) {
 	if c.st.OptionsOpen || c.st.Options != nil || c.st.Neglected != nil || c.st.Window != (Window{}) {
 		c.st.OptionsOpen, c.st.Options, c.st.Neglected, c.st.Window = false, nil, nil, Window{}
 	}
-	c.push(ev, BettingOpened)
+	c.push(BettingOpened)
 }
 
 func (c *Controller) betsClosed(ev *Event) {
@@ -610,9 +644,9 @@ func (c *Controller) closeBets(ev *Event, ws []baccarat.Wager) {
 		for i, w := range ws {
 			switch d := ds[i]; d.Verdict {
 			case baccarat.Refused:
-				c.emit(ev, Effect{Kind: WagerRefused, Wager: w, Reason: strings.TrimPrefix(d.Rule, "refused: ")})
+				c.emitPart(Effect{Kind: WagerRefused}, part{wager: w, reason: strings.TrimPrefix(d.Rule, "refused: ")})
 			case baccarat.CutBack, baccarat.UnderMinimum:
-				c.emit(ev, Effect{Kind: WagerLimited, Wager: w, Stake: d.Effective, Reason: d.Rule})
+				c.emitPart(Effect{Kind: WagerLimited}, part{wager: w, stake: d.Effective, reason: d.Rule})
 			}
 			if ds[i].Verdict != baccarat.Refused {
 				playing++
@@ -621,7 +655,7 @@ func (c *Controller) closeBets(ev *Event, ws []baccarat.Wager) {
 		c.st.Wagers, c.st.Decisions = append([]baccarat.Wager(nil), ws...), ds
 	}
 	c.st.Phase = Dealing
-	c.push(ev, BettingClosed).Count = playing
+	c.push(BettingClosed).Count = playing
 	for len(c.st.Kept) > 0 && c.st.Phase == Dealing {
 		k := c.st.Kept[0]
 		c.st.Kept = c.st.Kept[1:]
@@ -630,65 +664,123 @@ func (c *Controller) closeBets(ev *Event, ws []baccarat.Wager) {
 }
 
 func (c *Controller) cardDrawn(ev *Event) {
-	card, seq := ev.Card, ev.Seq
-	if c.st.Phase == NoShoe && c.cfg.ShoeOnFirstCard {
-		// A table with no shuffler: the first card after a shoe's end starts the next.
-		start := Event{Kind: NewShoe, At: ev.At, Decks: c.cfg.Decks, Actor: "first card"}
-		c.newShoe(&start)
-	}
-	if c.st.Phase == NoShoe {
-		c.notDue(ev, card, seq, "no shoe is in play")
+	st := &c.st
+	card, seq, last := ev.Card, ev.Seq, st.LastCardNo
+	if st.Phase != Dealing || c.checkByCheck || st.Held.ID != 0 || st.Order != nil || len(st.Offers) != 0 || ev.Burned ||
+		ev.Renumbered || !card.Valid() || seq > last+1 && last != 0 ||
+		ev.Set != "" && ev.Set != st.Set && st.Set != "" || int(st.Seen[card.Index()]) >= st.Decks {
+		c.cardDrawnAny(ev)
 		return
 	}
+	// The common card, in one pass: read in order, named, of the set, and drawn for a
+	// round being dealt, with nothing held, no recorded order to follow and no offer
+	// open. cardDrawnAny comes to the same for it, check by check.
+	st.CardsDrawn++
+	if seq != 0 {
+		st.LastCardNo = seq
+	}
+	st.LastCardAt = ev.At
+	lastShoe, lastTimed := st.LastShoeTime, st.LastShoeTimed
+	st.LastShoeTime, st.LastShoeTimed = ev.ShoeTime, ev.ShoeTimed
+	st.Seen[card.Index()]++
+	if what := st.Watch.Add(card); what != "" {
+		c.shuffleWarning(what)
+	}
+	if c.simultaneous(ev, lastShoe, lastTimed) {
+		c.drawnTogether(ev, card, seq, lastShoe)
+		return
+	}
+	// As place does, with no offer open.
+	slot, next := st.Coup.PlaceNext(card)
+	st.CardNos[slot-1] = seq
+	e := c.push(CardPlaced)
+	e.Slot, e.Card, e.Seq = slot, card, seq
+	if next == baccarat.NoSlot {
+		c.complete(ev)
+		return
+	}
+	if c.insurance && (slot == baccarat.B2 || slot == baccarat.P3 && !st.InsuranceWaived) {
+		c.offer()
+	}
+}
+
+// shuffleWarning warns the dealer of what the bad-shuffle watch found: the alarm's first
+// stage; it is raised at the round's end.
+func (c *Controller) shuffleWarning(what string) {
+	c.st.Warned = what
+	c.emitPart(Effect{Kind: DealerWarning}, part{reason: what + ": check the shuffle"})
+}
+
+// cardDrawnAny steps any card, check by check.
+func (c *Controller) cardDrawnAny(ev *Event) {
+	if c.st.Phase == NoShoe {
+		if c.cfg.ShoeOnFirstCard {
+			// A table with no shuffler: the first card after a shoe's end starts the next.
+			start := Event{Kind: NewShoe, At: ev.At, Decks: c.cfg.Decks, Actor: "first card"}
+			c.newShoe(&start)
+		}
+		if c.st.Phase == NoShoe {
+			c.notDue(ev, ev.Card, ev.Seq, "no shoe is in play")
+			return
+		}
+	}
+	card, seq := ev.Card, ev.Seq
 	c.st.CardsDrawn++
 	// Cards that passed the reader unread between the last card and this one: they left
 	// the shoe, so they count among the set's cards (RWS Baccarat 5.5.2), and the table
 	// cannot account for them (5.5.3).
-	missed := 0
-	if seq != 0 && c.st.LastCardNo != 0 && !ev.Renumbered && seq > c.st.LastCardNo+1 {
-		missed = int(seq - c.st.LastCardNo - 1)
-		c.st.CardsDrawn += missed
-	}
 	lastSeq, lastShoe, lastTimed := c.st.LastCardNo, c.st.LastShoeTime, c.st.LastShoeTimed
+	missed := 0
 	if seq != 0 {
+		if lastSeq != 0 && !ev.Renumbered && seq > lastSeq+1 {
+			missed = int(seq - lastSeq - 1)
+			c.st.CardsDrawn += missed
+		}
 		c.st.LastCardNo = seq
 	}
 	c.st.LastCardAt = ev.At
 	c.st.LastShoeTime, c.st.LastShoeTimed = ev.ShoeTime, ev.ShoeTimed
-	if ev.Renumbered {
-		c.repowered(ev)
-	}
-	if missed > 0 {
-		c.unaccounted(ev, missed, fmt.Sprintf("shoe sequence %d follows %d: %s", seq, lastSeq, cardsText(missed, "not read")), "")
-	}
-	if !card.Valid() {
-		c.unaccounted(ev, 1, "an unreadable card", ev.Detail)
+	if (ev.Renumbered || missed > 0 || !card.Valid()) && c.unusual(ev, missed, lastSeq) {
 		return
 	}
-	if why := c.foreign(ev, card); why != "" {
-		c.foundForeign(ev, card, seq, why)
+	// The set check (RWS Baccarat 5.5.1): a card of another set, or one more of it than
+	// the set holds, is foreign. A card of the set is counted.
+	i := card.Index()
+	if ev.Set != "" && c.st.Set != "" && ev.Set != c.st.Set || int(c.st.Seen[i]) >= c.st.Decks {
+		c.foundForeign(ev, card, seq, c.foreign(ev, card))
 		return
 	}
+	c.st.Seen[i]++
 	if what := c.st.Watch.Add(card); what != "" {
-		c.st.Warned = what
-		c.emit(ev, Effect{Kind: DealerWarning, Reason: what + ": check the shuffle"})
+		c.shuffleWarning(what)
 	}
-	orderPos, skipped := c.st.OrderPos, len(c.st.Skipped)
-	outOfOrder, foreign := c.followOrder(card)
-	if foreign != "" {
-		c.st.Seen[card.Index()]-- // not of the set: not counted as one of its cards
-		c.foundForeign(ev, card, seq, foreign)
-		return
+	c.dealOther(ev, card, seq, lastShoe, lastTimed)
+}
+
+// dealOther goes on with a card that passed the set check and the bad-shuffle watch:
+// against the recorded order, burned in the shoe's burn mode, over an Insurance offer,
+// held, or dealt by what the table is doing.
+func (c *Controller) dealOther(ev *Event, card baccarat.Card, seq uint64, lastShoe uint32, lastTimed bool) {
+	var outOfOrder string
+	var orderPos, skipped int
+	if c.st.Order != nil {
+		orderPos, skipped = c.st.OrderPos, len(c.st.Skipped)
+		var foreign string
+		if outOfOrder, foreign = c.followOrder(card); foreign != "" {
+			c.st.Seen[card.Index()]-- // not of the set: not counted as one of its cards
+			c.foundForeign(ev, card, seq, foreign)
+			return
+		}
 	}
 	if ev.Burned && c.cfg.Burn == BurnShoe {
 		// Read in the shoe's burn mode: burned, never dealt to a hand.
-		c.emit(ev, Effect{Kind: CardBurned, Card: card, Seq: seq})
+		c.emit(Effect{Kind: CardBurned, Card: card, Seq: seq})
 		return
 	}
-	if c.st.Phase == Dealing {
+	if c.st.Phase == Dealing && len(c.st.Offers) > 0 {
 		c.drawnOver(ev, card) // placed or held, it is the next card (NC Insurance 5.3)
 	}
-	if h := &c.st.Held; h.ID != 0 {
+	if c.st.Held.ID != 0 {
 		// A card drawn while the table is held belongs to the round: it waits, in order,
 		// for the decision (RWS Baccarat 5.12: players who continue accept the later cards).
 		c.hold(ev, card, seq)
@@ -697,9 +789,7 @@ func (c *Controller) cardDrawn(ev *Event) {
 	switch c.st.Phase {
 	case Burning:
 		if outOfOrder != "" {
-			c.raise(ev, irregularities.IncorrectCards, outOfOrder)
-			c.st.Held.OrderPos, c.st.Held.Skipped = orderPos+1, skipped+1
-			c.hold(ev, card, seq)
+			c.outOfOrder(ev, card, seq, outOfOrder, orderPos, skipped)
 			return
 		}
 	case BettingOpen:
@@ -714,19 +804,49 @@ func (c *Controller) cardDrawn(ev *Event) {
 	case Dealing:
 		switch {
 		case outOfOrder != "":
-			c.raise(ev, irregularities.IncorrectCards, outOfOrder)
-			c.st.Held.OrderPos, c.st.Held.Skipped = orderPos+1, skipped+1
-			c.hold(ev, card, seq)
+			c.outOfOrder(ev, card, seq, outOfOrder, orderPos, skipped)
 			return
 		case c.simultaneous(ev, lastShoe, lastTimed):
-			c.raise(ev, irregularities.SimultaneousDraw, fmt.Sprintf("%s read %s after the card before it, by the shoe's clock",
-				card, time.Duration(ev.ShoeTime-lastShoe)*time.Millisecond))
-			c.st.Held.Paired = true
-			c.hold(ev, card, seq)
+			c.drawnTogether(ev, card, seq, lastShoe)
 			return
 		}
+		c.place(ev, card, seq)
+		return
 	}
 	c.deal(ev, card, seq)
+}
+
+// unusual handles a card stepped after a shoe powered off and on, after cards that passed
+// unread, or that could not be read, and reports whether the card is done with.
+func (c *Controller) unusual(ev *Event, missed int, lastSeq uint64) bool {
+	if ev.Renumbered {
+		c.repowered(ev)
+	}
+	if missed > 0 {
+		c.unaccounted(ev, missed, fmt.Sprintf("shoe sequence %d follows %d: %s", ev.Seq, lastSeq, cardsText(missed, "not read")), "")
+	}
+	if !ev.Card.Valid() {
+		c.unaccounted(ev, 1, "an unreadable card", ev.Detail)
+		return true
+	}
+	return false
+}
+
+// outOfOrder holds the table for card, out of the shuffler's recorded order: the order
+// stood at position orderPos with skipped cards passed over before it.
+func (c *Controller) outOfOrder(ev *Event, card baccarat.Card, seq uint64, why string, orderPos, skipped int) {
+	c.raise(ev, irregularities.IncorrectCards, why)
+	c.st.Held.OrderPos, c.st.Held.Skipped = orderPos+1, skipped+1
+	c.hold(ev, card, seq)
+}
+
+// drawnTogether holds the table for card, read by the shoe within the simultaneous-draw
+// window after the card before it, read at lastShoe (RWS Baccarat 5.10).
+func (c *Controller) drawnTogether(ev *Event, card baccarat.Card, seq uint64, lastShoe uint32) {
+	c.raise(ev, irregularities.SimultaneousDraw, fmt.Sprintf("%s read %s after the card before it, by the shoe's clock",
+		card, time.Duration(ev.ShoeTime-lastShoe)*time.Millisecond))
+	c.st.Held.Paired = true
+	c.hold(ev, card, seq)
 }
 
 // deal gives a card its place by what the table is doing: a burn card, a card of the
@@ -876,18 +996,14 @@ func (c *Controller) simultaneous(ev *Event, lastShoe uint32, lastTimed bool) bo
 	return d < c.cfg.SimultaneousWindow
 }
 
-// foreign reports why card is not part of the loaded set, or "" when it is: it carries
-// another set's identity, or the set already gave as many of it as it holds (RWS
-// Baccarat 5.5.1). A card that is not foreign is counted.
+// foreign says why card, which the set check found foreign, is not part of the loaded
+// set: it carries another set's identity, or the set already gave as many of it as it
+// holds (RWS Baccarat 5.5.1).
 func (c *Controller) foreign(ev *Event, card baccarat.Card) string {
-	switch {
-	case ev.Set != "" && c.st.Set != "" && ev.Set != c.st.Set:
+	if ev.Set != "" && c.st.Set != "" && ev.Set != c.st.Set {
 		return fmt.Sprintf("%s is of set %q, not the loaded set %q", card, ev.Set, c.st.Set)
-	case int(c.st.Seen[card.Index()]) >= c.st.Decks:
-		return fmt.Sprintf("%s: a %d-deck set holds %d and this is one more", card, c.st.Decks, c.st.Decks)
 	}
-	c.st.Seen[card.Index()]++
-	return ""
+	return fmt.Sprintf("%s: a %d-deck set holds %d and this is one more", card, c.st.Decks, c.st.Decks)
 }
 
 // foundForeign handles a card not of the loaded set, whenever it appears (RWS Baccarat
@@ -909,7 +1025,7 @@ func (c *Controller) foundForeign(ev *Event, card baccarat.Card, seq uint64, why
 	}
 	if burned {
 		c.st.BurnLeft-- // the burn goes on when play does (resolve)
-		c.emit(ev, Effect{Kind: CardBurned, Card: card, Seq: seq, Count: c.st.BurnLeft})
+		c.emit(Effect{Kind: CardBurned, Card: card, Seq: seq, Count: c.st.BurnLeft})
 	}
 }
 
@@ -918,7 +1034,7 @@ func (c *Controller) foundForeign(ev *Event, card baccarat.Card, seq uint64, why
 func (c *Controller) endHold(ev *Event, why string) {
 	h := c.st.Held
 	c.st.Held = Held{}
-	c.emit(ev, Effect{Kind: IrregularityResolved, ID: h.ID, Irregularity: h.Kind, Choice: irregularities.Void, Reason: why})
+	c.emitPart(Effect{Kind: IrregularityResolved, ID: h.ID, Irregularity: h.Kind, Choice: irregularities.Void}, part{reason: why})
 	if c.roundInPlay() {
 		c.void(ev, why)
 		c.discard(ev, h.Pending)
@@ -937,31 +1053,46 @@ func (c *Controller) discard(ev *Event, ks []Kept) {
 // hold keeps a card drawn while the table is held, to be placed once it is decided.
 func (c *Controller) hold(ev *Event, card baccarat.Card, seq uint64) {
 	c.st.Held.Pending = append(c.st.Held.Pending, Kept{Card: card, Seq: seq})
-	c.emit(ev, Effect{Kind: CardHeld, Card: card, Seq: seq})
+	c.emit(Effect{Kind: CardHeld, Card: card, Seq: seq})
 }
 
 // place deals card into its slot by the Table of Play and reports what follows: the
 // round complete, or Insurance offered.
 func (c *Controller) place(ev *Event, card baccarat.Card, seq uint64) {
-	c.drawnOver(ev, card)
+	if len(c.st.Offers) > 0 {
+		c.drawnOver(ev, card)
+	}
 	slot, next := c.st.Coup.PlaceNext(card)
 	c.st.CardNos[slot-1] = seq
-	e := c.push(ev, CardPlaced)
+	e := c.push(CardPlaced)
 	e.Slot, e.Card, e.Seq = slot, card, seq
 	if next == baccarat.NoSlot {
-		c.st.Phase = Complete
-		c.st.Outcome = c.st.Coup.Outcome()
-		e := c.push(ev, RoundComplete)
-		e.Coup, e.Outcome = c.st.Coup, c.st.Outcome
-		c.raiseShuffleWarning(ev)
+		c.complete(ev)
 		return
 	}
-	if c.cfg.Rules.Insurance && !c.cfg.NoInsurance && (slot == baccarat.B2 || slot == baccarat.P3 && !c.st.InsuranceWaived) {
-		c.st.Offers = baccarat.InsuranceOffers(c.st.Offers, c.st.Coup)
-		for _, o := range c.st.Offers {
-			c.st.Offered = append(c.st.Offered, o)
-			c.emit(ev, Effect{Kind: InsuranceOffered, Offer: o})
-		}
+	if c.insurance && (slot == baccarat.B2 || slot == baccarat.P3 && !c.st.InsuranceWaived) {
+		c.offer()
+	}
+}
+
+// complete ends the dealing of the round, its cards all placed.
+func (c *Controller) complete(ev *Event) {
+	c.st.Phase = Complete
+	o := c.st.Coup.Outcome()
+	c.st.Outcome = o
+	_, p := c.pushPart(RoundComplete)
+	p.coup, p.outcome = c.st.Coup, o // o as returned: the state's copy is not read back while its stores are in flight
+	if c.st.Warned != "" {
+		c.raiseShuffleWarning(ev)
+	}
+}
+
+// offer opens the Insurance offers the round's cards make (NC Insurance 4.1.2).
+func (c *Controller) offer() {
+	c.st.Offers = baccarat.InsuranceOffers(c.st.Offers, c.st.Coup)
+	for _, o := range c.st.Offers {
+		c.st.Offered = append(c.st.Offered, o)
+		c.emit(Effect{Kind: InsuranceOffered, offer: uint8(o.Row)})
 	}
 }
 
@@ -971,7 +1102,7 @@ func (c *Controller) place(ev *Event, card baccarat.Card, seq uint64) {
 // irregularity of 5.13. The card may be placed, held, or not read at all.
 func (c *Controller) drawnOver(ev *Event, card baccarat.Card) {
 	for _, o := range c.st.Offers {
-		c.emit(ev, Effect{Kind: InsuranceNeglected, Offer: o})
+		c.emit(Effect{Kind: InsuranceNeglected, offer: uint8(o.Row)})
 		c.st.Neglected = append(c.st.Neglected, o)
 		what := "a card the table could not read was"
 		if card.Valid() {
@@ -992,7 +1123,7 @@ func (c *Controller) raiseShuffleWarning(ev *Event) {
 }
 
 func (c *Controller) notDue(ev *Event, card baccarat.Card, seq uint64, why string) {
-	c.emit(ev, Effect{Kind: CardNotDue, Card: card, Seq: seq, Reason: why})
+	c.emitPart(Effect{Kind: CardNotDue, Card: card, Seq: seq}, part{reason: why})
 }
 
 // excess handles a card drawn when none is due (RWS Baccarat 5.7): by table setting it
@@ -1050,8 +1181,7 @@ func (c *Controller) record(ev *Event, k irregularities.Kind, what string) uint3
 	if opts {
 		c.st.OptionsOpen = true
 	}
-	c.emit(ev, Effect{Kind: IrregularityRaised, ID: id, Irregularity: k, PlayerOptions: opts,
-		Reason: what + " (" + c.rule(k) + ")"})
+	c.emitPart(Effect{Kind: IrregularityRaised, ID: id, Irregularity: k, PlayerOptions: opts}, part{reason: what + " (" + c.rule(k) + ")"})
 	if opts {
 		c.openWindow(ev, id, k)
 	}
@@ -1065,11 +1195,11 @@ func (c *Controller) insuranceBet(ev *Event) {
 	}
 	w := ev.Wagers[0]
 	if c.cfg.NoInsurance && c.cfg.Rules.Insurance {
-		c.emit(ev, Effect{Kind: WagerRefused, Wager: w, Reason: "this table offers no insurance (NC Insurance 4.2.2)"})
+		c.emitPart(Effect{Kind: WagerRefused}, part{wager: w, reason: "this table offers no insurance (NC Insurance 4.2.2)"})
 		return
 	}
 	if len(c.st.Offers) == 0 {
-		c.emit(ev, Effect{Kind: WagerRefused, Wager: w, Reason: c.noOffer(w.Bet)})
+		c.emitPart(Effect{Kind: WagerRefused}, part{wager: w, reason: c.noOffer(w.Bet)})
 		return
 	}
 	offer := c.st.Offers[0]
@@ -1099,11 +1229,11 @@ func (c *Controller) insuranceBet(ev *Event) {
 		err = baccarat.CheckExactOdds(w, offer.Info().Odds)
 	}
 	if err != nil {
-		c.emit(ev, Effect{Kind: WagerRefused, Wager: w, Reason: reasonOf(err)})
+		c.emitPart(Effect{Kind: WagerRefused}, part{wager: w, reason: reasonOf(err)})
 		return
 	}
 	c.st.Insurance = append(c.st.Insurance, baccarat.InsuranceTaken{Offer: offer, Wager: w})
-	c.emit(ev, Effect{Kind: InsuranceTaken, Wager: w, Offer: offer})
+	c.emitPart(Effect{Kind: InsuranceTaken, offer: uint8(offer.Row)}, part{wager: w})
 }
 
 // noOffer says why an Insurance bet b finds no offer open: the round's last offer of b
@@ -1139,7 +1269,7 @@ func (c *Controller) insuranceClosed(ev *Event) {
 		return
 	}
 	for _, o := range c.st.Offers {
-		c.emit(ev, Effect{Kind: InsuranceClosed, Offer: o})
+		c.emit(Effect{Kind: InsuranceClosed, offer: uint8(o.Row)})
 	}
 	c.st.Offers = c.st.Offers[:0]
 }
@@ -1154,9 +1284,9 @@ func (c *Controller) squeeze(ev *Event) {
 		c.refuse(ev, "this table deals face up and reshuffles after every round: no squeeze (Royal Baccarat, End of round)")
 	case c.cfg.Rules.Insurance:
 		c.st.InsuranceWaived = true
-		c.emit(ev, Effect{Kind: SqueezeNoted, Reason: "insurance after the Player's third card is waived (NC Insurance 3.14)"})
+		c.emitPart(Effect{Kind: SqueezeNoted}, part{reason: "insurance after the Player's third card is waived (NC Insurance 3.14)"})
 	default:
-		c.emit(ev, Effect{Kind: SqueezeNoted, Reason: "squeeze recorded"})
+		c.emitPart(Effect{Kind: SqueezeNoted}, part{reason: "squeeze recorded"})
 	}
 }
 
@@ -1188,8 +1318,8 @@ func (c *Controller) confirm(ev *Event) {
 		c.applyOption(&s, o)
 		ss = append(ss, s)
 	}
-	e := c.push(ev, RoundSettled)
-	e.Coup, e.Outcome, e.Settlements = c.st.Coup, o, ss
+	_, p := c.pushPart(RoundSettled)
+	p.coup, p.outcome, p.settlements = c.st.Coup, o, ss
 	if c.st.EndPending {
 		c.pendingEnd(ev)
 		return
@@ -1211,7 +1341,7 @@ func (c *Controller) void(ev *Event, reason string) {
 	c.st.Wagers, c.st.Decisions, c.st.Insurance = nil, nil, nil
 	c.st.Window.Open = false                 // every bet is returned: no option is left to take
 	c.st.Phase, c.st.Voided = Complete, true // no card is due in a void round
-	c.emit(ev, Effect{Kind: RoundVoided, Coup: c.st.Coup, Settlements: ss, Reason: reason})
+	c.emitPart(Effect{Kind: RoundVoided}, part{coup: c.st.Coup, settlements: ss, reason: reason})
 	c.raiseShuffleWarning(ev)
 }
 
@@ -1232,7 +1362,7 @@ func (c *Controller) cutCard(ev *Event) {
 		return
 	}
 	c.st.CutCard, c.st.RoundsLeft = true, c.cfg.RoundsAfterCut
-	c.emit(ev, Effect{Kind: CutCardReached, Count: c.st.RoundsLeft})
+	c.emit(Effect{Kind: CutCardReached, Count: c.st.RoundsLeft})
 }
 
 func (c *Controller) shoeEnd(ev *Event) {
@@ -1247,7 +1377,7 @@ func (c *Controller) shoeEnd(ev *Event) {
 		// The shoe's own signal is a fact, not a request: it is applied once the round
 		// is settled or void.
 		c.st.EndPending = true
-		c.emit(ev, Effect{Kind: DealerWarning, Reason: fmt.Sprintf("the shoe reports it is empty: shoe %d ends once round %d is settled or void", c.st.Shoe, c.st.Round)})
+		c.emitPart(Effect{Kind: DealerWarning}, part{reason: fmt.Sprintf("the shoe reports it is empty: shoe %d ends once round %d is settled or void", c.st.Shoe, c.st.Round)})
 		return
 	case c.st.Held.ID != 0:
 		c.refuse(ev, "the table is held for irregularity #%d (%s): decide it first", c.st.Held.ID, c.st.Held.Kind)
@@ -1270,7 +1400,7 @@ func (c *Controller) endShoe(ev *Event, empty bool) {
 	}
 	rounds := int(c.st.Round)
 	c.st.Phase, c.st.EndPending = NoShoe, false
-	c.emit(ev, Effect{Kind: ShoeEnded, Count: rounds})
+	c.emit(Effect{Kind: ShoeEnded, Count: rounds})
 }
 
 // powerRestored applies RWS Baccarat 5.4 to the round interrupted by a technical failure:
@@ -1284,15 +1414,15 @@ func (c *Controller) powerRestored(ev *Event) {
 		}
 		c.interrupted(ev)
 	case c.st.Held.ID != 0:
-		c.emit(ev, Effect{Kind: Resumed, Reason: fmt.Sprintf("the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)})
+		c.emitPart(Effect{Kind: Resumed}, part{reason: fmt.Sprintf("the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)})
 	case c.st.Phase == Complete:
-		c.emit(ev, Effect{Kind: Resumed, Reason: "the round is complete: awaiting the dealer's confirmation (" + c.rule(irregularities.TechnicalInterruption) + ".1)"})
+		c.emitPart(Effect{Kind: Resumed}, part{reason: "the round is complete: awaiting the dealer's confirmation (" + c.rule(irregularities.TechnicalInterruption) + ".1)"})
 	case c.st.Phase == BettingOpen:
-		c.emit(ev, Effect{Kind: Resumed, Reason: "betting is open"})
+		c.emitPart(Effect{Kind: Resumed}, part{reason: "betting is open"})
 	case c.st.Phase == Burning:
-		c.emit(ev, Effect{Kind: Resumed, Reason: "the burn continues"})
+		c.emitPart(Effect{Kind: Resumed}, part{reason: "the burn continues"})
 	default:
-		c.emit(ev, Effect{Kind: Resumed, Reason: "no round in play (" + c.st.Phase.String() + ")"})
+		c.emitPart(Effect{Kind: Resumed}, part{reason: "no round in play (" + c.st.Phase.String() + ")"})
 	}
 }
 
@@ -1322,6 +1452,6 @@ func (c *Controller) interrupted(ev *Event) {
 		c.void(ev, why)
 		c.afterVoid(ev)
 	default:
-		c.emit(ev, Effect{Kind: Resumed, Reason: fmt.Sprintf("%s; the table stays held for irregularity #%d (%s)", why, c.st.Held.ID, c.st.Held.Kind)})
+		c.emitPart(Effect{Kind: Resumed}, part{reason: fmt.Sprintf("%s; the table stays held for irregularity #%d (%s)", why, c.st.Held.ID, c.st.Held.Kind)})
 	}
 }

@@ -120,46 +120,179 @@ func (k EffectKind) String() string {
 // MarshalText prints the kind's name.
 func (k EffectKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
-// Effect is one output of the controller. Like Event it is a flat value; each kind uses
-// the fields its comment names. Shoe and Round say where it belongs; At is the time of
-// the event that caused it.
+// Effect is one output of the controller: a small fixed-size value (56 bytes on 64-bit
+// platforms) of the kind, where it belongs and a few numbers. Shoe and Round say where
+// it belongs; each kind uses the fields and methods its comment names.
+//
+// The larger parts a few kinds carry (a wager, settlements, a text, the round's cards)
+// are not copied into every effect: the controller holds them once, and the methods At,
+// Set, Offer, Wager, Stake, Coup, Outcome, Settlements, Reason and Actor read them. An
+// effect the controller returned reads them until the next Step or Apply, like the slice
+// it came in; Clone gives effects that read them for good. Reading one after the next
+// Step panics rather than give another effect's part.
 type Effect struct {
-	Kind  EffectKind
-	At    time.Time
-	Shoe  uint32
-	Round uint32
-	Set   string
-	Slot  baccarat.Slot
-	Card  baccarat.Card
 	Seq   uint64
 	Count int
-	Offer baccarat.InsuranceOffer
-	Wager baccarat.Wager
-	// Stake is a limited wager's effective stake (WagerLimited).
+	x     *effectData // the larger parts: the controller's, or a clone's
+	Shoe  uint32
+	Round uint32
+	// The irregularity fields: its id and kind, a decision, who made it.
+	ID           uint32
+	ref          uint32 // 1 + the index of the effect's part in x.parts; 0: none
+	gen          uint32 // x.gen when the effect was made
+	Kind         EffectKind
+	Slot         baccarat.Slot
+	Card         baccarat.Card
+	Irregularity irregularities.Kind
+	Choice       irregularities.Choice
+	Role         irregularities.Role
+	// Option is a box's choice (OptionRecorded).
+	Option        irregularities.Option
+	PlayerOptions bool
+	offer         uint8 // the offer's row of baccarat.InsuranceTable
+}
+
+// effectData is where the effects of one step keep their larger parts: the controller
+// reuses it from step to step, counting the steps in gen; Clone makes one that stays.
+type effectData struct {
+	gen   uint32
+	at    time.Time
+	parts []part
+}
+
+// part is the larger part of one effect.
+type part struct {
+	wager       baccarat.Wager
+	stake       baccarat.Money
+	coup        baccarat.Coup
+	outcome     baccarat.Outcome
+	settlements []Settlement
+	set         string
+	reason      string
+	actor       string
+}
+
+// data is e's effectData (nil for an effect made bare), checked to be of e's step.
+func (e *Effect) data() *effectData {
+	if e.x != nil && e.x.gen != e.gen {
+		panic("round: an effect's larger part read after the next Step: Clone the effects that must outlive it")
+	}
+	return e.x
+}
+
+var noPart part
+
+// part is e's larger part (an empty one when it has none).
+func (e *Effect) part() *part {
+	x := e.data()
+	if x == nil || e.ref == 0 {
+		return &noPart
+	}
+	return &x.parts[e.ref-1]
+}
+
+// At is the time of the event that caused the effect.
+func (e Effect) At() time.Time {
+	if x := e.data(); x != nil {
+		return x.at
+	}
+	return time.Time{}
+}
+
+// Set is the set loaded (ShoeStarted, SetLoaded).
+func (e Effect) Set() string { return e.part().set }
+
+// Offer is the Insurance offer (InsuranceOffered, InsuranceTaken, InsuranceClosed,
+// InsuranceNeglected).
+func (e Effect) Offer() baccarat.InsuranceOffer { return baccarat.InsuranceOffer{Row: int(e.offer)} }
+
+// Wager is the wager refused, limited or taken (WagerRefused, WagerLimited,
+// InsuranceTaken), or the box and Insurance bet of a choice (OptionRecorded).
+func (e Effect) Wager() baccarat.Wager { return e.part().wager }
+
+// Stake is a limited wager's effective stake (WagerLimited).
+func (e Effect) Stake() baccarat.Money { return e.part().stake }
+
+// Coup is the round's cards (RoundComplete, RoundSettled, RoundVoided, Reconstructed).
+func (e Effect) Coup() baccarat.Coup { return e.part().coup }
+
+// Outcome is the round's result (RoundComplete, RoundSettled).
+func (e Effect) Outcome() baccarat.Outcome { return e.part().outcome }
+
+// Settlements are every accepted wager's result (RoundSettled, RoundVoided).
+func (e Effect) Settlements() []Settlement { return e.part().settlements }
+
+// Reason says why, or what was seen, with its rule, for the kinds that give one.
+func (e Effect) Reason() string { return e.part().reason }
+
+// Actor is the person who decided, recorded or closed (IrregularityResolved,
+// OptionRecorded, OptionsClosed).
+func (e Effect) Actor() string { return e.part().actor }
+
+// Detail is the larger part of an effect, for an effect made outside the controller with
+// WithDetail (a test's, say, or one read back).
+type Detail struct {
+	At          time.Time
+	Set         string
+	Offer       baccarat.InsuranceOffer
+	Wager       baccarat.Wager
 	Stake       baccarat.Money
 	Coup        baccarat.Coup
 	Outcome     baccarat.Outcome
 	Settlements []Settlement
 	Reason      string
-	// The irregularity fields: its id and kind, a decision, who made it.
-	ID            uint32
-	Irregularity  irregularities.Kind
-	Choice        irregularities.Choice
-	Role          irregularities.Role
-	PlayerOptions bool
-	Actor         string
-	// Option is a box's choice (OptionRecorded).
-	Option irregularities.Option
+	Actor       string
+}
+
+// WithDetail returns e with the larger part d, held by the effect itself: it reads it for
+// good. The offer's row must be one of baccarat.InsuranceTable's.
+func (e Effect) WithDetail(d Detail) Effect {
+	x := &effectData{gen: e.gen, at: d.At, parts: []part{{wager: d.Wager, stake: d.Stake, coup: d.Coup,
+		outcome: d.Outcome, settlements: d.Settlements, set: d.Set, reason: d.Reason, actor: d.Actor}}}
+	e.x, e.ref, e.offer = x, 1, uint8(d.Offer.Row)
+	return e
+}
+
+// Detail returns e's larger part.
+func (e Effect) Detail() Detail {
+	p := e.part()
+	return Detail{At: e.At(), Set: p.set, Offer: e.Offer(), Wager: p.wager, Stake: p.stake, Coup: p.coup,
+		Outcome: p.outcome, Settlements: p.settlements, Reason: p.reason, Actor: p.actor}
+}
+
+// Clone returns a copy of effs whose larger parts are their own: they read them after
+// the controller's next Step, for as long as they are kept.
+func Clone(effs []Effect) []Effect {
+	if effs == nil {
+		return nil
+	}
+	out := make([]Effect, len(effs))
+	var src, x *effectData
+	for i, e := range effs {
+		if d := e.data(); d != nil {
+			if d != src {
+				src, x = d, &effectData{at: d.at}
+			}
+			if e.ref != 0 {
+				x.parts = append(x.parts, d.parts[e.ref-1])
+				e.ref = uint32(len(x.parts))
+			}
+			e.x, e.gen = x, 0
+		}
+		out[i] = e
+	}
+	return out
 }
 
 // String prints the effect on one line, the form the transcript tests use, e.g.
 // "card-placed P1 4H seq=1".
 func (e Effect) String() string {
+	p := e.part()
 	var b strings.Builder
 	b.WriteString(e.Kind.String())
 	switch e.Kind {
 	case ShoeStarted, SetLoaded:
-		fmt.Fprintf(&b, " shoe=%d set=%s decks=%d", e.Shoe, e.Set, e.Count)
+		fmt.Fprintf(&b, " shoe=%d set=%s decks=%d", e.Shoe, p.set, e.Count)
 	case BurnStarted:
 		if e.Card.Valid() {
 			fmt.Fprintf(&b, " shown=%s", e.Card)
@@ -169,7 +302,7 @@ func (e Effect) String() string {
 		if e.Card.Valid() {
 			fmt.Fprintf(&b, " %s seq=%d", e.Card, e.Seq)
 		} else {
-			b.WriteString(" " + e.Reason)
+			b.WriteString(" " + p.reason)
 		}
 		fmt.Fprintf(&b, " left=%d", e.Count)
 	case BettingOpened:
@@ -177,29 +310,29 @@ func (e Effect) String() string {
 	case BettingClosed:
 		fmt.Fprintf(&b, " round=%d wagers=%d", e.Round, e.Count)
 	case WagerRefused:
-		fmt.Fprintf(&b, " %s: %s", wagerText(e.Wager), e.Reason)
+		fmt.Fprintf(&b, " %s: %s", wagerText(p.wager), p.reason)
 	case WagerLimited:
-		fmt.Fprintf(&b, " %s effective=%d: %s", wagerText(e.Wager), e.Stake, e.Reason)
+		fmt.Fprintf(&b, " %s effective=%d: %s", wagerText(p.wager), p.stake, p.reason)
 	case CardPlaced:
 		fmt.Fprintf(&b, " %s %s seq=%d", e.Slot, e.Card, e.Seq)
 	case CardNotDue:
-		fmt.Fprintf(&b, " %s seq=%d: %s", e.Card, e.Seq, e.Reason)
+		fmt.Fprintf(&b, " %s seq=%d: %s", e.Card, e.Seq, p.reason)
 	case InsuranceOffered, InsuranceClosed, InsuranceNeglected:
-		b.WriteString(" " + offerText(e.Offer))
+		b.WriteString(" " + offerText(e.Offer()))
 	case InsuranceTaken:
-		fmt.Fprintf(&b, " %s on %s", wagerText(e.Wager), offerText(e.Offer))
+		fmt.Fprintf(&b, " %s on %s", wagerText(p.wager), offerText(e.Offer()))
 	case SqueezeNoted, Resumed, EventRefused:
-		b.WriteString(": " + e.Reason)
+		b.WriteString(": " + p.reason)
 	case RoundComplete:
-		fmt.Fprintf(&b, " round=%d %s %s", e.Round, coupText(e.Coup), e.Outcome)
+		fmt.Fprintf(&b, " round=%d %s %s", e.Round, coupText(p.coup), p.outcome)
 	case RoundSettled, RoundVoided:
 		fmt.Fprintf(&b, " round=%d", e.Round)
 		if e.Kind == RoundSettled {
-			fmt.Fprintf(&b, " %s", e.Outcome.Winner)
+			fmt.Fprintf(&b, " %s", p.outcome.Winner)
 		} else {
-			b.WriteString(": " + e.Reason)
+			b.WriteString(": " + p.reason)
 		}
-		for _, s := range e.Settlements {
+		for _, s := range p.settlements {
 			if strings.HasPrefix(s.Rule, baccarat.Refused.String()+":") {
 				fmt.Fprintf(&b, "\n    %s refused returned=%d", wagerText(s.Wager), s.Returned)
 				continue
@@ -226,44 +359,44 @@ func (e Effect) String() string {
 		if e.PlayerOptions {
 			b.WriteString(" player-options")
 		}
-		b.WriteString(": " + e.Reason)
+		b.WriteString(": " + p.reason)
 	case IrregularityResolved:
 		by := "rule"
 		if e.Role != 0 {
 			by = e.Role.String()
 		}
 		fmt.Fprintf(&b, " #%d %s %s by %s", e.ID, e.Irregularity, e.Choice, by)
-		if e.Actor != "" {
-			b.WriteString(" " + e.Actor)
+		if p.actor != "" {
+			b.WriteString(" " + p.actor)
 		}
-		if e.Reason != "" {
-			b.WriteString(": " + e.Reason)
+		if p.reason != "" {
+			b.WriteString(": " + p.reason)
 		}
 	case CardHeld:
 		fmt.Fprintf(&b, " %s seq=%d", e.Card, e.Seq)
 	case DealerWarning:
-		b.WriteString(": " + e.Reason)
+		b.WriteString(": " + p.reason)
 	case Reconstructed:
-		b.WriteString(" " + coupText(e.Coup))
+		b.WriteString(" " + coupText(p.coup))
 	case OptionsOpened:
-		fmt.Fprintf(&b, " #%d: %s", e.ID, e.Reason)
+		fmt.Fprintf(&b, " #%d: %s", e.ID, p.reason)
 	case OptionsClosed:
 		fmt.Fprintf(&b, " #%d", e.ID)
 		if e.Role != 0 {
 			fmt.Fprintf(&b, " by %s", e.Role)
 		}
-		if e.Actor != "" {
-			b.WriteString(" " + e.Actor)
+		if p.actor != "" {
+			b.WriteString(" " + p.actor)
 		}
-		b.WriteString(": " + e.Reason)
+		b.WriteString(": " + p.reason)
 	case OptionRecorded:
-		fmt.Fprintf(&b, " box=%s %s", e.Wager.Box, e.Option)
-		if e.Wager.Bet != 0 {
-			fmt.Fprintf(&b, " %s", e.Wager.Bet)
+		fmt.Fprintf(&b, " box=%s %s", p.wager.Box, e.Option)
+		if p.wager.Bet != 0 {
+			fmt.Fprintf(&b, " %s", p.wager.Bet)
 		}
 		fmt.Fprintf(&b, " by %s", e.Role)
-		if e.Actor != "" {
-			b.WriteString(" " + e.Actor)
+		if p.actor != "" {
+			b.WriteString(" " + p.actor)
 		}
 	}
 	return b.String()
@@ -335,26 +468,28 @@ type effectJSON struct {
 
 // MarshalJSON writes the effect with the fields its kind uses.
 func (e Effect) MarshalJSON() ([]byte, error) {
-	v := effectJSON{Kind: e.Kind, At: e.At, Shoe: e.Shoe, Round: e.Round, Set: e.Set, Card: e.Card, Seq: e.Seq,
-		Settlements: e.Settlements, Reason: e.Reason, ID: e.ID, Irregularity: e.Irregularity, Choice: e.Choice,
-		Role: e.Role, Actor: e.Actor, PlayerOptions: e.PlayerOptions, Option: e.Option}
+	p := e.part()
+	v := effectJSON{Kind: e.Kind, At: e.At(), Shoe: e.Shoe, Round: e.Round, Set: p.set, Card: e.Card, Seq: e.Seq,
+		Settlements: p.settlements, Reason: p.reason, ID: e.ID, Irregularity: e.Irregularity, Choice: e.Choice,
+		Role: e.Role, Actor: p.actor, PlayerOptions: e.PlayerOptions, Option: e.Option}
 	switch e.Kind {
 	case CardPlaced:
 		v.Slot = &e.Slot
 	case ShoeStarted, BurnStarted, CardBurned, BettingClosed, CutCardReached, ShoeEnded, SetLoaded:
 		v.Count = &e.Count
 	case InsuranceOffered, InsuranceTaken, InsuranceClosed, InsuranceNeglected:
-		v.Offer = &e.Offer
+		o := e.Offer()
+		v.Offer = &o
 	}
 	switch e.Kind {
 	case WagerRefused, InsuranceTaken, OptionRecorded:
-		v.Wager = &e.Wager
+		v.Wager = &p.wager
 	case WagerLimited:
-		v.Wager, v.Stake = &e.Wager, &e.Stake
+		v.Wager, v.Stake = &p.wager, &p.stake
 	case RoundComplete, RoundSettled, RoundVoided, Reconstructed:
-		v.Player, v.Banker = handCards(e.Coup.Player), handCards(e.Coup.Banker)
+		v.Player, v.Banker = handCards(p.coup.Player), handCards(p.coup.Banker)
 		if e.Kind != RoundVoided && e.Kind != Reconstructed {
-			v.Outcome = &e.Outcome
+			v.Outcome = &p.outcome
 		}
 	}
 	return json.Marshal(v)

@@ -178,7 +178,7 @@ func (c *Controller) maybeEnd(ev *Event) {
 func (c *Controller) resolveHold(ev *Event, choice irregularities.Choice, role irregularities.Role, actor, why string) {
 	h := c.st.Held
 	c.st.Held = Held{}
-	c.emit(ev, Effect{Kind: IrregularityResolved, ID: h.ID, Irregularity: h.Kind, Choice: choice, Role: role, Actor: actor, Reason: why})
+	c.emitPart(Effect{Kind: IrregularityResolved, ID: h.ID, Irregularity: h.Kind, Choice: choice, Role: role}, part{actor: actor, reason: why})
 	switch choice {
 	case irregularities.Void:
 		if c.roundInPlay() {
@@ -200,14 +200,14 @@ func (c *Controller) resolveHold(ev *Event, choice irregularities.Choice, role i
 			// The card placed last and the first held card came out together: the held one
 			// goes first.
 			last, seq := c.unplaceLast()
-			c.emit(ev, Effect{Kind: Reconstructed, Coup: c.st.Coup})
+			c.emitPart(Effect{Kind: Reconstructed}, part{coup: c.st.Coup})
 			pending = append([]Kept{pending[0], {Card: last, Seq: seq}}, pending[1:]...)
 		} else if len(pending) >= 2 {
 			pending = append([]Kept{pending[1], pending[0]}, pending[2:]...)
 		}
 		c.release(ev, h, pending)
 	case irregularities.Reconstructed:
-		c.emit(ev, Effect{Kind: Reconstructed, Coup: c.st.Coup})
+		c.emitPart(Effect{Kind: Reconstructed}, part{coup: c.st.Coup})
 		c.release(ev, h, h.Pending)
 	case irregularities.Proceed:
 		switch h.Kind {
@@ -219,7 +219,7 @@ func (c *Controller) resolveHold(ev *Event, choice irregularities.Choice, role i
 			c.afterVoid(ev)
 			c.st.EndPending = end
 		case irregularities.TechnicalInterruption:
-			c.emit(ev, Effect{Kind: Resumed, Reason: "the round continues (" + c.rule(h.Kind) + ".1)"})
+			c.emitPart(Effect{Kind: Resumed}, part{reason: "the round continues (" + c.rule(h.Kind) + ".1)"})
 		case irregularities.WrongHand:
 			// The cards cannot be reconstructed: the round continues as dealt, and the
 			// players have the options of 5.12 (RWS Baccarat 5.8), before any further
@@ -235,7 +235,7 @@ func (c *Controller) resolveHold(ev *Event, choice irregularities.Choice, role i
 			// the next card to show the count).
 			n := min(h.Missing, c.st.BurnLeft)
 			c.st.BurnLeft -= n
-			c.emit(ev, Effect{Kind: CardBurned, Count: c.st.BurnLeft, Reason: cardsText(n, "set aside unread")})
+			c.emitPart(Effect{Kind: CardBurned, Count: c.st.BurnLeft}, part{reason: cardsText(n, "set aside unread")})
 		}
 		if c.st.Phase == Burning && c.st.BurnLeft == 0 {
 			c.nextRound(ev) // the burn's last card was set aside

@@ -56,7 +56,7 @@ func TestPropertyLimitsMoneyConserved(t *testing.T) {
 		var ss []Settlement
 		for _, e := range ctl.Step(Event{Kind: ConfirmResult}) {
 			if e.Kind == RoundSettled {
-				ss = e.Settlements
+				ss = e.Settlements()
 			}
 		}
 		if len(ss) != len(ws) {

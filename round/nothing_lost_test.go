@@ -187,7 +187,7 @@ func checkNothingLost(t interface {
 						notDue = notDue || mine
 					case IrregularityRaised:
 						raised = true
-						named = named || !ev.Card.Valid() && strings.Contains(e.Reason, "unreadable")
+						named = named || !ev.Card.Valid() && strings.Contains(e.Reason(), "unreadable")
 					}
 				}
 				// A card not due is named in an irregularity (an excess card, a card not of
@@ -202,7 +202,7 @@ func checkNothingLost(t interface {
 				if last := before.LastCardNo; before.Phase != NoShoe && last != 0 && !ev.Renumbered && ev.Seq > last+1 {
 					unread := false
 					for _, e := range effs {
-						unread = unread || e.Kind == IrregularityRaised && strings.Contains(e.Reason, "not read")
+						unread = unread || e.Kind == IrregularityRaised && strings.Contains(e.Reason(), "not read")
 					}
 					if !unread {
 						fail("seq %d after %d: the cards not read are named in no irregularity", ev.Seq, last)
@@ -215,7 +215,7 @@ func checkNothingLost(t interface {
 				case CardHeld:
 					held[k] = true
 				case CardNotDue:
-					if ev.Kind != CardDrawn && !strings.Contains(e.Reason, "which is void") && !slices.ContainsFunc(effs, func(x Effect) bool { return x.Kind == IrregularityRaised }) {
+					if ev.Kind != CardDrawn && !strings.Contains(e.Reason(), "which is void") && !slices.ContainsFunc(effs, func(x Effect) bool { return x.Kind == IrregularityRaised }) {
 						fail("held card %s seq %d let go, neither placed, burned, discarded with its void round nor named", e.Card, e.Seq)
 					}
 					delete(held, k)
@@ -239,14 +239,14 @@ func checkNothingLost(t interface {
 						fail("betting closed with %d wagers playing, the state holds %d", e.Count, playing)
 					}
 				case InsuranceTaken:
-					open[key] = append(open[key], e.Wager)
+					open[key] = append(open[key], e.Wager())
 				case RoundSettled, RoundVoided:
 					if settled[key] {
 						fail("round %v settled or voided twice", key)
 					}
 					settled[key] = true
 					var got []baccarat.Wager
-					for _, st := range e.Settlements {
+					for _, st := range e.Settlements() {
 						got = append(got, st.Wager)
 					}
 					if !slices.Equal(wagerKeys(got), wagerKeys(open[key])) {

@@ -73,8 +73,7 @@ func (c *Controller) boxChoice(ev *Event) {
 		}
 	}
 	c.st.Options = append(c.st.Options, opt)
-	c.emit(ev, Effect{Kind: OptionRecorded, Wager: baccarat.Wager{Box: ev.Box, Bet: opt.Bet}, Option: opt.Option,
-		Role: ev.Role, Actor: ev.Actor})
+	c.emitPart(Effect{Kind: OptionRecorded, Option: opt.Option, Role: ev.Role}, part{wager: baccarat.Wager{Box: ev.Box, Bet: opt.Bet}, actor: ev.Actor})
 	if opt.Window != 0 && c.everyBoxChose() {
 		c.closeWindow(ev, "every box has chosen")
 	}

@@ -114,11 +114,12 @@ func TestPropertyCardsAccountedFor(t *testing.T) {
 				case Reconstructed:
 					// Cards taken out of the round by a reconstruction wait to be placed again.
 					var kept []Kept
+					coup := e.Coup()
 					for s := baccarat.P1; s <= baccarat.B3; s++ {
-						if c, ok := e.Coup.SlotCard(s); ok {
+						if c, ok := coup.SlotCard(s); ok {
 							kept = append(kept, placed[len(kept)])
 							if placed[len(kept)-1].Card != c {
-								t.Fatalf("reconstructed %v from %v", e.Coup, placed)
+								t.Fatalf("reconstructed %v from %v", e.Coup(), placed)
 							}
 						}
 					}
@@ -129,8 +130,8 @@ func TestPropertyCardsAccountedFor(t *testing.T) {
 				case RoundComplete:
 					// Re-deal the placed cards through a fresh coup: the same round.
 					c, used := baccarat.CoupOf(cards()...)
-					if used != len(placed) || c != e.Coup || !c.Complete() {
-						t.Fatalf("round %d complete with %v, but placed %v", e.Round, e.Coup, placed)
+					if used != len(placed) || c != e.Coup() || !c.Complete() {
+						t.Fatalf("round %d complete with %v, but placed %v", e.Round, e.Coup(), placed)
 					}
 				case BettingOpened, ShoeEnded:
 					placed = placed[:0]
@@ -161,10 +162,7 @@ func TestPropertyReplay(t *testing.T) {
 			}
 			var all []Effect
 			for _, ev := range evs {
-				for _, e := range ctl.Step(ev) {
-					e.Settlements = append([]Settlement(nil), e.Settlements...)
-					all = append(all, e)
-				}
+				all = append(all, Clone(ctl.Step(ev))...)
 			}
 			return all, ctl.State()
 		}

@@ -87,7 +87,7 @@ func (c *Controller) finishShoe(ev *Event) {
 		c.setFinished(ev)
 	default:
 		c.st.Phase = ShoeDone
-		c.emit(ev, Effect{Kind: ShoeFinished})
+		c.emit(Effect{Kind: ShoeFinished})
 	}
 }
 

@@ -150,16 +150,16 @@ func TestRulingsPropertyCatches(t *testing.T) {
 	w := func(box string, b baccarat.Bet, s baccarat.Money) baccarat.Wager {
 		return baccarat.Wager{Box: box, Bet: b, Stake: s}
 	}
-	settled := Effect{Kind: RoundSettled, Shoe: 1, Round: 1, Settlements: []Settlement{
-		{Wager: w("1", baccarat.BetBanker, 100), Effective: 100, Resolution: baccarat.Pushed, Returned: 100, Option: irregularities.OptBetReturned}}}
+	settled := Effect{Kind: RoundSettled, Shoe: 1, Round: 1}.WithDetail(Detail{Settlements: []Settlement{
+		{Wager: w("1", baccarat.BetBanker, 100), Effective: 100, Resolution: baccarat.Pushed, Returned: 100, Option: irregularities.OptBetReturned}}})
 	var r rulingsCheck
 	r.complete(roundKey{1, 1}, []Settlement{{Wager: w("1", baccarat.BetBanker, 100), Effective: 100, Resolution: baccarat.Lost}})
 	if err := r.settled(settled); err == nil || !strings.Contains(err.Error(), "after round-complete") {
 		t.Errorf("a bet returned after the outcome: %v", err)
 	}
-	twice := Effect{Kind: RoundSettled, Shoe: 1, Round: 2, Settlements: []Settlement{
+	twice := Effect{Kind: RoundSettled, Shoe: 1, Round: 2}.WithDetail(Detail{Settlements: []Settlement{
 		{Wager: w("1", baccarat.BetBanker, 100), Effective: 100, Resolution: baccarat.Pushed, Returned: 100, Option: irregularities.OptInsuranceIntended},
-		{Wager: w("1", baccarat.BetBankerInsurance, 50), Effective: 50, Resolution: baccarat.Won(baccarat.O(2, 1)), Won: 100, Returned: 150}}}
+		{Wager: w("1", baccarat.BetBankerInsurance, 50), Effective: 50, Resolution: baccarat.Won(baccarat.O(2, 1)), Won: 100, Returned: 150}}})
 	if err := (&rulingsCheck{}).settled(twice); err == nil || !strings.Contains(err.Error(), "5.13") {
 		t.Errorf("an Original Bet returned beside its Insurance: %v", err)
 	}
@@ -181,10 +181,10 @@ func (r *rulingsCheck) complete(k roundKey, ss []Settlement) {
 // settled checks a round's settlement e against property (a) and (b).
 func (r *rulingsCheck) settled(e Effect) error {
 	if want, ok := r.atComplete[roundKey{e.Shoe, e.Round}]; ok {
-		if len(want) != len(e.Settlements) {
-			return fmt.Errorf("round %d: %d settlements, %d at round-complete", e.Round, len(e.Settlements), len(want))
+		if len(want) != len(e.Settlements()) {
+			return fmt.Errorf("round %d: %d settlements, %d at round-complete", e.Round, len(e.Settlements()), len(want))
 		}
-		for i, s := range e.Settlements {
+		for i, s := range e.Settlements() {
 			if s.Option == irregularities.OptInsuranceIntended || s.Option == irregularities.OptWithdraw {
 				continue
 			}
@@ -197,7 +197,7 @@ func (r *rulingsCheck) settled(e Effect) error {
 	returned := map[string]baccarat.Money{}
 	most := map[string]baccarat.Money{}
 	insuredHands := map[string]bool{} // box and hand
-	for _, s := range e.Settlements {
+	for _, s := range e.Settlements() {
 		top, ok := topOdds[s.Wager.Bet]
 		if s.Wager.Bet.Insurance() {
 			top, ok = s.Resolution.Odds, true
@@ -217,7 +217,7 @@ func (r *rulingsCheck) settled(e Effect) error {
 			return fmt.Errorf("round %d: box %s gets back %d, more than its stakes and their top odds, %d", e.Round, box, got, most[box])
 		}
 	}
-	for _, s := range e.Settlements {
+	for _, s := range e.Settlements() {
 		if s.Option == irregularities.OptInsuranceIntended && insuredHands[s.Wager.Box+" "+s.Wager.Bet.String()] {
 			return fmt.Errorf("round %d: box %s has its insured %s bet returned under 5.13 as well", e.Round, s.Wager.Box, s.Wager.Bet)
 		}
@@ -256,7 +256,7 @@ func (r *rulingsRun) step(ev Event) {
 			}
 			for _, se := range shadow.Step(Event{Kind: ConfirmResult}) {
 				if se.Kind == RoundSettled {
-					r.check.complete(roundKey{se.Shoe, se.Round}, se.Settlements)
+					r.check.complete(roundKey{se.Shoe, se.Round}, se.Settlements())
 				}
 			}
 		case RoundSettled:

@@ -130,19 +130,19 @@ func SettleRound(cfg Config, ws []baccarat.Wager, cards []baccarat.Card, ins []T
 		for _, e := range ctl.Step(ev) {
 			switch e.Kind {
 			case RoundSettled:
-				out.Outcome, out.Settlements, settled = e.Outcome, e.Settlements, true
+				out.Outcome, out.Settlements, settled = e.Outcome(), e.Settlements(), true
 			case InsuranceOffered:
-				out.Offers = append(out.Offers, e.Offer)
+				out.Offers = append(out.Offers, e.Offer())
 			case WagerRefused:
 				if ev.Kind == InsuranceBet {
-					where.Reason = "refused: " + e.Reason
+					where.Reason = "refused: " + e.Reason()
 				}
 			case IrregularityRaised:
-				where.Reason = fmt.Sprintf("%s: %s", e.Irregularity, e.Reason)
+				where.Reason = fmt.Sprintf("%s: %s", e.Irregularity, e.Reason())
 				return &where // it names the card not due, or the round void, that came with it
 			case EventRefused, CardNotDue, RoundVoided:
 				if where.Reason == "" {
-					where.Reason = e.Reason
+					where.Reason = e.Reason()
 				}
 			}
 		}

@@ -93,7 +93,7 @@ func (c *Controller) openWindow(ev *Event, id uint32, k irregularities.Kind) {
 		}
 		b.WriteString(wb.Box)
 	}
-	c.emit(ev, Effect{Kind: OptionsOpened, ID: id, Irregularity: k, Reason: b.String() + " (" + c.optionsRule() + ")"})
+	c.emitPart(Effect{Kind: OptionsOpened, ID: id, Irregularity: k}, part{reason: b.String() + " (" + c.optionsRule() + ")"})
 }
 
 // anyBox says whether a wager is in play this round.
@@ -155,11 +155,11 @@ func (c *Controller) closeWindow(ev *Event, why string) {
 		}
 		fmt.Fprintf(&b, "box %s %s", wb.Box, wb.Option)
 	}
-	e := Effect{Kind: OptionsClosed, ID: w.ID, Irregularity: w.Kind, Reason: b.String()}
+	e, pt := Effect{Kind: OptionsClosed, ID: w.ID, Irregularity: w.Kind}, part{reason: b.String()}
 	if why == "" {
-		e.Role, e.Actor = ev.Role, ev.Actor
+		e.Role, pt.actor = ev.Role, ev.Actor
 	}
-	c.emit(ev, e)
+	c.emitPart(e, pt)
 	if h := c.st.Held; h.ID != 0 && h.Options {
 		c.st.Held = Held{}
 		c.dealPending(ev, h.Pending)

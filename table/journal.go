@@ -14,10 +14,12 @@ import (
 // Entry is one journal record, as JSON: the table's settings (written when the table
 // starts, so a journal says which rules it was played by), one event, the key the
 // journal is signed with (Key), or what a supervisor's recovery recorded (Recovery).
-// Exactly one is set.
+// Exactly one is set. An event stepped by a command with an id also holds the id
+// (Command).
 type Entry struct {
 	Settings *Settings    `json:"settings,omitempty"`
 	Event    *round.Event `json:"event,omitempty"`
+	Command  *CommandID   `json:"command,omitempty"`
 	Key      *KeyRecord   `json:"key,omitempty"`
 	Recovery *Recovery    `json:"recovery,omitempty"`
 }
@@ -40,8 +42,8 @@ func (cfg Config) Settings(table string) Settings {
 
 // DecodeEntry reads one journal record. seq is its sequence number, for the error.
 func DecodeEntry(seq uint64, data []byte) (Entry, error) {
-	var e Entry
-	if err := json.Unmarshal(data, &e); err != nil {
+	e, err := decodeEntry(data)
+	if err != nil {
 		return Entry{}, fmt.Errorf("journal record %d: %w", seq, err)
 	}
 	set := 0
@@ -58,6 +60,9 @@ func DecodeEntry(seq uint64, data []byte) (Entry, error) {
 			return Entry{}, fmt.Errorf("journal record %d: key: %w", seq, err)
 		}
 	}
+	if e.Command != nil && (e.Event == nil || e.Command.Role == "" || e.Command.ID == "") {
+		return Entry{}, fmt.Errorf("journal record %d: a command id wants an event, a role and an id", seq)
+	}
 	if e.Event != nil && e.Event.Kind == 0 {
 		return Entry{}, fmt.Errorf("journal record %d: an event without a kind", seq)
 	}
@@ -65,6 +70,17 @@ func DecodeEntry(seq uint64, data []byte) (Entry, error) {
 		return Entry{}, fmt.Errorf("journal record %d: settings without a rule set", seq)
 	}
 	return e, nil
+}
+
+// decodeEntry reads a record: most events without encoding/json (decodeEvent), the
+// rest with it.
+func decodeEntry(data []byte) (Entry, error) {
+	if ev, ok := decodeEvent(data); ok {
+		return Entry{Event: ev}, nil
+	}
+	var e Entry
+	err := json.Unmarshal(data, &e)
+	return e, err
 }
 
 // RecordSettings appends the table's settings.
@@ -134,7 +150,7 @@ func replayFrom(j *journal.Journal, from uint64, ctl *round.Controller, settings
 		if ctl == nil {
 			return nil, nil, fmt.Errorf("replay: record %d: %w", rec.Seq, ErrNoSettings)
 		}
-		fn(rec.Seq, e, ctl.Step(*e.Event), ctl)
+		fn(rec.Seq, e, ctl.Apply(e.Event), ctl)
 	}
 	return ctl, settings, nil
 }
@@ -172,10 +188,15 @@ func Open(cfg Config, j *journal.Journal, now time.Time) (*Node, error) {
 		extra    json.RawMessage
 	)
 	var sign Signing
+	var cmds answers
 	if snap, seq, ok := readSnapshot(j); ok {
 		ctl, recorded, signal, from, extra = snap.ctl, &snap.Settings, snap.Signal, seq+1, snap.Extra
 		sign.Key = snap.Key
+		for _, a := range snap.Commands {
+			cmds.remember(a)
+		}
 	}
+	rc := replayCommands{m: &cmds}
 	// The node's messages are rebuilt along: its numbering goes on from the snapshot's.
 	build, err := messages.NewBuilder(cfg.Table, cfg.Round.Rules, cfg.Roads)
 	if err != nil {
@@ -193,6 +214,7 @@ func Open(cfg Config, j *journal.Journal, now time.Time) (*Node, error) {
 	replayed := 0
 	ctl, recorded, err = replayFrom(j, from, ctl, recorded, func(seq uint64, e Entry, effs []round.Effect, ctl *round.Controller) {
 		sign.take(seq, e)
+		rc.take(e, effs)
 		if e.Event == nil {
 			return
 		}
@@ -242,7 +264,7 @@ func Open(cfg Config, j *journal.Journal, now time.Time) (*Node, error) {
 		}
 	}
 	n := &Node{cfg: cfg, ctl: ctl, tr: Translator{Seqless: cfg.Seqless}, build: build, settings: want,
-		devices: map[string]string{}, replayed: replayed, heldID: ctl.State().Held.ID, signing: sign}
+		devices: map[string]string{}, replayed: replayed, heldID: ctl.State().Held.ID, signing: sign, answers: cmds}
 	n.rd.Records, n.rd.Messages, n.rd.Problems = records, shoeMsgs, problems
 	// The shoe's card numbers go on from the last card recorded: the next card tells
 	// whether any passed while the table was down (a gap: RWS Baccarat 5.5.3), or whether
@@ -334,6 +356,9 @@ type Snapshot struct {
 	Extra    json.RawMessage `json:"extra,omitempty"`
 	// Key is the public key the journal was signed with then (its last Key record).
 	Key string `json:"key,omitempty"`
+	// Commands are the replies to the most recent commands with ids, oldest first,
+	// those of the records it covers included.
+	Commands []Answer `json:"commands,omitempty"`
 }
 
 // restoredSnapshot is a snapshot read back, with its controller.

@@ -3,9 +3,10 @@ package table
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
+	"log/slog"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/roadmap"
@@ -42,6 +43,10 @@ type Config struct {
 	// at its first card, so a new shoe (command or button) with no set starts the next
 	// shoe itself, of the table's deck count.
 	DealerStartsShoes bool
+	// ReportWait: at a table with a shuffler, a card drawn while the table waits for a set
+	// waits this long, from its time, for the shuffler's report (Node.Held). Zero: no
+	// card waits.
+	ReportWait time.Duration
 	// Roads are the roadmap's grid settings.
 	Roads roadmap.Settings
 	// Version is the program's version, in the status message.
@@ -49,13 +54,6 @@ type Config struct {
 	// NoMessages: the node builds no messages (its Ready has none), for an owner that
 	// publishes nowhere.
 	NoMessages bool
-}
-
-// Lamps are the tower light's levels: red while the table is held for a decision, amber
-// while cards are drawn (burn, deal, a round awaiting confirmation), green while betting
-// is open.
-type Lamps struct {
-	Red, Amber, Green bool
 }
 
 // Stepped is one event stepped: the event, its effects and the controller's state after.
@@ -70,10 +68,15 @@ type Stepped struct {
 // texts of every effect it had.
 type Reply struct {
 	// Ref is the caller's reference given with the command.
-	Ref     uint64
+	Ref uint64
+	// At is the reply's time: when the command was taken (the first time, for a repeat).
+	// It is zero for a repeat whose reply no journal kept (Node.Remember).
+	At      time.Time
 	OK      bool
 	Error   string
 	Effects []string
+	// Repeat: the command's id was taken before; it was not stepped again.
+	Repeat bool
 }
 
 // Ready is what the node asks of its owner after some inputs, in this order: journal
@@ -94,12 +97,14 @@ type Ready struct {
 	Replies  []Reply
 	// Problems are messages that could not be built; the rest of the Ready stands.
 	Problems []error
+	// Notes are lines for the owner's log: what the node decided that no message shows.
+	Notes []Note
 }
 
 // Empty reports whether the Ready asks for nothing.
 func (r *Ready) Empty() bool {
 	return len(r.Records) == 0 && r.Snapshot == nil && len(r.Steps) == 0 && len(r.Messages) == 0 &&
-		len(r.Acks) == 0 && r.Lamps == nil && !r.Beep && len(r.Replies) == 0 && len(r.Problems) == 0
+		len(r.Acks) == 0 && r.Lamps == nil && !r.Beep && len(r.Replies) == 0 && len(r.Problems) == 0 && len(r.Notes) == 0
 }
 
 // Node is one table's live state: the round controller, the translation of the
@@ -125,9 +130,12 @@ type Node struct {
 	// AutoCloseOptions (window 0: none open).
 	window   uint32
 	windowAt time.Time
-	lit      Lamps
-	litSet   bool
-	rd       Ready
+	// lit is the tower light's levels last asked for, once litSet; denied: the broker
+	// drops the table's publishes (PublishDenied).
+	lit    Lamps
+	litSet bool
+	denied bool
+	rd     Ready
 	// capture, while a command is stepped, collects its effects.
 	capture *Reply
 	// replayed is how many events Open replayed.
@@ -136,6 +144,12 @@ type Node struct {
 	heldID uint32
 	// signing is what the journal says of its signing key and recoveries.
 	signing Signing
+	// answers are the replies to recent commands with ids (commands.go).
+	answers answers
+	// early holds the shoe events waiting for the shuffler's report (early.go).
+	early early
+	// now is the latest time Tick gave.
+	now time.Time
 }
 
 // Replayed is how many events Open replayed from the journal (those after its snapshot).
@@ -171,9 +185,6 @@ func (n *Node) HasReady() bool { return !n.rd.Empty() }
 // Advance tells the node its Ready was carried out.
 func (n *Node) Advance() { n.rd = Ready{} }
 
-// Lamps returns the tower light's levels in the current state.
-func (n *Node) Lamps() Lamps { return lampsOf(n.ctl.State()) }
-
 // Link is what the node knows of a device's connection ("connected", "disconnected",
 // or "" before any news).
 func (n *Node) Link(device string) string { return n.devices[device] }
@@ -199,7 +210,7 @@ func (n *Node) Step(ev round.Event) {
 		}
 		rec := ev
 		n.rd.Records = append(n.rd.Records, Entry{Event: &rec})
-		effs := slices.Clone(n.ctl.Step(ev))
+		effs := round.Clone(n.ctl.Step(ev))
 		complete, offered := false, false
 		for _, e := range effs {
 			complete = complete || e.Kind == round.RoundComplete
@@ -239,12 +250,29 @@ func (n *Node) OptionsDue() (due time.Time, ok bool) {
 	return n.windowAt.Add(n.cfg.OptionsPause), true
 }
 
-// Tick tells the node the time is now: the stand-in for the dealer closes an options
-// window due by then (OptionsDue). Nothing else reads it.
+// Tick tells the node the time is now. What waits for a time is done once it is due
+// (Due): the stand-in for the dealer closes the options window (OptionsDue), and the
+// shoe events held for the shuffler's report stop waiting (Held).
 func (n *Node) Tick(now time.Time) {
+	if now.After(n.now) {
+		n.now = now
+	}
 	if due, ok := n.OptionsDue(); ok && !now.Before(due) {
 		n.Step(n.closeOptions(due))
 	}
+	if due, ok := n.reportDue(); ok && !now.Before(due) {
+		n.waitOver()
+	}
+}
+
+// Due is the earliest time the node waits for: its owner calls Tick then. ok is false
+// when nothing waits for a time.
+func (n *Node) Due() (due time.Time, ok bool) {
+	due, ok = n.OptionsDue()
+	if r, held := n.reportDue(); held && (!ok || r.Before(due)) {
+		due, ok = r, true
+	}
+	return due, ok
 }
 
 // closeOptions is the stand-in's closing of the options window, at its due time.
@@ -293,8 +321,16 @@ func (n *Node) automatic(st round.State, at time.Time, offered, complete bool) [
 
 // Shoe steps what a shoe event means for the round, then asks for a numbered card or
 // signal to be acknowledged to the shoe: it is recorded by then (or was already, when
-// the shoe resent it).
+// the shoe resent it). A card drawn before its set's report, and the shoe's events
+// after it, wait for that report first, unacknowledged (Config.ReportWait, Held).
 func (n *Node) Shoe(ev device.Event) {
+	if !n.hold(ev) {
+		n.shoe(ev)
+	}
+}
+
+// shoe steps a shoe event at once.
+func (n *Node) shoe(ev device.Event) {
 	n.observe("shoe", ev)
 	for _, e := range n.tr.Shoe(ev, n.ctl.State()) {
 		n.Step(e)
@@ -304,14 +340,16 @@ func (n *Node) Shoe(ev device.Event) {
 	}
 }
 
-// BeforeSet reports whether ev is a card (named or not) drawn while the table waits for
-// a set (round.State.AwaitsSet) that it has not recorded already. At a table with a
-// shuffler, a set reaches the shoe only after the shuffler has reported it, but the
-// shoe's line and the shuffler's have no order between them: the report can still be on
-// its way when the set's first card comes, above all after a restart, when the shoe
-// resends its backlog and the shuffler repeats its report. Stepped at once, such a card
-// is not due (or in excess) and the set loaded after it no longer matches the cards that
-// follow; its owner may keep it, unacknowledged, until a shuffler report comes.
+// BeforeSet reports whether ev is a card, named or not, drawn while the table waits for a
+// set (round.State.AwaitsSet) and not recorded already. Its owner may keep such a card,
+// unacknowledged, until the shuffler's report comes.
+//
+// At a table with a shuffler, a set reaches the shoe only after the shuffler has
+// reported it. But the shoe's line and the shuffler's have no order between them. The
+// report can still be on its way when the set's first card comes, above all after a
+// restart: the shoe resends its backlog and the shuffler repeats its report. Stepped
+// before the report, such a card would be not due (or in excess), and the set loaded
+// after it would not match the cards that follow.
 func (n *Node) BeforeSet(ev device.Event) bool {
 	switch {
 	case ev.Kind == device.CardDrawn:
@@ -328,29 +366,14 @@ func (n *Node) BeforeSet(ev device.Event) bool {
 	return n.ctl.State().AwaitsSet()
 }
 
-// Shuffler steps what a shuffler event means for the round.
+// Shuffler steps what a shuffler event means for the round. Then it steps the shoe events
+// held for its report (Held) that need wait no more.
 func (n *Node) Shuffler(ev device.Event) {
 	n.observe("shuffler", ev)
 	for _, e := range n.tr.Shuffler(ev, n.ctl.State()) {
 		n.Step(e)
 	}
-}
-
-// Command steps a command's event and asks for its reply, under ref. The reply is OK
-// unless the controller refused it.
-func (n *Node) Command(ref uint64, ev round.Event) {
-	r := Reply{Ref: ref, OK: true}
-	n.capture = &r
-	switch {
-	case ev.Kind == round.NewShoe && ev.Set == "" && ev.Decks == 0 && !n.cfg.DealerStartsShoes && n.ctl.State().Phase == round.NoShoe:
-		r.OK, r.Error = false, "no shoe is in play and no set was given: the next set loads when the shuffler reports it"
-	case ev.Kind == round.NewShoe:
-		n.NewShoe(ev)
-	default:
-		n.Step(ev)
-	}
-	n.capture = nil
-	n.rd.Replies = append(n.rd.Replies, r)
+	n.release(false)
 }
 
 // NewShoe is the dealer's new shoe, from the new_shoe button or command alike: the shoe
@@ -376,19 +399,20 @@ func (n *Node) CallSupervisor(at time.Time) {
 	n.status(at)
 }
 
-// Call is the call_supervisor (on) or cancel_call command: the dealer's call for a Pit
-// Supervisor stands, or ends, as the call_supervisor button turns it. The reply to the
-// command of reference ref follows the status message that shows it.
-func (n *Node) Call(ref uint64, at time.Time, on bool) {
-	r := Reply{Ref: ref, OK: true}
-	if n.call != on {
-		n.call = on
-		n.status(at)
-	}
+// Call is the call_supervisor (on) or cancel_call command, given as ev (its role, actor
+// and time; no round event): the dealer's call for a Pit Supervisor stands, or ends, as
+// the call_supervisor button turns it. Calling twice leaves it on. The reply to the
+// command of reference ref follows the status message that shows the change. Nothing is
+// journalled: a repeat of the command acts again, to the same end.
+func (n *Node) Call(ref uint64, ev round.Event, on bool) {
+	r := Reply{Ref: ref, OK: true, At: ev.At, Effects: []string{"supervisor-call off"}}
 	if on {
 		r.Effects = []string{"supervisor-call on"}
-	} else {
-		r.Effects = []string{"supervisor-call off"}
+	}
+	if n.call != on {
+		n.call = on
+		n.status(ev.At)
+		n.note(slog.LevelWarn, "supervisor call", slog.Bool("on", on), slog.String("role", ev.Role.String()), slog.String("actor", ev.Actor))
 	}
 	n.rd.Replies = append(n.rd.Replies, r)
 }
@@ -407,7 +431,7 @@ func (n *Node) publish(ev round.Event, effs []round.Effect, st round.State) {
 			n.rd.Messages = append(n.rd.Messages, msgs...)
 		}
 	}
-	n.lamps(st, effs)
+	n.lamps(effs)
 	if messages.StatusDue(effs) || st.Held.ID != n.heldID { // the status says why the table is held
 		n.status(ev.At)
 	}
@@ -419,33 +443,8 @@ func (n *Node) publish(ev round.Event, effs []round.Effect, st round.State) {
 		if n.capture != nil {
 			n.capture.Effects = append(n.capture.Effects, e.String())
 			if e.Kind == round.EventRefused {
-				n.capture.OK, n.capture.Error = false, e.Reason
+				n.capture.OK, n.capture.Error = false, e.Reason()
 			}
-		}
-	}
-}
-
-func lampsOf(st round.State) Lamps {
-	held := st.Held.ID != 0
-	return Lamps{
-		Red:   held,
-		Amber: !held && (st.Phase == round.Burning || st.Phase == round.Dealing || st.Phase == round.Complete),
-		Green: !held && st.Phase == round.BettingOpen,
-	}
-}
-
-// lamps asks for the tower light of state st when it changed, and for the buzzer when
-// an irregularity is raised.
-func (n *Node) lamps(st round.State, effs []round.Effect) {
-	want := lampsOf(st)
-	if !n.litSet || want != n.lit {
-		n.lit, n.litSet = want, true
-		l := want
-		n.rd.Lamps = &l
-	}
-	for _, e := range effs {
-		if e.Kind == round.IrregularityRaised {
-			n.rd.Beep = true
 		}
 	}
 }
@@ -472,7 +471,7 @@ func (n *Node) observe(name string, ev device.Event) {
 // status asks for the retained status message, online, as of at.
 func (n *Node) status(at time.Time) {
 	n.heldID = n.ctl.State().Held.ID
-	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: messages.TopicStatus, Payload: n.Status("online", at)})
+	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: api.TopicStatus, Payload: n.Status("online", at)})
 }
 
 // Status is the retained status message for state "online" or "offline", as of at.
@@ -489,13 +488,13 @@ func (n *Node) Status(state string, at time.Time) []byte {
 // sent: the broker may still hold those of the shoe that ended.
 func (n *Node) retainedPicture(at time.Time) error {
 	st := n.ctl.State()
-	env := messages.Envelope{Schema: messages.Schema, Table: n.cfg.Table, Shoe: st.Shoe, Round: st.Round,
+	env := api.Envelope{Schema: api.Schema, Table: n.cfg.Table, Shoe: st.Shoe, Round: st.Round,
 		Seq: n.build.Seq(), At: at}
 	state, err := json.Marshal(n.build.State(st, env))
 	if err != nil {
 		return fmt.Errorf("retained state: %w", err)
 	}
-	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: messages.TopicState, Payload: state})
+	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: api.TopicState, Payload: state})
 	if st.Phase == round.NoShoe {
 		return nil
 	}
@@ -503,7 +502,7 @@ func (n *Node) retainedPicture(at time.Time) error {
 	if err != nil {
 		return fmt.Errorf("retained roadmap: %w", err)
 	}
-	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: messages.TopicRoadmap, Payload: road})
+	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: api.TopicRoadmap, Payload: road})
 	return nil
 }
 
@@ -516,7 +515,8 @@ type snapshotExtra struct {
 // snapshot is the snapshot of state st, which the last record asked for left.
 func (n *Node) snapshot(st round.State) *Snapshot {
 	extra, _ := json.Marshal(snapshotExtra{MessageSeq: n.build.Seq()})
-	return &Snapshot{Settings: n.settings, State: st, Signal: n.tr.signals.last, Extra: extra, Key: n.signing.Key}
+	return &Snapshot{Settings: n.settings, State: st, Signal: n.tr.signals.last, Extra: extra, Key: n.signing.Key,
+		Commands: n.answers.list()}
 }
 
 // ended says whether effs end a shoe.

@@ -173,7 +173,7 @@ func TestRoyalReshuffleEachRound(t *testing.T) {
 	good := append([]baccarat.Card(nil), lastOrder...)
 	good[0], good[1] = good[1], good[0]
 	effs := report(9003, 52*decks, good)
-	if len(effs) == 0 || effs[0].Kind != round.SetLoaded || effs[0].Shoe != 1 || effs[0].Set != "9003" {
+	if len(effs) == 0 || effs[0].Kind != round.SetLoaded || effs[0].Shoe != 1 || effs[0].Set() != "9003" {
 		t.Errorf("a good set: %v, want it loaded into shoe 1", effs)
 	}
 }

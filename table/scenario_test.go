@@ -98,8 +98,8 @@ func forward(in <-chan device.Event, n int, after <-chan struct{}) (<-chan devic
 }
 
 // runNode feeds a node the events of a shoe and a shuffler until both channels close,
-// as the daemon's loop does (daemon/early.go), handing each Ready to each before
-// advancing; there is no journal. What the shuffler reported before a card is taken
+// as the daemon's loop does, handing each Ready to each before advancing; there is no
+// journal. The node's own wait for a report (Config.ReportWait) is off: it waits here. What the shuffler reported before a card is taken
 // before it. A card drawn while the table waits for a set (Node.BeforeSet) waits, with
 // every shoe event after it, for a shuffler event that lets the table load the set: the
 // shuffler's driver may have read the set's report and not yet handed it on when the

@@ -331,10 +331,13 @@ func reportWrongHand(t *testing.T, dealer *person, table string) consoleTable {
 			}
 			break
 		}
-		if !strings.Contains(body, "no round is being dealt") || time.Now().After(deadline) {
+		// Between rounds the table refuses a report; a dealer sending again too often is
+		// told busy (at most 5 a second), and sends again as the reply says.
+		retry := strings.Contains(body, "no round is being dealt") || strings.Contains(body, `"error":"busy: `)
+		if !retry || time.Now().After(deadline) {
 			t.Fatalf("report refused: %s", body)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(250 * time.Millisecond)
 	}
 	ts := dealer.waitTables(t, table+" held", func(ts []consoleTable) bool {
 		x, ok := find(ts, table)

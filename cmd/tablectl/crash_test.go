@@ -237,9 +237,9 @@ func roundsIn(t *testing.T, dir string, debug bool) []string {
 		for _, ef := range effs {
 			switch ef.Kind {
 			case round.RoundSettled:
-				out = append(out, fmt.Sprintf("shoe %d round %d %v %s", ef.Shoe, ef.Round, ef.Coup, ef.Outcome))
+				out = append(out, fmt.Sprintf("shoe %d round %d %v %s", ef.Shoe, ef.Round, ef.Coup(), ef.Outcome()))
 			case round.RoundVoided:
-				out = append(out, fmt.Sprintf("shoe %d round %d void: %s", ef.Shoe, ef.Round, ef.Reason))
+				out = append(out, fmt.Sprintf("shoe %d round %d void: %s", ef.Shoe, ef.Round, ef.Reason()))
 			case round.IrregularityRaised, round.CardNotDue, round.EventRefused, round.ShoeStarted, round.ShoeEnded, round.ShoeFinished, round.Resumed:
 				if debug && os.Getenv("CRASH_DEBUG") != "" {
 					t.Logf("%s -> %s", e.Event, ef)

@@ -118,13 +118,20 @@ func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 			first, segmentFile(rep, first), rep.Head)
 	}
 
-	// Read every record back through the reading path the controller uses.
+	// Read every record back through the reading path the controller uses, checking the
+	// checkpoints against them in the same reading.
+	own, ownErr := j.Checkpoints()
+	hc := j.NewHeadCheck(own, witness)
 	read := 0
 	if rep.Records > 0 {
-		for _, err := range j.Records(rep.FirstSeq) {
+		for r, err := range j.Records(min(rep.FirstSeq, hc.From())) {
 			if err != nil {
 				fmt.Fprintf(io.out, "damage: %v\nresult: CORRUPT\n", err)
 				return fmt.Errorf("journal verify %s: %w", dir, err)
+			}
+			hc.See(r)
+			if r.Seq < rep.FirstSeq {
+				continue
 			}
 			read++
 			if read%4096 == 0 && ctx.Err() != nil {
@@ -135,7 +142,7 @@ func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 	if read != rep.Records {
 		return fmt.Errorf("journal verify %s: read back %d records, Open counted %d", dir, read, rep.Records)
 	}
-	if err := verifyHeads(j, keys, witness, *witnessFile, io.out); err != nil {
+	if err := verifyHeads(hc, own, ownErr, keys, witness, *witnessFile, io.out); err != nil {
 		return fmt.Errorf("journal verify %s: %w", dir, err)
 	}
 	if s := rep.Snapshot; s != nil && s.Signed && len(keys) > 1 {
@@ -161,19 +168,19 @@ func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 	return nil
 }
 
-// verifyHeads checks the journal's own checkpoints (their signatures, when pub is given)
-// and the witness's against the records, prints what it found, and returns an error when
-// anything does not hold.
-func verifyHeads(j *journal.Journal, keys []ed25519.PublicKey, witness []journal.Checkpoint, witnessFile string, w io.Writer) error {
-	own, err := j.Checkpoints()
-	if err != nil {
-		fmt.Fprintf(w, "damage: %v\nresult: CORRUPT\n", err)
-		return err
+// verifyHeads checks the journal's own checkpoints own (their signatures, when keys are
+// given; ownErr: the heads file could not be read) and the witness's against the records
+// hc was handed, prints what it found, and returns an error when anything does not hold.
+func verifyHeads(hc *journal.HeadCheck, own []journal.Checkpoint, ownErr error, keys []ed25519.PublicKey,
+	witness []journal.Checkpoint, witnessFile string, w io.Writer) error {
+	if ownErr != nil {
+		fmt.Fprintf(w, "damage: %v\nresult: CORRUPT\n", ownErr)
+		return ownErr
 	}
 	var problems []journal.HeadProblem
 	elsewhere := 0
-	check := func(source string, heads []journal.Checkpoint) error {
-		p, n, err := j.CheckHeads(nil, source, heads)
+	check := func(source string, heads []journal.Checkpoint) {
+		p, n := hc.Problems(nil, source, heads)
 		for _, c := range heads {
 			if len(keys) > 0 && !signedWithAny(c, keys) {
 				p = append(p, journal.HeadProblem{Checkpoint: c, Source: source, Reason: "signature does not verify with the table's public key"})
@@ -181,11 +188,8 @@ func verifyHeads(j *journal.Journal, keys []ed25519.PublicKey, witness []journal
 		}
 		problems = append(problems, p...)
 		elsewhere += n
-		return err
 	}
-	if err := check("heads", own); err != nil {
-		return err
-	}
+	check("heads", own)
 	switch {
 	case len(own) == 0:
 		fmt.Fprintln(w, "checkpoints: none signed")
@@ -200,9 +204,7 @@ func verifyHeads(j *journal.Journal, keys []ed25519.PublicKey, witness []journal
 		fmt.Fprintf(w, "checkpoints: %d, the last at record %d, signatures not checked (no --key)\n", len(own), own[len(own)-1].Seq)
 	}
 	if witnessFile != "" {
-		if err := check("witness", witness); err != nil {
-			return err
-		}
+		check("witness", witness)
 		fmt.Fprintf(w, "witness %s: %d checkpoints\n", witnessFile, len(witness))
 	}
 	if elsewhere > 0 {

@@ -5,7 +5,9 @@
 'use strict';
 
 const Console = (function () {
-  const ROLE_RANK = { dealer: 1, supervisor: 2, pit_manager: 3, shift_manager: 4 };
+  // The roles in rank order, the commands and the reports, as the table takes them
+  // (GET /api/commands): loaded with the session.
+  let vocabulary = { roles: [], commands: [], reports: [], options: [] };
   let me = null; // {user, role, tables, pits, csrf}
   let leaving = false; // the person logs out
   let baseTitle = ''; // the page's own title, taken once its script has set it
@@ -63,6 +65,8 @@ const Console = (function () {
       throw new Error('not logged in');
     }
     me = r.body;
+    const v = await api('GET', '/api/commands');
+    if (v.status === 200 && v.body) vocabulary = v.body;
     if ($('who-name')) $('who-name').textContent = me.user;
     if ($('who-role')) $('who-role').textContent = '(' + roleText(me.role) + ')';
     if ($('logout')) {
@@ -76,7 +80,10 @@ const Console = (function () {
     return me;
   }
 
-  function rank(role) { return ROLE_RANK[role] || 0; }
+  function rank(role) { return vocabulary.roles.indexOf(role) + 1; }
+
+  // command is the table's command named cmd: its title, fields and lowest role.
+  function command(cmd) { return vocabulary.commands.find((c) => c.cmd === cmd) || null; }
 
   // mine reports whether the person works the table (in pit) by name: a person with
   // neither tables nor pits works every table, and has none marked as their own.
@@ -376,7 +383,7 @@ const Console = (function () {
   }
 
   return {
-    $, el, api, session, rank, roleText, stream, phaseText, resultText, confirm, watchFloor, onBroker,
-    heldFor, mine, clock, broker: () => broker, me: () => me,
+    $, el, api, session, rank, command, roleText, stream, phaseText, resultText, confirm, watchFloor, onBroker,
+    heldFor, mine, clock, broker: () => broker, me: () => me, vocabulary: () => vocabulary,
   };
 })();

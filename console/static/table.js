@@ -1,19 +1,26 @@
 // A table: its round, last result and roads, the irregularities of its shoe with who
-// decided what, and the commands the logged-in person's role may give: the dealer's
-// commands, and for a held irregularity the decisions of that role, each in words with
-// the rule of the table's own rule set. End shoe, New shoe, Report and every decision
-// ask once more, saying what will happen, where the button was; the answer shows there
-// too. An offline table shows its last known state, greyed, and offers no command.
+// decided what, and the commands the logged-in person's role may give, as the console's
+// table of commands says (GET /api/commands): the dealer's commands, for a held
+// irregularity the decisions of that role, the players' options window of RWS Baccarat
+// 5.12 and NC Insurance 5.13's record, each choice in words with the rule of the table's
+// own rule set. End shoe, New shoe, Report, every decision, a box's option, the 5.13
+// record and closing the options ask once more, saying what will happen, where the
+// button was; the answer shows there too. An offline table shows its last known state,
+// greyed, and offers no command.
 'use strict';
 
 (function () {
-  const { $, el, api, session, rank, roleText, stream, phaseText, resultText, confirm, watchFloor, onBroker, heldFor, clock } = Console;
+  const { $, el, api, session, rank, command, vocabulary, roleText, stream, phaseText, resultText, confirm, watchFloor, onBroker, heldFor, clock } = Console;
   const table = new URLSearchParams(location.search).get('table') || '';
   const SVG = 'http://www.w3.org/2000/svg';
   const SUITS = { S: '\u2660', H: '\u2665', D: '\u2666', C: '\u2663' };
   const OUTCOME = { B: 'banker', P: 'player', T: 'tie' };
-  const REPORTS = ['wrong_hand', 'exposed_card', 'simultaneous_draw', 'incorrect_cards', 'excess_card',
-    'foreign_card', 'insufficient_cards', 'technical_interruption', 'insurance_not_offered'];
+  // The commands given from a form or a place of their own on this page; every other
+  // command the person's role may give is one button.
+  const FORMS = ['report', 'new_shoe', 'end_shoe', 'decide', 'insurance_bet', 'box_option', 'options_closed',
+    'call_supervisor', 'cancel_call'];
+  const NC513_TEXT = 'NC Insurance 5.13: a player who intended an Insurance bet the dealer neglected to offer ' +
+    'has the Original Bet on that hand returned, where the Insurance would have won.';
 
   let me = null;
   let state = null;
@@ -68,19 +75,21 @@
   }
 
   // button sends cmd (or what the function cmd makes at the click) as name. With ask,
-  // the button asks once more first: ask() returns what will happen ({text, yes}), or
-  // a string saying why nothing can be sent yet; cmd returning null sends nothing.
+  // the button asks once more first: ask(c), given the command, returns what will
+  // happen ({text, yes}), a string saying why nothing can be sent yet, or null for a
+  // command that needs no question.
   function button(label, cmd, cls, name, ask) {
     const b = el('button', cls || '', label);
     b.type = 'button';
     b.dataset.cmd = name || cmd.cmd;
     b.addEventListener('click', () => {
       const place = b.closest('.group, .decision') || b;
-      if (!ask) {
-        send(typeof cmd === 'function' ? cmd() : cmd, label, place);
+      const c = typeof cmd === 'function' ? cmd() : cmd;
+      const q = ask ? ask(c) : null;
+      if (!q) {
+        send(c, label, place);
         return;
       }
-      const q = ask();
       if (typeof q === 'string') {
         const reply = $('reply');
         place.after(reply);
@@ -91,9 +100,46 @@
       }
       $('reply').textContent = '';
       $('reply').className = 'reply';
-      confirm(place, q.text, q.yes, () => send(typeof cmd === 'function' ? cmd() : cmd, label, place));
+      confirm(place, q.text, q.yes, () => send(c, label, place));
     });
     return b;
+  }
+
+  // question is what a consequential command c will do, to ask once more ({text, yes}),
+  // or a string saying why it cannot be sent yet; null for a command that needs no
+  // question. Every way of giving a command on this page asks it.
+  function question(c) {
+    const h = state && state.held;
+    switch (c.cmd) {
+      case 'end_shoe':
+        return { text: Words.shoeEnd(state, rules()), yes: state && state.shoe ? `Yes, end shoe ${state.shoe}` : 'Yes, end the shoe' };
+      case 'new_shoe':
+        return { text: Words.newShoe(state, rules(), c.set || '', c.decks || 0), yes: 'Yes, start a new shoe' };
+      case 'report':
+        if (!c.kind) return 'Report: choose what happened first (the kind of irregularity); nothing was sent.';
+        return { text: Words.report(c.kind, state, rules()), yes: `Yes, report ${Words.kindText(c.kind)}` };
+      case 'decide': {
+        if (h && h.id === c.irregularity) {
+          const w = Words.decision(h, c.choice, rules());
+          return { text: `Decide #${h.id} (${Words.kindText(h.kind)}): ${w.label}. ${w.text}`, yes: `Yes: ${w.label}` };
+        }
+        return { text: `Decide #${c.irregularity || '?'}: ${c.choice || '?'}. The table is not held for it now, and may refuse it.`, yes: 'Yes, send the decision' };
+      }
+      case 'box_option': {
+        if (!c.box) return 'Box option: name the box first; nothing was sent.';
+        const o = state && state.options;
+        const w = Words.option(c.option, o ? o.rule : Words.ruleSet(rules()).options);
+        const bet = c.bet ? ` (${c.bet.replace(/_/g, ' ')})` : '';
+        return { text: `Box ${c.box}: ${w.label}${bet}. ${w.text}`, yes: `Yes: box ${c.box}, ${w.label.toLowerCase()}` };
+      }
+      case 'options_closed': {
+        const o = state && state.options;
+        const rule = o ? o.rule : Words.ruleSet(rules()).options;
+        const none = o ? (o.boxes || []).filter((b) => !b.option).map((b) => b.box) : [];
+        return { text: `Close the players' options now (${rule}): ${none.length ? 'box ' + none.join(', ') + ' chose nothing and continue' : 'the boxes that chose nothing continue'}, and the held cards are placed.`, yes: 'Yes, close the options' };
+      }
+    }
+    return null;
   }
 
   // works reports whether the person works this table (in pit): the console refuses
@@ -107,6 +153,143 @@
 
   let working = true;
 
+  // may reports whether the person's role may give the command (its lowest role).
+  function may(cmd) {
+    const c = command(cmd);
+    return !!c && rank(me.role) >= rank(c.role);
+  }
+
+  function input(id, placeholder, type) {
+    const i = el('input');
+    i.id = id;
+    i.placeholder = placeholder;
+    if (type) i.type = type;
+    return i;
+  }
+
+  function select(id, values) {
+    const s = el('select');
+    s.id = id;
+    for (const [v, text] of values) s.appendChild(el('option', '', text)).value = v;
+    return s;
+  }
+
+  // wagerOf reads box:bet:stake, as the scenarios write a wager.
+  function wagerOf(text) {
+    const [box, bet, stake] = text.trim().split(':');
+    return { box: box || '', bet: bet || '', stake: Number(stake) || 0 };
+  }
+
+  // FIELDS make the input of each field a command takes, and read it back: undefined
+  // when left empty.
+  const FIELDS = {
+    wagers: () => {
+      const i = input('cmd-wagers', 'wagers: 1:banker:100 2:player:50');
+      return [i, () => (i.value.trim() ? i.value.trim().split(/\s+/).map(wagerOf) : undefined)];
+    },
+    wager: () => {
+      const i = input('cmd-wager', 'wager: 1:banker_insurance:50');
+      return [i, () => (i.value.trim() ? wagerOf(i.value) : undefined)];
+    },
+    set: () => { const i = input('cmd-set', 'set'); return [i, () => i.value.trim() || undefined]; },
+    decks: () => { const i = input('cmd-decks', 'decks', 'number'); return [i, () => Number(i.value) || undefined]; },
+    kind: () => {
+      const s = select('cmd-kind', [['', 'Choose what happened…'], ...reportKinds().map((k) => [k, Words.kindText(k)])]);
+      return [s, () => s.value];
+    },
+    round: () => { const i = input('cmd-round', 'round', 'number'); return [i, () => Number(i.value) || undefined]; },
+    card: () => { const i = input('cmd-card', 'card, e.g. QH'); return [i, () => i.value.trim().toUpperCase() || undefined]; },
+    irregularity: () => {
+      const i = input('cmd-irregularity', 'irregularity #', 'number');
+      if (state && state.held) i.value = String(state.held.id);
+      return [i, () => Number(i.value) || undefined];
+    },
+    choice: () => { const i = input('cmd-choice', 'decision'); return [i, () => i.value.trim() || undefined]; },
+    box: () => { const i = input('cmd-box', 'box'); return [i, () => i.value.trim() || undefined]; },
+    option: () => {
+      const s = select('cmd-option', vocabulary().options.filter((o) => rank(me.role) >= rank(o.role)).map((o) => [o.option, Words.optionLabel(o.option)]));
+      return [s, () => s.value];
+    },
+    bet: () => { const i = input('cmd-bet', 'bet, e.g. banker_insurance'); return [i, () => i.value.trim() || undefined]; },
+  };
+
+  // commandForm gives any command the table takes that the person's role may give,
+  // with the fields it takes.
+  function commandForm() {
+    const g = el('div', 'group');
+    g.id = 'command-form';
+    const cmds = vocabulary().commands.filter((c) => may(c.cmd));
+    const which = select('cmd-name', cmds.map((c) => [c.cmd, c.title]));
+    const fields = el('span', 'fields');
+    let readers = [];
+    const draw = () => {
+      const c = command(which.value);
+      readers = [];
+      fields.replaceChildren();
+      for (const f of (c && c.takes) || []) {
+        const make = FIELDS[f] || (() => { const i = input('cmd-' + f, f); return [i, () => i.value.trim() || undefined]; });
+        const [node, read] = make();
+        fields.appendChild(node);
+        readers.push([f, read]);
+      }
+      which.title = c ? c.does : '';
+    };
+    which.addEventListener('change', draw);
+    draw();
+    const send = button('Send', () => {
+      const c = { cmd: which.value };
+      for (const [f, read] of readers) {
+        const v = read();
+        if (v !== undefined && v !== '') c[f] = v;
+      }
+      return c;
+    }, '', 'form', question);
+    g.append(el('label', '', 'Command'), which, fields, send);
+    return g;
+  }
+
+  // insuranceRecord is NC Insurance 5.13's record of a box that intended an Insurance
+  // bet the dealer neglected: only at a table whose rule set offers Insurance, while a
+  // round is dealt or awaits confirmation, for the role the rule names.
+  function insuranceRecord() {
+    const g = el('div', 'group');
+    g.id = 'nc513';
+    const box = input('nc513-box', 'box');
+    box.size = 3;
+    const bet = select('nc513-bet', [['banker_insurance', 'Banker Insurance'], ['player_insurance', 'Player Insurance']]);
+    const b = button('Record 5.13', () => ({ cmd: 'box_option', box: box.value.trim(), option: 'insurance-intended', bet: bet.value }), 'danger', 'box_option', question);
+    b.dataset.option = 'insurance-intended';
+    g.append(el('label', '', 'Insurance intended'), box, bet, b, el('span', 'why', NC513_TEXT));
+    return g;
+  }
+
+  function drawInsuranceRecord() {
+    const g = $('nc513');
+    if (!g) return;
+    const s = state || {};
+    const st = status || {};
+    g.hidden = !((s.rules || st.rules) === 'nc-insurance' && !st.no_insurance && (s.phase === 'dealing' || s.phase === 'complete'));
+  }
+
+  // callButton is the dealer's call for a Pit Supervisor, as the call_supervisor button:
+  // it calls, or ends the call that stands.
+  function callButton() {
+    const on = command('call_supervisor');
+    const off = command('cancel_call');
+    if (!on || !may('call_supervisor')) return null;
+    const b = button(on.title, () => ({ cmd: (status && status.call && off) ? 'cancel_call' : 'call_supervisor' }), 'call-button', 'call_supervisor');
+    b.id = 'call-button';
+    b.title = on.does;
+    return b;
+  }
+
+  // reportKinds are the reports the person may give at this table: their role's, of
+  // the table's rule set.
+  function reportKinds() {
+    const noIns = !!(status && status.no_insurance);
+    return vocabulary().reports.filter((r) => rank(me.role) >= rank(r.role) && Words.reportOffered(r.kind, rules(), noIns)).map((r) => r.kind);
+  }
+
   function buildActions() {
     const box = $('actions');
     if (!working) {
@@ -114,61 +297,54 @@
       return;
     }
     const play = el('div', 'group play');
-    play.append(
-      button('Close bets', { cmd: 'bets_closed' }),
-      button('Confirm result', { cmd: 'confirm' }),
-      button('Squeeze', { cmd: 'squeeze' }),
-      button('Insurance closed', { cmd: 'insurance_closed' }),
-      button('Cut card out', { cmd: 'cut_card' }),
-    );
-    const call = button('Call a supervisor', () => ({ cmd: (status && status.call) ? 'cancel_call' : 'call_supervisor' }), 'call-button', 'call_supervisor');
-    call.id = 'call-button';
-    play.append(call);
+    play.append(...vocabulary().commands.filter((c) => !FORMS.includes(c.cmd) && may(c.cmd)).map((c) => {
+      const b = button(c.title, { cmd: c.cmd });
+      b.title = c.does;
+      return b;
+    }));
+    const call = callButton();
+    if (call) play.append(call);
     box.replaceChildren(play);
     // Report an irregularity.
     const rep = el('div', 'group');
-    const kind = el('select');
-    kind.id = 'report-kind';
+    const kind = select('report-kind', []);
     kindsShown = '';
     fillKinds(kind);
-    const detail = el('input');
-    detail.id = 'report-detail';
-    detail.placeholder = 'what happened';
+    const detail = input('report-detail', 'what happened');
     detail.maxLength = 200;
-    const round = el('input');
-    round.id = 'report-round';
-    round.type = 'number';
+    const round = input('report-round', 'round', 'number');
     round.min = '1';
-    round.placeholder = 'round';
     round.hidden = true;
-    kind.addEventListener('change', () => { round.hidden = kind.value !== 'late_error'; });
-    rep.append(el('label', '', 'Report'), kind, detail, round, button('Report', () => {
+    const card = input('report-card', 'card, e.g. QH');
+    card.size = 4;
+    card.hidden = true;
+    kind.addEventListener('change', () => {
+      round.hidden = kind.value !== 'late_error';
+      card.hidden = kind.value !== 'foreign_card';
+    });
+    rep.append(el('label', '', 'Report'), kind, detail, round, card, button('Report', () => {
       const c = { cmd: 'report', kind: kind.value };
       if (detail.value.trim()) c.detail = detail.value.trim();
       if (kind.value === 'late_error') c.round = Number(round.value) || 0;
+      if (kind.value === 'foreign_card' && card.value.trim()) c.card = card.value.trim().toUpperCase();
       return c;
-    }, 'danger', 'report', () => {
-      if (!kind.value) return 'Report: choose what happened first (the kind of irregularity); nothing was sent.';
-      return { text: Words.report(kind.value, state, rules()), yes: `Yes, report ${Words.kindText(kind.value)}` };
-    }));
+    }, 'danger', 'report', question));
     // The shoe.
     const shoe = el('div', 'group');
-    const set = el('input');
-    set.id = 'new-shoe-set';
-    set.placeholder = 'set';
+    const set = input('new-shoe-set', 'set');
     set.size = 6;
-    const decks = el('input');
-    decks.id = 'new-shoe-decks';
-    decks.type = 'number';
+    const decks = input('new-shoe-decks', '', 'number');
     decks.min = '1';
     decks.max = '8';
     decks.value = '8';
     shoe.append(el('label', '', 'Shoe'), set, decks,
-      button('New shoe', () => ({ cmd: 'new_shoe', set: set.value.trim(), decks: Number(decks.value) || 0 }), '', 'new_shoe',
-        () => ({ text: Words.newShoe(state, rules(), set.value.trim(), Number(decks.value) || 0), yes: 'Yes, start a new shoe' })),
-      button('End shoe', { cmd: 'end_shoe' }, '', 'end_shoe',
-        () => ({ text: Words.shoeEnd(state, rules()), yes: state && state.shoe ? `Yes, end shoe ${state.shoe}` : 'Yes, end the shoe' })));
+      button(command('new_shoe').title, () => ({ cmd: 'new_shoe', set: set.value.trim(), decks: Number(decks.value) || 0 }), '', 'new_shoe', question),
+      button(command('end_shoe').title, { cmd: 'end_shoe' }, '', 'end_shoe', question));
     box.append(rep, shoe);
+    const intended = vocabulary().options.find((o) => o.option === 'insurance-intended');
+    if (intended && rank(me.role) >= rank(intended.role)) box.append(insuranceRecord());
+    box.append(commandForm());
+    drawInsuranceRecord();
   }
 
   let kindsShown = '';
@@ -178,9 +354,7 @@
   function fillKinds(kind) {
     kind = kind || $('report-kind');
     if (!kind || !me) return;
-    const noIns = !!(status && status.no_insurance);
-    const kinds = REPORTS.filter((k) => Words.reportOffered(k, rules(), noIns));
-    if (rank(me.role) >= rank('supervisor') && Words.reportOffered('late_error', rules(), noIns)) kinds.push('late_error');
+    const kinds = reportKinds();
     const key = kinds.join();
     if (key === kindsShown) return;
     kindsShown = key;
@@ -224,7 +398,8 @@
     $('call').hidden = st.call !== 'supervisor';
     $('unknown').hidden = Console.broker().up;
     const call = $('call-button');
-    if (call) call.textContent = st.call === 'supervisor' ? 'End the call' : 'Call a supervisor';
+    const turn = command(st.call === 'supervisor' ? 'cancel_call' : 'call_supervisor');
+    if (call && turn) call.textContent = turn.title;
     fillKinds();
   }
 
@@ -280,7 +455,7 @@
     const box = $('decisions');
     // The buttons are made again only when the irregularity changes, so a state
     // published while the person reaches for a button does not take it away.
-    const key = h ? JSON.stringify([h.id, h.choices, h.decided_by, h.rule]) : '';
+    const key = h ? JSON.stringify([h.id, h.choices, h.decided_by, h.rule, h.options && state.options]) : '';
     if (key === heldKey && h) {
       drawHeldInfo(h);
       return;
@@ -299,15 +474,81 @@
     const may = working && rank(me.role) >= rank(by);
     $('no-decision').hidden = may;
     $('no-decision').textContent = may ? '' : (working ? `A ${roleText(by)} or above decides; call one.` : `${me.user} does not work this table.`);
+    if (h.options && state.options) {
+      drawOptions(box, state.options);
+      return;
+    }
     if (!may) return;
     for (const choice of h.choices || []) {
       const d = el('div', 'decision');
       const w = Words.decision(h, choice, rules());
-      const b = button(w.label, { cmd: 'decide', irregularity: h.id, choice }, 'danger', 'decide',
-        () => ({ text: `Decide #${h.id} (${Words.kindText(h.kind)}): ${w.label}. ${w.text}`, yes: `Yes: ${w.label}` }));
+      const b = button(w.label, { cmd: 'decide', irregularity: h.id, choice }, 'danger', 'decide', question);
       b.dataset.choice = choice;
       d.append(b, el('span', 'why', w.text));
       box.appendChild(d);
+    }
+  }
+
+  // drawOptions shows the players' options window of RWS Baccarat 5.12 in box: each box
+  // in play with its choice, and while it is open the choices the dealer records for each
+  // box, in words, and the supervisor's close (the boxes that chose nothing continue).
+  function drawOptions(box, o) {
+    $('no-decision').hidden = true;
+    const head = el('div', 'decision options-head');
+    head.append(el('b', '', `${o.rule}: the players' options ${o.open ? 'are open' : 'are closed'}`),
+      el('span', 'why', 'A box that chooses nothing continues as dealt when the window closes.'));
+    box.appendChild(head);
+    const rec = working && may('box_option') && o.open;
+    for (const b of o.boxes || []) {
+      const d = el('div', 'decision option-box');
+      d.dataset.box = b.box;
+      d.appendChild(el('b', '', `Box ${b.box}: ${b.option ? Words.optionLabel(b.option) : 'no choice yet'}`));
+      if (rec) {
+        for (const opt of o.choices || []) {
+          const w = Words.option(opt, o.rule);
+          const btn = button(w.label, { cmd: 'box_option', box: b.box, option: opt }, opt === b.option ? 'chosen' : 'danger', 'box_option', question);
+          btn.dataset.box = b.box;
+          btn.dataset.option = opt;
+          btn.title = w.text;
+          d.appendChild(btn);
+        }
+      }
+      box.appendChild(d);
+    }
+    if (o.open && working && may('options_closed') && rank(me.role) >= rank(o.closed_by || 'supervisor')) {
+      const d = el('div', 'decision');
+      d.append(button(command('options_closed').title, { cmd: 'options_closed' }, 'danger', 'options_closed', question),
+        el('span', 'why', `${o.rule}: the boxes that chose nothing continue, and the held cards are placed`));
+      box.appendChild(d);
+    } else if (o.open) {
+      const n = el('div', 'no-decision', `A ${roleText(o.closed_by || 'supervisor')} or above closes the options.`);
+      box.appendChild(n);
+    }
+  }
+
+  // drawSettlements lists each wager of the last round as the table settled it, with the
+  // box's recorded option and the rule.
+  function drawSettlements(r) {
+    let t = $('settlements');
+    if (!t) {
+      t = el('table', 'irregs');
+      t.id = 'settlements';
+      $('last').after(t);
+    }
+    t.replaceChildren();
+    const ss = (r && r.settlements) || [];
+    t.hidden = !ss.length;
+    if (!ss.length) return;
+    const head = el('tr');
+    for (const h of ['Box', 'Bet', 'Stake', 'Result', 'Returned', 'Option', 'Rule']) head.appendChild(el('th', '', h));
+    t.appendChild(head);
+    for (const x of ss) {
+      const tr = el('tr');
+      tr.dataset.box = x.box;
+      tr.dataset.bet = x.bet;
+      if (x.option) tr.dataset.option = x.option;
+      for (const v of [x.box, x.bet.replace(/_/g, ' '), x.stake, x.result, x.returned, x.option ? Words.optionLabel(x.option) : '', x.rule]) tr.appendChild(el('td', '', String(v)));
+      t.appendChild(tr);
     }
   }
 
@@ -381,10 +622,12 @@
     for (const m of irregs.slice().reverse()) {
       const tr = el('tr', m.event);
       const at = m.at ? new Date(m.at).toLocaleTimeString([], { hour12: false }) : '';
-      const by = m.event === 'resolved' ? [roleText(m.role), m.actor].filter(Boolean).join(' ') || 'the rule' : '';
-      const decision = m.event === 'resolved' ? m.choice : (m.choices && m.choices.length ? 'awaiting: ' + m.choices.join(' / ') : '');
+      const recorded = m.event === 'option_recorded';
+      const by = m.event === 'resolved' || recorded ? [roleText(m.role), m.actor].filter(Boolean).join(' ') || 'the rule' : '';
+      let decision = m.event === 'resolved' ? m.choice : (m.choices && m.choices.length ? 'awaiting: ' + m.choices.join(' / ') : '');
+      if (recorded) decision = `box ${m.box}: ${Words.optionLabel(m.option)}` + (m.bet ? ` (${m.bet.replace(/_/g, ' ')})` : '');
       const who = m.event === 'raised' && m.actor ? [roleText(m.role), m.actor].join(' ') : by;
-      for (const v of [`#${m.id}`, m.round, m.event.replace(/_/g, ' '), Words.kindText(m.kind), m.rule, decision, who, at]) {
+      for (const v of [m.id ? `#${m.id}` : '', m.round, m.event.replace(/_/g, ' '), Words.kindText(m.kind), m.rule, decision, who, at]) {
         tr.appendChild(el('td', '', v === undefined || v === null ? '' : String(v)));
       }
       // What was seen, or the dealer's note, in full under the kind.
@@ -398,6 +641,7 @@
     drawHeader();
     drawRound();
     drawHeld();
+    drawInsuranceRecord();
   }
 
   // ---- the stream ----
@@ -428,15 +672,15 @@
         seen.clear();
         for (const m of d.irregularities || []) addIrregularity(m);
         drawIrregularities();
-        if (d.result) { lastSeen = true; drawLast(d.result); }
+        if (d.result) { lastSeen = true; drawLast(d.result); drawSettlements(d.result); }
         drawRoadmap(d.roadmap);
         onState(d.state || null);
         document.body.dataset.ready = '1';
       },
-      status: (s) => { status = s; drawHeader(); },
+      status: (s) => { status = s; drawHeader(); drawInsuranceRecord(); },
       state: onState,
       roadmap: drawRoadmap,
-      result: (r) => { lastSeen = true; drawLast(r); },
+      result: (r) => { lastSeen = true; drawLast(r); drawSettlements(r); },
       irregularity: addIrregularity,
       card: () => {}, // the state that follows each card carries it
     });

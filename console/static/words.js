@@ -1,7 +1,7 @@
-// What the console says in words: rule sets by name, what a report, a decision, the
-// shoe's end or a new shoe does to the cards and the bets, each citing the rule of the
-// table's own rule set (from GET /api/rulebook), and a table's reply. Every page loads
-// it after common.js.
+// What the console says in words: rule sets by name, what a report, a decision, a box's
+// option, the shoe's end or a new shoe does to the cards and the bets, each citing the
+// rule of the table's own rule set (from GET /api/rulebook), and a table's reply. Every
+// page loads it after common.js.
 'use strict';
 
 const Words = (function () {
@@ -82,6 +82,29 @@ const Words = (function () {
     return { label: choice, text: r };
   }
 
+  // option is a box's option in words: {label, text}, what happens to the box's hand
+  // and bets, citing rule, the options window's rule (RWS Baccarat 5.12 or the table's
+  // own), or NC Insurance 5.13 and NC Tournament 3.9 for their own records.
+  function option(opt, rule) {
+    const sub = (n) => (rule ? ` (${rule}.${n})` : '');
+    switch (opt) {
+      case 'continue':
+        return { label: 'Continue as dealt', text: `The box plays on with its hand as dealt and takes the cards that follow${sub(1)}.` };
+      case 'continue-reconstructed':
+        return { label: 'Continue reconstructed', text: `The box plays on with the reconstructed hand and takes the cards that follow${sub(2)}.` };
+      case 'bet-returned':
+        return { label: 'Bet returned', text: `The box's bets are returned; it takes no further part in the round${sub(3)}.` };
+      case 'insurance-intended':
+        return { label: 'Insurance intended', text: 'The Original Bet on that hand is returned where the Insurance the box intended would have won (NC Insurance 5.13).' };
+      case 'withdraw':
+        return { label: 'Withdraw on a Tie', text: 'On a Tie the box takes its Original Bet back instead of leaving it for the next round (NC Tournament 3.9).' };
+    }
+    return { label: (opt || '').replace(/-/g, ' '), text: rule || '' };
+  }
+
+  // optionLabel is an option's label alone: "Bet returned".
+  function optionLabel(opt) { return option(opt, '').label; }
+
   // report says what a report of kind does now, at a table in state s (rule set id).
   function report(kind, s, id) {
     const rs = ruleSet(id);
@@ -159,7 +182,10 @@ const Words = (function () {
       case 'supervisor-call': return rest === 'on' ? 'A Pit Supervisor is called' : 'The call for a Pit Supervisor has ended';
       case 'event-refused': return after(': ') || rest;
       case 'options-opened': return 'The players\u2019 options are open';
-      case 'options-closed': return 'The players\u2019 options are closed';
+      case 'options-closed': return `The players\u2019 options are closed${after(': ') ? ': ' + after(': ') : ''}`;
+      case 'option-recorded':
+        m = rest.match(/^box=(\S+) (\S+)(?: (\S+))? by (\S+)(?: (.*))?$/);
+        return m ? `Box ${m[1]}: ${optionLabel(m[2])}${m[3] ? ' (' + m[3].replace(/_/g, ' ') + ')' : ''} recorded, by ${[m[4].replace(/_/g, ' '), m[5]].filter(Boolean).join(' ')}` : 'Option recorded';
       case 'repeat:': return 'Carried out before a restart';
     }
     return (kind.replace(/-/g, ' ') + (rest ? ' ' + rest : '')).replace(/^./, (c) => c.toUpperCase());
@@ -170,5 +196,5 @@ const Words = (function () {
     return (effects || []).map(effect).filter(Boolean).join('. ');
   }
 
-  return { load, ruleSet, ruleSetName, rule, kindText, reportOffered, decision, report, shoeEnd, newShoe, effect, reply };
+  return { load, ruleSet, ruleSetName, rule, kindText, reportOffered, decision, option, optionLabel, report, shoeEnd, newShoe, effect, reply };
 })();
