@@ -203,7 +203,7 @@ func Open(cfg Config) (*Daemon, error) {
 	}
 	tcfg := table.Config{Table: cfg.Table, Round: cfg.Round, AutoConfirm: cfg.AutoConfirm, AutoCloseInsurance: cfg.AutoCloseInsurance,
 		InsurancePause: cfg.InsurancePause, AutoCloseOptions: cfg.AutoCloseOptions, OptionsPause: cfg.OptionsPause, ReportWait: wait,
-		Seqless: cfg.Shoe != nil && !cfg.Shoe.Format.TellsMisreads(), Roads: cfg.Roads, Version: Version,
+		Unnumbered: cfg.Shoe != nil && !cfg.Shoe.Format.Numbered(), UnreadableIsCard: cfg.Shoe != nil && !cfg.Shoe.Format.TellsMisreads(), Roads: cfg.Roads, Version: Version,
 		DealerStartsShoes: cfg.Shoe != nil && cfg.Shuffler == nil && !cfg.Round.ShoeOnFirstCard}
 	d.node, err = table.Open(tcfg, j, clock.Now())
 	if err != nil {
