@@ -31,13 +31,14 @@ type Settings struct {
 	Round              round.Config `json:"round"`
 	AutoConfirm        bool         `json:"auto_confirm,omitempty"`
 	AutoCloseInsurance bool         `json:"auto_close_insurance,omitempty"`
-	Seqless            bool         `json:"seqless,omitempty"`
+	// UnreadableIsCard is Config.UnreadableIsCard, under the journal's key "seqless".
+	UnreadableIsCard bool `json:"seqless,omitempty"`
 }
 
 // Settings returns what a journal records of cfg.
 func (cfg Config) Settings(table string) Settings {
 	return Settings{Table: table, Round: cfg.Round, AutoConfirm: cfg.AutoConfirm,
-		AutoCloseInsurance: cfg.AutoCloseInsurance, Seqless: cfg.Seqless}
+		AutoCloseInsurance: cfg.AutoCloseInsurance, UnreadableIsCard: cfg.UnreadableIsCard}
 }
 
 // DecodeEntry reads one journal record. seq is its sequence number, for the error.
@@ -263,7 +264,7 @@ func Open(cfg Config, j *journal.Journal, now time.Time) (*Node, error) {
 			return nil, err
 		}
 	}
-	n := &Node{cfg: cfg, ctl: ctl, tr: Translator{Seqless: cfg.Seqless}, build: build, settings: want,
+	n := &Node{cfg: cfg, ctl: ctl, tr: Translator{UnreadableIsCard: cfg.UnreadableIsCard}, build: build, settings: want,
 		devices: map[string]string{}, replayed: replayed, heldID: ctl.State().Held.ID, signing: sign, answers: cmds}
 	n.rd.Records, n.rd.Messages, n.rd.Problems = records, shoeMsgs, problems
 	// The shoe's card numbers go on from the last card recorded: the next card tells
@@ -273,7 +274,7 @@ func Open(cfg Config, j *journal.Journal, now time.Time) (*Node, error) {
 	// numbers go on likewise, so a signal the shoe sends again is not taken twice.
 	st := ctl.State()
 	n.tr.cards.last, n.tr.signals.last = st.LastCardNo, signal
-	if recorded != nil && (cfg.Seqless || n.tr.cards.last == 0) {
+	if recorded != nil && (cfg.Unnumbered || n.tr.cards.last == 0) {
 		n.Step(round.Event{Kind: round.PowerRestored, At: now})
 		st = ctl.State()
 	}
