@@ -16,7 +16,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"reflect"
 	"strings"
 	"time"
 
@@ -479,71 +478,53 @@ func (l *loop) onDue() error {
 	return nil
 }
 
-// The loop's inputs, by their place in take's select.
-const (
-	inShoe = iota
-	inShuffler
-	inCommand
-	inButton
-	inBeat
-	inEcho
-	inDue
-	inIdle
-	inDone // ctx is done
-	inNone // nothing is ready, when take does not wait
-)
-
 // take takes one input and hands it to the node; with wait it waits for one (or for
-// ctx), else took is false when none is ready. Its one select is built at run time
-// (reflect.Select), so waiting or not, it is the same list of inputs: a select
-// statement cannot add its default case only sometimes. That costs about a microsecond
-// an input, beside the journal's sync of hundreds. A closed channel hands on its
-// element's zero value.
+// ctx), else took is false when none is ready.
 func (l *loop) take(ctx context.Context, wait bool) (took bool, err error) {
-	cases := [...]reflect.SelectCase{
-		inShoe:     recv(l.shoe),
-		inShuffler: recv(l.shuffler),
-		inCommand:  recv(l.cmds),
-		inButton:   recv(l.panel),
-		inBeat:     recv(l.beat),
-		inEcho:     recv(l.echo),
-		inDue:      recv(l.due.fire),
-		inIdle:     recv(l.d.idle),
-		inDone:     recv(ctx.Done()),
-		inNone:     {Dir: reflect.SelectDefault},
+	if !wait {
+		select {
+		case ev, ok := <-l.shoe:
+			return true, l.onShoe(ev, ok)
+		case ev, ok := <-l.shuffler:
+			return true, l.onShuffler(ev, ok)
+		case c, ok := <-l.cmds:
+			return true, l.onCommand(c, ok)
+		case ev, ok := <-l.panel:
+			return true, l.onButton(ev, ok)
+		case <-l.beat:
+			return true, l.onBeat()
+		case <-l.echo:
+			return true, l.d.checkEcho()
+		case <-l.due.fire:
+			return true, l.onDue()
+		case w := <-l.d.idle:
+			l.d.waiting = append(l.d.waiting, w)
+			return true, nil
+		default:
+			return false, nil
+		}
 	}
-	in := cases[:]
-	if wait {
-		in = cases[:inNone]
-	}
-	chosen, v, ok := reflect.Select(in)
-	switch chosen {
-	case inShoe:
-		return true, l.onShoe(v.Interface().(device.Event), ok)
-	case inShuffler:
-		return true, l.onShuffler(v.Interface().(device.Event), ok)
-	case inCommand:
-		return true, l.onCommand(v.Interface().(display.Command), ok)
-	case inButton:
-		return true, l.onButton(v.Interface().(gpio.Event), ok)
-	case inBeat:
+	select {
+	case <-ctx.Done():
+		return true, nil
+	case ev, ok := <-l.shoe:
+		return true, l.onShoe(ev, ok)
+	case ev, ok := <-l.shuffler:
+		return true, l.onShuffler(ev, ok)
+	case c, ok := <-l.cmds:
+		return true, l.onCommand(c, ok)
+	case ev, ok := <-l.panel:
+		return true, l.onButton(ev, ok)
+	case <-l.beat:
 		return true, l.onBeat()
-	case inEcho:
+	case <-l.echo:
 		return true, l.d.checkEcho()
-	case inDue:
+	case <-l.due.fire:
 		return true, l.onDue()
-	case inIdle:
-		l.d.waiting = append(l.d.waiting, v.Interface().(chan struct{}))
-		return true, nil
-	case inDone:
+	case w := <-l.d.idle:
+		l.d.waiting = append(l.d.waiting, w)
 		return true, nil
 	}
-	return false, nil
-}
-
-// recv is a select's case receiving from ch; a nil ch is never ready.
-func recv[T any](ch <-chan T) reflect.SelectCase {
-	return reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)}
 }
 
 func (l *loop) onShoe(ev device.Event, ok bool) error {
