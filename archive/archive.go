@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -99,7 +100,8 @@ type Archive struct {
 
 	mu         sync.Mutex
 	tables     map[string]*tableState
-	quarantine int64 // the last quarantine id used (-1: not read yet)
+	quarantine int64    // the last quarantine id used (-1: not read yet)
+	batch      []Record // records stored in the transaction, not written yet
 }
 
 // tableState is what the archive keeps in memory of a table.
@@ -251,6 +253,7 @@ func (a *Archive) ingest(ctx context.Context, id string, recs []Record) (Result,
 		return Result{}, err
 	}
 	defer tx.Rollback()
+	a.batch = a.batch[:0]
 	var res Result
 	if !known {
 		for _, r := range recs {
@@ -308,6 +311,9 @@ func (a *Archive) ingest(ctx context.Context, id string, recs []Record) (Result,
 			}
 		}
 	}
+	if err := a.flush(ctx, tx, id, now); err != nil {
+		return Result{}, err
+	}
 	if st.held != start {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO tables (table_id, last_seq, last_hash, updated_at) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (table_id) DO UPDATE SET last_seq = excluded.last_seq, last_hash = excluded.last_hash, updated_at = excluded.updated_at`,
@@ -340,9 +346,11 @@ func (a *Archive) next(ctx context.Context, tx *sql.Tx, id string, st *tableStat
 		res.Alarms = append(res.Alarms, *al)
 		return false, a.quarantineRecord(ctx, tx, *al, r, now)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO records (table_id, seq, hash, payload, received_at) VALUES ($1, $2, $3, $4, $5)`,
-		id, int64(r.Seq), r.Hash[:], r.Data, a.db.ts(now)); err != nil {
-		return false, err
+	a.batch = append(a.batch, r)
+	if len(a.batch) == flushRows {
+		if err := a.flush(ctx, tx, id, now); err != nil {
+			return false, err
+		}
 	}
 	if err := st.der.write(ctx, tx, r.Seq, r.Data); err != nil {
 		var re replayError
@@ -356,6 +364,32 @@ func (a *Archive) next(ctx context.Context, tx *sql.Tx, id string, st *tableStat
 	st.held = Position{Seq: r.Seq, Hash: r.Hash}
 	res.Stored++
 	return true, nil
+}
+
+// flushRows is the most records one INSERT writes.
+const flushRows = 200
+
+// flush writes the records of a.batch in one statement: one round trip to the database
+// for many records.
+func (a *Archive) flush(ctx context.Context, tx *sql.Tx, id string, now time.Time) error {
+	if len(a.batch) == 0 {
+		return nil
+	}
+	var q strings.Builder
+	q.WriteString(`INSERT INTO records (table_id, seq, hash, payload, received_at) VALUES `)
+	args := make([]any, 0, 5*len(a.batch))
+	at := a.db.ts(now)
+	for i, r := range a.batch {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		n := len(args)
+		fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5)
+		args = append(args, id, int64(r.Seq), r.Hash[:], r.Data, at)
+	}
+	a.batch = a.batch[:0]
+	_, err := tx.ExecContext(ctx, q.String(), args...)
+	return err
 }
 
 // drain takes the waiting records that now follow what is held.
@@ -377,7 +411,10 @@ func (a *Archive) drain(ctx context.Context, tx *sql.Tx, id string, st *tableSta
 // otherwise the alarm.
 func (a *Archive) checkHeld(ctx context.Context, q queryer, id string, st *tableState, r Record) (Alarm, bool, error) {
 	var h, data []byte
-	if err := q.QueryRowContext(ctx, `SELECT hash, payload FROM records WHERE table_id = $1 AND seq = $2`, id, int64(r.Seq)).Scan(&h, &data); err != nil {
+	if n := len(a.batch); n > 0 && r.Seq >= a.batch[0].Seq {
+		b := a.batch[r.Seq-a.batch[0].Seq] // stored in this batch, not written yet
+		h, data = b.Hash[:], b.Data
+	} else if err := q.QueryRowContext(ctx, `SELECT hash, payload FROM records WHERE table_id = $1 AND seq = $2`, id, int64(r.Seq)).Scan(&h, &data); err != nil {
 		return Alarm{}, false, fmt.Errorf("record %d held: %w", r.Seq, err)
 	}
 	if bytes.Equal(h, r.Hash[:]) && bytes.Equal(data, r.Data) {
