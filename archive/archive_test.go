@@ -368,3 +368,29 @@ func TestIrregularityRule(t *testing.T) {
 		t.Fatalf("round 1's settlements %s (%v): want the push of 100 returned", settle, err)
 	}
 }
+
+// TestForgeryWaitingForAGap: a forged record that came ahead of a gap is checked when
+// the gap is filled: refused with its alarm, and the true record taken after it.
+func TestForgeryWaitingForAGap(t *testing.T) {
+	f := loadFixture(t)
+	onEngines(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		a := newArchive(t, openDB(t, dsn), f.keys())
+		ingestAll(t, a, f, 10)
+		forged := f.records[11] // record 12
+		forged.Data = append(bytes.Clone(forged.Data), ' ')
+		res, err := a.Ingest(ctx, fixtureTable, []Record{forged})
+		if err != nil || res.Waiting != 1 || res.Stored != 0 || len(res.Alarms) != 0 {
+			t.Fatalf("record 12 ahead of 11: %+v %v", res, err)
+		}
+		res, err = a.Ingest(ctx, fixtureTable, []Record{f.records[10]})
+		if err != nil || res.Stored != 1 || res.Waiting != 0 || len(res.Alarms) != 1 ||
+			res.Alarms[0].Kind != NotChained || res.Alarms[0].Seq != 12 || res.Held.Seq != 11 {
+			t.Fatalf("record 11 filling the gap: %+v %v", res, err)
+		}
+		res, err = a.Ingest(ctx, fixtureTable, f.records[11:13])
+		if err != nil || res.Stored != 2 || res.Held.Seq != 13 || len(res.Alarms) != 0 {
+			t.Fatalf("the true records 12 and 13: %+v %v", res, err)
+		}
+	})
+}
