@@ -202,7 +202,7 @@ func Open(cfg Config) (*Daemon, error) {
 	}
 	tcfg := table.Config{Table: cfg.Table, Round: cfg.Round, AutoConfirm: cfg.AutoConfirm, AutoCloseInsurance: cfg.AutoCloseInsurance,
 		InsurancePause: cfg.InsurancePause, AutoCloseOptions: cfg.AutoCloseOptions, OptionsPause: cfg.OptionsPause, ReportWait: wait,
-		Seqless: cfg.Shoe != nil && !cfg.Shoe.Format.TellsMisreads(), Roads: cfg.Roads, Version: Version,
+		Unnumbered: cfg.Shoe != nil && !cfg.Shoe.Format.Numbered(), UnreadableIsCard: cfg.Shoe != nil && !cfg.Shoe.Format.TellsMisreads(), Roads: cfg.Roads, Version: Version,
 		DealerStartsShoes: cfg.Shoe != nil && cfg.Shuffler == nil && !cfg.Round.ShoeOnFirstCard}
 	d.node, err = table.Open(tcfg, j, clock.Now())
 	if err != nil {
@@ -479,7 +479,9 @@ func (l *loop) onDue() error {
 }
 
 // take takes one input and hands it to the node; with wait it waits for one (or for
-// ctx), else took is false when none is ready.
+// ctx), else took is false when none is ready. The two selects differ only in their
+// default case, which Go cannot switch on and off in one select; reflect.Select could,
+// at about 1.2 µs and 11 allocations an input against 90 ns. Each case is one call.
 func (l *loop) take(ctx context.Context, wait bool) (took bool, err error) {
 	if !wait {
 		select {

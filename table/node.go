@@ -36,9 +36,14 @@ type Config struct {
 	// event stamped at or after then, or when Tick is given such a time (OptionsDue).
 	AutoCloseOptions bool
 	OptionsPause     time.Duration
-	// Seqless: the shoe's format neither numbers its cards nor reports a card it failed
-	// to read (!shoe.Format.TellsMisreads): any unreadable input may be a card.
-	Seqless bool
+	// Unnumbered: the shoe's format does not number its cards (!shoe.Format.Numbered).
+	// Started again, the table cannot tell whether cards passed while it was down, so
+	// RWS Baccarat 5.4 decides an interrupted round at once.
+	Unnumbered bool
+	// UnreadableIsCard: every unreadable input from the shoe is a card drawn with no name
+	// (Translator.UnreadableIsCard). Set it when the shoe's format cannot tell a card
+	// that passed unread from noise (!shoe.Format.TellsMisreads).
+	UnreadableIsCard bool
 	// DealerStartsShoes: no shuffler reports the sets and the table does not start a shoe
 	// at its first card, so a new shoe (command or button) with no set starts the next
 	// shoe itself, of the table's deck count.
@@ -169,7 +174,7 @@ func newNode(cfg Config, ctl *round.Controller) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Node{cfg: cfg, ctl: ctl, tr: Translator{Seqless: cfg.Seqless}, build: build,
+	return &Node{cfg: cfg, ctl: ctl, tr: Translator{UnreadableIsCard: cfg.UnreadableIsCard}, build: build,
 		settings: cfg.Settings(cfg.Table), devices: map[string]string{}}, nil
 }
 
