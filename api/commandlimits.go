@@ -1,6 +1,10 @@
 package api
 
-import "fmt"
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
 
 // Limits of a command (docs/mqtt.md, "Commands"). Whatever arrives on a command topic
 // is bounded by them before it reaches the journal, so no command, however large or
@@ -40,16 +44,41 @@ func CheckCommandSize(payload []byte) error {
 	return nil
 }
 
+// textLimits are the text fields bounded otherwise than by MaxNameLen, by JSON name.
+var textLimits = map[string]int{"id": MaxIDLen, "actor": MaxIDLen, "detail": MaxDetailLen}
+
+// textFields are Command's text fields, in order: each is bounded by its entry in
+// textLimits, else by MaxNameLen, so a text field added to Command is bounded at once.
+var textFields = func() (fs []struct {
+	index int
+	name  string
+}) {
+	t := reflect.TypeFor[Command]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Type.Kind() != reflect.String {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		fs = append(fs, struct {
+			index int
+			name  string
+		}{i, name})
+	}
+	return fs
+}()
+
 // CheckFields refuses a decoded command whose fields exceed the limits.
 func (c Command) CheckFields() error {
-	texts := []struct {
-		field, v string
-		limit    int
-	}{
-		{"id", c.ID, MaxIDLen}, {"actor", c.Actor, MaxIDLen}, {"cmd", c.Cmd, MaxNameLen},
-		{"set", c.Set, MaxNameLen}, {"kind", c.Kind, MaxNameLen}, {"choice", c.Choice, MaxNameLen},
-		{"detail", c.Detail, MaxDetailLen}, {"card", c.Card, MaxNameLen}, {"box", c.Box, MaxNameLen},
-		{"option", c.Option, MaxNameLen}, {"bet", c.Bet, MaxNameLen},
+	v := reflect.ValueOf(c)
+	for _, f := range textFields {
+		limit, ok := textLimits[f.name]
+		if !ok {
+			limit = MaxNameLen
+		}
+		if n := v.Field(f.index).Len(); n > limit {
+			return &LimitError{Field: f.name, Size: n, Limit: limit, Unit: "bytes"}
+		}
 	}
 	if len(c.Wagers) > MaxWagers {
 		return &LimitError{Field: "wagers", Size: len(c.Wagers), Limit: MaxWagers, Unit: "wagers"}
@@ -57,11 +86,6 @@ func (c Command) CheckFields() error {
 	ws := c.Wagers
 	if c.Wager != nil {
 		ws = append(ws[:len(ws):len(ws)], *c.Wager)
-	}
-	for _, t := range texts {
-		if len(t.v) > t.limit {
-			return &LimitError{Field: t.field, Size: len(t.v), Limit: t.limit, Unit: "bytes"}
-		}
 	}
 	for i, w := range ws {
 		if len(w.Box) > MaxNameLen {

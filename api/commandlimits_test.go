@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -39,6 +40,30 @@ func TestCommandFieldLimits(t *testing.T) {
 		}
 		if _, _, err := ParseCommand("dealer", []byte(p)); err != nil {
 			t.Errorf("%.60s...: %v", p, err)
+		}
+	}
+}
+
+// TestEveryTextFieldBounded: each text field of Command, those added later included, is
+// refused one byte over its limit, naming the field.
+func TestEveryTextFieldBounded(t *testing.T) {
+	if len(textFields) < 11 {
+		t.Fatalf("%d text fields of Command found", len(textFields))
+	}
+	for _, f := range textFields {
+		limit, ok := textLimits[f.name]
+		if !ok {
+			limit = MaxNameLen
+		}
+		var c Command
+		reflect.ValueOf(&c).Elem().Field(f.index).SetString(strings.Repeat("x", limit+1))
+		var le *LimitError
+		if err := c.CheckFields(); !errors.As(err, &le) || le.Field != f.name || le.Limit != limit {
+			t.Errorf("%s of %d bytes: %v, want a limit error on %s at %d", f.name, limit+1, err, f.name, limit)
+		}
+		reflect.ValueOf(&c).Elem().Field(f.index).SetString(strings.Repeat("x", limit))
+		if err := c.CheckFields(); err != nil {
+			t.Errorf("%s of %d bytes: %v", f.name, limit, err)
 		}
 	}
 }
