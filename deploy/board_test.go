@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/config"
-	"github.com/tablectl/tablectl/web"
+	"github.com/tablectl/tablectl/board"
 )
 
 // TestKioskReachesTheBoard checks that the kiosk setup of docs/board.md works with the
@@ -71,7 +71,7 @@ func TestKioskReachesTheBoard(t *testing.T) {
 	if addr == nil {
 		t.Skip("this machine has no network address besides the loopback")
 	}
-	b, err := web.New(web.Options{Broker: "tcp://127.0.0.1:1", Table: "t1", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	b, err := board.New(board.Options{Broker: "tcp://127.0.0.1:1", Table: "t1", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tablectl/tablectl/internal/chromiumtest"
-	"github.com/tablectl/tablectl/web"
+	"github.com/tablectl/tablectl/board"
 )
 
 // freePort is a loopback port nothing listens on.
@@ -31,7 +31,7 @@ func freePort(t *testing.T) string {
 // serveBoard serves a display board on addr, as tablectl coming up does, until stop.
 func serveBoard(t *testing.T, addr string) (stop func()) {
 	t.Helper()
-	b, err := web.New(web.Options{Broker: "tcp://127.0.0.1:1", Table: "t1", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	b, err := board.New(board.Options{Broker: "tcp://127.0.0.1:1", Table: "t1", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,12 +13,12 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tablectl/tablectl/board"
 	"github.com/tablectl/tablectl/config"
 	"github.com/tablectl/tablectl/daemon"
 	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/metrics"
-	"github.com/tablectl/tablectl/web"
 )
 
 // runRun runs the table: devices (or the simulator), the journal, the round controller
@@ -141,7 +141,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		defer stop()
 	}
 	if r.HTTP != "" {
-		stop, addr, err := serveBoard(web.Options{Broker: mc.url, Table: r.Table, Username: mc.boardUser, Password: mc.boardPassword,
+		stop, addr, err := serveBoard(board.Options{Broker: mc.url, Table: r.Table, Username: mc.boardUser, Password: mc.boardPassword,
 			Lang: r.Board.Lang, Game: r.Board.Game, Logo: r.Board.Logo, ResultHold: r.Board.ResultHold, Logger: log}, r.HTTP, log)
 		if err != nil {
 			return fmt.Errorf("run: %w", listenError("display board (http)", "--http", r.HTTP, true, err))
@@ -159,18 +159,18 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 
 // serveBoard serves the web display board, fed from the table's MQTT topics, on addr.
 // stop closes the board first (it ends the open event streams), then the server.
-func serveBoard(opts web.Options, addr string, log *slog.Logger) (stop func(), bound string, err error) {
-	board, err := web.New(opts)
+func serveBoard(opts board.Options, addr string, log *slog.Logger) (stop func(), bound string, err error) {
+	b, err := board.New(opts)
 	if err != nil {
 		return nil, "", err
 	}
-	stopServer, bound, err := serveHTTP(addr, board.Handler(), log)
+	stopServer, bound, err := serveHTTP(addr, b.Handler(), log)
 	if err != nil {
-		board.Close()
+		b.Close()
 		return nil, "", err
 	}
 	return func() {
-		board.Close()
+		b.Close()
 		stopServer()
 	}, bound, nil
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // PahoConfig is what differs between the paho clients of the table (Client), of the
-// display board (web.Board) and of the console (console.Link); NewPahoClient sets the
+// display board (board.Board) and of the console (console.Link); NewPahoClient sets the
 // rest the same way for all.
 type PahoConfig struct {
 	Broker   string

@@ -32,7 +32,7 @@ var otherVocabularies = map[string][]string{
 // topicPackages are the packages that speak MQTT, where a topic's last level ("card",
 // "state"...) as a literal can only be a topic. Elsewhere the same words name other
 // things (a device's card, a report's result), and only a topic path counts.
-var topicPackages = []string{"messages", "daemon", "drivers/display", "broker", "console", "web", "table"}
+var topicPackages = []string{"messages", "daemon", "drivers/display", "broker", "console", "board", "table"}
 
 // TestVocabularyInOnePackage: the names of the topics and of the commands appear as
 // string literals in package api only (outside tests), so a topic or a command is

@@ -1,4 +1,4 @@
-package web
+package board
 
 import (
 	"io"
@@ -99,7 +99,7 @@ func TestPageSettingsRefused(t *testing.T) {
 }
 
 // TestCJKFontCoversLabels checks that the embedded Chinese glyphs were cut for the
-// characters the page uses: web/fonts/subset.sh lists them in cjk-chars.txt as it
+// characters the page uses: board/fonts/subset.sh lists them in cjk-chars.txt as it
 // builds cjk.woff, so a label changed without running it again fails here.
 func TestCJKFontCoversLabels(t *testing.T) {
 	used := map[rune]bool{}
@@ -130,7 +130,7 @@ func TestCJKFontCoversLabels(t *testing.T) {
 	}
 	sort.Strings(missing)
 	if len(missing) > 0 {
-		t.Errorf("the embedded font was not cut for %s: run web/fonts/subset.sh", strings.Join(missing, ""))
+		t.Errorf("the embedded font was not cut for %s: run board/fonts/subset.sh", strings.Join(missing, ""))
 	}
 	if len(used) < 40 {
 		t.Errorf("only %d Chinese characters in the page: the labels are missing", len(used))

@@ -1,4 +1,4 @@
-package web
+package board
 
 import (
 	"bytes"
@@ -50,30 +50,30 @@ func (b *Board) eventOf(topic string, payload []byte) (event, error) {
 	base := api.Prefix + "/" + b.topics.Table() + "/"
 	rest, ok := strings.CutPrefix(topic, base)
 	if !ok {
-		return event{}, fmt.Errorf("web: topic %q is not under %s", topic, base)
+		return event{}, fmt.Errorf("board: topic %q is not under %s", topic, base)
 	}
 	if api.IsCommandLevel(rest) {
 		return event{}, nil
 	}
 	name := rest[strings.LastIndexByte(rest, '/')+1:]
 	if err := checkEventName(name); err != nil {
-		return event{}, fmt.Errorf("web: topic %q: %w", topic, err)
+		return event{}, fmt.Errorf("board: topic %q: %w", topic, err)
 	}
 	if len(payload) == 0 {
 		if retainedIndex(name) >= 0 {
 			// An empty retained message clears the topic (MQTT 3.1.1, 3.3.1.3).
 			return event{name: name, data: []byte("null")}, nil
 		}
-		return event{}, fmt.Errorf("web: topic %q: empty payload", topic)
+		return event{}, fmt.Errorf("board: topic %q: empty payload", topic)
 	}
 	if len(payload) > MaxPayload {
-		return event{}, fmt.Errorf("web: topic %q: payload of %d bytes is larger than the %d forwarded", topic, len(payload), MaxPayload)
+		return event{}, fmt.Errorf("board: topic %q: payload of %d bytes is larger than the %d forwarded", topic, len(payload), MaxPayload)
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(payload))
 	// Compact checks the JSON and puts it on one line, as an SSE data field needs.
 	if err := json.Compact(&buf, payload); err != nil {
-		return event{}, fmt.Errorf("web: topic %q: payload of %d bytes is not JSON: %w", topic, len(payload), err)
+		return event{}, fmt.Errorf("board: topic %q: payload of %d bytes is not JSON: %w", topic, len(payload), err)
 	}
 	return event{name: name, data: buf.Bytes()}, nil
 }

@@ -1,4 +1,4 @@
-package web
+package board
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ func checkLang(lang string) error {
 	case "en", "zh", "en+zh", "zh+en":
 		return nil
 	}
-	return fmt.Errorf("web: language %q: want en, zh, en+zh or zh+en", lang)
+	return fmt.Errorf("board: language %q: want en, zh, en+zh or zh+en", lang)
 }
 
 // renderPage is index.html with the board's settings.
@@ -40,22 +40,22 @@ func renderPage(files fs.FS, lang, game string, logo bool, hold time.Duration) (
 		return nil, err
 	}
 	if len(game) > 80 || strings.ContainsAny(game, "\r\n") {
-		return nil, fmt.Errorf("web: game name %q: want one line of at most 80 bytes", game)
+		return nil, fmt.Errorf("board: game name %q: want one line of at most 80 bytes", game)
 	}
 	if hold < 0 {
-		return nil, fmt.Errorf("web: result hold %s: want 0 or more", hold)
+		return nil, fmt.Errorf("board: result hold %s: want 0 or more", hold)
 	}
 	src, err := fs.ReadFile(files, "index.html")
 	if err != nil {
-		return nil, fmt.Errorf("web: embedded page: %w", err)
+		return nil, fmt.Errorf("board: embedded page: %w", err)
 	}
 	t, err := template.New("index.html").Parse(string(src))
 	if err != nil {
-		return nil, fmt.Errorf("web: embedded page: %w", err)
+		return nil, fmt.Errorf("board: embedded page: %w", err)
 	}
 	var out bytes.Buffer
 	if err := t.Execute(&out, pageSettings{Lang: lang, Game: game, Logo: logo, ResultHoldMS: hold.Milliseconds()}); err != nil {
-		return nil, fmt.Errorf("web: embedded page: %w", err)
+		return nil, fmt.Errorf("board: embedded page: %w", err)
 	}
 	return out.Bytes(), nil
 }
@@ -71,30 +71,30 @@ var logoTypes = map[string]string{
 func readLogo(path string) ([]byte, string, error) {
 	ct, ok := logoTypes[strings.ToLower(filepath.Ext(path))]
 	if !ok {
-		return nil, "", fmt.Errorf("web: logo %s: want a .png, .jpg, .gif, .webp or .svg file", path)
+		return nil, "", fmt.Errorf("board: logo %s: want a .png, .jpg, .gif, .webp or .svg file", path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("web: logo: %w", err)
+		return nil, "", fmt.Errorf("board: logo: %w", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, "", fmt.Errorf("web: logo: %w", err)
+		return nil, "", fmt.Errorf("board: logo: %w", err)
 	}
 	if st.Size() > MaxLogo {
-		return nil, "", fmt.Errorf("web: logo %s: %d bytes, more than the %d a logo may have", path, st.Size(), MaxLogo)
+		return nil, "", fmt.Errorf("board: logo %s: %d bytes, more than the %d a logo may have", path, st.Size(), MaxLogo)
 	}
 	data := make([]byte, st.Size())
 	if _, err := f.ReadAt(data, 0); err != nil && st.Size() > 0 {
-		return nil, "", fmt.Errorf("web: logo: %w", err)
+		return nil, "", fmt.Errorf("board: logo: %w", err)
 	}
 	if ct != "image/svg+xml" {
 		if got := http.DetectContentType(data); got != ct {
-			return nil, "", fmt.Errorf("web: logo %s: the file's content is %s, not %s", path, got, ct)
+			return nil, "", fmt.Errorf("board: logo %s: the file's content is %s, not %s", path, got, ct)
 		}
 	} else if !bytes.Contains(data, []byte("<svg")) {
-		return nil, "", fmt.Errorf("web: logo %s: no <svg> element in the file", path)
+		return nil, "", fmt.Errorf("board: logo %s: no <svg> element in the file", path)
 	}
 	return data, ct, nil
 }

@@ -1,4 +1,4 @@
-// Package web is tablectl's display board: a page for a screen beside the table, read
+// Package board is tablectl's display board: a page for a screen beside the table, read
 // by the players from three metres (the five roads, the round's cards, the last result,
 // the Banker, Player and Tie shares, Banker Ask and Player Ask, the table's limits and
 // whether it rounds payouts, in English and Chinese; a banner when the table is paused;
@@ -19,7 +19,7 @@
 // The page, its style sheet, its script and the Chinese glyphs of its labels are
 // embedded in the binary and load nothing from anywhere else. docs/board.md describes
 // what the page shows and how to open it.
-package web
+package board
 
 import (
 	"cmp"
@@ -80,7 +80,7 @@ const (
 var static embed.FS
 
 // ErrClosed is the error of an event stream asked for after Close.
-var ErrClosed = errors.New("web: board closed")
+var ErrClosed = errors.New("board: board closed")
 
 // Options configures a Board.
 type Options struct {
@@ -162,19 +162,19 @@ type Board struct {
 func New(opts Options) (*Board, error) {
 	topics, err := api.NewTopics(opts.Table)
 	if err != nil {
-		return nil, fmt.Errorf("web: %w", err)
+		return nil, fmt.Errorf("board: %w", err)
 	}
 	if err := checkBrokerURL(opts.Broker); err != nil {
 		return nil, err
 	}
 	if opts.Password != "" && opts.Username == "" {
-		return nil, errors.New("web: a password is given without a username")
+		return nil, errors.New("board: a password is given without a username")
 	}
 	if opts.ClientBuffer < 0 {
-		return nil, fmt.Errorf("web: client buffer %d is negative", opts.ClientBuffer)
+		return nil, fmt.Errorf("board: client buffer %d is negative", opts.ClientBuffer)
 	}
 	if opts.MaxStreams < 0 || opts.MaxStreamsPerAddress < 0 {
-		return nil, fmt.Errorf("web: stream limits %d and %d: want 0 (the default) or more", opts.MaxStreams, opts.MaxStreamsPerAddress)
+		return nil, fmt.Errorf("board: stream limits %d and %d: want 0 (the default) or more", opts.MaxStreams, opts.MaxStreamsPerAddress)
 	}
 	if opts.ClientBuffer == 0 {
 		opts.ClientBuffer = DefaultClientBuffer
@@ -182,7 +182,7 @@ func New(opts Options) (*Board, error) {
 	if opts.ClientID == "" {
 		var r [4]byte
 		if _, err := rand.Read(r[:]); err != nil {
-			return nil, fmt.Errorf("web: client id: %w", err)
+			return nil, fmt.Errorf("board: client id: %w", err)
 		}
 		opts.ClientID = "tablectl-board-" + opts.Table + "-" + hex.EncodeToString(r[:])
 	}
@@ -191,7 +191,7 @@ func New(opts Options) (*Board, error) {
 	}
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
-		return nil, fmt.Errorf("web: embedded files: %w", err)
+		return nil, fmt.Errorf("board: embedded files: %w", err)
 	}
 	page, err := renderPage(sub, opts.Lang, opts.Game, opts.Logo != "", opts.ResultHold)
 	if err != nil {
@@ -238,19 +238,19 @@ func New(opts Options) (*Board, error) {
 // checkBrokerURL checks that broker is an MQTT URL paho can dial.
 func checkBrokerURL(broker string) error {
 	if broker == "" {
-		return errors.New("web: broker URL is empty (want tcp://host:1883, ssl://host:8883, ws:// or wss://)")
+		return errors.New("board: broker URL is empty (want tcp://host:1883, ssl://host:8883, ws:// or wss://)")
 	}
 	u, err := url.Parse(broker)
 	if err != nil {
-		return fmt.Errorf("web: broker URL: %w", err)
+		return fmt.Errorf("board: broker URL: %w", err)
 	}
 	switch u.Scheme {
 	case "tcp", "mqtt", "ws", "ssl", "tls", "mqtts", "tcps", "wss":
 	default:
-		return fmt.Errorf("web: broker URL %q: unknown scheme %q (want tcp, ssl, tls, mqtts, ws or wss)", u.Redacted(), u.Scheme)
+		return fmt.Errorf("board: broker URL %q: unknown scheme %q (want tcp, ssl, tls, mqtts, ws or wss)", u.Redacted(), u.Scheme)
 	}
 	if u.Host == "" {
-		return fmt.Errorf("web: broker URL %q has no host (want scheme://host:port)", u.Redacted())
+		return fmt.Errorf("board: broker URL %q has no host (want scheme://host:port)", u.Redacted())
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package web
+package board
 
 import (
 	"encoding/json"
