@@ -23,7 +23,6 @@ package board
 
 import (
 	"cmp"
-	"context"
 	"crypto/rand"
 	"embed"
 	"encoding/hex"
@@ -41,6 +40,7 @@ import (
 	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/internal/fifo"
 	"github.com/tablectl/tablectl/internal/ratelog"
+	"github.com/tablectl/tablectl/internal/sse"
 )
 
 // Defaults and limits of a Board.
@@ -68,10 +68,8 @@ const (
 	heartbeat = 15 * time.Second
 	// pingFrame is the heartbeat event.
 	pingFrame = "event: ping\ndata: {}\n\n"
-	// writeTimeout bounds one write to a browser.
-	writeTimeout = 10 * time.Second
-	// retryMillis is the reconnection delay the stream asks browsers to use.
-	retryMillis = 1000
+	// retry is the reconnection delay the stream asks browsers to use.
+	retry = time.Second
 	// disconnectQuiesce is how long paho may take to finish work in hand at Close.
 	disconnectQuiesce = 250 // milliseconds
 )
@@ -384,39 +382,17 @@ func (b *Board) serveEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	rc := http.NewResponseController(w)
 	c, err := b.hub.join(r.Context())
 	if err != nil {
 		http.Error(w, "the board is closing", http.StatusServiceUnavailable)
 		return
 	}
 	defer b.hub.leave(c)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no") // no buffering in a reverse proxy
-	w.WriteHeader(http.StatusOK)
-
-	// A dropped client may be stuck in a write to a browser that reads nothing: the
-	// deadline set on the drop ends that write at once.
-	stop := context.AfterFunc(c.ctx, func() { _ = rc.SetWriteDeadline(time.Now()) })
-	defer stop()
-
-	send := func(frame []byte) bool {
-		_ = rc.SetWriteDeadline(time.Now().Add(writeTimeout)) // not every writer has deadlines
-		if c.ctx.Err() != nil {
-			return false
-		}
-		if _, err := w.Write(frame); err != nil {
-			return false
-		}
-		if err := rc.Flush(); err != nil {
-			b.log.Debug("event stream ended", "remote", r.RemoteAddr, "error", err)
-			return false
-		}
-		return true
-	}
-	if !send(fmt.Appendf(nil, "retry: %d\n\n", retryMillis)) {
+	// A dropped client may be stuck in a write to a browser that reads nothing: its
+	// context done ends that write at once.
+	ew, ok := sse.Start(c.ctx, w, retry)
+	defer ew.Close()
+	if !ok {
 		return
 	}
 	tick := time.NewTicker(heartbeat)
@@ -426,11 +402,11 @@ func (b *Board) serveEvents(w http.ResponseWriter, r *http.Request) {
 		case <-c.ctx.Done():
 			return
 		case ev := <-c.ch:
-			if !send(ev.frame()) {
+			if !ew.Send(ev.frame()) {
 				return
 			}
 		case <-tick.C:
-			if !send([]byte(pingFrame)) {
+			if !ew.Send([]byte(pingFrame)) {
 				return
 			}
 		}

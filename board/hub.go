@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/internal/sse"
 )
 
 // retainedTopics are the last levels of the retained topics (docs/mqtt.md), in the
@@ -33,14 +34,7 @@ type event struct {
 }
 
 // frame is the event in the SSE wire form.
-func (e event) frame() []byte {
-	f := make([]byte, 0, len(e.name)+len(e.data)+16)
-	f = append(f, "event: "...)
-	f = append(f, e.name...)
-	f = append(f, "\ndata: "...)
-	f = append(f, e.data...)
-	return append(f, "\n\n"...)
-}
+func (e event) frame() []byte { return sse.Frame(e.name, e.data) }
 
 // eventOf turns an MQTT message of the table into an event. A message on a command
 // topic gives the zero event and no error: it is not for the board. A message the board

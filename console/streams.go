@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/internal/sse"
 )
 
 // streams feeds the browsers' Server-Sent Events streams: the floor stream gets each
@@ -33,7 +34,7 @@ type streams struct {
 type floorClient struct {
 	token  string
 	ch     chan []Summary
-	note   chan sse // the broker's state
+	note   chan streamEvent // the broker's state
 	ctx    context.Context
 	cancel context.CancelFunc
 }
@@ -41,20 +42,18 @@ type floorClient struct {
 type tableClient struct {
 	token  string
 	table  string
-	ch     chan sse
+	ch     chan streamEvent
 	ctx    context.Context
 	cancel context.CancelFunc
 }
 
-// sse is one event of a stream.
-type sse struct {
+// streamEvent is one event of a stream.
+type streamEvent struct {
 	name string
 	data []byte
 }
 
-func (e sse) frame() []byte {
-	return fmt.Appendf(nil, "event: %s\ndata: %s\n\n", e.name, e.data)
-}
+func (e streamEvent) frame() []byte { return sse.Frame(e.name, e.data) }
 
 func newStreams(f *floor, log *slog.Logger, perSession, total int) *streams {
 	return &streams{floor: f, log: log, perSession: perSession, total: total, open: map[string]int{},
@@ -115,7 +114,7 @@ func (st *streams) changed(table, event string, data []byte) {
 			continue
 		}
 		select {
-		case c.ch <- sse{name: event, data: data}:
+		case c.ch <- streamEvent{name: event, data: data}:
 		default:
 			// Fallen too far behind: the browser reconnects and is given the table again.
 			delete(st.tables, c)
@@ -128,7 +127,7 @@ func (st *streams) changed(table, event string, data []byte) {
 // brokerChanged sends the broker's state to every stream.
 func (st *streams) brokerChanged(b BrokerState) {
 	data, _ := json.Marshal(b)
-	ev := sse{name: "broker", data: data}
+	ev := streamEvent{name: "broker", data: data}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.closed {
@@ -201,7 +200,7 @@ func (st *streams) joinFloor(ctx context.Context, token string) (*floorClient, e
 	if why, status := st.admit(token); why != "" {
 		return nil, why, status
 	}
-	c := &floorClient{token: token, ch: make(chan []Summary, 64), note: make(chan sse, 8)}
+	c := &floorClient{token: token, ch: make(chan []Summary, 64), note: make(chan streamEvent, 8)}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	st.floors[c] = struct{}{}
 	return c, "", 0
@@ -215,7 +214,7 @@ func (st *streams) joinTable(ctx context.Context, token, table string) (*tableCl
 	if why, status := st.admit(token); why != "" {
 		return nil, why, status
 	}
-	c := &tableClient{token: token, table: table, ch: make(chan sse, streamBurst)}
+	c := &tableClient{token: token, table: table, ch: make(chan streamEvent, streamBurst)}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	st.tables[c] = struct{}{}
 	return c, "", 0
@@ -266,28 +265,6 @@ func (s *Server) refuseStream(w http.ResponseWriter, r *http.Request, ss session
 	writeError(w, status, string(why))
 }
 
-// eventWriter writes SSE frames to one browser.
-type eventWriter struct {
-	w  http.ResponseWriter
-	rc *http.ResponseController
-}
-
-func startStream(w http.ResponseWriter) eventWriter {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	return eventWriter{w: w, rc: http.NewResponseController(w)}
-}
-
-func (e eventWriter) send(frame []byte) bool {
-	_ = e.rc.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	if _, err := e.w.Write(frame); err != nil {
-		return false
-	}
-	return e.rc.Flush() == nil
-}
-
 // alive reports whether the session behind a stream is still valid, without counting
 // the stream as use: an open page does not keep an idle session alive.
 func (s *Server) alive(token string) bool {
@@ -306,13 +283,15 @@ func (s *Server) floorEvents(w http.ResponseWriter, r *http.Request, ss session)
 		return
 	}
 	defer s.streams.leave(c, nil)
-	ew := startStream(w)
-	stop := context.AfterFunc(c.ctx, func() { _ = ew.rc.SetWriteDeadline(time.Now()) })
-	defer stop()
+	ew, ok := sse.Start(c.ctx, w, time.Second)
+	defer ew.Close()
+	if !ok {
+		return
+	}
 	all, _ := json.Marshal(s.floor.summaries())
 	bs, _ := json.Marshal(s.brokerState())
-	if !ew.send([]byte("retry: 1000\n\n")) || !ew.send(sse{name: "tables", data: all}.frame()) ||
-		!ew.send(sse{name: "broker", data: bs}.frame()) {
+	if !ew.Send(streamEvent{name: "tables", data: all}.frame()) ||
+		!ew.Send(streamEvent{name: "broker", data: bs}.frame()) {
 		return
 	}
 	tick := time.NewTicker(s.opts.Heartbeat)
@@ -322,22 +301,22 @@ func (s *Server) floorEvents(w http.ResponseWriter, r *http.Request, ss session)
 		case <-c.ctx.Done():
 			return
 		case ev := <-c.note:
-			if !ew.send(ev.frame()) {
+			if !ew.Send(ev.frame()) {
 				return
 			}
 		case batch := <-c.ch:
 			for _, sum := range batch {
 				b, _ := json.Marshal(sum)
-				if !ew.send(sse{name: "table", data: b}.frame()) {
+				if !ew.Send(streamEvent{name: "table", data: b}.frame()) {
 					return
 				}
 			}
 		case <-tick.C:
 			if !s.alive(ss.token) {
-				ew.send(sse{name: "expired", data: []byte(`{}`)}.frame())
+				ew.Send(streamEvent{name: "expired", data: []byte(`{}`)}.frame())
 				return
 			}
-			if !ew.send([]byte(": ping\n\n")) {
+			if !ew.Send(sse.Ping) {
 				return
 			}
 		}
@@ -354,15 +333,17 @@ func (s *Server) tableEvents(w http.ResponseWriter, r *http.Request, ss session)
 		return
 	}
 	defer s.streams.leave(nil, c)
-	ew := startStream(w)
-	stop := context.AfterFunc(c.ctx, func() { _ = ew.rc.SetWriteDeadline(time.Now()) })
-	defer stop()
+	ew, ok := sse.Start(c.ctx, w, time.Second)
+	defer ew.Close()
+	if !ok {
+		return
+	}
 	d, _ := s.floor.detail(table)
 	d.Summary.Table = table
 	b, _ := json.Marshal(d)
 	bs, _ := json.Marshal(s.brokerState())
-	if !ew.send([]byte("retry: 1000\n\n")) || !ew.send(sse{name: "detail", data: b}.frame()) ||
-		!ew.send(sse{name: "broker", data: bs}.frame()) {
+	if !ew.Send(streamEvent{name: "detail", data: b}.frame()) ||
+		!ew.Send(streamEvent{name: "broker", data: bs}.frame()) {
 		return
 	}
 	tick := time.NewTicker(s.opts.Heartbeat)
@@ -372,15 +353,15 @@ func (s *Server) tableEvents(w http.ResponseWriter, r *http.Request, ss session)
 		case <-c.ctx.Done():
 			return
 		case ev := <-c.ch:
-			if !ew.send(ev.frame()) {
+			if !ew.Send(ev.frame()) {
 				return
 			}
 		case <-tick.C:
 			if !s.alive(ss.token) {
-				ew.send(sse{name: "expired", data: []byte(`{}`)}.frame())
+				ew.Send(streamEvent{name: "expired", data: []byte(`{}`)}.frame())
 				return
 			}
-			if !ew.send([]byte(": ping\n\n")) {
+			if !ew.Send(sse.Ping) {
 				return
 			}
 		}
