@@ -683,8 +683,10 @@ func (c *Controller) cardDrawn(ev *Event) {
 	lastShoe, lastTimed := st.LastShoeTime, st.LastShoeTimed
 	st.LastShoeTime, st.LastShoeTimed = ev.ShoeTime, ev.ShoeTimed
 	st.Seen[card.Index()]++
-	if what := st.Watch.Add(card); what != "" {
-		c.shuffleWarning(what)
+	if st.Watch.Next(card) {
+		if what := st.Watch.Alarm(card); what != "" {
+			c.shuffleWarning(what)
+		}
 	}
 	if c.simultaneous(ev, lastShoe, lastTimed) {
 		c.drawnTogether(ev, card, seq, lastShoe)
