@@ -39,7 +39,7 @@ type ShuffleWatch struct {
 	// run that reached it. The zero gap, of a watch not watching, clears them all, so that
 	// the card is checked.
 	gap uint64
-	at   [4]uint16
+	at  [4]uint16
 }
 
 // The watch's states: a new watch (or one read back) arms at its next card; one alarm per
