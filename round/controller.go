@@ -291,7 +291,8 @@ const maxOrders = 32
 type Controller struct {
 	cfg     Config
 	st      State
-	effects []Effect
+	effects []Effect   // the effects of the step, effects[:n], in a buffer as long as its capacity
+	n       int        // the number of effects of the step
 	x       effectData // the larger parts of the effects of the step
 	// insurance: the table offers Insurance (its rule set's, not refused by the table).
 	insurance bool
@@ -305,7 +306,7 @@ func New(cfg Config) (*Controller, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	c := &Controller{cfg: cfg, effects: make([]Effect, 0, 16), x: effectData{parts: make([]part, 0, 8)},
+	c := &Controller{cfg: cfg, effects: make([]Effect, 16), x: effectData{parts: make([]part, 0, 8)},
 		insurance: cfg.Rules.Insurance && !cfg.NoInsurance}
 	c.st.Offers = make([]baccarat.InsuranceOffer, 0, 4)
 	c.st.Offered = make([]baccarat.InsuranceOffer, 0, 4)
@@ -381,7 +382,7 @@ func (c *Controller) Step(event Event) []Effect { return c.Apply(&event) }
 // benchmark's slice: the event is read in place, never changed nor kept, so its couple
 // of hundred bytes are not copied for each card. The effects are Step's.
 func (c *Controller) Apply(ev *Event) []Effect {
-	c.effects = c.effects[:0]
+	c.n = 0
 	c.x.gen++
 	c.x.at = ev.At
 	c.x.parts = c.x.parts[:0]
@@ -425,7 +426,7 @@ func (c *Controller) Apply(ev *Event) []Effect {
 	default:
 		c.refuse(ev, "unknown event kind %d", ev.Kind)
 	}
-	return c.effects
+	return c.effects[:c.n]
 }
 
 // emit appends effect e, with its Shoe and Round those of the state now.
@@ -445,17 +446,22 @@ func (c *Controller) emitPart(e Effect, pt part) {
 // push appends an effect of kind k and returns it to be filled in place: the hot path's
 // cheaper form of emit.
 func (c *Controller) push(k EffectKind) *Effect {
-	n := len(c.effects)
-	if n == cap(c.effects) {
-		c.effects = append(c.effects, Effect{})
+	n := c.n
+	if n >= len(c.effects) {
+		c.grow()
 	}
-	c.effects = c.effects[:n+1]
+	c.n = n + 1
 	// Filled in place, field by field: an effect built apart and copied in would be read
 	// back whole while its narrow stores are still in flight, which stalls the copy.
 	e := &c.effects[n]
 	*e = Effect{}
 	e.Kind, e.Shoe, e.Round, e.gen, e.x = k, c.st.Shoe, c.st.Round, c.x.gen, &c.x
 	return e
+}
+
+// grow doubles the effects' buffer, for a step with more effects than it holds.
+func (c *Controller) grow() {
+	c.effects = append(c.effects, make([]Effect, len(c.effects))...)
 }
 
 // pushPart is push for an effect with a larger part: it returns the effect and its part,
@@ -471,6 +477,20 @@ func (c *Controller) pushPart(k EffectKind) (*Effect, *part) {
 	}
 	e.ref = uint32(n + 1)
 	return e, &c.x.parts[n]
+}
+
+// pushRound is push for RoundComplete or RoundSettled, whose larger part is the round's:
+// its cards, outcome and settlements, kept apart from the other parts and never cleared.
+// It returns the part, to be filled with those three. A second such effect in one step
+// (none is known) takes a part as pushPart does.
+func (c *Controller) pushRound(k EffectKind) *part {
+	if c.x.roundGen == c.x.gen {
+		_, p := c.pushPart(k)
+		return p
+	}
+	c.x.roundGen = c.x.gen
+	c.push(k).ref = roundRef
+	return &c.x.round
 }
 
 func (c *Controller) refuse(ev *Event, format string, a ...any) {
@@ -599,7 +619,9 @@ func (c *Controller) nextRound(ev *Event) {
 	c.st.Voided = false
 	c.st.Coup = baccarat.Coup{}
 	c.st.CardNos = [6]uint64{}
-	c.st.Wagers, c.st.Decisions, c.st.Insurance = nil, nil, nil
+	if c.st.Wagers != nil || c.st.Decisions != nil || c.st.Insurance != nil {
+		c.st.Wagers, c.st.Decisions, c.st.Insurance = nil, nil, nil
+	}
 	c.st.Offers, c.st.Offered = c.st.Offers[:0], c.st.Offered[:0]
 	c.st.InsuranceWaived = false
 	c.st.Outcome = baccarat.Outcome{}
@@ -990,8 +1012,8 @@ func (c *Controller) repowered(ev *Event) {
 // simultaneous draw; nor is the first card of a shoe powered off and on, whose clock
 // started again (docs/irregularities.md, "Timing").
 func (c *Controller) simultaneous(ev *Event, lastShoe uint32, lastTimed bool) bool {
-	if c.cfg.SimultaneousWindow == 0 || c.st.Coup.Len() == 0 || ev.Resent || ev.Renumbered ||
-		!ev.ShoeTimed || !lastTimed {
+	if !ev.ShoeTimed || !lastTimed || c.cfg.SimultaneousWindow == 0 || ev.Resent || ev.Renumbered ||
+		c.st.Coup.Len() == 0 {
 		return false
 	}
 	d := time.Duration(ev.ShoeTime-lastShoe) * time.Millisecond // modulo 2^32: a clock that wrapped
@@ -1082,8 +1104,8 @@ func (c *Controller) complete(ev *Event) {
 	c.st.Phase = Complete
 	o := c.st.Coup.Outcome()
 	c.st.Outcome = o
-	_, p := c.pushPart(RoundComplete)
-	p.coup, p.outcome = c.st.Coup, o // o as returned: the state's copy is not read back while its stores are in flight
+	p := c.pushRound(RoundComplete)
+	p.coup, p.outcome, p.settlements = c.st.Coup, o, nil // o as returned: the state's copy is not read back while its stores are in flight
 	if c.st.Warned != "" {
 		c.raiseShuffleWarning(ev)
 	}
@@ -1320,7 +1342,7 @@ func (c *Controller) confirm(ev *Event) {
 		c.applyOption(&s, o)
 		ss = append(ss, s)
 	}
-	_, p := c.pushPart(RoundSettled)
+	p := c.pushRound(RoundSettled)
 	p.coup, p.outcome, p.settlements = c.st.Coup, o, ss
 	if c.st.EndPending {
 		c.pendingEnd(ev)
