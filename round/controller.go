@@ -688,9 +688,13 @@ func (c *Controller) closeBets(ev *Event, ws []baccarat.Wager) {
 func (c *Controller) cardDrawn(ev *Event) {
 	st := &c.st
 	card, seq, last := ev.Card, ev.Seq, st.LastCardNo
-	if st.Phase != Dealing || c.checkByCheck || st.Held.ID != 0 || st.Order != nil || len(st.Offers) != 0 || ev.Burned ||
-		ev.Renumbered || !card.Valid() || seq > last+1 && last != 0 ||
-		ev.Set != "" && ev.Set != st.Set && st.Set != "" || int(st.Seen[card.Index()]) >= st.Decks {
+	if st.Phase != Dealing || st.Held.ID != 0 || st.Order != nil || len(st.Offers) != 0 || c.checkByCheck ||
+		ev.Burned || ev.Renumbered || !card.Valid() || seq > last+1 && last != 0 ||
+		int(st.Seen[card.Index()]) >= st.Decks {
+		c.cardDrawnAny(ev)
+		return
+	}
+	if len(ev.Set) != 0 && ev.Set != st.Set && st.Set != "" { // apart: the comparison may call
 		c.cardDrawnAny(ev)
 		return
 	}
