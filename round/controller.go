@@ -1106,10 +1106,12 @@ func (c *Controller) place(ev *Event, card baccarat.Card, seq uint64) {
 // complete ends the dealing of the round, its cards all placed.
 func (c *Controller) complete(ev *Event) {
 	c.st.Phase = Complete
-	o := c.st.Coup.Outcome()
-	c.st.Outcome = o
+	c.st.Coup.OutcomeTo(&c.st.Outcome)
 	p := c.pushRound(RoundComplete)
-	p.coup, p.outcome, p.settlements = c.st.Coup, o, nil // o as returned: the state's copy is not read back while its stores are in flight
+	p.coup, p.settlements = c.st.Coup, nil
+	// The outcome written again into the part, not copied: the state's, just written
+	// byte by byte, is not read back whole while its stores are in flight.
+	c.st.Coup.OutcomeTo(&p.outcome)
 	if c.st.Warned != "" {
 		c.raiseShuffleWarning(ev)
 	}
