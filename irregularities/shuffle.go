@@ -27,11 +27,11 @@ func DefaultRunLimits() RunLimits { return RunLimits{SameRank: 5, SameSuit: 9, S
 // It keeps, as each card comes, four runs side by side in one word (the same rank, the
 // same suit, ranks going up, ranks going down) and the length at which each alarms (taken
 // from Limits at the shoe's first card, or by SetLimits). A card goes on or ends each run
-// by two small tables read by the step from the card before it, so it costs a few
-// instructions and no branch on the card's value.
+// by one table read by its step from the card before it, so it costs a few instructions
+// and no branch on the card's value. It takes valid cards only.
 type ShuffleWatch struct {
 	Limits RunLimits
-	last   baccarat.Card
+	last   uint8  // the last card's key: its rank times 8 plus its suit
 	state  uint8  // unarmed, watching or reported
 	runs   uint64 // the rank, suit, ascending and descending runs, 16 bits each
 	// gap is, by run, 0x10000 less its alarm length (0x8000 when it has none): added to
@@ -56,15 +56,29 @@ const (
 	noAlarm   = 0x8000                // the alarm length of a limit that checks nothing
 )
 
-// rankGoesOn is, by the step in rank from the card before (plus 13), the runs a card
-// carries on: the same rank, ascending (one up) or descending (one down). suitGoesOn is
-// the same for the step in suit (plus 3).
-var rankGoesOn, suitGoesOn = func() (rank [32]uint64, suit [8]uint64) {
-	rank[13] = 0xffff       // same rank
-	rank[14] = 0xffff << 32 // one rank up
-	rank[12] = 0xffff << 48 // one rank down
-	suit[3] = 0xffff << 16  // same suit
-	return rank, suit
+// goesOn is, by the step from the card before to the card (the step in rank times 8
+// plus the step in suit, plus 99: each key is its rank times 8 plus its suit), the runs
+// the card carries on: the same rank, the same suit, ascending (one rank up) or
+// descending (one rank down).
+var goesOn = func() (t [256]uint64) {
+	for dr := -12; dr <= 12; dr++ {
+		for ds := -3; ds <= 3; ds++ {
+			var keep uint64
+			switch dr {
+			case 0:
+				keep |= 0xffff // same rank
+			case 1:
+				keep |= 0xffff << 32 // one rank up
+			case -1:
+				keep |= 0xffff << 48 // one rank down
+			}
+			if ds == 0 {
+				keep |= 0xffff << 16 // same suit
+			}
+			t[dr*8+ds+99] = keep
+		}
+	}
+	return t
 }()
 
 // SetLimits sets the watch's limits, for the runs from the next card on.
@@ -105,8 +119,9 @@ func (w *ShuffleWatch) Add(c baccarat.Card) string {
 // Add returns. A card for which Next reports false reached no limit.
 func (w *ShuffleWatch) Next(c baccarat.Card) bool {
 	// Each run goes on (kept, plus one) or starts again (one).
-	runs := w.runs&(rankGoesOn[(c.Rank-w.last.Rank+13)&31]|suitGoesOn[(c.Suit-w.last.Suit+3)&7]) + laneOnes
-	w.runs, w.last = runs, c
+	key := uint8(c.Rank)<<3 | uint8(c.Suit)
+	runs := w.runs&goesOn[key-w.last+99] + laneOnes
+	w.runs, w.last = runs, key
 	return (runs+w.gap)&laneHighs != laneHighs
 }
 

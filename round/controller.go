@@ -386,13 +386,15 @@ func (c *Controller) Apply(ev *Event) []Effect {
 	c.x.gen++
 	c.x.at = ev.At
 	c.x.parts = c.x.parts[:0]
+	if ev.Kind == CardDrawn { // most events: one compare, not the table of kinds
+		c.cardDrawn(ev)
+		return c.effects[:c.n]
+	}
 	switch ev.Kind {
 	case NewShoe:
 		c.newShoe(ev)
 	case BetsClosed:
 		c.betsClosed(ev)
-	case CardDrawn:
-		c.cardDrawn(ev)
 	case InsuranceBet:
 		c.insuranceBet(ev)
 	case InsuranceWindowClosed:
