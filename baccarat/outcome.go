@@ -169,11 +169,11 @@ func (c *Coup) Outcome() Outcome {
 	return o
 }
 
-// OutcomeTo writes the complete coup's Outcome into o, as Outcome returns it. It reads the
-// coup and writes o field by field: an outcome built in place is not read back whole while
-// its narrow stores are in flight (on x86-64 a wide load of them waits for them to retire),
-// as building one apart and copying it would.
-func (c *Coup) OutcomeTo(o *Outcome) {
+// OutcomeTo writes the complete coup's Outcome, as Outcome returns it, into each of os.
+// It reads the coup and writes each outcome field by field: one built in place is not read
+// back whole while its narrow stores are in flight (on x86-64 a wide load of them waits
+// for them to retire), as one built apart and copied would be.
+func (c *Coup) OutcomeTo(os ...*Outcome) {
 	p, b := c.Player.pts, c.Banker.pts
 	w := Tie
 	if p > b {
@@ -181,11 +181,14 @@ func (c *Coup) OutcomeTo(o *Outcome) {
 	} else if b > p {
 		w = BankerWins
 	}
-	o.Winner = w
-	o.PlayerPoints, o.BankerPoints = p, b
-	o.PlayerCards, o.BankerCards = c.Player.n, c.Banker.n
-	o.PlayerPair, o.BankerPair = c.Player.Pair(), c.Banker.Pair()
-	o.Suits = c.suitClass()
+	pn, bn, pp, bp, suits := c.Player.n, c.Banker.n, c.Player.Pair(), c.Banker.Pair(), c.suitClass()
+	for _, o := range os {
+		o.Winner = w
+		o.PlayerPoints, o.BankerPoints = p, b
+		o.PlayerCards, o.BankerCards = pn, bn
+		o.PlayerPair, o.BankerPair = pp, bp
+		o.Suits = suits
+	}
 }
 
 // Natural reports whether the round ended on a Natural: both hands kept two cards and one

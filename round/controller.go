@@ -1108,12 +1108,11 @@ func (c *Controller) place(ev *Event, card baccarat.Card, seq uint64) {
 // complete ends the dealing of the round, its cards all placed.
 func (c *Controller) complete(ev *Event) {
 	c.st.Phase = Complete
-	c.st.Coup.OutcomeTo(&c.st.Outcome)
 	p := c.pushRound(RoundComplete)
+	// The outcome written into both, not copied: one just written byte by byte is not
+	// read back whole while its stores are in flight.
+	c.st.Coup.OutcomeTo(&c.st.Outcome, &p.outcome)
 	p.coup, p.settlements = c.st.Coup, nil
-	// The outcome written again into the part, not copied: the state's, just written
-	// byte by byte, is not read back whole while its stores are in flight.
-	c.st.Coup.OutcomeTo(&p.outcome)
 	if c.st.Warned != "" {
 		c.raiseShuffleWarning(ev)
 	}
