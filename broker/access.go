@@ -7,12 +7,14 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	mqtt "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/packets"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/internal/ratelog"
 )
 
@@ -53,16 +55,12 @@ type User struct {
 	Role         Role
 }
 
-// tableTopics are the topics tablectl publishes under tablectl/v1/<table>/ and every
-// role reads.
-var tableTopics = []string{"status", "state", "card", "result", "roadmap", "irregularity", "journal", "cmd/reply"}
-
 // Allowed reports whether a client of role may publish on topic (write) or read it
-// (write false; topic may then be a subscription filter with + and #). The policy, the
-// same as deploy/mosquitto/acl's:
+// (write false; topic may then be a subscription filter with + and #). The policy is that
+// of api.BrokerUsers, from which deploy/mosquitto/acl is generated:
 //
-//   - tablectl alone writes the table's topics (status, state, card, result, roadmap,
-//     irregularity, journal, cmd/reply) and alone reads the commands (cmd/<role>);
+//   - tablectl alone writes the table's topics (api.TableTopics) and alone reads the
+//     commands (cmd/<role>);
 //   - dealer writes cmd/dealer; supervisor writes cmd/supervisor and cmd/dealer;
 //   - every role, and an anonymous client, reads the table's topics;
 //   - nothing outside tablectl/v1/ is read or written ($SYS included).
@@ -77,27 +75,26 @@ func Allowed(role Role, topic string, write bool) bool {
 		return !write && reachesTables(topic) // each matching message is checked by its topic
 	}
 	levels := strings.Split(topic, "/")
-	if len(levels) < 4 || levels[0] != "tablectl" || levels[1] != "v1" {
+	if len(levels) < 4 || levels[0]+"/"+levels[1] != api.Prefix {
 		return false
 	}
 	rest := strings.Join(levels[3:], "/")
-	isTable := false
-	for _, t := range tableTopics {
-		isTable = isTable || rest == t
+	isTable := slices.Contains(api.TableTopics(), rest)
+	cmdRole, isCommand := api.CommandRoleOf(rest)
+	name := string(role)
+	if role == Anonymous {
+		name = string(RoleBoard) // an anonymous client reads like a board
 	}
-	isCommand := len(levels) == 5 && levels[3] == "cmd" && levels[4] != "reply"
-	if !write {
-		return isTable || (isCommand && role == RoleTablectl)
-	}
-	switch role {
-	case RoleTablectl:
+	u, known := api.BrokerUserNamed(name)
+	switch {
+	case !known:
+		return false
+	case !write:
+		return isTable || isCommand && u.Table
+	case u.Table:
 		return isTable
-	case RoleDealer:
-		return rest == "cmd/dealer"
-	case RoleSupervisor:
-		return rest == "cmd/dealer" || rest == "cmd/supervisor"
 	}
-	return false
+	return isCommand && u.WritesCommands(cmdRole)
 }
 
 // reachesTables reports whether the subscription filter can match a table's topic,
@@ -108,7 +105,7 @@ func reachesTables(filter string) bool {
 		switch {
 		case l == "#":
 			return true
-		case i < 2 && l != "+" && l != []string{"tablectl", "v1"}[i]:
+		case i < 2 && l != "+" && l != strings.Split(api.Prefix, "/")[i]:
 			return false
 		}
 	}
@@ -122,10 +119,10 @@ func readRefusal(role Role, filter string) string {
 	switch {
 	case !reachesTables(filter):
 		return "nothing outside tablectl/v1/<table>/ is read (" + prefixHint + ")"
-	case len(levels) == 5 && levels[3] == "cmd":
+	case len(levels) == 5 && levels[3] == api.CommandLevel:
 		return "the commands are read by tablectl alone; the replies are on cmd/reply"
 	}
-	return fmt.Sprintf("not a topic role %s reads: the table's topics are %s", readRole(role), strings.Join(tableTopics, ", "))
+	return fmt.Sprintf("not a topic role %s reads: the table's topics are %s", readRole(role), strings.Join(api.TableTopics(), ", "))
 }
 
 // prefixHint names the filters that read every table.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/internal/chromiumtest"
 )
 
@@ -180,7 +181,7 @@ func TestTablePageRolesInBrowser(t *testing.T) {
 
 	login("D4", "dealer-password-4")
 	open("t1")
-	if got := buttons(); got != "[bets_closed confirm squeeze insurance_closed cut_card report new_shoe end_shoe]" {
+	if got := buttons(); got != "[bets_closed insurance_closed squeeze confirm cut_card report new_shoe end_shoe form]" {
 		t.Errorf("dealer's buttons at t1: %s", got)
 	}
 	open("t2")
@@ -200,7 +201,7 @@ func TestTablePageRolesInBrowser(t *testing.T) {
 	if got := evaluate[string](t, ctx, `document.getElementById("phase").textContent`); got != "Held for a decision" {
 		t.Errorf("t2's phase, held: %q", got)
 	}
-	if got := buttons(); got != "[decide=reconstructed decide=void bets_closed confirm squeeze insurance_closed cut_card report new_shoe end_shoe]" {
+	if got := buttons(); got != "[decide=reconstructed decide=void bets_closed insurance_closed squeeze confirm cut_card report new_shoe end_shoe form]" {
 		t.Errorf("supervisor's buttons at t2: %s", got)
 	}
 	if _, err := chromedp.Run(ctx, chromedp.Click(chromedp.CSS(`#decisions button[data-choice="void"]`))); err != nil {
@@ -214,7 +215,7 @@ func TestTablePageRolesInBrowser(t *testing.T) {
 	if len(sent) != 1 || sent[0].topic != "tablectl/v1/t2/cmd/supervisor" {
 		t.Fatalf("published %v", sent)
 	}
-	var c Command
+	var c api.Command
 	if err := json.Unmarshal([]byte(sent[0].payload), &c); err != nil || c.Cmd != "decide" || c.Irregularity != 3 || c.Choice != "void" || c.Actor != "S17" {
 		t.Errorf("published %s", sent[0].payload)
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/irregularities"
 )
 
@@ -18,37 +19,6 @@ import (
 // broker has acknowledged it (or ctx ends).
 type Publisher interface {
 	Publish(ctx context.Context, topic string, payload []byte) error
-}
-
-// Command is a command object exactly as docs/mqtt.md defines it. Wagers and Wager are
-// passed on as they were given; the table checks them against its rule set.
-type Command struct {
-	ID           string          `json:"id,omitempty"`
-	Cmd          string          `json:"cmd"`
-	Actor        string          `json:"actor,omitempty"`
-	Detail       string          `json:"detail,omitempty"`
-	Wagers       json.RawMessage `json:"wagers,omitempty"`
-	Wager        json.RawMessage `json:"wager,omitempty"`
-	Set          string          `json:"set,omitempty"`
-	Decks        int             `json:"decks,omitempty"`
-	Kind         string          `json:"kind,omitempty"`
-	Round        uint32          `json:"round,omitempty"`
-	Irregularity uint32          `json:"irregularity,omitempty"`
-	Choice       string          `json:"choice,omitempty"`
-}
-
-// lowestRole is the lowest role that may give each command (docs/mqtt.md).
-var lowestRole = map[string]irregularities.Role{
-	"bets_closed":      irregularities.Dealer,
-	"insurance_bet":    irregularities.Dealer,
-	"insurance_closed": irregularities.Dealer,
-	"squeeze":          irregularities.Dealer,
-	"confirm":          irregularities.Dealer,
-	"cut_card":         irregularities.Dealer,
-	"new_shoe":         irregularities.Dealer,
-	"end_shoe":         irregularities.Dealer,
-	"report":           irregularities.Dealer,
-	"decide":           irregularities.Supervisor,
 }
 
 // maxIDLength bounds a command id given by a client.
@@ -76,10 +46,10 @@ func refuse(status int, format string, args ...any) error {
 	return &refusal{status: status, reason: fmt.Sprintf(format, args...)}
 }
 
-// parseCommand reads a command object: malformed JSON, an unknown field or a second
-// value is refused.
-func parseCommand(body []byte) (Command, error) {
-	var c Command
+// parseCommand reads a command object (api.Command): malformed JSON, an unknown field or
+// a second value is refused.
+func parseCommand(body []byte) (api.Command, error) {
+	var c api.Command
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
@@ -101,22 +71,19 @@ func parseCommand(body []byte) (Command, error) {
 
 // authorize checks that u may give c at table (in pit, with the held irregularity h),
 // before anything is published. The table checks the command again when it takes it.
-func authorize(u User, c Command, table, pit string, h held) error {
+func authorize(u User, c api.Command, table, pit string, h held) error {
 	if !u.Works(table, pit) {
 		return refuse(403, "%s does not work table %s", u.Name, table)
 	}
 	if c.Actor != "" && c.Actor != u.Name {
 		return refuse(403, "the actor is the person logged in (%s); a command cannot name another (%q)", u.Name, c.Actor)
 	}
-	need, ok := lowestRole[c.Cmd]
+	need, ok := api.LowestRole(c)
 	if !ok {
-		return refuse(400, "unknown command %q: want one of bets_closed, insurance_bet, insurance_closed, squeeze, confirm, cut_card, new_shoe, end_shoe, report, decide", c.Cmd)
+		return refuse(400, "unknown command %q: want one of %s", c.Cmd, api.CommandNames())
 	}
 	role := u.rank()
-	if c.Cmd == "report" && c.Kind == irregularities.LateError.String() {
-		need = irregularities.Supervisor // RWS Baccarat 5.11: reported by a supervisor
-	}
-	if c.Cmd == "decide" && h.id != 0 && h.id == c.Irregularity {
+	if c.Cmd == api.CmdDecide && h.id != 0 && h.id == c.Irregularity {
 		if by, err := irregularities.ParseRole(h.by); err == nil && by > need {
 			need = by
 		}
@@ -126,7 +93,7 @@ func authorize(u User, c Command, table, pit string, h held) error {
 	}
 	if role < need {
 		what := fmt.Sprintf("%q", c.Cmd)
-		if c.Cmd == "report" && c.Kind != "" {
+		if c.Cmd == api.CmdReport && c.Kind != "" {
 			what = fmt.Sprintf("a report of %s", c.Kind)
 		}
 		return refuse(403, "a %s may not give %s: it takes a %s or above", role, what, need)

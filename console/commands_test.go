@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/tablectl/tablectl/api"
 )
 
 // heldState is a retained state of table t1 held for a wrong hand (#3).
@@ -76,7 +78,7 @@ func TestCommandsCheckedThenPublishedUnderThePersonsName(t *testing.T) {
 	if len(sent) != 2 || sent[0].topic != "tablectl/v1/t1/cmd/dealer" || sent[1].topic != "tablectl/v1/t1/cmd/supervisor" {
 		t.Fatalf("published: %v", sent)
 	}
-	var c Command
+	var c api.Command
 	json.Unmarshal([]byte(sent[1].payload), &c)
 	if c.Actor != "S17" || c.Cmd != "decide" || c.Irregularity != 3 || c.Choice != "reconstructed" || !strings.HasPrefix(c.ID, "console-") {
 		t.Errorf("published decision: %s", sent[1].payload)

@@ -35,6 +35,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/internal/ratelog"
 )
 
@@ -269,6 +270,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/login", s.login)
 	mux.HandleFunc("POST /api/logout", s.authed(true, s.logout))
 	mux.HandleFunc("GET /api/session", s.authed(false, s.session))
+	mux.HandleFunc("GET /api/commands", s.authed(false, s.commands))
 	mux.HandleFunc("GET /api/tables", s.authed(false, s.tables))
 	mux.HandleFunc("GET /api/tables/{table}", s.authed(false, s.table))
 	mux.HandleFunc("GET /api/events", s.authed(false, s.floorEvents))
@@ -507,7 +509,7 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request, ss session) {
 	if !ok {
 		return
 	}
-	refused := func(status int, reason string, c Command) {
+	refused := func(status int, reason string, c api.Command) {
 		s.audit("refused", "user", u.Name, "role", u.Role, "remote", remote(r), "table", table, "cmd", c.Cmd,
 			"irregularity", c.Irregularity, "choice", c.Choice, "reason", reason)
 		writeError(w, status, reason)
@@ -530,18 +532,22 @@ func (s *Server) command(w http.ResponseWriter, r *http.Request, ss session) {
 	if c.ID == "" {
 		c.ID = newCommandID()
 	}
+	payload, err := json.Marshal(c)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	if _, _, err := api.ParseCommand(u.Role, payload); err != nil {
+		refused(http.StatusBadRequest, err.Error(), c) // as the table would refuse it
+		return
+	}
 	replies, done, err := s.wait.expect(table, c.ID)
 	if err != nil {
 		refused(statusOf(err), err.Error(), c)
 		return
 	}
 	defer done()
-	payload, err := json.Marshal(c)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	topic := prefix + "cmd/" + u.Role
+	topic := prefix + api.CommandLevel + "/" + u.Role
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.CommandTimeout)
 	defer cancel()
 	if err := s.opts.Publisher.Publish(ctx, topic, payload); err != nil {

@@ -7,10 +7,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/tablectl/tablectl/api"
 )
 
 // topicRoot is the first two levels of every table topic (docs/mqtt.md).
-const topicRoot = "tablectl/v1/"
+const topicRoot = api.Prefix + "/"
 
 // maxPayload is the largest message the console keeps, in bytes.
 const maxPayload = 1 << 20
@@ -126,62 +129,6 @@ func parseTopic(topic string) (parsedTopic, error) {
 	return p, nil
 }
 
-// envelope is the part of every message the floor reads.
-type envelope struct {
-	Table string `json:"table"`
-	Shoe  uint32 `json:"shoe"`
-	Round uint32 `json:"round"`
-	Seq   uint64 `json:"seq"`
-	At    string `json:"at"`
-}
-
-type statusMsg struct {
-	envelope
-	State   string            `json:"state"`
-	Rules   string            `json:"rules"`
-	Decks   int               `json:"decks"`
-	Set     string            `json:"set"`
-	Version string            `json:"version"`
-	Devices map[string]string `json:"devices"`
-	Call    string            `json:"call"`
-}
-
-type stateMsg struct {
-	envelope
-	Phase string          `json:"phase"`
-	Rules string          `json:"rules"`
-	Decks int             `json:"decks"`
-	Set   string          `json:"set"`
-	Held  json.RawMessage `json:"held"`
-}
-
-type heldMsg struct {
-	ID        uint32   `json:"id"`
-	Choices   []string `json:"choices"`
-	DecidedBy string   `json:"decided_by"`
-}
-
-type resultMsg struct {
-	envelope
-	Void         bool   `json:"void"`
-	Winner       string `json:"winner"`
-	PlayerPoints *int   `json:"player_points"`
-	BankerPoints *int   `json:"banker_points"`
-	Natural      bool   `json:"natural"`
-	PlayerPair   bool   `json:"player_pair"`
-	BankerPair   bool   `json:"banker_pair"`
-}
-
-type roadmapMsg struct {
-	envelope
-	BeadPlate []struct {
-		Outcome    string `json:"outcome"`
-		BankerPair bool   `json:"banker_pair"`
-		PlayerPair bool   `json:"player_pair"`
-		Natural    bool   `json:"natural"`
-	} `json:"bead_plate"`
-}
-
 // ingest takes one MQTT message. It returns an error naming the topic when the message
 // cannot be used; the floor is then unchanged.
 func (f *floor) ingest(topic string, payload []byte) error {
@@ -192,20 +139,19 @@ func (f *floor) ingest(topic string, payload []byte) error {
 	if len(payload) > maxPayload {
 		return fmt.Errorf("topic %q: payload of %d bytes is larger than the %d kept", topic, len(payload), maxPayload)
 	}
-	if p.rest == "cmd/reply" {
+	if p.rest == api.ReplyTopic {
 		if f.reply != nil {
 			f.reply(p.table, payload)
 		}
 		return nil
 	}
-	if strings.HasPrefix(p.rest, "cmd/") {
+	if api.IsCommandLevel(p.rest) {
 		return nil // another client's command: not the console's business
 	}
 	event := p.rest
-	switch event {
-	case "status", "state", "roadmap", "result", "irregularity", "card":
-	default:
-		return nil // a topic of a later version of the layout
+	tp, known := api.TopicNamed(event)
+	if !known || tp == api.TopicJournal {
+		return nil // a topic of a later version of the layout, or the journal's head
 	}
 	var compact bytes.Buffer
 	if len(payload) > 0 {
@@ -226,7 +172,7 @@ func (f *floor) ingest(topic string, payload []byte) error {
 		f.tables[p.table] = t
 	}
 	t.prefix, t.sum.Site, t.sum.Pit = p.prefix, p.site, p.pit
-	err = t.apply(event, data)
+	err = t.apply(tp, data)
 	f.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("topic %q: %w", topic, err)
@@ -237,21 +183,21 @@ func (f *floor) ingest(topic string, payload []byte) error {
 	return nil
 }
 
-// apply updates t with one message; data is compact JSON, empty when a retained topic
-// was cleared.
-func (t *tableData) apply(event string, data []byte) error {
-	switch event {
-	case "status":
+// apply updates t with one message of topic tp; data is compact JSON, empty when a
+// retained topic was cleared.
+func (t *tableData) apply(tp api.Topic, data []byte) error {
+	switch tp {
+	case api.TopicStatus:
 		if len(data) == 0 {
 			t.status, t.sum.Online = nil, false
 			return nil
 		}
-		var m statusMsg
+		var m api.Status
 		if err := json.Unmarshal(data, &m); err != nil {
 			return err
 		}
 		t.status = data
-		t.sum.Online = m.State == "online"
+		t.sum.Online = m.State == api.Online
 		if m.Rules != "" {
 			t.sum.Rules = m.Rules
 		}
@@ -262,13 +208,16 @@ func (t *tableData) apply(event string, data []byte) error {
 			t.sum.Set = m.Set
 		}
 		t.sum.Version, t.sum.Devices, t.sum.Call = m.Version, m.Devices, m.Call
-		t.envelope(m.envelope)
-	case "state":
+		t.envelope(m.Envelope)
+	case api.TopicState:
 		if len(data) == 0 {
 			t.state = nil
 			return nil
 		}
-		var m stateMsg
+		var m struct {
+			api.State
+			Held json.RawMessage `json:"held"` // kept as the table published it
+		}
 		if err := json.Unmarshal(data, &m); err != nil {
 			return err
 		}
@@ -276,7 +225,7 @@ func (t *tableData) apply(event string, data []byte) error {
 			t.irregs, t.irregSeq = nil, map[uint64]bool{}
 		}
 		t.state = data
-		t.sum.Phase, t.sum.Shoe, t.sum.Round = m.Phase, m.Shoe, m.Round
+		t.sum.Phase, t.sum.Shoe, t.sum.Round = m.Phase.String(), m.Shoe, m.Round
 		if m.Rules != "" {
 			t.sum.Rules = m.Rules
 		}
@@ -288,19 +237,22 @@ func (t *tableData) apply(event string, data []byte) error {
 		}
 		t.sum.Held, t.heldID, t.heldBy, t.choices = nil, 0, "", nil
 		if len(m.Held) > 0 && string(m.Held) != "null" {
-			var h heldMsg
+			var h api.Held
 			if err := json.Unmarshal(m.Held, &h); err != nil {
 				return fmt.Errorf("held: %w", err)
 			}
-			t.sum.Held, t.heldID, t.heldBy, t.choices = m.Held, h.ID, h.DecidedBy, h.Choices
+			t.sum.Held, t.heldID, t.heldBy = m.Held, h.ID, h.DecidedBy.String()
+			for _, c := range h.Choices {
+				t.choices = append(t.choices, c.String())
+			}
 		}
-		t.envelope(m.envelope)
-	case "roadmap":
+		t.envelope(m.Envelope)
+	case api.TopicRoadmap:
 		if len(data) == 0 {
 			t.roadmap = nil
 			return nil
 		}
-		var m roadmapMsg
+		var m api.Roadmap
 		if err := json.Unmarshal(data, &m); err != nil {
 			return err
 		}
@@ -311,8 +263,8 @@ func (t *tableData) apply(event string, data []byte) error {
 			t.sum.LastResult = &LastResult{Shoe: m.Shoe, Winner: winner, Natural: b.Natural,
 				PlayerPair: b.PlayerPair, BankerPair: b.BankerPair}
 		}
-	case "result":
-		var m resultMsg
+	case api.TopicResult:
+		var m api.Result
 		if err := json.Unmarshal(data, &m); err != nil {
 			return err
 		}
@@ -321,12 +273,13 @@ func (t *tableData) apply(event string, data []byte) error {
 		}
 		t.resultSeq = m.Seq
 		t.result = data
-		t.sum.LastResult = &LastResult{Shoe: m.Shoe, Round: m.Round, Void: m.Void, Winner: m.Winner,
-			PlayerPoints: m.PlayerPoints, BankerPoints: m.BankerPoints, Natural: m.Natural,
+		winner, _ := m.Winner.MarshalText()
+		t.sum.LastResult = &LastResult{Shoe: m.Shoe, Round: m.Round, Void: m.Void, Winner: string(winner),
+			PlayerPoints: &m.PlayerPoints, BankerPoints: &m.BankerPoints, Natural: m.Natural,
 			PlayerPair: m.PlayerPair, BankerPair: m.BankerPair}
-		t.envelope(m.envelope)
-	case "irregularity":
-		var m envelope
+		t.envelope(m.Envelope)
+	case api.TopicIrregularity:
+		var m api.Envelope
 		if err := json.Unmarshal(data, &m); err != nil {
 			return err
 		}
@@ -341,8 +294,8 @@ func (t *tableData) apply(event string, data []byte) error {
 		if len(t.irregs) > maxIrregularities {
 			t.irregs = t.irregs[len(t.irregs)-maxIrregularities:]
 		}
-	case "card":
-		var m envelope
+	case api.TopicCard:
+		var m api.Envelope
 		if err := json.Unmarshal(data, &m); err != nil {
 			return err
 		}
@@ -350,12 +303,12 @@ func (t *tableData) apply(event string, data []byte) error {
 	return nil
 }
 
-func (t *tableData) envelope(e envelope) {
+func (t *tableData) envelope(e api.Envelope) {
 	if e.Seq > t.sum.Seq {
 		t.sum.Seq = e.Seq
 	}
-	if e.At != "" {
-		t.sum.At = e.At
+	if !e.At.IsZero() {
+		t.sum.At = e.At.Format(time.RFC3339Nano)
 	}
 }
 

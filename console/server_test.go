@@ -74,9 +74,19 @@ type testConsole struct {
 
 func newTestConsole(t *testing.T) *testConsole {
 	t.Helper()
+	return newTestConsoleWith(t, nil)
+}
+
+// newTestConsoleWith is newTestConsole publishing through pub (nil: the fakeTable), with
+// M1 (pit manager) among the users besides.
+func newTestConsoleWith(t *testing.T, pub Publisher) *testConsole {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "users.json")
 	addTestUser(t, path, User{Name: "D4", Role: "dealer", Tables: []string{"t1"}}, "dealer-password-4")
 	addTestUser(t, path, User{Name: "S17", Role: "supervisor"}, "supervisor-pass-17")
+	if pub != nil {
+		addTestUser(t, path, User{Name: "M1", Role: "pit_manager"}, "pit-manager-pass-1")
+	}
 	us, err := LoadUsers(path)
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +94,10 @@ func newTestConsole(t *testing.T) *testConsole {
 	tc := &testConsole{clock: &clock{t: time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)}, table: &fakeTable{}, log: &bytes.Buffer{}}
 	var logMu sync.Mutex
 	lw := writerFunc(func(p []byte) (int, error) { logMu.Lock(); defer logMu.Unlock(); return tc.log.Write(p) })
-	tc.srv, err = New(Options{Users: us, Publisher: tc.table, Now: tc.clock.now, Idle: 10 * time.Minute,
+	if pub == nil {
+		pub = tc.table
+	}
+	tc.srv, err = New(Options{Users: us, Publisher: pub, Now: tc.clock.now, Idle: 10 * time.Minute,
 		FailDelay: -1, CommandTimeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(lw, nil))})
 	if err != nil {
 		t.Fatal(err)

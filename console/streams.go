@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/tablectl/tablectl/api"
 )
 
 // streams feeds the browsers' Server-Sent Events streams: the floor stream gets each
@@ -97,7 +99,7 @@ func (st *streams) changed(table, event string, data []byte) {
 	if st.closed {
 		return
 	}
-	if event != "card" {
+	if event != api.TopicCard.String() {
 		st.dirty[table] = true
 		select {
 		case st.wake <- struct{}{}:

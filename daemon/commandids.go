@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/journal"
-	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/table"
 )
 
@@ -103,7 +103,7 @@ func readOldCommandIDs(dir string, tableLast uint64, log *slog.Logger) (old []ta
 		case e.pending && tableLast <= e.rec.Before:
 			continue // it never acted: a repeat acts
 		case e.rec.Reply != nil:
-			var r messages.Reply
+			var r api.Reply
 			if err := json.Unmarshal(e.rec.Reply, &r); err != nil {
 				return nil, true, fmt.Errorf("command ids %s: the reply to %s %q: %w", dir, e.rec.Role, e.rec.ID, err)
 			}

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/journal"
-	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/round"
 )
 
@@ -46,7 +46,7 @@ func TestOldCommandIDsAreRead(t *testing.T) {
 	r.settle(t)
 	last := r.d.j.LastSeq()
 	r.close(t)
-	first := fmt.Sprintf(`{"schema":%d,"table":"T7","at":"2026-11-22T21:00:00Z","id":"a","role":"dealer","ok":true,"effects":["squeeze requested"]}`, messages.Schema)
+	first := fmt.Sprintf(`{"schema":%d,"table":"T7","at":"2026-11-22T21:00:00Z","id":"a","role":"dealer","ok":true,"effects":["squeeze requested"]}`, api.Schema)
 	writeOldIDs(t, dir,
 		fmt.Sprintf(`{"role":"dealer","id":"a","before":%d}`, last-1),
 		`{"role":"dealer","id":"a","reply":`+first+`}`,

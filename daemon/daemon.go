@@ -19,13 +19,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/drivers/gpio"
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/journal"
-	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/metrics"
 	"github.com/tablectl/tablectl/roadmap"
 	"github.com/tablectl/tablectl/round"
@@ -122,7 +122,7 @@ type Daemon struct {
 	clock  Clock
 	j      *journal.Journal
 	node   *table.Node
-	topics display.Topics
+	topics api.Topics
 	out    *outbox
 	// panel is the table's buttons, sensors and lamps (nil: none); acker the shoe's
 	// acknowledgement (nil: none).
@@ -153,7 +153,7 @@ type Daemon struct {
 // asked is a command waiting for its reply.
 type asked struct {
 	cmd   display.Command
-	reply messages.Reply
+	reply api.Reply
 }
 
 // Open opens the journal, replays it and checks the result: the table is ready, nothing
@@ -168,7 +168,7 @@ func Open(cfg Config) (*Daemon, error) {
 	if clock == nil {
 		clock = systemClock{}
 	}
-	topics, err := display.NewTopics(cfg.Table)
+	topics, err := api.NewTopics(cfg.Table)
 	if err != nil {
 		return nil, fmt.Errorf("table id: %w", err)
 	}
@@ -202,7 +202,7 @@ func Open(cfg Config) (*Daemon, error) {
 	}
 	tcfg := table.Config{Table: cfg.Table, Round: cfg.Round, AutoConfirm: cfg.AutoConfirm, AutoCloseInsurance: cfg.AutoCloseInsurance,
 		InsurancePause: cfg.InsurancePause, AutoCloseOptions: cfg.AutoCloseOptions, OptionsPause: cfg.OptionsPause, ReportWait: wait,
-		Seqless: cfg.Shoe != nil && !cfg.Shoe.Format.TellsMisreads(), Roads: cfg.Roads, Version: Version,
+		Unnumbered: cfg.Shoe != nil && !cfg.Shoe.Format.Numbered(), UnreadableIsCard: cfg.Shoe != nil && !cfg.Shoe.Format.TellsMisreads(), Roads: cfg.Roads, Version: Version,
 		DealerStartsShoes: cfg.Shoe != nil && cfg.Shuffler == nil && !cfg.Round.ShoeOnFirstCard}
 	d.node, err = table.Open(tcfg, j, clock.Now())
 	if err != nil {
@@ -287,7 +287,7 @@ func (d *Daemon) carryOut() error {
 		}
 	}
 	for _, m := range rd.Messages {
-		d.out.add(d.topic(m.Topic), m.Seq, m.Payload, m.Topic.Retained())
+		d.out.add(d.topics.Of(m.Topic), m.Seq, m.Payload, m.Topic.Retained())
 	}
 	if err := d.signRounds(rd.Steps); err != nil {
 		return err
@@ -337,28 +337,6 @@ func (d *Daemon) count(e round.Effect) {
 	case round.IrregularityRaised:
 		m.Irregularity(e.Irregularity.String())
 	}
-}
-
-// topic is the MQTT topic of a message topic.
-func (d *Daemon) topic(t messages.Topic) string {
-	var topic string
-	switch t {
-	case messages.TopicCard:
-		topic = d.topics.Card()
-	case messages.TopicResult:
-		topic = d.topics.Result()
-	case messages.TopicIrregularity:
-		topic = d.topics.Irregularity()
-	case messages.TopicState:
-		topic = d.topics.State()
-	case messages.TopicRoadmap:
-		topic = d.topics.Roadmap()
-	case messages.TopicStatus:
-		topic = d.topics.Status()
-	case messages.TopicJournal:
-		topic = d.topics.Journal()
-	}
-	return topic
 }
 
 func (d *Daemon) logEffect(ev round.Event, e round.Effect) {
@@ -501,7 +479,9 @@ func (l *loop) onDue() error {
 }
 
 // take takes one input and hands it to the node; with wait it waits for one (or for
-// ctx), else took is false when none is ready.
+// ctx), else took is false when none is ready. The two selects differ only in their
+// default case, which Go cannot switch on and off in one select; reflect.Select could,
+// at about 1.2 µs and 11 allocations an input against 90 ns. Each case is one call.
 func (l *loop) take(ctx context.Context, wait bool) (took bool, err error) {
 	if !wait {
 		select {

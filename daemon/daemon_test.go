@@ -12,10 +12,10 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/drivers/display"
-	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/roadmap"
 	"github.com/tablectl/tablectl/round"
 )
@@ -147,7 +147,7 @@ func (r *running) close(t *testing.T) {
 }
 
 type envelope struct {
-	messages.Envelope
+	api.Envelope
 	Slot   string `json:"slot"`
 	Card   string `json:"card"`
 	Winner string `json:"winner"`
@@ -211,7 +211,7 @@ func TestPublishesRounds(t *testing.T) {
 		case m.Winner != "":
 			got = append(got, "result "+m.Winner)
 		}
-		if m.Table != "T7" || m.Shoe != 1 || m.Schema != messages.Schema {
+		if m.Table != "T7" || m.Shoe != 1 || m.Schema != api.Schema {
 			t.Errorf("envelope %+v", m.Envelope)
 		}
 	}
@@ -220,7 +220,7 @@ func TestPublishesRounds(t *testing.T) {
 		t.Errorf("messages:\n%s\nwant\n%s", strings.Join(got, ","), want)
 	}
 	// The retained state and roadmap follow the play.
-	var state messages.State
+	var state api.State
 	var road struct {
 		BigRoad []json.RawMessage `json:"big_road"`
 	}
@@ -294,13 +294,13 @@ func (a holdingAcker) Ack(ev device.Event) error {
 }
 
 // reply is the last reply published; the test has waited for the loop to be idle.
-func reply(t *testing.T, rec *display.Recorder) messages.Reply {
+func reply(t *testing.T, rec *display.Recorder) api.Reply {
 	t.Helper()
 	rs := rec.Replies()
 	if len(rs) == 0 {
 		t.Fatal("no reply")
 	}
-	var rp messages.Reply
+	var rp api.Reply
 	if err := json.Unmarshal(rs[len(rs)-1].Payload, &rp); err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func TestCommands(t *testing.T) {
 	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
 	r.f.cards(t, "4S 9H")
 	r.settle(t)
-	ask := func(role, payload string) messages.Reply {
+	ask := func(role, payload string) api.Reply {
 		t.Helper()
 		n := len(r.rec.Replies())
 		if err := r.rec.Inject(role, []byte(payload)); err != nil {

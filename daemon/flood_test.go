@@ -10,6 +10,7 @@ import (
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/broker"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/drivers/display"
@@ -68,7 +69,7 @@ func TestSupervisorIsAnsweredThroughADealersFlood(t *testing.T) {
 		t.Fatalf("console: %v", tok.Error())
 	}
 	defer console.Disconnect(100)
-	topics, _ := display.NewTopics("T7")
+	topics, _ := api.NewTopics("T7")
 	if tok := console.Subscribe(topics.Reply(), 1, func(_ mqtt.Client, m mqtt.Message) {
 		var r floodReply
 		if err := json.Unmarshal(m.Payload(), &r); err != nil {

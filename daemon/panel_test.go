@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/drivers/gpio"
-	"github.com/tablectl/tablectl/messages"
 )
 
 // TestPanel drives a table from its buttons and sensors and reads its tower light: green
@@ -79,10 +79,10 @@ func TestPanel(t *testing.T) {
 
 	call := func() string {
 		t.Helper()
-		var st messages.Status
+		var st api.Status
 		for _, m := range r.rec.Published() {
 			if strings.HasSuffix(m.Topic, "/status") {
-				st = messages.Status{}
+				st = api.Status{}
 				if err := json.Unmarshal(m.Payload, &st); err != nil {
 					t.Fatal(err)
 				}
@@ -152,7 +152,7 @@ func TestRestartRepublishesRetainedPicture(t *testing.T) {
 
 	r = start(t, dir)
 	r.settle(t)
-	var state messages.State
+	var state api.State
 	var road struct {
 		BigRoad []json.RawMessage `json:"big_road"`
 	}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/journal"
 
-	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/round"
 	"github.com/tablectl/tablectl/table"
 )
@@ -71,7 +71,7 @@ func (d *Daemon) sign(shoe, round uint32, at time.Time) error {
 		return fmt.Errorf("sign the journal's head: %w", err)
 	}
 	d.signed = c.Seq
-	b, err := json.Marshal(messages.JournalHead{Envelope: messages.Envelope{Schema: messages.Schema, Table: d.cfg.Table,
+	b, err := json.Marshal(api.JournalHead{Envelope: api.Envelope{Schema: api.Schema, Table: d.cfg.Table,
 		Shoe: shoe, Round: round, Seq: d.node.MessageSeq(), At: at}, Checkpoint: c})
 	if err != nil {
 		return fmt.Errorf("journal head message: %w", err)

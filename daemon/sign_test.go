@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/journal"
-	"github.com/tablectl/tablectl/messages"
 )
 
 // TestSignsEachRound: at each round's end the table signs its journal's chain head,
@@ -28,10 +28,10 @@ func TestSignsEachRound(t *testing.T) {
 	r.f.cards(t, "5D")
 	r.settle(t)
 
-	var heads []messages.JournalHead
+	var heads []api.JournalHead
 	for _, m := range r.rec.Published() {
 		if strings.HasSuffix(m.Topic, "/journal") {
-			var h messages.JournalHead
+			var h api.JournalHead
 			if err := json.Unmarshal(m.Payload, &h); err != nil {
 				t.Fatal(err)
 			}

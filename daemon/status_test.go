@@ -6,19 +6,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/drivers/device"
-	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/round"
 )
 
 // statuses are the status messages published, in order.
-func statuses(t *testing.T, r *running) []messages.Status {
+func statuses(t *testing.T, r *running) []api.Status {
 	t.Helper()
-	var out []messages.Status
+	var out []api.Status
 	for _, m := range r.rec.Published() {
 		if strings.HasSuffix(m.Topic, "/status") {
-			var s messages.Status
+			var s api.Status
 			if err := json.Unmarshal(m.Payload, &s); err != nil {
 				t.Fatalf("status %s: %v", m.Payload, err)
 			}
@@ -50,7 +50,7 @@ func TestStatusFollowsTheShoe(t *testing.T) {
 		t.Errorf("latest status %+v, want shoe 1 with its 8 decks and set 5", last)
 	}
 	off := r.d.StatusNow("offline")
-	var s messages.Status
+	var s api.Status
 	if err := json.Unmarshal(off, &s); err != nil {
 		t.Fatalf("offline status %s: %v", off, err)
 	}

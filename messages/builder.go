@@ -4,43 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/roadmap"
 	"github.com/tablectl/tablectl/round"
 )
 
-// Topic says which topic a message goes to.
-type Topic uint8
-
-// The topics.
-const (
-	TopicCard Topic = iota + 1
-	TopicResult
-	TopicIrregularity
-	TopicState   // retained
-	TopicRoadmap // retained
-	TopicStatus  // retained
-	TopicJournal // retained
-)
-
-var topicNames = [...]string{"?", "card", "result", "irregularity", "state", "roadmap", "status", "journal"}
-
-// String is the topic's last level, e.g. "card".
-func (t Topic) String() string {
-	if int(t) < len(topicNames) {
-		return topicNames[t]
-	}
-	return "?"
-}
-
-// Retained reports whether the topic keeps its last message for late subscribers.
-func (t Topic) Retained() bool { return t >= TopicState }
-
 // Message is one message to publish: its topic, its sequence number (0 for retained
 // messages, which repeat the latest number in their payload) and its JSON payload.
 type Message struct {
-	Topic   Topic
+	Topic   api.Topic
 	Seq     uint64
 	Payload []byte
 }
@@ -79,8 +53,8 @@ func (b *Builder) SetSeq(seq uint64) { b.seq = seq }
 // Roadmap is the shoe's roads.
 func (b *Builder) Roadmap() *roadmap.Map { return b.road }
 
-func (b *Builder) envelope(e round.Effect, at round.Event) Envelope {
-	return Envelope{Schema: Schema, Table: b.table, Shoe: e.Shoe, Round: e.Round, Seq: b.seq, At: at.At}
+func (b *Builder) envelope(e round.Effect, at round.Event) api.Envelope {
+	return api.Envelope{Schema: api.Schema, Table: b.table, Shoe: e.Shoe, Round: e.Round, Seq: b.seq, At: at.At}
 }
 
 // Effects returns the messages that event ev and its effects give: one message per card
@@ -90,7 +64,7 @@ func (b *Builder) envelope(e round.Effect, at round.Event) Envelope {
 func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) ([]Message, error) {
 	var out []Message
 	roadChanged := false
-	add := func(t Topic, v any) error {
+	add := func(t api.Topic, v any) error {
 		p, err := json.Marshal(v)
 		if err != nil {
 			return fmt.Errorf("messages: %s: %w", t, err)
@@ -112,11 +86,11 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 		case round.CardPlaced:
 			b.seq++
 			p, bk := pointsThrough(st.Coup, e.Slot)
-			err = add(TopicCard, Card{Envelope: b.envelope(e, ev), SlotCard: SlotCard{Slot: e.Slot, Card: e.Card, CardNo: e.Seq},
+			err = add(api.TopicCard, api.Card{Envelope: b.envelope(e, ev), SlotCard: api.SlotCard{Slot: e.Slot, Card: e.Card, CardNo: e.Seq},
 				PlayerPoints: p, BankerPoints: bk})
 		case round.RoundSettled:
 			b.seq++
-			err = add(TopicResult, b.result(e, ev))
+			err = add(api.TopicResult, b.result(e, ev))
 			if err == nil {
 				if err = b.road.Add(roadmap.FromOutcome(e.Outcome())); err != nil {
 					err = fmt.Errorf("messages: roadmap: %w", err)
@@ -125,41 +99,41 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 			}
 		case round.RoundVoided:
 			b.seq++
-			err = add(TopicResult, b.voided(e, ev))
+			err = add(api.TopicResult, b.voided(e, ev))
 		case round.IrregularityRaised:
 			b.seq++
 			en := irregularities.Lookup(e.Irregularity)
-			m := Irregularity{Envelope: b.envelope(e, ev), Event: "raised", ID: e.ID, Kind: e.Irregularity,
+			m := api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventRaised, ID: e.ID, Kind: e.Irregularity,
 				Rule: irregularities.Rule(e.Irregularity, b.rules.Name), Severity: en.Severity, Action: en.Action,
 				Display: en.Display, Reason: e.Reason(), PlayerOptions: e.PlayerOptions}
 			if st.Held.ID == e.ID {
 				m.Choices, m.DecidedBy = en.Choices, en.DecidedBy
 			}
-			err = add(TopicIrregularity, m)
+			err = add(api.TopicIrregularity, m)
 		case round.IrregularityResolved:
 			b.seq++
-			err = add(TopicIrregularity, Irregularity{Envelope: b.envelope(e, ev), Event: "resolved", ID: e.ID, Kind: e.Irregularity,
+			err = add(api.TopicIrregularity, api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventResolved, ID: e.ID, Kind: e.Irregularity,
 				Rule: irregularities.Rule(e.Irregularity, b.rules.Name), Reason: e.Reason(),
 				Choice: e.Choice, Role: e.Role, Actor: e.Actor()})
 		case round.DealerWarning:
 			b.seq++
-			err = add(TopicIrregularity, Irregularity{Envelope: b.envelope(e, ev), Event: "dealer_warning", Reason: e.Reason()})
+			err = add(api.TopicIrregularity, api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventDealerWarning, Reason: e.Reason()})
 		case round.OptionsOpened, round.OptionsClosed:
 			b.seq++
-			m := Irregularity{Envelope: b.envelope(e, ev), Event: "options_opened", ID: e.ID, Kind: e.Irregularity,
+			m := api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventOptionsOpened, ID: e.ID, Kind: e.Irregularity,
 				Rule: optionsRule(b.rules.Name), Reason: e.Reason(), Role: e.Role, Actor: e.Actor(), Options: optionsOf(st, b.rules.Name)}
 			if e.Kind == round.OptionsClosed {
-				m.Event = "options_closed"
+				m.Event = api.EventOptionsClosed
 			}
-			err = add(TopicIrregularity, m)
+			err = add(api.TopicIrregularity, m)
 		case round.OptionRecorded:
 			b.seq++
-			m := Irregularity{Envelope: b.envelope(e, ev), Event: "option_recorded", Box: e.Wager().Box, Option: e.Option,
+			m := api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventOptionRecorded, Box: e.Wager().Box, Option: e.Option,
 				Bet: e.Wager().Bet, Role: e.Role, Actor: e.Actor()}
 			if e.Option == irregularities.OptContinue || e.Option == irregularities.OptReconstructed || e.Option == irregularities.OptBetReturned {
 				m.ID, m.Kind, m.Rule, m.Options = st.Window.ID, st.Window.Kind, optionsRule(b.rules.Name), optionsOf(st, b.rules.Name)
 			}
-			err = add(TopicIrregularity, m)
+			err = add(api.TopicIrregularity, m)
 		}
 		if err != nil {
 			return nil, err
@@ -168,16 +142,13 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 	if drawn := st.CardsDrawn; st.Decks > 0 {
 		b.road.SetCardsRemaining(max(0, 52*st.Decks-drawn))
 	}
-	env := Envelope{Schema: Schema, Table: b.table, Shoe: st.Shoe, Round: st.Round, Seq: b.seq, At: ev.At}
+	env := api.Envelope{Schema: api.Schema, Table: b.table, Shoe: st.Shoe, Round: st.Round, Seq: b.seq, At: ev.At}
 	if roadChanged {
-		if err := add(TopicRoadmap, struct {
-			Envelope
-			roadmap.JSON
-		}{env, b.road.JSON()}); err != nil {
+		if err := add(api.TopicRoadmap, api.Roadmap{Envelope: env, JSON: b.road.JSON()}); err != nil {
 			return nil, err
 		}
 	}
-	if err := add(TopicState, b.State(st, env)); err != nil {
+	if err := add(api.TopicState, b.State(st, env)); err != nil {
 		return nil, err
 	}
 	for i := range out {
@@ -189,11 +160,8 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 }
 
 // RoadmapMessage is the retained roadmap as it stands, stamped with env.
-func (b *Builder) RoadmapMessage(env Envelope) ([]byte, error) {
-	return json.Marshal(struct {
-		Envelope
-		roadmap.JSON
-	}{env, b.road.JSON()})
+func (b *Builder) RoadmapMessage(env api.Envelope) ([]byte, error) {
+	return json.Marshal(api.Roadmap{Envelope: env, JSON: b.road.JSON()})
 }
 
 // pointsThrough is the two hands' points counting the cards up to slot s.
@@ -220,9 +188,9 @@ func hand(h baccarat.Hand) []baccarat.Card {
 
 // result is a settled round with every bet's resolution: every bet the rule set offers,
 // and the Insurance offered in the round.
-func (b *Builder) result(e round.Effect, ev round.Event) Result {
+func (b *Builder) result(e round.Effect, ev round.Event) api.Result {
 	o := e.Outcome()
-	r := Result{Envelope: b.envelope(e, ev), Player: hand(e.Coup().Player), Banker: hand(e.Coup().Banker),
+	r := api.Result{Envelope: b.envelope(e, ev), Player: hand(e.Coup().Player), Banker: hand(e.Coup().Banker),
 		PlayerPoints: int(o.PlayerPoints), BankerPoints: int(o.BankerPoints), Winner: o.Winner, Natural: o.Natural(),
 		PlayerPair: o.PlayerPair, BankerPair: o.BankerPair, Settlements: e.Settlements()}
 	if b.rules.NeedsSuits() {
@@ -242,8 +210,8 @@ func (b *Builder) result(e round.Effect, ev round.Event) Result {
 }
 
 // voided is a void round: every bet is returned (RWS Baccarat 5.15).
-func (b *Builder) voided(e round.Effect, ev round.Event) Result {
-	r := Result{Envelope: b.envelope(e, ev), Void: true, Reason: e.Reason(), Player: hand(e.Coup().Player),
+func (b *Builder) voided(e round.Effect, ev round.Event) api.Result {
+	r := api.Result{Envelope: b.envelope(e, ev), Void: true, Reason: e.Reason(), Player: hand(e.Coup().Player),
 		Banker: hand(e.Coup().Banker), Settlements: e.Settlements()}
 	for _, bet := range b.rules.Bets {
 		if !bet.Insurance() {
@@ -257,8 +225,8 @@ func (b *Builder) voided(e round.Effect, ev round.Event) Result {
 	return r
 }
 
-func betResult(bet baccarat.Bet, res baccarat.Resolution, off *baccarat.InsuranceOffer) BetResult {
-	br := BetResult{Bet: bet, Result: res.Result, Offer: off}
+func betResult(bet baccarat.Bet, res baccarat.Resolution, off *baccarat.InsuranceOffer) api.BetResult {
+	br := api.BetResult{Bet: bet, Result: res.Result, Offer: off}
 	if res.Result == baccarat.Win {
 		br.Odds, br.OddsNum, br.OddsDen = res.Odds.String(), res.Odds.Num, res.Odds.Den
 	}
@@ -266,9 +234,9 @@ func betResult(bet baccarat.Bet, res baccarat.Resolution, off *baccarat.Insuranc
 }
 
 // State describes the controller's state st as the state topic carries it.
-func (b *Builder) State(st round.State, env Envelope) State {
-	s := State{Envelope: env, Phase: st.Phase, BettingOpen: st.Phase == round.BettingOpen, Rules: b.rules.Name,
-		Decks: st.Decks, Set: st.Set, Cards: []SlotCard{}, Offers: append([]baccarat.InsuranceOffer{}, st.Offers...),
+func (b *Builder) State(st round.State, env api.Envelope) api.State {
+	s := api.State{Envelope: env, Phase: st.Phase, BettingOpen: st.Phase == round.BettingOpen, Rules: b.rules.Name,
+		Decks: st.Decks, Set: st.Set, Cards: []api.SlotCard{}, Offers: append([]baccarat.InsuranceOffer{}, st.Offers...),
 		CutCard: st.CutCard, CardsDrawn: st.CardsDrawn, Burning: st.Phase == round.Burning}
 	if st.Decks > 0 {
 		s.CardsRemaining = max(0, 52*st.Decks-st.CardsDrawn)
@@ -276,7 +244,7 @@ func (b *Builder) State(st round.State, env Envelope) State {
 	if st.Phase == round.BettingOpen || st.Phase == round.Dealing || st.Phase == round.Complete || st.Phase == round.ShoeDone {
 		for x := baccarat.P1; x <= baccarat.B3; x++ {
 			if c, ok := st.Coup.SlotCard(x); ok {
-				s.Cards = append(s.Cards, SlotCard{Slot: x, Card: c, CardNo: st.CardNos[x-1]})
+				s.Cards = append(s.Cards, api.SlotCard{Slot: x, Card: c, CardNo: st.CardNos[x-1]})
 			}
 		}
 		s.PlayerPoints, s.BankerPoints = pointsThrough(st.Coup, baccarat.B3)

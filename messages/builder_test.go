@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/roadmap"
 	"github.com/tablectl/tablectl/round"
@@ -60,8 +61,8 @@ func TestResultCarriesEveryBet(t *testing.T) {
 		round.Event{Kind: round.ConfirmResult})
 	msgs := play(t, "nc-insurance", evs)
 	var seqs []uint64
-	var res Result
-	var cards []Card
+	var res api.Result
+	var cards []api.Card
 	for _, m := range msgs {
 		if m.Topic.Retained() {
 			if m.Seq != 0 {
@@ -71,11 +72,11 @@ func TestResultCarriesEveryBet(t *testing.T) {
 		}
 		seqs = append(seqs, m.Seq)
 		switch m.Topic {
-		case TopicCard:
-			var c Card
+		case api.TopicCard:
+			var c api.Card
 			json.Unmarshal(m.Payload, &c)
 			cards = append(cards, c)
-		case TopicResult:
+		case api.TopicResult:
 			if err := json.Unmarshal(m.Payload, &res); err != nil {
 				t.Fatal(err)
 			}
@@ -110,9 +111,9 @@ func TestVoidReturnsEveryBet(t *testing.T) {
 		{Kind: round.BetsClosed, Wagers: []baccarat.Wager{{Box: "1", Bet: baccarat.BetPlayer, Stake: 100}}}},
 		cardEvents(t, "3H 4C")...)
 	evs = append(evs, round.Event{Kind: round.ShoeEnd})
-	var res Result
+	var res api.Result
 	for _, m := range play(t, "classic", evs) {
-		if m.Topic == TopicResult {
+		if m.Topic == api.TopicResult {
 			json.Unmarshal(m.Payload, &res)
 		}
 	}

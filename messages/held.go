@@ -1,18 +1,19 @@
 package messages
 
 import (
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/round"
 )
 
 // heldOf is the held irregularity h under rule set rules, as the state and status
 // messages carry it; nil when the table is not held.
-func heldOf(h round.Held, rules string) *Held {
+func heldOf(h round.Held, rules string) *api.Held {
 	if h.ID == 0 {
 		return nil
 	}
 	en := irregularities.Lookup(h.Kind)
-	held := &Held{ID: h.ID, Kind: h.Kind, Rule: irregularities.Rule(h.Kind, rules), Display: en.Display,
+	held := &api.Held{ID: h.ID, Kind: h.Kind, Rule: irregularities.Rule(h.Kind, rules), Display: en.Display,
 		Choices: en.Choices, DecidedBy: en.DecidedBy, Reason: h.Reason}
 	if h.Options {
 		held.Display, held.Choices, held.DecidedBy, held.Options = OptionsDisplay, []irregularities.Choice{}, irregularities.Supervisor, true
@@ -29,7 +30,7 @@ const OptionsDisplay = "The players choose: continue, continue with the reconstr
 
 // optionsOf is the players' options window of state st under rule set rules, as the
 // state and irregularity messages carry it; nil when the round has none.
-func optionsOf(st round.State, rules string) *Options {
+func optionsOf(st round.State, rules string) *api.Options {
 	w := st.Window
 	if w.ID == 0 {
 		return nil
@@ -38,7 +39,7 @@ func optionsOf(st round.State, rules string) *Options {
 	if boxes == nil {
 		boxes = []round.WindowBox{}
 	}
-	return &Options{Irregularity: w.ID, Kind: w.Kind, Rule: optionsRule(rules), Open: w.Open,
+	return &api.Options{Irregularity: w.ID, Kind: w.Kind, Rule: optionsRule(rules), Open: w.Open,
 		Choices:  []irregularities.Option{irregularities.OptContinue, irregularities.OptReconstructed, irregularities.OptBetReturned},
 		ClosedBy: irregularities.Supervisor, Boxes: boxes}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/round"
 )
@@ -42,7 +43,7 @@ func TestStatusLimits(t *testing.T) {
 func TestResultSettlementFields(t *testing.T) {
 	s := round.Settlement{Wager: baccarat.Wager{Box: "1", Seat: baccarat.Standing, Bet: baccarat.BetBanker, Stake: 5000},
 		Effective: 4000, Resolution: baccarat.Won(baccarat.O(1, 1)), Won: 4000, Returned: 9000, Rule: "cut_back: ..."}
-	b, err := json.Marshal(Result{Settlements: []round.Settlement{s}})
+	b, err := json.Marshal(api.Result{Settlements: []round.Settlement{s}})
 	if err != nil {
 		t.Fatal(err)
 	}

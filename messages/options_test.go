@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/round"
@@ -29,7 +30,7 @@ func TestOptionsWindowPublished(t *testing.T) {
 		{Kind: round.OptionsWindowClosed, Role: irregularities.Supervisor, Actor: "S1"},
 	}
 	msgs := play(t, "rws", evs)
-	var states []State
+	var states []api.State
 	type optionsMessage struct {
 		Event   string                `json:"event"`
 		ID      uint32                `json:"id"`
@@ -39,18 +40,18 @@ func TestOptionsWindowPublished(t *testing.T) {
 		Actor   string                `json:"actor"`
 		Box     string                `json:"box"`
 		Option  irregularities.Option `json:"option"`
-		Options *Options              `json:"options"`
+		Options *api.Options          `json:"options"`
 	}
 	var opts []optionsMessage
 	for _, m := range msgs {
 		switch m.Topic {
-		case TopicState:
-			var s State
+		case api.TopicState:
+			var s api.State
 			if err := json.Unmarshal(m.Payload, &s); err != nil {
 				t.Fatal(err)
 			}
 			states = append(states, s)
-		case TopicIrregularity:
+		case api.TopicIrregularity:
 			var ir optionsMessage
 			if err := json.Unmarshal(m.Payload, &ir); err != nil {
 				t.Fatal(err)

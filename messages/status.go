@@ -6,6 +6,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/round"
 )
@@ -13,7 +14,7 @@ import (
 // StatusInfo is what a status message is made from, besides the table's state.
 type StatusInfo struct {
 	Table string
-	// State is "online" or "offline".
+	// State is api.Online or api.Offline.
 	State string
 	Rules string
 	// TableDecks is the table's deck count (round.Config.Decks): the status says it
@@ -34,7 +35,7 @@ type StatusInfo struct {
 // NewStatus is the status message of a table in state st: the shoe and round in play,
 // and always the decks (the shoe's, or the table's before its first shoe) and the set
 // (empty before the first shoe); while the table is held, the irregularity it waits on.
-func NewStatus(st round.State, in StatusInfo) (s Status) {
+func NewStatus(st round.State, in StatusInfo) (s api.Status) {
 	defer func() { s.Held = heldOf(st.Held, in.Rules) }() // why the table is held, if it is
 	decks := st.Decks
 	if decks == 0 {
@@ -48,7 +49,7 @@ func NewStatus(st round.State, in StatusInfo) (s Status) {
 	if devs == nil {
 		devs = map[string]string{}
 	}
-	return Status{Envelope: Envelope{Schema: Schema, Table: in.Table, Shoe: st.Shoe, Round: st.Round, Seq: in.Seq, At: in.At},
+	return api.Status{Envelope: api.Envelope{Schema: api.Schema, Table: in.Table, Shoe: st.Shoe, Round: st.Round, Seq: in.Seq, At: in.At},
 		State: in.State, Rules: in.Rules, Decks: decks, Set: st.Set, Version: in.Version, Devices: devs, Call: call,
 		Limits: in.Limits, PayRounded: in.PayRounded}
 }
@@ -70,15 +71,15 @@ func StatusDue(effs []round.Effect) bool {
 // (latestState, nil when none): the latest status, made "offline" at the moment of a
 // clean stop, say. A payload that is not a status message is an error.
 func StatusAs(payload, latestState []byte, state string, at time.Time) ([]byte, error) {
-	var s Status
+	var s api.Status
 	if err := json.Unmarshal(payload, &s); err != nil {
 		return nil, fmt.Errorf("messages: status payload: %w", err)
 	}
-	if s.Schema != Schema || s.Table == "" {
+	if s.Schema != api.Schema || s.Table == "" {
 		return nil, fmt.Errorf("messages: status payload of schema %d, table %q: not a status message", s.Schema, s.Table)
 	}
 	if latestState != nil {
-		var st State
+		var st api.State
 		if err := json.Unmarshal(latestState, &st); err != nil {
 			return nil, fmt.Errorf("messages: state payload: %w", err)
 		}

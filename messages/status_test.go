@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/round"
 )
 
@@ -66,7 +67,7 @@ func TestStatusAs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s Status
+	var s api.Status
 	if err := json.Unmarshal(off, &s); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/round"
 )
@@ -30,7 +31,7 @@ func TestStatusSaysWhyHeld(t *testing.T) {
 		t.Fatalf("offline status against a state with cards: %v", err)
 	}
 	for _, s := range [][]byte{b, off} {
-		var got Status
+		var got api.Status
 		if err := json.Unmarshal(s, &got); err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/irregularities"
 )
@@ -127,7 +128,7 @@ func (sc *Scenario) parseTable(st *Step, args []string) (handled bool, err error
 			}
 			ws = append(ws, w)
 		}
-		cmd["cmd"] = "bets_closed"
+		cmd["cmd"] = api.CmdBetsClosed
 		if len(ws) > 0 {
 			cmd["wagers"] = ws
 		}
@@ -139,12 +140,12 @@ func (sc *Scenario) parseTable(st *Step, args []string) (handled bool, err error
 		if err != nil {
 			return true, err
 		}
-		cmd["cmd"], cmd["wager"] = "insurance_bet", w
+		cmd["cmd"], cmd["wager"] = api.CmdInsuranceBet, w
 	case "insurance-closed", "confirm", "end-shoe":
 		if len(args) != 0 {
 			return true, fmt.Errorf("takes nothing, got %q", strings.Join(args, " "))
 		}
-		cmd["cmd"] = map[string]string{"insurance-closed": "insurance_closed", "confirm": "confirm", "end-shoe": "end_shoe"}[st.Op]
+		cmd["cmd"] = map[string]string{"insurance-closed": api.CmdInsuranceClosed, "confirm": api.CmdConfirm, "end-shoe": api.CmdEndShoe}[st.Op]
 	case "report":
 		if len(args) < 2 {
 			return true, fmt.Errorf("want the irregularity's kind and who reports it, then any words: report wrong_hand dealer")
@@ -155,7 +156,7 @@ func (sc *Scenario) parseTable(st *Step, args []string) (handled bool, err error
 		if role, err = roleName(args[1]); err != nil {
 			return true, err
 		}
-		cmd["cmd"], cmd["kind"] = "report", args[0]
+		cmd["cmd"], cmd["kind"] = api.CmdReport, args[0]
 		if len(args) > 2 {
 			cmd["detail"] = strings.Join(args[2:], " ")
 		}
@@ -173,7 +174,7 @@ func (sc *Scenario) parseTable(st *Step, args []string) (handled bool, err error
 		if role, err = roleName(args[2]); err != nil {
 			return true, err
 		}
-		cmd["cmd"], cmd["irregularity"], cmd["choice"] = "decide", n, args[1]
+		cmd["cmd"], cmd["irregularity"], cmd["choice"] = api.CmdDecide, n, args[1]
 	case "option":
 		if len(args) != 3 && len(args) != 4 {
 			return true, fmt.Errorf("want the box, its option, who records it and, for insurance-intended, the Insurance bet: option 2 bet-returned dealer")
@@ -184,7 +185,7 @@ func (sc *Scenario) parseTable(st *Step, args []string) (handled bool, err error
 		if role, err = roleName(args[2]); err != nil {
 			return true, err
 		}
-		cmd["cmd"], cmd["box"], cmd["option"] = "box_option", args[0], args[1]
+		cmd["cmd"], cmd["box"], cmd["option"] = api.CmdBoxOption, args[0], args[1]
 		if len(args) == 4 {
 			if _, err := baccarat.ParseBet(args[3]); err != nil {
 				return true, err
@@ -198,7 +199,7 @@ func (sc *Scenario) parseTable(st *Step, args []string) (handled bool, err error
 		if role, err = roleName(args[0]); err != nil {
 			return true, err
 		}
-		cmd["cmd"] = "options_closed"
+		cmd["cmd"] = api.CmdOptionsClosed
 	default:
 		return false, nil
 	}

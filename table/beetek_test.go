@@ -16,7 +16,7 @@ import (
 // nothing, since the format tells a failed read from noise; an alarm is a device fault in
 // the shoe's own words.
 func TestBeeTekEvents(t *testing.T) {
-	tr := Translator{Seqless: !shoe.BeeTek.TellsMisreads()}
+	tr := Translator{UnreadableIsCard: !shoe.BeeTek.TellsMisreads()}
 	dealing := round.State{Phase: round.Dealing}
 	got := func(ev device.Event) string {
 		var out []string
@@ -43,7 +43,7 @@ func TestBeeTekEvents(t *testing.T) {
 		}
 	}
 	// The ASCII format cannot tell noise from a card: its unreadable line may be one.
-	ascii := Translator{Seqless: !shoe.ASCII.TellsMisreads()}
+	ascii := Translator{UnreadableIsCard: !shoe.ASCII.TellsMisreads()}
 	if evs := ascii.Shoe(device.Event{Kind: device.Unreadable, Reason: "line 3: unknown suit"}, dealing); len(evs) != 1 {
 		t.Errorf("ascii unreadable line in a round: %v, want an incorrect_cards report", evs)
 	}

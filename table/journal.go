@@ -31,13 +31,14 @@ type Settings struct {
 	Round              round.Config `json:"round"`
 	AutoConfirm        bool         `json:"auto_confirm,omitempty"`
 	AutoCloseInsurance bool         `json:"auto_close_insurance,omitempty"`
-	Seqless            bool         `json:"seqless,omitempty"`
+	// UnreadableIsCard is Config.UnreadableIsCard, under the journal's key "seqless".
+	UnreadableIsCard bool `json:"seqless,omitempty"`
 }
 
 // Settings returns what a journal records of cfg.
 func (cfg Config) Settings(table string) Settings {
 	return Settings{Table: table, Round: cfg.Round, AutoConfirm: cfg.AutoConfirm,
-		AutoCloseInsurance: cfg.AutoCloseInsurance, Seqless: cfg.Seqless}
+		AutoCloseInsurance: cfg.AutoCloseInsurance, UnreadableIsCard: cfg.UnreadableIsCard}
 }
 
 // DecodeEntry reads one journal record. seq is its sequence number, for the error.
@@ -127,33 +128,58 @@ func replayFrom(j *journal.Journal, from uint64, ctl *round.Controller, settings
 	if j.LastSeq() < from {
 		return ctl, settings, nil
 	}
+	r := &Replayer{ctl: ctl, settings: settings}
 	for rec, err := range j.Records(from) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("replay: %w", err)
 		}
-		e, err := DecodeEntry(rec.Seq, rec.Data)
+		e, effs, err := r.Take(rec.Seq, rec.Data)
 		if err != nil {
 			return nil, nil, fmt.Errorf("replay: %w", err)
 		}
-		if e.Key != nil || e.Recovery != nil {
-			fn(rec.Seq, e, nil, ctl)
-			continue
-		}
-		if e.Settings != nil {
-			if ctl, err = resettle(ctl, *e.Settings); err != nil {
-				return nil, nil, fmt.Errorf("replay: record %d: %w", rec.Seq, err)
-			}
-			settings = e.Settings
-			fn(rec.Seq, e, nil, ctl)
-			continue
-		}
-		if ctl == nil {
-			return nil, nil, fmt.Errorf("replay: record %d: %w", rec.Seq, ErrNoSettings)
-		}
-		fn(rec.Seq, e, ctl.Apply(e.Event), ctl)
+		fn(rec.Seq, e, effs, r.ctl)
 	}
-	return ctl, settings, nil
+	return r.ctl, r.settings, nil
 }
+
+// Replayer replays a journal's records one at a time, as they come: Replay's steps for
+// a reader that holds no Journal, such as a copy of the journal kept off the table.
+// Its zero value starts before record 1.
+type Replayer struct {
+	ctl      *round.Controller
+	settings *Settings
+}
+
+// Take decodes record seq and steps it: settings build or carry over the controller,
+// keys and recoveries have no effect, an event gives the controller's effects (valid
+// until the next Take). After an error the Replayer is in the state before the record.
+func (r *Replayer) Take(seq uint64, data []byte) (Entry, []round.Effect, error) {
+	e, err := DecodeEntry(seq, data)
+	if err != nil {
+		return Entry{}, nil, err
+	}
+	switch {
+	case e.Key != nil || e.Recovery != nil:
+		return e, nil, nil
+	case e.Settings != nil:
+		ctl, err := resettle(r.ctl, *e.Settings)
+		if err != nil {
+			return Entry{}, nil, fmt.Errorf("record %d: %w", seq, err)
+		}
+		r.ctl, r.settings = ctl, e.Settings
+		return e, nil, nil
+	case r.ctl == nil:
+		return Entry{}, nil, fmt.Errorf("record %d: %w", seq, ErrNoSettings)
+	}
+	return e, r.ctl.Apply(e.Event), nil
+}
+
+// Controller returns the controller in the state after the last record taken (nil
+// before the first settings).
+func (r *Replayer) Controller() *round.Controller { return r.ctl }
+
+// Settings returns the settings last taken (nil before the first).
+func (r *Replayer) Settings() *Settings { return r.settings }
 
 // resettle applies new settings. The controller's state carries over; settings can
 // only change while no shoe is in play, as a table would change its rules.
@@ -263,7 +289,7 @@ func Open(cfg Config, j *journal.Journal, now time.Time) (*Node, error) {
 			return nil, err
 		}
 	}
-	n := &Node{cfg: cfg, ctl: ctl, tr: Translator{Seqless: cfg.Seqless}, build: build, settings: want,
+	n := &Node{cfg: cfg, ctl: ctl, tr: Translator{UnreadableIsCard: cfg.UnreadableIsCard}, build: build, settings: want,
 		devices: map[string]string{}, replayed: replayed, heldID: ctl.State().Held.ID, signing: sign, answers: cmds}
 	n.rd.Records, n.rd.Messages, n.rd.Problems = records, shoeMsgs, problems
 	// The shoe's card numbers go on from the last card recorded: the next card tells
@@ -273,7 +299,7 @@ func Open(cfg Config, j *journal.Journal, now time.Time) (*Node, error) {
 	// numbers go on likewise, so a signal the shoe sends again is not taken twice.
 	st := ctl.State()
 	n.tr.cards.last, n.tr.signals.last = st.LastCardNo, signal
-	if recorded != nil && (cfg.Seqless || n.tr.cards.last == 0) {
+	if recorded != nil && (cfg.Unnumbered || n.tr.cards.last == 0) {
 		n.Step(round.Event{Kind: round.PowerRestored, At: now})
 		st = ctl.State()
 	}

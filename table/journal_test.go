@@ -199,6 +199,52 @@ func TestRestartVoids(t *testing.T) {
 	}
 }
 
+// TestRestartUnnumberedShoe: the round was dealt from a shoe that numbers its cards; the
+// table comes back with a shoe that does not (a Bee-Tek shoe, which reports its failed
+// reads, so its settings are the same). No number will show a card that passed while
+// the table was down, so RWS Baccarat 5.4 decides the round at once: under classic rules
+// two cards decide nothing, and the round is void (5.4.2).
+func TestRestartUnnumberedShoe(t *testing.T) {
+	dir := t.TempDir()
+	j := openJournal(t, dir)
+	tbl, err := start(testConfig("classic"), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dealt := cards(t, "3H 4C")
+	for i := range dealt {
+		dealt[i].Seq = uint64(i + 1)
+	}
+	steps(t, tbl, append([]round.Event{{Kind: round.NewShoe, Set: "S", Decks: 8},
+		{Kind: round.BetsClosed, Wagers: []baccarat.Wager{{Box: "1", Bet: baccarat.BetBanker, Stake: 100}}}},
+		dealt...)...)
+	j.Close()
+	j = openJournal(t, dir)
+	defer j.Close()
+	cfg := testConfig("classic")
+	cfg.Unnumbered = true
+	if tbl, err = start(cfg, j); err != nil {
+		t.Fatal(err)
+	}
+	want := "round-voided round=1: technical interruption before any outcome was established (RWS Baccarat 5.4.2)"
+	if s := strings.Join(tbl.effects, "\n"); !strings.Contains(s, want) {
+		t.Errorf("restarted with an unnumbered shoe:\n%s\nlacks %q", s, want)
+	}
+}
+
+// TestSettingsSeqlessKey: the settings record keeps UnreadableIsCard under the key
+// "seqless", so journals written before read with the same settings.
+func TestSettingsSeqlessKey(t *testing.T) {
+	var s Settings
+	if err := json.Unmarshal([]byte(`{"table":"T1","round":{},"seqless":true}`), &s); err != nil || !s.UnreadableIsCard {
+		t.Errorf("a settings record with seqless: %+v, %v", s, err)
+	}
+	b, err := json.Marshal(Settings{UnreadableIsCard: true})
+	if err != nil || !strings.Contains(string(b), `"seqless":true`) {
+		t.Errorf("settings written as %s (%v), want the key seqless", b, err)
+	}
+}
+
 func TestSettingsChange(t *testing.T) {
 	dir := t.TempDir()
 	j := openJournal(t, dir)

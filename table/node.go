@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/roadmap"
@@ -34,9 +35,14 @@ type Config struct {
 	// event stamped at or after then, or when Tick is given such a time (OptionsDue).
 	AutoCloseOptions bool
 	OptionsPause     time.Duration
-	// Seqless: the shoe's format neither numbers its cards nor reports a card it failed
-	// to read (!shoe.Format.TellsMisreads): any unreadable input may be a card.
-	Seqless bool
+	// Unnumbered: the shoe's format does not number its cards (!shoe.Format.Numbered).
+	// Started again, the table cannot tell whether cards passed while it was down, so
+	// RWS Baccarat 5.4 decides an interrupted round at once.
+	Unnumbered bool
+	// UnreadableIsCard: every unreadable input from the shoe is a card drawn with no name
+	// (Translator.UnreadableIsCard). Set it when the shoe's format cannot tell a card
+	// that passed unread from noise (!shoe.Format.TellsMisreads).
+	UnreadableIsCard bool
 	// DealerStartsShoes: no shuffler reports the sets and the table does not start a shoe
 	// at its first card, so a new shoe (command or button) with no set starts the next
 	// shoe itself, of the table's deck count.
@@ -167,7 +173,7 @@ func newNode(cfg Config, ctl *round.Controller) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Node{cfg: cfg, ctl: ctl, tr: Translator{Seqless: cfg.Seqless}, build: build,
+	return &Node{cfg: cfg, ctl: ctl, tr: Translator{UnreadableIsCard: cfg.UnreadableIsCard}, build: build,
 		settings: cfg.Settings(cfg.Table), devices: map[string]string{}}, nil
 }
 
@@ -451,7 +457,7 @@ func (n *Node) observe(name string, ev device.Event) {
 // status asks for the retained status message, online, as of at.
 func (n *Node) status(at time.Time) {
 	n.heldID = n.ctl.State().Held.ID
-	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: messages.TopicStatus, Payload: n.Status("online", at)})
+	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: api.TopicStatus, Payload: n.Status("online", at)})
 }
 
 // Status is the retained status message for state "online" or "offline", as of at.
@@ -468,13 +474,13 @@ func (n *Node) Status(state string, at time.Time) []byte {
 // sent: the broker may still hold those of the shoe that ended.
 func (n *Node) retainedPicture(at time.Time) error {
 	st := n.ctl.State()
-	env := messages.Envelope{Schema: messages.Schema, Table: n.cfg.Table, Shoe: st.Shoe, Round: st.Round,
+	env := api.Envelope{Schema: api.Schema, Table: n.cfg.Table, Shoe: st.Shoe, Round: st.Round,
 		Seq: n.build.Seq(), At: at}
 	state, err := json.Marshal(n.build.State(st, env))
 	if err != nil {
 		return fmt.Errorf("retained state: %w", err)
 	}
-	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: messages.TopicState, Payload: state})
+	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: api.TopicState, Payload: state})
 	if st.Phase == round.NoShoe {
 		return nil
 	}
@@ -482,7 +488,7 @@ func (n *Node) retainedPicture(at time.Time) error {
 	if err != nil {
 		return fmt.Errorf("retained roadmap: %w", err)
 	}
-	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: messages.TopicRoadmap, Payload: road})
+	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: api.TopicRoadmap, Payload: road})
 	return nil
 }
 

@@ -199,7 +199,7 @@ func playScenario(t *testing.T, sc *simulator.Scenario, rules string, quietRound
 	rc.CloseBetsOnFirstCard = true
 	rc.SimultaneousWindow = 0 // the simulator deals as fast as it can
 	var lines []string
-	tbl, err := New(Config{Table: "T1", NoMessages: true, Round: rc, AutoConfirm: true, AutoCloseInsurance: true, Seqless: !format.TellsMisreads()})
+	tbl, err := New(Config{Table: "T1", NoMessages: true, Round: rc, AutoConfirm: true, AutoCloseInsurance: true, Unnumbered: !format.Numbered(), UnreadableIsCard: !format.TellsMisreads()})
 	if err != nil {
 		t.Fatal(err)
 	}

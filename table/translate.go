@@ -11,10 +11,12 @@ import (
 
 // Translator turns driver events into round events. It is not safe for concurrent use.
 type Translator struct {
-	// Seqless: the shoe's wire format neither numbers its cards nor reports a card it
-	// failed to read (the ASCII and scanner formats; shoe.Format.TellsMisreads), so any
-	// unreadable input may be a card, and it can only be caught as it happens.
-	Seqless bool
+	// UnreadableIsCard: every unreadable input is taken as a card drawn with no name.
+	// Set it when the shoe's wire format cannot tell a card that passed unread from
+	// noise on the line (!shoe.Format.TellsMisreads: the ASCII and scanner formats). Such
+	// a card can only be caught as it happens. Otherwise only a failed read the shoe
+	// reports (device.Event.Misread) or a numbered unreadable card is one.
+	UnreadableIsCard bool
 
 	// cards and signals are the numbers of the last card and the last signal, the shoe's
 	// 16-bit numbers extended to 64 bits. They go on across a restart of the table
@@ -124,7 +126,7 @@ func (t *Translator) shoe(ev device.Event, st round.State, at time.Time) []round
 			}
 			return []round.Event{{Kind: round.CardDrawn, At: at, Seq: no, Actor: "shoe", Detail: ev.Reason}}
 		}
-		if ev.Misread || t.Seqless {
+		if ev.Misread || t.UnreadableIsCard {
 			return []round.Event{{Kind: round.CardDrawn, At: at, Actor: "shoe", Detail: ev.Reason}}
 		}
 	case device.Disconnected:

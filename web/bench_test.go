@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tablectl/tablectl/drivers/display"
+	"github.com/tablectl/tablectl/api"
 )
 
 // BenchmarkEventOf measures turning the largest message of a shoe, the roadmap after
@@ -19,7 +19,7 @@ func BenchmarkEventOf(b *testing.B) {
 			topic, payload = m.topic, m.payload
 		}
 	}
-	topics, err := display.NewTopics("t1")
+	topics, err := api.NewTopics("t1")
 	if err != nil {
 		b.Fatal(err)
 	}

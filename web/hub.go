@@ -9,12 +9,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tablectl/tablectl/drivers/display"
+	"github.com/tablectl/tablectl/api"
 )
 
 // retainedTopics are the last levels of the retained topics (docs/mqtt.md), in the
 // order a browser that connects is given them: status, then the roads, then the state.
-var retainedTopics = [...]string{"status", "roadmap", "state"}
+var retainedTopics = [...]string{api.TopicStatus.String(), api.TopicRoadmap.String(), api.TopicState.String()}
 
 func retainedIndex(name string) int {
 	for i, t := range retainedTopics {
@@ -47,12 +47,12 @@ func (e event) frame() []byte {
 // cannot forward (a topic it cannot name an event after, a payload that is not JSON or
 // is too large) is an error that names the topic and what is wrong.
 func (b *Board) eventOf(topic string, payload []byte) (event, error) {
-	base := display.Prefix + "/" + b.topics.Table() + "/"
+	base := api.Prefix + "/" + b.topics.Table() + "/"
 	rest, ok := strings.CutPrefix(topic, base)
 	if !ok {
 		return event{}, fmt.Errorf("web: topic %q is not under %s", topic, base)
 	}
-	if rest == "cmd" || strings.HasPrefix(rest, "cmd/") {
+	if api.IsCommandLevel(rest) {
 		return event{}, nil
 	}
 	name := rest[strings.LastIndexByte(rest, '/')+1:]

@@ -1,6 +1,10 @@
 package web
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/tablectl/tablectl/api"
+)
 
 // maxWarnings is how many warnings of the shoe in play the board keeps for browsers
 // that connect later.
@@ -29,8 +33,9 @@ type keptFields struct {
 
 // note takes in one event.
 func (k *kept) note(ev event) {
+	state, result, irreg := api.TopicState.String(), api.TopicResult.String(), api.TopicIrregularity.String()
 	switch ev.name {
-	case "state", "result", "irregularity":
+	case state, result, irreg:
 	default:
 		return
 	}
@@ -42,9 +47,9 @@ func (k *kept) note(ev event) {
 		k.shoe, k.result, k.warnings = f.Shoe, nil, nil
 	}
 	switch {
-	case ev.name == "result":
+	case ev.name == result:
 		k.result = ev.data
-	case ev.name == "irregularity" && (f.Event == "dealer_warning" || f.Event == "raised" && f.Action == "continue"):
+	case ev.name == irreg && (f.Event == api.EventDealerWarning || f.Event == api.EventRaised && f.Action == "continue"):
 		if len(k.warnings) == maxWarnings {
 			k.warnings = append(k.warnings[:0], k.warnings[1:]...)
 		}
@@ -56,10 +61,10 @@ func (k *kept) note(ev event) {
 func (k *kept) events() []event {
 	var out []event
 	if k.result != nil {
-		out = append(out, event{name: "result", data: k.result})
+		out = append(out, event{name: api.TopicResult.String(), data: k.result})
 	}
 	for _, w := range k.warnings {
-		out = append(out, event{name: "irregularity", data: w})
+		out = append(out, event{name: api.TopicIrregularity.String(), data: w})
 	}
 	return out
 }

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
-	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/roadmap"
@@ -66,7 +66,7 @@ func dealFullShoe(t testing.TB, table string, rounds int, seed uint64) fullShoe 
 	if err != nil {
 		t.Fatal(err)
 	}
-	topics, err := display.NewTopics(table)
+	topics, err := api.NewTopics(table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func dealFullShoe(t testing.TB, table string, rounds int, seed uint64) fullShoe 
 			t.Fatalf("messages of %v: %v", ev, err)
 		}
 		for _, m := range ms {
-			out.msgs = append(out.msgs, mqttMessage{topic: display.Prefix + "/" + topics.Table() + "/" + m.Topic.String(),
+			out.msgs = append(out.msgs, mqttMessage{topic: api.Prefix + "/" + topics.Table() + "/" + m.Topic.String(),
 				payload: m.Payload, retained: m.Topic.Retained()})
 		}
 	}
@@ -126,7 +126,7 @@ func dealFullShoe(t testing.TB, table string, rounds int, seed uint64) fullShoe 
 	}
 	out.rounds = rounds
 	st := ctl.State()
-	out.status, err = json.Marshal(messages.Status{Envelope: messages.Envelope{Schema: messages.Schema, Table: table,
+	out.status, err = json.Marshal(api.Status{Envelope: api.Envelope{Schema: api.Schema, Table: table,
 		Shoe: st.Shoe, Round: st.Round, Seq: b.Seq(), At: at}, State: "online", Rules: rs.Name, Decks: st.Decks,
 		Set: st.Set, Version: "test", Devices: map[string]string{"shoe": "connected", "shuffler": "connected"}})
 	if err != nil {
@@ -368,7 +368,7 @@ func TestBoardLayoutsHeld(t *testing.T) {
 	b, srv := startBoard(t, br.URL(), "t1", 0)
 	pub := newPublisher(t, br.URL(), "t1")
 	d := dealShoe(t, "t1")
-	var st messages.Status
+	var st api.Status
 	if err := json.Unmarshal(d.status, &st); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/roadmap"
@@ -26,11 +27,11 @@ func ncInsuranceLimits() map[string]any {
 }
 
 // noInsuranceStatus is the status of the dealt shoe's table as an NC Insurance table
-// that offers no Insurance publishes it (messages.Status's NoInsurance), with limits
+// that offers no Insurance publishes it (api.Status's NoInsurance), with limits
 // added when not nil.
 func noInsuranceStatus(t *testing.T, d fullShoe, noInsurance bool, limits map[string]any) []byte {
 	t.Helper()
-	var s messages.Status
+	var s api.Status
 	if err := json.Unmarshal(d.status, &s); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +204,7 @@ func dealInsuranceOffer(t *testing.T, table string) []byte {
 			t.Fatalf("messages of %v: %v", ev, err)
 		}
 		for _, m := range ms {
-			if m.Topic == messages.TopicState {
+			if m.Topic == api.TopicState {
 				state = m.Payload
 			}
 		}

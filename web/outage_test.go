@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/tablectl/tablectl/messages"
+
+	"github.com/tablectl/tablectl/api"
 )
 
 // lostAfter is the page's wait, from its stream's end, before it says OFFLINE: the
@@ -86,7 +87,7 @@ func TestReloadKeepsVoidAndWarnings(t *testing.T) {
 	}
 	// The Pit Supervisor voids round 22 (RWS Baccarat 5.10); the next round opens.
 	at := time.Date(2026, 5, 1, 21, 0, 0, 0, time.UTC)
-	voided, err := json.Marshal(messages.Result{Envelope: messages.Envelope{Schema: messages.Schema, Table: "t1", Shoe: 1, Round: 22, Seq: 500, At: at},
+	voided, err := json.Marshal(api.Result{Envelope: api.Envelope{Schema: api.Schema, Table: "t1", Shoe: 1, Round: 22, Seq: 500, At: at},
 		Void: true, Reason: "decided void by supervisor"})
 	if err != nil {
 		t.Fatal(err)

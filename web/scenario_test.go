@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
-	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/roadmap"
@@ -84,7 +84,7 @@ func dealShoe(t testing.TB, table string) dealtShoe {
 	if err != nil {
 		t.Fatal(err)
 	}
-	topics, err := display.NewTopics(table)
+	topics, err := api.NewTopics(table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func dealShoe(t testing.TB, table string) dealtShoe {
 			t.Fatalf("messages of %v: %v", ev, err)
 		}
 		for _, m := range ms {
-			out.msgs = append(out.msgs, mqttMessage{topic: display.Prefix + "/" + topics.Table() + "/" + m.Topic.String(),
+			out.msgs = append(out.msgs, mqttMessage{topic: api.Prefix + "/" + topics.Table() + "/" + m.Topic.String(),
 				payload: m.Payload, retained: m.Topic.Retained()})
 		}
 	}
@@ -150,7 +150,7 @@ func dealShoe(t testing.TB, table string) dealtShoe {
 	}
 	out.roadmap = b.Roadmap().JSON()
 	st := ctl.State()
-	status, err := json.Marshal(messages.Status{Envelope: messages.Envelope{Schema: messages.Schema, Table: table,
+	status, err := json.Marshal(api.Status{Envelope: api.Envelope{Schema: api.Schema, Table: table,
 		Shoe: st.Shoe, Round: st.Round, Seq: b.Seq(), At: at}, State: "online", Rules: rs.Name, Decks: st.Decks,
 		Set: st.Set, Version: "test"})
 	if err != nil {

@@ -37,6 +37,7 @@ import (
 	"time"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/internal/fifo"
 	"github.com/tablectl/tablectl/internal/ratelog"
@@ -87,7 +88,7 @@ type Options struct {
 	// mqtts://), ws://host:port/path or wss://host:port/path. A TLS broker is verified
 	// against the system's roots.
 	Broker string
-	// Table is the table id, the third level of the topics (see display.NewTopics).
+	// Table is the table id, the third level of the topics (see api.NewTopics).
 	Table string
 	// Username and Password authenticate to the broker when Username is set (the
 	// "board" user of deploy/mosquitto/ reads the table topics and publishes nothing).
@@ -134,7 +135,7 @@ const MaxLogo = 2 << 20
 // event stream. Create it with New, mount Handler on an HTTP server, and end it with
 // Close. It is safe for concurrent use.
 type Board struct {
-	topics display.Topics
+	topics api.Topics
 	filter string
 	log    *slog.Logger
 	pc     mqtt.Client
@@ -159,7 +160,7 @@ type Board struct {
 // MaxReconnectInterval. It returns without waiting for the broker; browsers see the
 // picture as soon as the first messages arrive. An error names the option at fault.
 func New(opts Options) (*Board, error) {
-	topics, err := display.NewTopics(opts.Table)
+	topics, err := api.NewTopics(opts.Table)
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
@@ -205,7 +206,7 @@ func New(opts Options) (*Board, error) {
 	}
 	b := &Board{
 		topics: topics,
-		filter: display.Prefix + "/" + topics.Table() + "/#",
+		filter: api.Prefix + "/" + topics.Table() + "/#",
 		log:    opts.Logger.With("component", "board", "table", opts.Table),
 		lost:   make(chan error, 1),
 		quit:   make(chan struct{}),

@@ -12,9 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/broker"
-	"github.com/tablectl/tablectl/drivers/display"
-	"github.com/tablectl/tablectl/messages"
 )
 
 func TestNewRefusesBadOptions(t *testing.T) {
@@ -48,7 +47,7 @@ func TestNewRefusesBadOptions(t *testing.T) {
 // TestRetainedTopicsMatchMessages checks that the board keeps exactly the topics the
 // daemon publishes retained.
 func TestRetainedTopicsMatchMessages(t *testing.T) {
-	for tp := messages.TopicCard; tp <= messages.TopicStatus; tp++ {
+	for tp := api.TopicCard; tp <= api.TopicStatus; tp++ {
 		if got := retainedIndex(tp.String()) >= 0; got != tp.Retained() {
 			t.Errorf("topic %s: board keeps it %v, messages says retained %v", tp, got, tp.Retained())
 		}
@@ -56,7 +55,7 @@ func TestRetainedTopicsMatchMessages(t *testing.T) {
 }
 
 func TestEventOf(t *testing.T) {
-	topics, err := display.NewTopics("t1")
+	topics, err := api.NewTopics("t1")
 	if err != nil {
 		t.Fatal(err)
 	}

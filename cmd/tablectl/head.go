@@ -6,10 +6,10 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/config"
 	"github.com/tablectl/tablectl/daemon"
 	"github.com/tablectl/tablectl/drivers/display"
-	"github.com/tablectl/tablectl/messages"
 )
 
 // How long a table waits at start for its broker's retained journal head: headWait for
@@ -31,7 +31,7 @@ func brokerHead(ctx context.Context, c config.Config, password string, log *slog
 		return nil
 	}
 	bh := &daemon.BrokerHead{Broker: display.Redacted(c.MQTT.URL)}
-	topics, err := display.NewTopics(c.Table)
+	topics, err := api.NewTopics(c.Table)
 	if err != nil {
 		bh.Why = err.Error()
 		return bh
@@ -49,7 +49,7 @@ func brokerHead(ctx context.Context, c config.Config, password string, log *slog
 	if b == nil {
 		return bh
 	}
-	var m messages.JournalHead
+	var m api.JournalHead
 	if err := json.Unmarshal(b, &m); err != nil || m.Table != c.Table {
 		log.Warn("the broker's retained journal message is not a head of this table: ignored", "topic", topics.Journal(), "err", err)
 		return bh

@@ -38,13 +38,13 @@ subcommands:
   replay DIR [--json] print every record of the journal with what the round controller
                       made of it: settings, shoes, rounds, cards, irregularities and
                       decisions, for audit
-` + recoverUsage
+` + exportUsage + "\n" + recoverUsage
 
 // runJournal runs the journal subcommands.
 func runJournal(ctx context.Context, args []string, io stdio) error {
 	if len(args) == 0 {
 		fmt.Fprintln(io.err, journalUsage)
-		return errors.New("journal: no subcommand given (want verify, replay, archive or recover)")
+		return errors.New("journal: no subcommand given (want verify, replay, archive, export or recover)")
 	}
 	switch args[0] {
 	case "verify":
@@ -55,12 +55,14 @@ func runJournal(ctx context.Context, args []string, io stdio) error {
 		return runJournalArchive(ctx, args[1:], io)
 	case "recover":
 		return runJournalRecover(ctx, args[1:], io)
+	case "export":
+		return runJournalExport(ctx, args[1:], io)
 	case "-h", "--help", "help":
 		fmt.Fprintln(io.err, journalUsage)
 		return nil
 	default:
 		fmt.Fprintln(io.err, journalUsage)
-		return fmt.Errorf("journal: unknown subcommand %q (want verify, replay, archive or recover)", args[0])
+		return fmt.Errorf("journal: unknown subcommand %q (want verify, replay, archive, export or recover)", args[0])
 	}
 }
 

@@ -35,6 +35,7 @@ var commands = []command{
 	{"roadmap", "draw the roads of a shoe's results read from standard input", runRoadmap},
 	{"settle", "settle one round read from standard input: the wagers under the table's limits, each paid on its effective stake", runSettle},
 	{"journal", "verify or replay a table's journal", runJournal},
+	{"mosquitto-acl", "print the Mosquitto ACL of the tables' topics and broker users (deploy/mosquitto/acl)", runMosquittoACL},
 	{"key", "show the public key the table signs its journal with", runKey},
 	{"report", "write the shoe report of a journal for surveillance and the pit (HTML for A4, CSV, JSON lines)", runReport},
 	{"simulate", "run a software shoe and shuffler on pseudo-terminals", runSimulate},

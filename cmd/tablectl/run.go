@@ -74,9 +74,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
-	cfg := daemon.Config{Table: r.Table, Round: r.Round, AutoConfirm: r.Dealer.Auto && !sim.dealerConfirms(), AutoCloseInsurance: r.Dealer.Auto, InsurancePause: r.Dealer.InsurancePause,
-		AutoCloseOptions: r.Dealer.Auto, OptionsPause: r.Dealer.OptionsPause,
-		JournalDir: r.Journal, Logger: log, Shoe: r.ShoeConfig(), Shuffler: r.ShufflerConfig()}
+	cfg := daemonConfig(r, sim, log, nil)
 	if every := svc.heartbeatEvery(); every > 0 {
 		cfg.Watchdog, cfg.HeartbeatEvery = svc, every
 	}

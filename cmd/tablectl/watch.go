@@ -75,8 +75,7 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 	if r.NoShuffler() {
 		log.Warn(config.NoShufflerChecksOff, "decks", r.Round.Decks, "shoe starts at its first card", r.Round.ShoeOnFirstCard)
 	}
-	cfg := daemon.Config{Table: r.Table, Round: r.Round, AutoConfirm: r.Dealer.Auto && !sim.dealerConfirms(), AutoCloseInsurance: r.Dealer.Auto, InsurancePause: r.Dealer.InsurancePause,
-		AutoCloseOptions: r.Dealer.Auto, OptionsPause: r.Dealer.OptionsPause, JournalDir: r.Journal, Logger: log, Shoe: r.ShoeConfig(), Shuffler: r.ShufflerConfig(), Trace: io.out}
+	cfg := daemonConfig(r, sim, log, io.out)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var dealt <-chan error

@@ -38,6 +38,28 @@ func newLogger(json bool, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, nil))
 }
 
+// daemonConfig is the daemon's configuration for r, the same for run and watch: the
+// table and its game, the dealer's stand-ins, the journal and the devices. With --auto
+// the table confirms each round, unless sim's scenario has the dealer confirm. trace,
+// when set, receives every effect (watch prints them). What run alone sets (the service
+// watchdog, the signing key, the broker's head, metrics) it sets on the result.
+func daemonConfig(r config.Run, sim *simulation, log *slog.Logger, trace io.Writer) daemon.Config {
+	return daemon.Config{
+		Table:              r.Table,
+		Round:              r.Round,
+		AutoConfirm:        r.Dealer.Auto && !sim.dealerConfirms(),
+		AutoCloseInsurance: r.Dealer.Auto,
+		InsurancePause:     r.Dealer.InsurancePause,
+		AutoCloseOptions:   r.Dealer.Auto,
+		OptionsPause:       r.Dealer.OptionsPause,
+		JournalDir:         r.Journal,
+		Logger:             log,
+		Shoe:               r.ShoeConfig(),
+		Shuffler:           r.ShufflerConfig(),
+		Trace:              trace,
+	}
+}
+
 // simulation is the flags of a simulated table (run and watch share them).
 type simulation struct {
 	f      *config.Flags

@@ -3,7 +3,9 @@
 'use strict';
 
 const Console = (function () {
-  const ROLE_RANK = { dealer: 1, supervisor: 2, pit_manager: 3, shift_manager: 4 };
+  // The roles in rank order, the commands and the reports, as the table takes them
+  // (GET /api/commands): loaded with the session.
+  let vocabulary = { roles: [], commands: [], reports: [], options: [] };
   let me = null; // {user, role, tables, pits, csrf}
 
   const $ = (id) => document.getElementById(id);
@@ -51,6 +53,8 @@ const Console = (function () {
       throw new Error('not logged in');
     }
     me = r.body;
+    const v = await api('GET', '/api/commands');
+    if (v.status === 200 && v.body) vocabulary = v.body;
     if ($('who-name')) $('who-name').textContent = me.user;
     if ($('who-role')) $('who-role').textContent = '(' + roleText(me.role) + ')';
     if ($('logout')) {
@@ -62,7 +66,10 @@ const Console = (function () {
     return me;
   }
 
-  function rank(role) { return ROLE_RANK[role] || 0; }
+  function rank(role) { return vocabulary.roles.indexOf(role) + 1; }
+
+  // command is the table's command named cmd: its title, fields and lowest role.
+  function command(cmd) { return vocabulary.commands.find((c) => c.cmd === cmd) || null; }
 
   // stream opens an event stream and calls handlers[name](data) for each event; the
   // link badge says whether it is live. It reconnects by itself.
@@ -127,5 +134,5 @@ const Console = (function () {
     return { text: w + pts, cls: r.winner ? 'win-' + r.winner : '' };
   }
 
-  return { $, el, api, session, rank, roleText, stream, phaseText, resultText, me: () => me };
+  return { $, el, api, session, rank, command, roleText, stream, phaseText, resultText, me: () => me, vocabulary: () => vocabulary };
 })();

@@ -4,7 +4,7 @@
 'use strict';
 
 (function () {
-  const { $, el, api, session, rank, roleText, stream, phaseText, resultText } = Console;
+  const { $, el, api, session, rank, command, vocabulary, roleText, stream, phaseText, resultText } = Console;
   const table = new URLSearchParams(location.search).get('table') || '';
   const SVG = 'http://www.w3.org/2000/svg';
   const SUITS = { S: '\u2660', H: '\u2665', D: '\u2666', C: '\u2663' };
@@ -17,8 +17,18 @@
     'continue': 'play goes on',
     'void': 'the round is void and every bet is returned (RWS Baccarat 5.15)',
   };
-  const REPORTS = ['wrong_hand', 'exposed_card', 'simultaneous_draw', 'incorrect_cards', 'excess_card',
-    'foreign_card', 'insufficient_cards', 'technical_interruption', 'insurance_not_offered'];
+  // The commands given from a form of their own on this page; every other command the
+  // person's role may give is one button. The list of commands, their fields and roles
+  // come from the console (GET /api/commands).
+  const FORMS = ['report', 'new_shoe', 'end_shoe', 'decide', 'insurance_bet', 'box_option', 'options_closed'];
+  // What the players' options of RWS Baccarat 5.12 do, and NC Insurance 5.13's record.
+  const OPTION_TEXT = {
+    'continue': 'the box plays on as dealt (5.12.1)',
+    'continue-reconstructed': 'the box plays on with the reconstructed hand (5.12.2)',
+    'bet-returned': 'the box has its bets returned (5.12.3)',
+  };
+  const NC513_TEXT = 'NC Insurance 5.13: a player who intended an Insurance bet the dealer neglected to offer ' +
+    'has the Original Bet on that hand returned, where the Insurance would have won.';
 
   let me = null;
   let state = null;
@@ -77,59 +87,169 @@
 
   let working = true;
 
+  // may reports whether the person's role may give the command (its lowest role).
+  function may(cmd) {
+    const c = command(cmd);
+    return !!c && rank(me.role) >= rank(c.role);
+  }
+
+  function input(id, placeholder, type) {
+    const i = el('input');
+    i.id = id;
+    i.placeholder = placeholder;
+    if (type) i.type = type;
+    return i;
+  }
+
+  function select(id, values) {
+    const s = el('select');
+    s.id = id;
+    for (const [v, text] of values) s.appendChild(el('option', '', text)).value = v;
+    return s;
+  }
+
+  // wagerOf reads box:bet:stake, as the scenarios write a wager.
+  function wagerOf(text) {
+    const [box, bet, stake] = text.trim().split(':');
+    return { box: box || '', bet: bet || '', stake: Number(stake) || 0 };
+  }
+
+  // FIELDS make the input of each field a command takes, and read it back: undefined
+  // when left empty.
+  const FIELDS = {
+    wagers: () => {
+      const i = input('cmd-wagers', 'wagers: 1:banker:100 2:player:50');
+      return [i, () => (i.value.trim() ? i.value.trim().split(/\s+/).map(wagerOf) : undefined)];
+    },
+    wager: () => {
+      const i = input('cmd-wager', 'wager: 1:banker_insurance:50');
+      return [i, () => (i.value.trim() ? wagerOf(i.value) : undefined)];
+    },
+    set: () => { const i = input('cmd-set', 'set'); return [i, () => i.value.trim() || undefined]; },
+    decks: () => { const i = input('cmd-decks', 'decks', 'number'); return [i, () => Number(i.value) || undefined]; },
+    kind: () => {
+      const s = select('cmd-kind', vocabulary().reports.filter((r) => rank(me.role) >= rank(r.role)).map((r) => [r.kind, r.kind.replace(/_/g, ' ')]));
+      return [s, () => s.value];
+    },
+    round: () => { const i = input('cmd-round', 'round', 'number'); return [i, () => Number(i.value) || undefined]; },
+    card: () => { const i = input('cmd-card', 'card, e.g. QH'); return [i, () => i.value.trim().toUpperCase() || undefined]; },
+    irregularity: () => {
+      const i = input('cmd-irregularity', 'irregularity #', 'number');
+      if (state && state.held) i.value = String(state.held.id);
+      return [i, () => Number(i.value) || undefined];
+    },
+    choice: () => { const i = input('cmd-choice', 'decision'); return [i, () => i.value.trim() || undefined]; },
+    box: () => { const i = input('cmd-box', 'box'); return [i, () => i.value.trim() || undefined]; },
+    option: () => {
+      const s = select('cmd-option', vocabulary().options.filter((o) => rank(me.role) >= rank(o.role)).map((o) => [o.option, o.option]));
+      return [s, () => s.value];
+    },
+    bet: () => { const i = input('cmd-bet', 'bet, e.g. banker_insurance'); return [i, () => i.value.trim() || undefined]; },
+  };
+
+  // commandForm gives any command the table takes that the person's role may give,
+  // with the fields it takes.
+  function commandForm() {
+    const g = el('div', 'group');
+    g.id = 'command-form';
+    const cmds = vocabulary().commands.filter((c) => may(c.cmd));
+    const which = select('cmd-name', cmds.map((c) => [c.cmd, c.title]));
+    const fields = el('span', 'fields');
+    let readers = [];
+    const draw = () => {
+      const c = command(which.value);
+      readers = [];
+      fields.replaceChildren();
+      for (const f of (c && c.takes) || []) {
+        const make = FIELDS[f] || (() => { const i = input('cmd-' + f, f); return [i, () => i.value.trim() || undefined]; });
+        const [node, read] = make();
+        fields.appendChild(node);
+        readers.push([f, read]);
+      }
+      which.title = c ? c.does : '';
+    };
+    which.addEventListener('change', draw);
+    draw();
+    const send = button('Send', () => {
+      const c = { cmd: which.value };
+      for (const [f, read] of readers) {
+        const v = read();
+        if (v !== undefined && v !== '') c[f] = v;
+      }
+      return c;
+    }, '', 'form');
+    g.append(el('label', '', 'Command'), which, fields, send);
+    return g;
+  }
+
+  // insuranceRecord is NC Insurance 5.13's record of a box that intended an Insurance
+  // bet the dealer neglected: only at a table whose rule set offers Insurance, while a
+  // round is dealt or awaits confirmation, for the role the rule names.
+  function insuranceRecord() {
+    const g = el('div', 'group');
+    g.id = 'nc513';
+    const box = input('nc513-box', 'box');
+    box.size = 3;
+    const bet = select('nc513-bet', [['banker_insurance', 'Banker Insurance'], ['player_insurance', 'Player Insurance']]);
+    const b = button('Record 5.13', () => ({ cmd: 'box_option', box: box.value.trim(), option: 'insurance-intended', bet: bet.value }), 'danger', 'box_option');
+    b.dataset.option = 'insurance-intended';
+    g.append(el('label', '', 'Insurance intended'), box, bet, b, el('span', 'why', NC513_TEXT));
+    return g;
+  }
+
+  function drawInsuranceRecord() {
+    const g = $('nc513');
+    if (!g) return;
+    const s = state || {};
+    const st = status || {};
+    g.hidden = !((s.rules || st.rules) === 'nc-insurance' && !st.no_insurance && (s.phase === 'dealing' || s.phase === 'complete'));
+  }
+
   function buildActions() {
     const box = $('actions');
     if (!working) {
       box.replaceChildren(el('div', 'no-decision', `${me.user} does not work table ${table}: no commands here.`));
       return;
     }
-    box.replaceChildren(
-      button('Close bets', { cmd: 'bets_closed' }),
-      button('Confirm result', { cmd: 'confirm' }),
-      button('Squeeze', { cmd: 'squeeze' }),
-      button('Insurance closed', { cmd: 'insurance_closed' }),
-      button('Cut card out', { cmd: 'cut_card' }),
-    );
+    box.replaceChildren(...vocabulary().commands.filter((c) => !FORMS.includes(c.cmd) && may(c.cmd)).map((c) => button(c.title, { cmd: c.cmd })));
     // Report an irregularity.
     const rep = el('div', 'group');
-    const kind = el('select');
-    kind.id = 'report-kind';
-    const kinds = REPORTS.slice();
-    if (rank(me.role) >= rank('supervisor')) kinds.push('late_error');
-    for (const k of kinds) kind.appendChild(el('option', '', k.replace(/_/g, ' '))).value = k;
-    const detail = el('input');
-    detail.id = 'report-detail';
-    detail.placeholder = 'what happened';
+    const kind = select('report-kind', vocabulary().reports.filter((r) => rank(me.role) >= rank(r.role)).map((r) => [r.kind, r.kind.replace(/_/g, ' ')]));
+    const detail = input('report-detail', 'what happened');
     detail.maxLength = 200;
-    const round = el('input');
-    round.id = 'report-round';
-    round.type = 'number';
+    const round = input('report-round', 'round', 'number');
     round.min = '1';
-    round.placeholder = 'round';
     round.hidden = true;
-    kind.addEventListener('change', () => { round.hidden = kind.value !== 'late_error'; });
-    rep.append(el('label', '', 'Report'), kind, detail, round, button('Report', () => {
+    const card = input('report-card', 'card, e.g. QH');
+    card.size = 4;
+    card.hidden = true;
+    kind.addEventListener('change', () => {
+      round.hidden = kind.value !== 'late_error';
+      card.hidden = kind.value !== 'foreign_card';
+    });
+    rep.append(el('label', '', 'Report'), kind, detail, round, card, button('Report', () => {
       const c = { cmd: 'report', kind: kind.value };
       if (detail.value.trim()) c.detail = detail.value.trim();
       if (kind.value === 'late_error') c.round = Number(round.value) || 0;
+      if (kind.value === 'foreign_card' && card.value.trim()) c.card = card.value.trim().toUpperCase();
       return c;
     }, 'danger', 'report'));
     // The shoe.
     const shoe = el('div', 'group');
-    const set = el('input');
-    set.id = 'new-shoe-set';
-    set.placeholder = 'set';
+    const set = input('new-shoe-set', 'set');
     set.size = 6;
-    const decks = el('input');
-    decks.id = 'new-shoe-decks';
-    decks.type = 'number';
+    const decks = input('new-shoe-decks', '', 'number');
     decks.min = '1';
     decks.max = '8';
     decks.value = '8';
     shoe.append(el('label', '', 'Shoe'), set, decks,
       button('New shoe', () => ({ cmd: 'new_shoe', set: set.value.trim(), decks: Number(decks.value) || 0 }), '', 'new_shoe'),
-      button('End shoe', { cmd: 'end_shoe' }));
+      button(command('end_shoe').title, { cmd: 'end_shoe' }));
     box.append(rep, shoe);
+    const intended = vocabulary().options.find((o) => o.option === 'insurance-intended');
+    if (intended && rank(me.role) >= rank(intended.role)) box.append(insuranceRecord());
+    box.append(commandForm());
+    drawInsuranceRecord();
   }
 
   // ---- drawing ----
@@ -186,7 +306,7 @@
     const box = $('decisions');
     // The buttons are made again only when the irregularity changes, so a state
     // published while the person reaches for a button does not take it away.
-    const key = h ? JSON.stringify([h.id, h.choices, h.decided_by, h.rule]) : '';
+    const key = h ? JSON.stringify([h.id, h.choices, h.decided_by, h.rule, h.options && state.options]) : '';
     if (key === heldKey && h) {
       $('held-meta').textContent = heldMeta(h);
       return;
@@ -202,6 +322,10 @@
     const may = working && rank(me.role) >= rank(by);
     $('no-decision').hidden = may;
     $('no-decision').textContent = may ? '' : (working ? `A ${roleText(by)} or above decides; call one.` : `${me.user} does not work this table.`);
+    if (h.options && state.options) {
+      drawOptions(box, state.options);
+      return;
+    }
     if (!may) return;
     for (const choice of h.choices || []) {
       const d = el('div', 'decision');
@@ -209,6 +333,67 @@
       b.dataset.choice = choice;
       d.append(b, el('span', 'why', `${h.rule || ''}: ${CHOICE_TEXT[choice] || ''}`));
       box.appendChild(d);
+    }
+  }
+
+  // drawOptions shows the players' options window of RWS Baccarat 5.12 in box: each box
+  // in play with its choice, and while it is open the choices the dealer records for each
+  // box, and the supervisor's close (the boxes that chose nothing continue).
+  function drawOptions(box, o) {
+    $('no-decision').hidden = true;
+    const head = el('div', 'decision options-head');
+    head.append(el('b', '', `${o.rule}: the players' options ${o.open ? 'are open' : 'are closed'}`),
+      el('span', 'why', 'A box that chooses nothing continues as dealt when the window closes.'));
+    box.appendChild(head);
+    const rec = working && may('box_option') && o.open;
+    for (const b of o.boxes || []) {
+      const d = el('div', 'decision option-box');
+      d.dataset.box = b.box;
+      d.appendChild(el('b', '', `Box ${b.box}: ${b.option || 'no choice yet'}`));
+      if (rec) {
+        for (const opt of o.choices || []) {
+          const btn = button(opt, { cmd: 'box_option', box: b.box, option: opt }, opt === b.option ? 'chosen' : 'danger');
+          btn.dataset.box = b.box;
+          btn.dataset.option = opt;
+          btn.title = OPTION_TEXT[opt] || '';
+          d.appendChild(btn);
+        }
+      }
+      box.appendChild(d);
+    }
+    if (o.open && working && may('options_closed') && rank(me.role) >= rank(o.closed_by || 'supervisor')) {
+      const d = el('div', 'decision');
+      d.append(button(command('options_closed').title, { cmd: 'options_closed' }, 'danger'),
+        el('span', 'why', `${o.rule}: the boxes that chose nothing continue, and the held cards are placed`));
+      box.appendChild(d);
+    } else if (o.open) {
+      const n = el('div', 'no-decision', `A ${roleText(o.closed_by || 'supervisor')} or above closes the options.`);
+      box.appendChild(n);
+    }
+  }
+
+  // drawSettlements lists each wager of the last round as the table settled it, with the
+  // box's recorded option and the rule.
+  function drawSettlements(r) {
+    let t = $('settlements');
+    if (!t) {
+      t = el('table', 'irregs');
+      t.id = 'settlements';
+      $('last').after(t);
+    }
+    t.replaceChildren();
+    const ss = (r && r.settlements) || [];
+    t.hidden = !ss.length;
+    if (!ss.length) return;
+    const head = el('tr');
+    for (const h of ['Box', 'Bet', 'Stake', 'Result', 'Returned', 'Option', 'Rule']) head.appendChild(el('th', '', h));
+    t.appendChild(head);
+    for (const x of ss) {
+      const tr = el('tr');
+      tr.dataset.box = x.box;
+      tr.dataset.bet = x.bet;
+      for (const v of [x.box, x.bet.replace(/_/g, ' '), x.stake, x.result, x.returned, x.option || '', x.rule]) tr.appendChild(el('td', '', String(v)));
+      t.appendChild(tr);
     }
   }
 
@@ -282,9 +467,11 @@
     for (const m of irregs.slice().reverse()) {
       const tr = el('tr', m.event);
       const at = m.at ? new Date(m.at).toLocaleTimeString([], { hour12: false }) : '';
-      const by = m.event === 'resolved' ? [roleText(m.role), m.actor].filter(Boolean).join(' ') || 'the rule' : '';
-      const decision = m.event === 'resolved' ? m.choice : (m.choices && m.choices.length ? 'awaiting: ' + m.choices.join(' / ') : '');
-      for (const v of [`#${m.id}`, m.round, m.event, (m.kind || '').replace(/_/g, ' '), m.rule, decision, by, at]) {
+      const recorded = m.event === 'option_recorded';
+      const by = m.event === 'resolved' || recorded ? [roleText(m.role), m.actor].filter(Boolean).join(' ') || 'the rule' : '';
+      let decision = m.event === 'resolved' ? m.choice : (m.choices && m.choices.length ? 'awaiting: ' + m.choices.join(' / ') : '');
+      if (recorded) decision = `box ${m.box}: ${m.option}` + (m.bet ? ` (${m.bet.replace(/_/g, ' ')})` : '');
+      for (const v of [m.id ? `#${m.id}` : '', m.round, m.event, (m.kind || '').replace(/_/g, ' '), m.rule, decision, by, at]) {
         tr.appendChild(el('td', '', v === undefined || v === null ? '' : String(v)));
       }
       tr.title = [m.display, m.reason].filter(Boolean).join(' · ');
@@ -297,6 +484,7 @@
     drawHeader();
     drawRound();
     drawHeld();
+    drawInsuranceRecord();
   }
 
   // ---- the stream ----
@@ -316,15 +504,15 @@
         seen.clear();
         for (const m of d.irregularities || []) addIrregularity(m);
         drawIrregularities();
-        if (d.result) { lastSeen = true; drawLast(d.result); }
+        if (d.result) { lastSeen = true; drawLast(d.result); drawSettlements(d.result); }
         drawRoadmap(d.roadmap);
         onState(d.state || null);
         document.body.dataset.ready = '1';
       },
-      status: (s) => { status = s; drawHeader(); },
+      status: (s) => { status = s; drawHeader(); drawInsuranceRecord(); },
       state: onState,
       roadmap: drawRoadmap,
-      result: (r) => { lastSeen = true; drawLast(r); },
+      result: (r) => { lastSeen = true; drawLast(r); drawSettlements(r); },
       irregularity: addIrregularity,
       card: () => {}, // the state that follows each card carries it
     });

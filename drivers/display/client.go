@@ -11,6 +11,7 @@ import (
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/internal/fifo"
 	"github.com/tablectl/tablectl/internal/ratelog"
 )
@@ -23,7 +24,7 @@ const closeWait = 2 * time.Second
 // use. Create it with Dial and end it with Close.
 type Client struct {
 	opts   Options
-	topics Topics
+	topics api.Topics
 	log    *slog.Logger
 	pc     mqtt.Client
 
@@ -94,7 +95,7 @@ func Dial(opts Options) (*Client, error) {
 }
 
 // Topics returns the client's topic names.
-func (c *Client) Topics() Topics { return c.topics }
+func (c *Client) Topics() api.Topics { return c.topics }
 
 // Publish sends payload to topic at QoS 1 (see Publisher). It fails with
 // ErrNotConnected while the connection is down and until Options.OnConnect has returned

@@ -6,10 +6,6 @@ import (
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 )
 
-// OwnFilter is the filter of the topics the table publishes, cmd/reply aside:
-// tablectl/v1/<table>/+ (status, state, card, result, roadmap, irregularity).
-func (t Topics) OwnFilter() string { return t.base() + "+" }
-
 // subscribeEcho subscribes to the table's own topics and hands each message to
 // Options.OnEcho, so a caller can tell a broker that acknowledges its publishes but does
 // not deliver them (Mosquitto's ACL with MQTT 3.1.1).

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"os"
 	"time"
+
+	"github.com/tablectl/tablectl/api"
 )
 
 // Defaults used when the corresponding Options field is zero.
@@ -46,7 +48,7 @@ type Options struct {
 	// Broker is the broker URL: tcp://host:1883, ssl://host:8883 (also tls:// and
 	// mqtts://), ws://host:port/path or wss://host:port/path.
 	Broker string
-	// Table is the table id, the third level of every topic (see NewTopics).
+	// Table is the table id, the third level of every topic (see api.NewTopics).
 	Table string
 	// ClientID is the MQTT client id; "tablectl-<table>" when empty. Two clients with
 	// the same id push each other off the broker.
@@ -90,7 +92,7 @@ type Options struct {
 	// comment). It must return promptly and must not wait for acknowledgements.
 	OnConnect func(resend Publisher)
 	// OnEcho, when set, is given every message received on the table's own topics
-	// (Topics.OwnFilter), which the client subscribes to on every connect: a publish
+	// (api.Topics.OwnFilter), which the client subscribes to on every connect: a publish
 	// acknowledged by the broker should come back here. It runs on a goroutine of the
 	// MQTT library's and must not block.
 	OnEcho func(topic string, payload []byte)
@@ -107,20 +109,20 @@ type Options struct {
 
 // normalize fills defaults and checks the options, returning the topics and the TLS
 // configuration (nil for a plain connection).
-func (o *Options) normalize() (Topics, *tls.Config, error) {
-	topics, err := NewTopics(o.Table)
+func (o *Options) normalize() (api.Topics, *tls.Config, error) {
+	topics, err := api.NewTopics(o.Table)
 	if err != nil {
-		return Topics{}, nil, err
+		return api.Topics{}, nil, err
 	}
 	if o.Broker == "" {
-		return Topics{}, nil, fmt.Errorf("display: broker URL is empty (want tcp://host:1883, ssl://host:8883, ws:// or wss://)")
+		return api.Topics{}, nil, fmt.Errorf("display: broker URL is empty (want tcp://host:1883, ssl://host:8883, ws:// or wss://)")
 	}
 	u, err := url.Parse(o.Broker)
 	if err != nil {
-		return Topics{}, nil, fmt.Errorf("display: broker URL %q: %w", o.Broker, err)
+		return api.Topics{}, nil, fmt.Errorf("display: broker URL %q: %w", o.Broker, err)
 	}
 	if u.Host == "" {
-		return Topics{}, nil, fmt.Errorf("display: broker URL %q has no host (want scheme://host:port)", o.Broker)
+		return api.Topics{}, nil, fmt.Errorf("display: broker URL %q has no host (want scheme://host:port)", o.Broker)
 	}
 	secure := false
 	switch u.Scheme {
@@ -128,16 +130,16 @@ func (o *Options) normalize() (Topics, *tls.Config, error) {
 	case "ssl", "tls", "mqtts", "tcps", "wss":
 		secure = true
 	default:
-		return Topics{}, nil, fmt.Errorf("display: broker URL %q: unknown scheme %q (want tcp, ssl, tls, mqtts, ws or wss)", o.Broker, u.Scheme)
+		return api.Topics{}, nil, fmt.Errorf("display: broker URL %q: unknown scheme %q (want tcp, ssl, tls, mqtts, ws or wss)", o.Broker, u.Scheme)
 	}
 	if !secure && !o.TLS.empty() {
-		return Topics{}, nil, fmt.Errorf("display: broker URL %q is not a TLS URL but TLS files are given (use ssl:// or wss://)", o.Broker)
+		return api.Topics{}, nil, fmt.Errorf("display: broker URL %q is not a TLS URL but TLS files are given (use ssl:// or wss://)", o.Broker)
 	}
 	if o.ClientID == "" {
 		o.ClientID = "tablectl-" + o.Table
 	}
 	if o.Password != "" && o.Username == "" {
-		return Topics{}, nil, fmt.Errorf("display: a password is given without a username")
+		return api.Topics{}, nil, fmt.Errorf("display: a password is given without a username")
 	}
 	for _, d := range []struct {
 		name string
@@ -150,17 +152,17 @@ func (o *Options) normalize() (Topics, *tls.Config, error) {
 		{"max reconnect interval", &o.MaxReconnectInterval, DefaultMaxReconnectInterval},
 	} {
 		if *d.v < 0 {
-			return Topics{}, nil, fmt.Errorf("display: %s %v is negative", d.name, *d.v)
+			return api.Topics{}, nil, fmt.Errorf("display: %s %v is negative", d.name, *d.v)
 		}
 		if *d.v == 0 {
 			*d.v = d.def
 		}
 	}
 	if o.KeepAlive < time.Second {
-		return Topics{}, nil, fmt.Errorf("display: keepalive %v is shorter than the one second MQTT can express", o.KeepAlive)
+		return api.Topics{}, nil, fmt.Errorf("display: keepalive %v is shorter than the one second MQTT can express", o.KeepAlive)
 	}
 	if o.CommandQueue < 0 {
-		return Topics{}, nil, fmt.Errorf("display: command queue %d is negative", o.CommandQueue)
+		return api.Topics{}, nil, fmt.Errorf("display: command queue %d is negative", o.CommandQueue)
 	}
 	if o.CommandQueue == 0 {
 		o.CommandQueue = DefaultCommandQueue
@@ -170,7 +172,7 @@ func (o *Options) normalize() (Topics, *tls.Config, error) {
 		o.Commands = &p
 	}
 	if o.Commands.Rate <= 0 || o.Commands.Burst < 1 {
-		return Topics{}, nil, fmt.Errorf("display: command rate %g a second with a burst of %d: want both above 0", o.Commands.Rate, o.Commands.Burst)
+		return api.Topics{}, nil, fmt.Errorf("display: command rate %g a second with a burst of %d: want both above 0", o.Commands.Rate, o.Commands.Burst)
 	}
 	if o.Online == nil {
 		o.Online = statusPayload(o.Table, "online")
@@ -186,7 +188,7 @@ func (o *Options) normalize() (Topics, *tls.Config, error) {
 	}
 	cfg, err := o.TLS.config()
 	if err != nil {
-		return Topics{}, nil, err
+		return api.Topics{}, nil, err
 	}
 	if cfg.ServerName == "" {
 		cfg.ServerName = u.Hostname()

@@ -3,6 +3,8 @@ package display
 import (
 	"fmt"
 	"sync"
+
+	"github.com/tablectl/tablectl/api"
 )
 
 // Message is one message a Recorder took.
@@ -17,7 +19,7 @@ type Message struct {
 // take the connection down and bring it back (running the OnConnect hook as a Client
 // does). It is safe for concurrent use.
 type Recorder struct {
-	topics    Topics
+	topics    api.Topics
 	onConnect func(resend Publisher)
 
 	mu        sync.Mutex
@@ -35,7 +37,7 @@ var _ Transport = (*Recorder)(nil)
 // given capacity (DefaultCommandQueue when zero or less). onConnect may be nil; it is
 // run by Reconnect, not by NewRecorder.
 func NewRecorder(table string, queue int, onConnect func(resend Publisher)) (*Recorder, error) {
-	topics, err := NewTopics(table)
+	topics, err := api.NewTopics(table)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +48,7 @@ func NewRecorder(table string, queue int, onConnect func(resend Publisher)) (*Re
 }
 
 // Topics returns the recorder's topic names.
-func (r *Recorder) Topics() Topics { return r.topics }
+func (r *Recorder) Topics() api.Topics { return r.topics }
 
 // Publish records the message and acknowledges it, or fails with ErrNotConnected while
 // the recorder is down and ErrClosed after Close.

@@ -1,14 +1,14 @@
-package display_test
+package api_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/tablectl/tablectl/drivers/display"
+	"github.com/tablectl/tablectl/api"
 )
 
 func TestTopicLayout(t *testing.T) {
-	tp, err := display.NewTopics("bac-07")
+	tp, err := api.NewTopics("bac-07")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,8 +37,8 @@ func TestTopicLayout(t *testing.T) {
 }
 
 func TestTableIDValidation(t *testing.T) {
-	for _, ok := range []string{"t1", "Table 7", "百家乐-3", strings.Repeat("x", display.MaxTableIDLen)} {
-		if _, err := display.NewTopics(ok); err != nil {
+	for _, ok := range []string{"t1", "Table 7", "百家乐-3", strings.Repeat("x", api.MaxTableIDLen)} {
+		if _, err := api.NewTopics(ok); err != nil {
 			t.Errorf("NewTopics(%q): %v", ok, err)
 		}
 	}
@@ -49,9 +49,9 @@ func TestTableIDValidation(t *testing.T) {
 		{"#", `contains '#' at byte 0`},
 		{"ab\x00", "contains NUL at byte 2"},
 		{"t\xff1", "not valid UTF-8 (bad byte 0xff at byte 1)"},
-		{strings.Repeat("x", display.MaxTableIDLen+1), "more than the 64 allowed"},
+		{strings.Repeat("x", api.MaxTableIDLen+1), "more than the 64 allowed"},
 	} {
-		_, err := display.NewTopics(tc.id)
+		_, err := api.NewTopics(tc.id)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "table id") {
 			t.Errorf("NewTopics(%q) error %v, want one naming the table id and saying %q", tc.id, err, tc.want)
 		}
@@ -59,7 +59,7 @@ func TestTableIDValidation(t *testing.T) {
 }
 
 func TestRoles(t *testing.T) {
-	tp, _ := display.NewTopics("t1")
+	tp, _ := api.NewTopics("t1")
 	for _, bad := range []string{"", "reply", "a/b", "+", "#"} {
 		if _, err := tp.Command(bad); err == nil {
 			t.Errorf("Command(%q) accepted", bad)

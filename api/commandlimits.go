@@ -1,17 +1,14 @@
-package daemon
+package api
 
-import (
-	"fmt"
-
-	"github.com/tablectl/tablectl/drivers/display"
-)
+import "fmt"
 
 // Limits of a command (docs/mqtt.md, "Commands"). Whatever arrives on a command topic
 // is bounded by them before it reaches the journal, so no command, however large or
 // odd, can make a record the journal refuses and stop the table.
 const (
-	// MaxCommandBytes is the largest command payload taken: display.MaxCommandSize.
-	MaxCommandBytes = display.MaxCommandSize
+	// MaxCommandBytes is the largest command payload taken. The broker's packet limit
+	// bounds what reaches a table at all.
+	MaxCommandBytes = 16 << 10
 	// MaxIDLen bounds id and actor, in bytes.
 	MaxIDLen = 64
 	// MaxNameLen bounds cmd, set, kind and choice, and a wager's box, in bytes.

@@ -1,0 +1,300 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/irregularities"
+	"github.com/tablectl/tablectl/round"
+)
+
+// The commands' names, as a command's cmd gives them.
+const (
+	CmdBetsClosed      = "bets_closed"
+	CmdInsuranceBet    = "insurance_bet"
+	CmdInsuranceClosed = "insurance_closed"
+	CmdSqueeze         = "squeeze"
+	CmdConfirm         = "confirm"
+	CmdCutCard         = "cut_card"
+	CmdNewShoe         = "new_shoe"
+	CmdEndShoe         = "end_shoe"
+	CmdReport          = "report"
+	CmdDecide          = "decide"
+	CmdBoxOption       = "box_option"
+	CmdOptionsClosed   = "options_closed"
+)
+
+// Command is a dealer's or supervisor's command, as JSON on tablectl/v1/<table>/cmd/<role>.
+// Cmd says what; the other fields are those the command takes (docs/mqtt.md).
+type Command struct {
+	ID     string `json:"id,omitempty"`
+	Cmd    string `json:"cmd"`
+	Actor  string `json:"actor,omitempty"`
+	Detail string `json:"detail,omitempty"`
+	// bets_closed: the wagers on the layout; insurance_bet: the one wager.
+	Wagers []baccarat.Wager `json:"wagers,omitempty"`
+	Wager  *baccarat.Wager  `json:"wager,omitempty"`
+	// new_shoe: the set and its decks; with none, a set of the table's deck count.
+	Set   string `json:"set,omitempty"`
+	Decks int    `json:"decks,omitempty"`
+	// report: the irregularity kind, and for a late error the round it was in; for a
+	// foreign card, the card found (optional).
+	Kind  string `json:"kind,omitempty"`
+	Round uint32 `json:"round,omitempty"`
+	Card  string `json:"card,omitempty"`
+	// decide: the irregularity's number and the choice.
+	Irregularity uint32 `json:"irregularity,omitempty"`
+	Choice       string `json:"choice,omitempty"`
+	// box_option: the box, its option, and for insurance-intended the Insurance bet.
+	Box    string `json:"box,omitempty"`
+	Option string `json:"option,omitempty"`
+	Bet    string `json:"bet,omitempty"`
+}
+
+// CommandSpec is one command of the table: its name (the JSON's cmd), the fields it takes,
+// the lowest role that may give it, what it does, and how it becomes a round event. The
+// parsing, the role check, the unknown command's error and docs/mqtt.md's list all come
+// from Commands. A check every command needs (a field's length, say) goes in
+// ParseCommand; one of a command's own, in its Event.
+type CommandSpec struct {
+	Name string
+	// Title names the command on a button, e.g. "Close bets".
+	Title string
+	// Fields says which fields the command takes, for docs/mqtt.md.
+	Fields string
+	// Takes are the JSON names of the fields the command takes besides id, cmd, actor
+	// and detail, for a form that gives the command.
+	Takes []string
+	// Role is the lowest role that may give the command.
+	Role irregularities.Role
+	// RoleFor, when set, is the lowest role for the command with these fields, where
+	// they raise it above Role (LowestRole). The table checks it again with its rule.
+	RoleFor func(c Command) irregularities.Role
+	// RoleNote, when set, says more of the roles than Role, for docs/mqtt.md.
+	RoleNote string
+	// Does says what the command does, in one line.
+	Does string
+	// Event fills in ev (which holds the role, actor and detail already) from c.
+	Event func(c Command, ev *round.Event) error
+}
+
+// Commands are the commands a table takes, in the order docs/mqtt.md lists them.
+// Decisions on irregularities are further checked against the role each rule names
+// (RWS Baccarat 5.10: a Pit Supervisor or above).
+var Commands = []CommandSpec{
+	{Name: CmdBetsClosed, Title: "Close bets", Takes: []string{"wagers"}, Fields: "`wagers` (optional: `[{\"box\":\"1\",\"seat\":\"standing\",\"bet\":\"banker\",\"stake\":100}]`; `seat` is `seated` or `standing`, left out `seated`)", Role: irregularities.Dealer,
+		Does: "no more bets (RWS Baccarat 5.6); the wagers are checked against the rule set and the table's limits (docs/rules.md, \"Limits\")",
+		Event: func(c Command, ev *round.Event) error {
+			ev.Kind, ev.Wagers = round.BetsClosed, c.Wagers
+			return nil
+		}},
+	{Name: CmdInsuranceBet, Title: "Insurance bet", Takes: []string{"wager"}, Fields: "`wager`", Role: irregularities.Dealer,
+		Does: "takes an Insurance wager on the open offer (NC Insurance 3.11, 3.12.2)",
+		Event: func(c Command, ev *round.Event) error {
+			if c.Wager == nil {
+				return fmt.Errorf("insurance_bet needs a wager")
+			}
+			ev.Kind, ev.Wagers = round.InsuranceBet, []baccarat.Wager{*c.Wager}
+			return nil
+		}},
+	{Name: CmdInsuranceClosed, Title: "Insurance closed", Role: irregularities.Dealer, Does: "closes the Insurance offers",
+		Event: kind(round.InsuranceWindowClosed)},
+	{Name: CmdSqueeze, Title: "Squeeze", Role: irregularities.Dealer,
+		Does:  "the Banker's third card is squeezed first: later Insurance waived (NC Insurance 3.14)",
+		Event: kind(round.SqueezeRequested)},
+	{Name: CmdConfirm, Title: "Confirm result", Role: irregularities.Dealer, Does: "confirms the revealed result; the round is settled",
+		Event: kind(round.ConfirmResult)},
+	{Name: CmdCutCard, Title: "Cut card out", Role: irregularities.Dealer, Does: "the cut card came out (when the shoe cannot say so)",
+		Event: kind(round.CutCard)},
+	{Name: CmdNewShoe, Title: "New shoe", Takes: []string{"set", "decks"}, Fields: "`set`, `decks` (both optional)", Role: irregularities.Dealer,
+		Does: "as the `new_shoe` button: ends the shoe in play, then loads the set given (when no shuffler reports it) or the next shuffled set; at a table without a serial shuffler, with no `decks`, a set of the table's deck count (docs/config.md, \"A table without a serial shuffler\")",
+		Event: func(c Command, ev *round.Event) error {
+			if c.Decks < 0 {
+				return fmt.Errorf("new_shoe: %d decks", c.Decks)
+			}
+			ev.Kind, ev.Set, ev.Decks = round.NewShoe, c.Set, c.Decks
+			return nil
+		}},
+	{Name: CmdEndShoe, Title: "End shoe", Role: irregularities.Dealer, Does: "ends the shoe", Event: kind(round.ShoeEnd)},
+	{Name: CmdReport, Title: "Report", Takes: []string{"kind", "round", "card"}, Fields: "`kind`, `detail`, `round` (for `late_error`), `card` (for `foreign_card`, optional)", Role: irregularities.Dealer,
+		RoleNote: "dealer (`late_error`: supervisor)",
+		RoleFor: func(c Command) irregularities.Role {
+			if c.Kind == irregularities.LateError.String() {
+				return irregularities.Supervisor // RWS Baccarat 5.11
+			}
+			return irregularities.Dealer
+		},
+		Does: "reports an irregularity (docs/irregularities.md)",
+		Event: func(c Command, ev *round.Event) error {
+			k, err := irregularities.ParseKind(c.Kind)
+			if err != nil {
+				return err
+			}
+			ev.Kind, ev.Irregularity, ev.Round = round.Report, k, c.Round
+			if c.Card != "" {
+				if ev.Card, err = baccarat.ParseCard(c.Card); err != nil {
+					return fmt.Errorf("report card: %w", err)
+				}
+			}
+			return nil
+		}},
+	{Name: CmdDecide, Title: "Decide", Takes: []string{"irregularity", "choice"}, Fields: "`irregularity` (its number), `choice`", Role: irregularities.Supervisor,
+		RoleNote: "supervisor, or the role the rule names", Does: "decides a held irregularity",
+		Event: func(c Command, ev *round.Event) error {
+			ch, err := irregularities.ParseChoice(c.Choice)
+			if err != nil {
+				return err
+			}
+			if c.Irregularity == 0 {
+				return fmt.Errorf("decide needs the irregularity's number")
+			}
+			ev.Kind, ev.ID, ev.Choice = round.Decide, c.Irregularity, ch
+			return nil
+		}},
+	{Name: CmdBoxOption, Title: "Box option", Takes: []string{"box", "option", "bet"}, Fields: "`box`, `option`, `bet` (for `insurance-intended`)", Role: irregularities.Dealer,
+		RoleNote: "dealer, or the role the rule names",
+		RoleFor: func(c Command) irregularities.Role {
+			if c.Option == irregularities.OptInsuranceIntended.String() {
+				return irregularities.PitManager // NC Insurance 5.13
+			}
+			return irregularities.Dealer
+		},
+		Does:  "records one box's choice for the round (RWS Baccarat 5.12, NC Insurance 5.13, NC Tournament 3.9)",
+		Event: func(c Command, ev *round.Event) error { return boxOption(c, ev) }},
+	{Name: CmdOptionsClosed, Title: "Close options", Role: irregularities.Supervisor,
+		Does:  "closes the players' options window (RWS Baccarat 5.12): the boxes that chose nothing continue, and the cards held for it are placed",
+		Event: kind(round.OptionsWindowClosed)},
+}
+
+// kind is the Event of a command that takes no fields.
+func kind(k round.EventKind) func(Command, *round.Event) error {
+	return func(_ Command, ev *round.Event) error {
+		ev.Kind = k
+		return nil
+	}
+}
+
+// LookupCommand finds a command by name.
+func LookupCommand(name string) (CommandSpec, bool) {
+	for _, c := range Commands {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return CommandSpec{}, false
+}
+
+// ParseCommand reads a command given by role. Anything malformed, unknown or not allowed
+// to the role is an error saying so; it changes nothing.
+func ParseCommand(roleName string, payload []byte) (Command, round.Event, error) {
+	var c Command
+	if err := CheckCommandSize(payload); err != nil {
+		return c, round.Event{}, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, round.Event{}, fmt.Errorf("malformed command: %v", err)
+	}
+	if dec.More() {
+		return c, round.Event{}, fmt.Errorf("malformed command: more than one JSON value")
+	}
+	if err := c.CheckFields(); err != nil {
+		if len(c.ID) > MaxIDLen {
+			c.ID = "" // not repeated in the reply
+		}
+		return c, round.Event{}, err
+	}
+	role, err := irregularities.ParseRole(roleName)
+	if err != nil {
+		return c, round.Event{}, fmt.Errorf("command topic cmd/%s: %v", roleName, err)
+	}
+	spec, ok := LookupCommand(c.Cmd)
+	if !ok {
+		return c, round.Event{}, fmt.Errorf("unknown command %q: want one of %s", c.Cmd, CommandNames())
+	}
+	if role < spec.Role {
+		return c, round.Event{}, fmt.Errorf("a %s may not give %q: it takes a %s or above", role, c.Cmd, spec.Role)
+	}
+	ev := round.Event{Role: role, Actor: c.Actor, Detail: c.Detail}
+	if err := spec.Event(c, &ev); err != nil {
+		return c, ev, err
+	}
+	return c, ev, nil
+}
+
+// LowestRole is the lowest role that may give c: its command's Role, raised by RoleFor
+// where the command's fields ask more. ok is false for an unknown command.
+func LowestRole(c Command) (role irregularities.Role, ok bool) {
+	spec, ok := LookupCommand(c.Cmd)
+	if !ok {
+		return 0, false
+	}
+	if spec.RoleFor != nil {
+		return max(spec.Role, spec.RoleFor(c)), true
+	}
+	return spec.Role, true
+}
+
+// CommandNames are the commands' names, in the table's order, joined with commas.
+func CommandNames() string {
+	names := make([]string, 0, len(Commands))
+	for _, c := range Commands {
+		names = append(names, c.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// CommandsMarkdown is the table of commands docs/mqtt.md shows.
+func CommandsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| `cmd` | fields | lowest role | does |\n|---|---|---|---|\n")
+	for _, c := range Commands {
+		role := c.RoleNote
+		if role == "" {
+			role = c.Role.String()
+		}
+		fields := " "
+		if c.Fields != "" {
+			fields = " " + c.Fields + " "
+		}
+		fmt.Fprintf(&b, "| `%s` |%s| %s | %s |\n", c.Name, fields, role, c.Does)
+	}
+	return b.String()
+}
+
+// boxOption reads a box_option command into ev: one box's choice for the round (RWS
+// Baccarat 5.12, NC Insurance 5.13, NC Tournament 3.9). The controller checks it against
+// the rule that gives it.
+func boxOption(c Command, ev *round.Event) error {
+	if c.Box == "" {
+		return fmt.Errorf("box_option needs the box")
+	}
+	opt, err := irregularities.ParseOption(c.Option)
+	if err != nil {
+		return err
+	}
+	ev.Kind, ev.Box, ev.Option = round.BoxChoice, c.Box, opt
+	if c.Bet != "" {
+		b, err := baccarat.ParseBet(c.Bet)
+		if err != nil {
+			return fmt.Errorf("box_option bet: %w", err)
+		}
+		ev.Bet = b
+	}
+	return nil
+}
+
+// Reports are the irregularities a person reports with the report command, in the order
+// a form offers them. The others are raised by the table itself.
+var Reports = []irregularities.Kind{irregularities.WrongHand, irregularities.ExposedCard, irregularities.SimultaneousDraw,
+	irregularities.IncorrectCards, irregularities.ExcessCard, irregularities.ForeignCard, irregularities.InsufficientCards,
+	irregularities.TechnicalInterruption, irregularities.InsuranceNotOffered, irregularities.LateError}
+
+// BoxOptions are the options a box_option command records, in the order a form offers
+// them.
+var BoxOptions = []irregularities.Option{irregularities.OptContinue, irregularities.OptReconstructed,
+	irregularities.OptBetReturned, irregularities.OptInsuranceIntended, irregularities.OptWithdraw}

@@ -1,0 +1,245 @@
+package api
+
+import (
+	"time"
+
+	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/irregularities"
+	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/roadmap"
+	"github.com/tablectl/tablectl/round"
+)
+
+// The payloads of the topics (docs/mqtt.md). Each names the topic it goes on.
+
+// Schema is the version of the message layout, in every message. 2: a result's
+// settlements are flat (box, seat, bet, stake, effective_stake, result, won, returned,
+// rule), as `tablectl settle` prints them.
+const Schema = 2
+
+// Envelope is what every message carries: which table, shoe and round it belongs to, a
+// sequence number and the time of the event it reports. Seq counts the messages of the
+// card, result and irregularity topics of a table in one series, with no gaps: a
+// subscriber that sees a number skipped has missed a message, and one it has seen before
+// is a duplicate. The retained state and roadmap carry the Seq of the latest message.
+type Envelope struct {
+	Schema int       `json:"schema"`
+	Table  string    `json:"table"`
+	Shoe   uint32    `json:"shoe"`
+	Round  uint32    `json:"round"`
+	Seq    uint64    `json:"seq"`
+	At     time.Time `json:"at"`
+}
+
+// JournalHead is the retained journal message (topic journal): the journal's chain head
+// signed with the table's key at the end of the round the envelope names
+// (docs/journal.md, "Tamper evidence"). A witness keeps each one it receives;
+// `tablectl journal verify --key PUBKEY --witness FILE` checks the journal against them.
+type JournalHead struct {
+	Envelope
+	Checkpoint journal.Checkpoint `json:"checkpoint"`
+}
+
+// Status is the retained status of the table (topic status). It is published on every
+// connect, on every shoe's start and end, on every change of a device's connection or
+// of the supervisor call, and once "offline" on a clean stop, with the stop's time
+// (NewStatus, StatusDue, StatusAs).
+type Status struct {
+	Envelope
+	State string `json:"state"` // Online or Offline
+	Rules string `json:"rules"`
+	// Decks is the shoe's deck count, or the table's before its first shoe (0: the
+	// table takes any count its rule set allows); Set is the set's identity, "" before
+	// the first shoe. Both are always present.
+	Decks   int    `json:"decks"`
+	Set     string `json:"set"`
+	Version string `json:"version"`
+	// NoInsurance: the table offers no Insurance though its rule set has it (the
+	// dealer.no_insurance setting), which a notice at the table says (NC Insurance
+	// 4.2.2). Absent when false.
+	NoInsurance bool `json:"no_insurance,omitempty"`
+	// Devices says, per device, "connected", "disconnected" or "absent".
+	Devices map[string]string `json:"devices,omitempty"`
+	// Call is "supervisor" while the dealer's call for a Pit Supervisor stands.
+	Call string `json:"call,omitempty"`
+
+	// Held is the irregularity the table is held for, as in the state message, while
+	// it is held: why, and the decision it waits for.
+	Held *Held `json:"held,omitempty"`
+	// Limits are the table's betting limits, for the board to show (RWS Baccarat 3.4):
+	// each bet's minimum and maximum, a box's maximum Differential, what is done with an
+	// excess, the layout's boxes. Absent when the table has none.
+	Limits *baccarat.Limits `json:"limits,omitempty"`
+	// PayRounded: the table accepts stakes whose winnings are not whole units and rounds
+	// their payouts (dealer.pay_rounded), which the board says. Absent when false.
+	PayRounded bool `json:"pay_rounded,omitempty"`
+}
+
+// SlotCard is a card in its slot. CardNo is the shoe's card number (0: none), published
+// as shoe_seq; an envelope's seq is the message number.
+type SlotCard struct {
+	Slot   baccarat.Slot `json:"slot"`
+	Card   baccarat.Card `json:"card"`
+	CardNo uint64        `json:"shoe_seq,omitempty"`
+}
+
+// Card is one card placed in its hand (topic card).
+type Card struct {
+	Envelope
+	SlotCard
+	PlayerPoints int `json:"player_points"`
+	BankerPoints int `json:"banker_points"`
+}
+
+// BetResult is one bet identifier's resolution in a round.
+type BetResult struct {
+	Bet    baccarat.Bet    `json:"bet"`
+	Result baccarat.Result `json:"result"`
+	// Odds is what a win pays, e.g. "0.95:1"; OddsNum and OddsDen the exact ratio.
+	Odds    string `json:"odds,omitempty"`
+	OddsNum uint32 `json:"odds_num,omitempty"`
+	OddsDen uint32 `json:"odds_den,omitempty"`
+	// Offer is the Insurance pay-table row the bet was offered on.
+	Offer *baccarat.InsuranceOffer `json:"offer,omitempty"`
+}
+
+// Result is a finished or void round (topic result).
+type Result struct {
+	Envelope
+	Void         bool               `json:"void"`
+	Reason       string             `json:"reason,omitempty"`
+	Player       []baccarat.Card    `json:"player"`
+	Banker       []baccarat.Card    `json:"banker"`
+	PlayerPoints int                `json:"player_points"`
+	BankerPoints int                `json:"banker_points"`
+	Winner       baccarat.Winner    `json:"winner"`
+	Natural      bool               `json:"natural"`
+	PlayerPair   bool               `json:"player_pair"`
+	BankerPair   bool               `json:"banker_pair"`
+	Suits        string             `json:"suits,omitempty"`
+	Bets         []BetResult        `json:"bets"`
+	Settlements  []round.Settlement `json:"settlements,omitempty"`
+}
+
+// Irregularity is an irregularity raised or resolved, a warning for the dealer, or a
+// step of the players' options window (topic irregularity).
+type Irregularity struct {
+	Envelope
+	// Event is "raised", "resolved", "dealer_warning", or for the players' options
+	// "options_opened", "option_recorded" and "options_closed".
+	Event         string                  `json:"event"`
+	ID            uint32                  `json:"id,omitempty"`
+	Kind          irregularities.Kind     `json:"kind,omitempty"`
+	Rule          string                  `json:"rule,omitempty"`
+	Severity      irregularities.Severity `json:"severity,omitempty"`
+	Action        irregularities.Action   `json:"action,omitempty"`
+	Display       string                  `json:"display,omitempty"`
+	Reason        string                  `json:"reason,omitempty"`
+	PlayerOptions bool                    `json:"player_options,omitempty"`
+	// Choices and DecidedBy, while the table is held: the decisions allowed and the
+	// lowest role that may make them.
+	Choices   []irregularities.Choice `json:"choices,omitempty"`
+	DecidedBy irregularities.Role     `json:"decided_by,omitempty"`
+	// Choice, Role and Actor, once resolved: what was decided and by whom (Role empty:
+	// by the rule itself).
+	Choice irregularities.Choice `json:"choice,omitempty"`
+	Role   irregularities.Role   `json:"role,omitempty"`
+	Actor  string                `json:"actor,omitempty"`
+	// Box and Option, for option_recorded: the box and its choice (Bet: the Insurance
+	// intended, NC Insurance 5.13).
+	Box    string                `json:"box,omitempty"`
+	Option irregularities.Option `json:"option,omitempty"`
+	Bet    baccarat.Bet          `json:"bet,omitempty"`
+	// Options, for the options events: the window as it stands after the event.
+	Options *Options `json:"options,omitempty"`
+}
+
+// Options is the players' options window of the round in play (RWS Baccarat 5.12;
+// docs/irregularities.md, "The players' options"): the irregularity that gave the options,
+// its rule, whether the window is still open (the table held until it closes), the
+// options a box may take, the lowest role that may close the window, and each box in
+// play with its choice (none yet: it continues when the window closes).
+type Options struct {
+	Irregularity uint32                  `json:"irregularity"`
+	Kind         irregularities.Kind     `json:"kind"`
+	Rule         string                  `json:"rule"`
+	Open         bool                    `json:"open"`
+	Choices      []irregularities.Option `json:"choices"`
+	ClosedBy     irregularities.Role     `json:"closed_by"`
+	Boxes        []round.WindowBox       `json:"boxes"`
+}
+
+// Held is the irregularity the table is held for, in the state.
+type Held struct {
+	ID        uint32                  `json:"id"`
+	Kind      irregularities.Kind     `json:"kind"`
+	Rule      string                  `json:"rule"`
+	Display   string                  `json:"display"`
+	Choices   []irregularities.Choice `json:"choices"`
+	DecidedBy irregularities.Role     `json:"decided_by"`
+	Pending   []baccarat.Card         `json:"pending,omitempty"`
+	// Reason is what was seen, as the irregularity was raised with it.
+	Reason string `json:"reason,omitempty"`
+	// Options: no decision is awaited (or it is made): the table is held for the
+	// players' options (the state's options), until every box has chosen or a
+	// supervisor (decided_by) closes them.
+	Options bool `json:"options,omitempty"`
+}
+
+// State is the whole current picture of the table (topic state, retained).
+type State struct {
+	Envelope
+	Phase          round.Phase               `json:"phase"`
+	BettingOpen    bool                      `json:"betting_open"`
+	Rules          string                    `json:"rules"`
+	Decks          int                       `json:"decks,omitempty"`
+	Set            string                    `json:"set,omitempty"`
+	Cards          []SlotCard                `json:"cards"`
+	PlayerPoints   int                       `json:"player_points"`
+	BankerPoints   int                       `json:"banker_points"`
+	Next           baccarat.Slot             `json:"next_slot,omitempty"`
+	Outcome        *baccarat.Outcome         `json:"outcome,omitempty"`
+	Offers         []baccarat.InsuranceOffer `json:"insurance_offers"`
+	Held           *Held                     `json:"held,omitempty"`
+	Options        *Options                  `json:"options,omitempty"`
+	CutCard        bool                      `json:"cut_card"`
+	CardsDrawn     int                       `json:"cards_drawn"`
+	CardsRemaining int                       `json:"cards_remaining"`
+	Burning        bool                      `json:"burning,omitempty"`
+}
+
+// Reply answers a command (topic cmd/reply).
+type Reply struct {
+	Schema int       `json:"schema"`
+	Table  string    `json:"table"`
+	At     time.Time `json:"at"`
+	ID     string    `json:"id,omitempty"`
+	Role   string    `json:"role"`
+	OK     bool      `json:"ok"`
+	Error  string    `json:"error,omitempty"`
+	// Effects are what the command did, as one-line texts.
+	Effects []string `json:"effects,omitempty"`
+}
+
+// Roadmap is the shoe's roads (topic roadmap, retained): the bead plate, the big road,
+// the derived roads, the predictions and the statistics.
+type Roadmap struct {
+	Envelope
+	roadmap.JSON
+}
+
+// The states a status says.
+const (
+	Online  = "online"
+	Offline = "offline"
+)
+
+// The events of an irregularity message (Irregularity.Event).
+const (
+	EventRaised         = "raised"
+	EventResolved       = "resolved"
+	EventDealerWarning  = "dealer_warning"
+	EventOptionsOpened  = "options_opened"
+	EventOptionRecorded = "option_recorded"
+	EventOptionsClosed  = "options_closed"
+)

@@ -1,0 +1,575 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tablectl/tablectl/journal"
+)
+
+// Record is one journal record of a table as the table sends it: its sequence number,
+// chain hash and payload.
+type Record struct {
+	Seq  uint64
+	Hash journal.Hash
+	Data []byte
+}
+
+// Position is how far the archive holds a table: the sequence number of its last
+// record held in order (0: none) and that record's chain hash.
+type Position struct {
+	Seq  uint64
+	Hash journal.Hash
+}
+
+// AlarmKind names what an alarm is about.
+type AlarmKind string
+
+// The alarms.
+const (
+	// NotChained: a record's hash is not the chain hash of the record held before it
+	// and its own payload (a forged or damaged record).
+	NotChained AlarmKind = "not-chained"
+	// Rollback: a record or a signed head disagrees with what the archive holds at its
+	// number (the table's journal was rolled back or rewritten).
+	Rollback AlarmKind = "rollback"
+	// BadSignature: a head whose signature is none of the table's keys'.
+	BadSignature AlarmKind = "bad-signature"
+	// UnknownTable: a record or head of a table the keys file does not name.
+	UnknownTable AlarmKind = "unknown-table"
+)
+
+// Alarm is something received that the archive did not store, kept in quarantine.
+type Alarm struct {
+	Table string
+	// Item is "record" or "head"; Seq its sequence number.
+	Item string
+	Seq  uint64
+	Kind AlarmKind
+	// Reason says what disagrees with what.
+	Reason string
+}
+
+// String names the table, the place and what is wrong.
+func (a Alarm) String() string {
+	return fmt.Sprintf("table %s, %s %d: %s: %s", a.Table, a.Item, a.Seq, a.Kind, a.Reason)
+}
+
+// Result is what became of what was handed to Ingest or IngestHead.
+type Result struct {
+	// Stored is the number of records (or heads) stored now.
+	Stored int
+	// Duplicates is the number already held, taken once.
+	Duplicates int
+	// Waiting is the number of records that came ahead of a gap: kept in memory, they
+	// are stored once the records before them come (the table sends again from Held).
+	Waiting int
+	// Dropped is the number of records ahead of a gap that did not fit the wait.
+	Dropped int
+	// Alarms are the items kept in quarantine.
+	Alarms []Alarm
+	// Held is how far the archive holds the table now.
+	Held Position
+}
+
+// Options are an Archive's settings.
+type Options struct {
+	// Now stamps what the archive receives; nil means time.Now.
+	Now func() time.Time
+	// Logger receives the archive's log; nil means none.
+	Logger *slog.Logger
+	// MaxWaiting bounds the records kept per table ahead of a gap (0: 4096).
+	MaxWaiting int
+}
+
+// Archive checks and stores the records and signed heads of the tables of its keys. Its
+// methods are safe for concurrent use; it writes one table's batch at a time.
+type Archive struct {
+	db   *DB
+	keys Keys
+	opt  Options
+	log  *slog.Logger
+
+	mu         sync.Mutex
+	tables     map[string]*tableState
+	quarantine int64    // the last quarantine id used (-1: not read yet)
+	batch      []Record // records stored in the transaction, not written yet
+}
+
+// tableState is what the archive keeps in memory of a table.
+type tableState struct {
+	held    Position
+	ahead   map[uint64]journal.Hash // signed heads of records not held yet
+	waiting map[uint64]Record       // records that came ahead of a gap
+	der     *deriver
+}
+
+// New returns an Archive storing into db, taking the tables of keys.
+func New(db *DB, keys Keys, opt Options) *Archive {
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.MaxWaiting == 0 {
+		opt.MaxWaiting = 4096
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Archive{db: db, keys: keys, opt: opt, log: log, tables: map[string]*tableState{}, quarantine: -1}
+}
+
+func nowUTC() time.Time { return time.Now().UTC() }
+
+// Held returns how far the archive holds table id: the last record held in order.
+func (a *Archive) Held(ctx context.Context, id string) (Position, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if st, ok := a.tables[id]; ok {
+		return st.held, nil
+	}
+	return a.position(ctx, a.db.sql, id)
+}
+
+// Tables returns every table the archive holds records of, with how far, by id.
+func (a *Archive) Tables(ctx context.Context) (map[string]Position, error) {
+	rows, err := a.db.sql.QueryContext(ctx, `SELECT table_id, last_seq, last_hash FROM tables ORDER BY table_id`)
+	if err != nil {
+		return nil, fmt.Errorf("archive: tables: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]Position{}
+	for rows.Next() {
+		var id string
+		var seq int64
+		var h []byte
+		if err := rows.Scan(&id, &seq, &h); err != nil {
+			return nil, fmt.Errorf("archive: tables: %w", err)
+		}
+		p := Position{Seq: uint64(seq)}
+		copy(p.Hash[:], h)
+		out[id] = p
+	}
+	return out, rows.Err()
+}
+
+func (a *Archive) position(ctx context.Context, q queryer, id string) (Position, error) {
+	var seq int64
+	var h []byte
+	err := q.QueryRowContext(ctx, `SELECT last_seq, last_hash FROM tables WHERE table_id = $1`, id).Scan(&seq, &h)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Position{}, nil
+	}
+	if err != nil {
+		return Position{}, fmt.Errorf("archive: table %s: %w", id, err)
+	}
+	p := Position{Seq: uint64(seq)}
+	copy(p.Hash[:], h)
+	return p, nil
+}
+
+// load returns the table's state, reading it from the database (and replaying its
+// records through the deriver) the first time.
+func (a *Archive) load(ctx context.Context, id string) (*tableState, error) {
+	if st, ok := a.tables[id]; ok {
+		return st, nil
+	}
+	held, err := a.position(ctx, a.db.sql, id)
+	if err != nil {
+		return nil, err
+	}
+	st := &tableState{held: held, ahead: map[uint64]journal.Hash{}, waiting: map[uint64]Record{},
+		der: &deriver{db: a.db, table: id}}
+	rows, err := a.db.sql.QueryContext(ctx, `SELECT seq, hash FROM heads WHERE table_id = $1 AND seq > $2`, id, int64(held.Seq))
+	if err != nil {
+		return nil, fmt.Errorf("archive: table %s: heads: %w", id, err)
+	}
+	for rows.Next() {
+		var seq int64
+		var h []byte
+		if err := rows.Scan(&seq, &h); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("archive: table %s: heads: %w", id, err)
+		}
+		var hh journal.Hash
+		copy(hh[:], h)
+		st.ahead[uint64(seq)] = hh
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("archive: table %s: heads: %w", id, err)
+	}
+	// The deriver takes up where the rows end: every record held, replayed without
+	// writing (the rows of those are written).
+	for r, err := range a.Records(ctx, id, 1) {
+		if err != nil {
+			return nil, err
+		}
+		if _, err := st.der.take(r.Seq, r.Data); err != nil {
+			a.log.Warn("archive: a record held does not replay: its rows are not searchable", "table", id, "seq", r.Seq, "err", err)
+		}
+	}
+	a.tables[id] = st
+	return st, nil
+}
+
+// Ingest checks table id's records and stores those that follow what the archive
+// holds, in one transaction. Records may come in any order and more than once: one
+// already held is taken once; one ahead of a gap waits for those before it. A record
+// that does not chain, or that disagrees with what is held or with a signed head, is
+// kept in quarantine and returned as an alarm. An error is the database's: nothing of
+// the batch is stored then, and the table is read back from the database at its next.
+func (a *Archive) Ingest(ctx context.Context, id string, recs []Record) (Result, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	res, err := a.ingest(ctx, id, recs)
+	if err != nil {
+		delete(a.tables, id) // the memory may be ahead of the database: read it again
+		return Result{}, fmt.Errorf("archive: table %s: %w", id, err)
+	}
+	return res, nil
+}
+
+func (a *Archive) ingest(ctx context.Context, id string, recs []Record) (Result, error) {
+	now := a.opt.Now()
+	_, known := a.keys[id]
+	var st *tableState
+	if known {
+		var err error
+		if st, err = a.load(ctx, id); err != nil {
+			return Result{}, err
+		}
+	}
+	tx, err := a.db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	defer tx.Rollback()
+	a.batch = a.batch[:0]
+	var res Result
+	if !known {
+		for _, r := range recs {
+			al := Alarm{Table: id, Item: "record", Seq: r.Seq, Kind: UnknownTable, Reason: "the keys file has no key for this table"}
+			if err := a.quarantineRecord(ctx, tx, al, r, now); err != nil {
+				return Result{}, err
+			}
+			res.Alarms = append(res.Alarms, al)
+		}
+		return res, tx.Commit()
+	}
+	start := st.held
+	sorted := append([]Record(nil), recs...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Seq < sorted[j].Seq })
+	for _, r := range sorted {
+		switch {
+		case r.Seq == 0:
+			al := Alarm{Table: id, Item: "record", Seq: 0, Kind: NotChained, Reason: "record number 0: records are numbered from 1"}
+			if err := a.quarantineRecord(ctx, tx, al, r, now); err != nil {
+				return Result{}, err
+			}
+			res.Alarms = append(res.Alarms, al)
+		case r.Seq <= st.held.Seq:
+			al, dup, err := a.checkHeld(ctx, tx, id, st, r)
+			if err != nil {
+				return Result{}, err
+			}
+			if dup {
+				res.Duplicates++
+				continue
+			}
+			if err := a.quarantineRecord(ctx, tx, al, r, now); err != nil {
+				return Result{}, err
+			}
+			res.Alarms = append(res.Alarms, al)
+		case r.Seq > st.held.Seq+1:
+			if w, ok := st.waiting[r.Seq]; ok && w.Hash == r.Hash && bytes.Equal(w.Data, r.Data) {
+				res.Duplicates++
+				continue
+			}
+			if len(st.waiting) >= a.opt.MaxWaiting {
+				res.Dropped++
+				continue
+			}
+			st.waiting[r.Seq] = r
+		default:
+			ok, err := a.next(ctx, tx, id, st, r, now, &res)
+			if err != nil {
+				return Result{}, err
+			}
+			if ok {
+				if err := a.drain(ctx, tx, id, st, now, &res); err != nil {
+					return Result{}, err
+				}
+			}
+		}
+	}
+	if err := a.flush(ctx, tx, id, now); err != nil {
+		return Result{}, err
+	}
+	if st.held != start {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tables (table_id, last_seq, last_hash, updated_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (table_id) DO UPDATE SET last_seq = excluded.last_seq, last_hash = excluded.last_hash, updated_at = excluded.updated_at`,
+			id, int64(st.held.Seq), st.held.Hash[:], a.db.ts(now)); err != nil {
+			return Result{}, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return Result{}, err
+	}
+	res.Waiting, res.Held = len(st.waiting), st.held
+	for _, al := range res.Alarms {
+		a.log.Error("archive: alarm", "table", al.Table, "item", al.Item, "seq", al.Seq, "alarm", string(al.Kind), "reason", al.Reason)
+	}
+	return res, nil
+}
+
+// next takes r, the record after the last held: it stores it when it chains and agrees
+// with any signed head of its number, or quarantines it. ok says it was stored.
+func (a *Archive) next(ctx context.Context, tx *sql.Tx, id string, st *tableState, r Record, now time.Time, res *Result) (ok bool, err error) {
+	var al *Alarm
+	if want := journal.ChainHash(st.held.Hash, r.Seq, r.Data); want != r.Hash {
+		al = &Alarm{Table: id, Item: "record", Seq: r.Seq, Kind: NotChained,
+			Reason: fmt.Sprintf("its hash %s is not the chain hash %s of record %d held and its payload", r.Hash, want, st.held.Seq)}
+	} else if h, signed := st.ahead[r.Seq]; signed && h != r.Hash {
+		al = &Alarm{Table: id, Item: "record", Seq: r.Seq, Kind: Rollback,
+			Reason: fmt.Sprintf("its hash %s is not the hash %s the table signed for it", r.Hash, h)}
+	}
+	if al != nil {
+		res.Alarms = append(res.Alarms, *al)
+		return false, a.quarantineRecord(ctx, tx, *al, r, now)
+	}
+	a.batch = append(a.batch, r)
+	if len(a.batch) == flushRows {
+		if err := a.flush(ctx, tx, id, now); err != nil {
+			return false, err
+		}
+	}
+	if err := st.der.write(ctx, tx, r.Seq, r.Data); err != nil {
+		var re replayError
+		if !errors.As(err, &re) {
+			return false, err
+		}
+		// Stored as received, chained: the table wrote it. Its rows are left out.
+		a.log.Warn("archive: a record does not replay: stored, its rows are not searchable", "table", id, "seq", r.Seq, "err", err)
+	}
+	delete(st.ahead, r.Seq)
+	st.held = Position{Seq: r.Seq, Hash: r.Hash}
+	res.Stored++
+	return true, nil
+}
+
+// flushRows is the most records one INSERT writes.
+const flushRows = 200
+
+// flush writes the records of a.batch in one statement: one round trip to the database
+// for many records.
+func (a *Archive) flush(ctx context.Context, tx *sql.Tx, id string, now time.Time) error {
+	if len(a.batch) == 0 {
+		return nil
+	}
+	var q strings.Builder
+	q.WriteString(`INSERT INTO records (table_id, seq, hash, payload, received_at) VALUES `)
+	args := make([]any, 0, 5*len(a.batch))
+	at := a.db.ts(now)
+	for i, r := range a.batch {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		n := len(args)
+		fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5)
+		args = append(args, id, int64(r.Seq), r.Hash[:], r.Data, at)
+	}
+	a.batch = a.batch[:0]
+	_, err := tx.ExecContext(ctx, q.String(), args...)
+	return err
+}
+
+// drain takes the waiting records that now follow what is held.
+func (a *Archive) drain(ctx context.Context, tx *sql.Tx, id string, st *tableState, now time.Time, res *Result) error {
+	for {
+		r, ok := st.waiting[st.held.Seq+1]
+		if !ok {
+			return nil
+		}
+		delete(st.waiting, r.Seq)
+		stored, err := a.next(ctx, tx, id, st, r, now, res)
+		if err != nil || !stored {
+			return err
+		}
+	}
+}
+
+// checkHeld compares r with the record held at its number: dup when it is the same;
+// otherwise the alarm.
+func (a *Archive) checkHeld(ctx context.Context, q queryer, id string, st *tableState, r Record) (Alarm, bool, error) {
+	var h, data []byte
+	if n := len(a.batch); n > 0 && r.Seq >= a.batch[0].Seq {
+		b := a.batch[r.Seq-a.batch[0].Seq] // stored in this batch, not written yet
+		h, data = b.Hash[:], b.Data
+	} else if err := q.QueryRowContext(ctx, `SELECT hash, payload FROM records WHERE table_id = $1 AND seq = $2`, id, int64(r.Seq)).Scan(&h, &data); err != nil {
+		return Alarm{}, false, fmt.Errorf("record %d held: %w", r.Seq, err)
+	}
+	if bytes.Equal(h, r.Hash[:]) && bytes.Equal(data, r.Data) {
+		return Alarm{}, true, nil
+	}
+	var held journal.Hash
+	copy(held[:], h)
+	reason := fmt.Sprintf("the archive holds record %d with hash %s, this one has %s", r.Seq, held, r.Hash)
+	if held == r.Hash {
+		reason = fmt.Sprintf("the archive holds record %d with the same hash and another payload", r.Seq)
+	}
+	return Alarm{Table: id, Item: "record", Seq: r.Seq, Kind: Rollback, Reason: reason}, false, nil
+}
+
+// IngestHead checks a signed head of table id and stores it when its signature is one
+// of the table's keys' and it agrees with the records held. A head of a record not held
+// yet is stored too: the record, when it comes, must have the hash signed. A head
+// already held is taken once. A bad signature, or a head that disagrees with what is
+// held, is kept in quarantine and returned as an alarm.
+func (a *Archive) IngestHead(ctx context.Context, id string, c journal.Checkpoint) (Result, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	res, err := a.ingestHead(ctx, id, c)
+	if err != nil {
+		delete(a.tables, id)
+		return Result{}, fmt.Errorf("archive: table %s: head of record %d: %w", id, c.Seq, err)
+	}
+	return res, nil
+}
+
+func (a *Archive) ingestHead(ctx context.Context, id string, c journal.Checkpoint) (Result, error) {
+	now := a.opt.Now()
+	var st *tableState
+	if _, known := a.keys[id]; known {
+		var err error
+		if st, err = a.load(ctx, id); err != nil {
+			return Result{}, err
+		}
+	}
+	tx, err := a.db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	defer tx.Rollback()
+	var res Result
+	alarm := func(kind AlarmKind, reason string) (Result, error) {
+		al := Alarm{Table: id, Item: "head", Seq: c.Seq, Kind: kind, Reason: reason}
+		if err := a.quarantineHead(ctx, tx, al, c, now); err != nil {
+			return Result{}, err
+		}
+		if err := tx.Commit(); err != nil {
+			return Result{}, err
+		}
+		a.log.Error("archive: alarm", "table", id, "item", "head", "seq", c.Seq, "alarm", string(kind), "reason", reason)
+		res.Alarms = append(res.Alarms, al)
+		if st != nil {
+			res.Held = st.held
+		}
+		return res, nil
+	}
+	keys, known := a.keys[id]
+	if !known {
+		return alarm(UnknownTable, "the keys file has no key for this table")
+	}
+	if !verifies(keys, c) {
+		return alarm(BadSignature, "the signature is none of the table's keys'")
+	}
+	if c.Seq == 0 {
+		return alarm(Rollback, "a head of record 0: records are numbered from 1")
+	}
+	res.Held = st.held
+	var h []byte
+	err = tx.QueryRowContext(ctx, `SELECT hash FROM heads WHERE table_id = $1 AND seq = $2`, id, int64(c.Seq)).Scan(&h)
+	switch {
+	case err == nil && bytes.Equal(h, c.Hash[:]):
+		res.Duplicates++
+		return res, nil
+	case err == nil:
+		var signed journal.Hash
+		copy(signed[:], h)
+		return alarm(Rollback, fmt.Sprintf("the archive holds a head of record %d signing hash %s, this one signs %s", c.Seq, signed, c.Hash))
+	case !errors.Is(err, sql.ErrNoRows):
+		return Result{}, err
+	}
+	if c.Seq <= st.held.Seq {
+		held := st.held.Hash
+		if c.Seq < st.held.Seq {
+			if err := tx.QueryRowContext(ctx, `SELECT hash FROM records WHERE table_id = $1 AND seq = $2`, id, int64(c.Seq)).Scan(&h); err != nil {
+				return Result{}, err
+			}
+			copy(held[:], h)
+		}
+		if held != c.Hash {
+			return alarm(Rollback, fmt.Sprintf("the archive holds record %d with hash %s, the head signs %s", c.Seq, held, c.Hash))
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO heads (table_id, seq, hash, sig, received_at) VALUES ($1, $2, $3, $4, $5)`,
+		id, int64(c.Seq), c.Hash[:], c.Sig, a.db.ts(now)); err != nil {
+		return Result{}, err
+	}
+	if err := tx.Commit(); err != nil {
+		return Result{}, err
+	}
+	if c.Seq > st.held.Seq {
+		st.ahead[c.Seq] = c.Hash
+	}
+	res.Stored++
+	return res, nil
+}
+
+// quarantineRecord keeps a record apart with its alarm.
+func (a *Archive) quarantineRecord(ctx context.Context, q queryer, al Alarm, r Record, now time.Time) error {
+	return a.keepApart(ctx, q, al, r.Hash, r.Data, nil, now)
+}
+
+// quarantineHead keeps a head apart with its alarm.
+func (a *Archive) quarantineHead(ctx context.Context, q queryer, al Alarm, c journal.Checkpoint, now time.Time) error {
+	return a.keepApart(ctx, q, al, c.Hash, nil, c.Sig, now)
+}
+
+func (a *Archive) keepApart(ctx context.Context, q queryer, al Alarm, h journal.Hash, payload, sig []byte, now time.Time) error {
+	if a.quarantine < 0 {
+		var last sql.NullInt64
+		if err := q.QueryRowContext(ctx, `SELECT MAX(id) FROM quarantine`).Scan(&last); err != nil {
+			return fmt.Errorf("quarantine: %w", err)
+		}
+		a.quarantine = last.Int64
+	}
+	a.quarantine++
+	if _, err := q.ExecContext(ctx, `INSERT INTO quarantine (id, table_id, item, seq, hash, payload, sig, alarm, reason, received_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		a.quarantine, al.Table, al.Item, int64(al.Seq), h[:], payload, sig, string(al.Kind), al.Reason, a.db.ts(now)); err != nil {
+		a.quarantine = -1 // read it again: the transaction may roll back
+		return fmt.Errorf("quarantine: %w", err)
+	}
+	return nil
+}
+
+// Quarantined returns what table id had kept apart, oldest first: the alarms.
+func (a *Archive) Quarantined(ctx context.Context, id string) ([]Alarm, error) {
+	rows, err := a.db.sql.QueryContext(ctx, `SELECT item, seq, alarm, reason FROM quarantine WHERE table_id = $1 ORDER BY id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("archive: quarantine of %s: %w", id, err)
+	}
+	defer rows.Close()
+	var out []Alarm
+	for rows.Next() {
+		al := Alarm{Table: id}
+		var seq int64
+		var kind string
+		if err := rows.Scan(&al.Item, &seq, &kind, &al.Reason); err != nil {
+			return nil, fmt.Errorf("archive: quarantine of %s: %w", id, err)
+		}
+		al.Seq, al.Kind = uint64(seq), AlarmKind(kind)
+		out = append(out, al)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,123 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver, pure Go
+)
+
+// Engine is a database engine the archive runs on.
+type Engine string
+
+// The engines.
+const (
+	Postgres Engine = "postgres"
+	SQLite   Engine = "sqlite"
+)
+
+// DB is an archive database, its schema migrated to the newest version.
+type DB struct {
+	sql    *sql.DB
+	engine Engine
+}
+
+// EngineOf tells which engine a --db value names: a postgres:// or postgresql:// URL
+// is PostgreSQL, anything else a SQLite file's path.
+func EngineOf(dsn string) Engine {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return Postgres
+	}
+	return SQLite
+}
+
+// OpenDB opens the database dsn names (see EngineOf), creating a SQLite file that is
+// not there, and migrates its schema to the newest version.
+func OpenDB(ctx context.Context, dsn string) (*DB, error) {
+	if dsn == "" {
+		return nil, errors.New("archive: no database given (want a SQLite file's path or a postgres:// URL)")
+	}
+	d := &DB{engine: EngineOf(dsn)}
+	var err error
+	switch d.engine {
+	case Postgres:
+		d.sql, err = sql.Open("pgx", dsn)
+	default:
+		// WAL lets readers read while the archive writes; synchronous=FULL makes each
+		// commit durable before the archive says it holds the records.
+		d.sql, err = sql.Open("sqlite", "file:"+dsn+
+			"?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)&_txlock=immediate")
+		// One connection: SQLite has one writer, and the archive writes from one place.
+		d.sql.SetMaxOpenConns(1)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("archive: open %s: %w", redact(dsn), err)
+	}
+	if err := d.sql.PingContext(ctx); err != nil {
+		d.sql.Close()
+		return nil, fmt.Errorf("archive: open %s: %w", redact(dsn), err)
+	}
+	if err := d.migrate(ctx); err != nil {
+		d.sql.Close()
+		return nil, fmt.Errorf("archive: %s: %w", redact(dsn), err)
+	}
+	return d, nil
+}
+
+// Close closes the database.
+func (d *DB) Close() error { return d.sql.Close() }
+
+// Engine returns the database's engine.
+func (d *DB) Engine() Engine { return d.engine }
+
+// SQL returns the database, for searches of the rows the archive keeps.
+func (d *DB) SQL() *sql.DB { return d.sql }
+
+// Version returns the schema version the database is at.
+func (d *DB) Version(ctx context.Context) (int, error) {
+	var v sql.NullInt64
+	if err := d.sql.QueryRowContext(ctx, `SELECT MAX(version) FROM schema_version`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("archive: schema version: %w", err)
+	}
+	return int(v.Int64), nil
+}
+
+// ts is a time as the engine stores it: PostgreSQL a timestamptz, SQLite a text in UTC
+// whose order is the times' (fixed width, microseconds). The zero time is NULL.
+func (d *DB) ts(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	if d.engine == Postgres {
+		return t.UTC()
+	}
+	return t.UTC().Format(sqliteTime)
+}
+
+// sqliteTime is the layout of a time in a SQLite archive.
+const sqliteTime = "2006-01-02T15:04:05.000000Z"
+
+// TimeArg returns t as the database's time columns take it in a query's argument, for
+// searches by time range.
+func (d *DB) TimeArg(t time.Time) any { return d.ts(t) }
+
+// redact hides a password in a PostgreSQL URL.
+func redact(dsn string) string {
+	if EngineOf(dsn) != Postgres {
+		return dsn
+	}
+	at := strings.LastIndex(dsn, "@")
+	scheme := strings.Index(dsn, "://") + 3
+	if at < 0 {
+		return dsn
+	}
+	if colon := strings.Index(dsn[scheme:at], ":"); colon >= 0 {
+		return dsn[:scheme+colon] + ":xxxxx" + dsn[at:]
+	}
+	return dsn
+}

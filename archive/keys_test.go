@@ -1,0 +1,92 @@
+package archive
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReadKeys: a keys file gives each table its keys (two for a table whose key a
+// recovery replaced); comments and blank lines are skipped; each bad line is refused
+// with the file and the line.
+func TestReadKeys(t *testing.T) {
+	f := loadFixture(t)
+	pub, err := os.ReadFile(filepath.Join("testdata", "table", "public.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := strings.TrimSpace(string(pub))
+	other := "ed25519:" + strings.Repeat("A", 43) + "="
+	path := filepath.Join(t.TempDir(), "keys")
+	if err := os.WriteFile(path, []byte("# the floor's tables\n\npit3-bac07 "+k+"\npit3-bac08\t"+other+"\n  pit3-bac07 "+other+"  \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := ReadKeys(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 2 || len(keys["pit3-bac07"]) != 2 || !keys["pit3-bac07"][0].Equal(f.pub) || len(keys["pit3-bac08"]) != 1 {
+		t.Fatalf("keys %v", keys)
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"pit3-bac07\n", "keys:1: want TABLE-ID PUBLIC-KEY, got 1 fields"},
+		{"\npit3-bac07 " + k + " extra\n", "keys:2: want TABLE-ID PUBLIC-KEY, got 3 fields"},
+		{"# x\npit/3 " + k + "\n", `keys:2: table id "pit/3"`},
+		{"pit3-bac07 " + strings.TrimPrefix(k, "ed25519:") + "\n", `keys:1: table pit3-bac07: public key`},
+		{"pit3-bac07 ed25519:AAAA\n", `keys:1: table pit3-bac07: public key "ed25519:AAAA": want 32 bytes`},
+		{"pit3-bac07 " + k + "\npit3-bac07 " + k + "\n", "keys:2: table pit3-bac07: key " + k + " given twice"},
+	} {
+		_, err := ParseKeys(strings.NewReader(tc.text), "keys")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want an error with %q", tc.text, err, tc.want)
+		}
+	}
+	if _, err := ReadKeys(filepath.Join(t.TempDir(), "none")); err == nil {
+		t.Error("a missing keys file is not an error")
+	}
+}
+
+// TestMigrations: a new database is brought to the newest schema version, opening it
+// again changes nothing, and a database of a newer schema than this tablectl knows is
+// refused, naming both versions.
+func TestMigrations(t *testing.T) {
+	onEngines(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db := openDB(t, dsn)
+		if v, err := db.Version(ctx); err != nil || v != SchemaVersion {
+			t.Fatalf("schema version %d, %v; want %d", v, err, SchemaVersion)
+		}
+		db.Close()
+		db = openDB(t, dsn)
+		if n := count(t, db, `SELECT COUNT(*) FROM schema_version`); n != SchemaVersion {
+			t.Fatalf("schema_version has %d rows after a second open, want %d", n, SchemaVersion)
+		}
+		for _, table := range []string{"tables", "records", "heads", "quarantine", "rounds", "irregularities", "commands"} {
+			count(t, db, "SELECT COUNT(*) FROM "+table)
+		}
+		if _, err := db.SQL().Exec(`INSERT INTO schema_version (version, applied_at) VALUES ($1, $2)`, SchemaVersion+1, db.ts(fixedNow())); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		_, err := OpenDB(ctx, dsn)
+		if err == nil || !strings.Contains(err.Error(), "newer than this tablectl knows") {
+			t.Fatalf("a newer schema: %v", err)
+		}
+	})
+}
+
+// TestEngineOf: postgres:// and postgresql:// URLs are PostgreSQL, anything else a
+// SQLite file; a password is never printed.
+func TestEngineOf(t *testing.T) {
+	for dsn, want := range map[string]Engine{"postgres://a@h/db": Postgres, "postgresql://h/db": Postgres,
+		"/var/lib/tablectl/archive.db": SQLite, "archive.db": SQLite} {
+		if got := EngineOf(dsn); got != want {
+			t.Errorf("EngineOf(%q) = %s, want %s", dsn, got, want)
+		}
+	}
+	if got := redact("postgres://archive:s3cret@db.floor:5432/archive"); strings.Contains(got, "s3cret") {
+		t.Errorf("redact left the password: %s", got)
+	}
+}

@@ -1,0 +1,170 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migrations are the schema's versions, in order: migration i brings the schema to
+// version i+1. Each runs in one transaction with the row of schema_version that records
+// it. A migration is never changed once released: a change of schema is a new one.
+//
+// The same statements run on PostgreSQL and SQLite: SQLite takes the PostgreSQL type
+// names (BYTEA and TIMESTAMPTZ keep what they are given; the archive writes a SQLite
+// time as fixed-width UTC text, whose order is the times').
+var migrations = [][]string{
+	// 1: records as received, signed heads, quarantine, and the rows to search.
+	{
+		`CREATE TABLE tables (
+			table_id   TEXT PRIMARY KEY,
+			last_seq   BIGINT NOT NULL,
+			last_hash  BYTEA NOT NULL,
+			updated_at TIMESTAMPTZ NOT NULL
+		)`,
+		`CREATE TABLE records (
+			table_id    TEXT NOT NULL,
+			seq         BIGINT NOT NULL,
+			hash        BYTEA NOT NULL,
+			payload     BYTEA NOT NULL,
+			received_at TIMESTAMPTZ NOT NULL,
+			PRIMARY KEY (table_id, seq)
+		)`,
+		`CREATE TABLE heads (
+			table_id    TEXT NOT NULL,
+			seq         BIGINT NOT NULL,
+			hash        BYTEA NOT NULL,
+			sig         BYTEA NOT NULL,
+			received_at TIMESTAMPTZ NOT NULL,
+			PRIMARY KEY (table_id, seq)
+		)`,
+		`CREATE TABLE quarantine (
+			id          BIGINT PRIMARY KEY,
+			table_id    TEXT NOT NULL,
+			item        TEXT NOT NULL,
+			seq         BIGINT NOT NULL,
+			hash        BYTEA NOT NULL,
+			payload     BYTEA,
+			sig         BYTEA,
+			alarm       TEXT NOT NULL,
+			reason      TEXT NOT NULL,
+			received_at TIMESTAMPTZ NOT NULL
+		)`,
+		`CREATE INDEX quarantine_table_time ON quarantine (table_id, received_at)`,
+		`CREATE TABLE rounds (
+			table_id      TEXT NOT NULL,
+			shoe          BIGINT NOT NULL,
+			round         BIGINT NOT NULL,
+			first_seq     BIGINT NOT NULL,
+			last_seq      BIGINT NOT NULL,
+			started_at    TIMESTAMPTZ,
+			ended_at      TIMESTAMPTZ NOT NULL,
+			player_cards  TEXT NOT NULL,
+			banker_cards  TEXT NOT NULL,
+			winner        TEXT NOT NULL,
+			player_points BIGINT NOT NULL,
+			banker_points BIGINT NOT NULL,
+			void          BOOLEAN NOT NULL,
+			void_reason   TEXT NOT NULL,
+			settlements   TEXT NOT NULL,
+			PRIMARY KEY (table_id, last_seq)
+		)`,
+		`CREATE INDEX rounds_table_time ON rounds (table_id, ended_at)`,
+		`CREATE INDEX rounds_time ON rounds (ended_at)`,
+		`CREATE INDEX rounds_table_shoe ON rounds (table_id, shoe, round)`,
+		`CREATE TABLE irregularities (
+			table_id        TEXT NOT NULL,
+			seq             BIGINT NOT NULL,
+			id              BIGINT NOT NULL,
+			shoe            BIGINT NOT NULL,
+			round           BIGINT NOT NULL,
+			kind            TEXT NOT NULL,
+			rule            TEXT NOT NULL,
+			raised_at       TIMESTAMPTZ,
+			reason          TEXT NOT NULL,
+			holds           BOOLEAN NOT NULL,
+			decision        TEXT,
+			decided_role    TEXT,
+			decided_by      TEXT,
+			decided_at      TIMESTAMPTZ,
+			decision_reason TEXT,
+			decided_seq     BIGINT,
+			PRIMARY KEY (table_id, seq, id)
+		)`,
+		`CREATE INDEX irregularities_table_time ON irregularities (table_id, raised_at)`,
+		`CREATE INDEX irregularities_kind_time ON irregularities (kind, raised_at)`,
+		`CREATE INDEX irregularities_decision_time ON irregularities (decision, raised_at)`,
+		`CREATE INDEX irregularities_person ON irregularities (decided_by, decided_at)`,
+		`CREATE TABLE commands (
+			table_id TEXT NOT NULL,
+			seq      BIGINT NOT NULL,
+			at       TIMESTAMPTZ,
+			kind     TEXT NOT NULL,
+			role     TEXT NOT NULL,
+			actor    TEXT NOT NULL,
+			detail   TEXT NOT NULL,
+			PRIMARY KEY (table_id, seq)
+		)`,
+		`CREATE INDEX commands_table_time ON commands (table_id, at)`,
+		`CREATE INDEX commands_person ON commands (actor, at)`,
+	},
+}
+
+// SchemaVersion is the newest schema version this archive knows.
+var SchemaVersion = len(migrations)
+
+// migrate brings the schema to SchemaVersion. A database of a newer version (written by
+// a newer tablectl) is refused rather than used.
+func (d *DB) migrate(ctx context.Context) error {
+	if _, err := d.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (
+		version    BIGINT PRIMARY KEY,
+		applied_at TIMESTAMPTZ NOT NULL
+	)`); err != nil {
+		return fmt.Errorf("schema_version: %w", err)
+	}
+	return d.migrateTo(ctx, len(migrations))
+}
+
+// migrateTo applies the migrations up to version to.
+func (d *DB) migrateTo(ctx context.Context, to int) error {
+	have, err := d.Version(ctx)
+	if err != nil {
+		return err
+	}
+	if have > len(migrations) {
+		return fmt.Errorf("the schema is at version %d, newer than this tablectl knows (%d): use a newer tablectl", have, len(migrations))
+	}
+	for v := have + 1; v <= to; v++ {
+		if err := d.apply(ctx, v); err != nil {
+			return fmt.Errorf("migration to schema version %d: %w", v, err)
+		}
+	}
+	return nil
+}
+
+func (d *DB) apply(ctx context.Context, v int) error {
+	tx, err := d.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, stmt := range migrations[v-1] {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("%w\n%s", err, stmt)
+		}
+	}
+	// Two archives starting on a new database at once: the second's insert fails on the
+	// primary key, and its transaction with it.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_version (version, applied_at) VALUES ($1, $2)`,
+		v, d.ts(nowUTC())); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// queryer is what both *sql.DB and *sql.Tx offer.
+type queryer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tablectl/tablectl/archive"
+	"github.com/tablectl/tablectl/internal/pgtest"
+	"github.com/tablectl/tablectl/journal"
+)
+
+// archivedTable is the table journal the archive's tests use, written by the table.
+var archivedTable = filepath.Join("..", "..", "archive", "testdata", "table")
+
+// fillArchive stores the journal of archivedTable into the archive at dsn, record by
+// record, each signed head after its record, and returns the table's public key.
+func fillArchive(t *testing.T, dsn string) string {
+	t.Helper()
+	pub, err := os.ReadFile(filepath.Join(archivedTable, "public.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := archive.ParseKeys(strings.NewReader("pit3-bac07 "+string(pub)), "keys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	db, err := archive.OpenDB(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	a := archive.New(db, keys, archive.Options{})
+	j, _, err := journal.Open(filepath.Join(archivedTable, "journal"), journal.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	heads, err := j.Checkpoints()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, err := range j.Records(1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := a.Ingest(ctx, "pit3-bac07", []archive.Record{{Seq: r.Seq, Hash: r.Hash, Data: r.Data}})
+		if err != nil || res.Stored != 1 {
+			t.Fatalf("record %d: %+v %v", r.Seq, res, err)
+		}
+		for len(heads) > 0 && heads[0].Seq == r.Seq {
+			if res, err := a.IngestHead(ctx, "pit3-bac07", heads[0]); err != nil || res.Stored != 1 {
+				t.Fatalf("head %d: %+v %v", heads[0].Seq, res, err)
+			}
+			heads = heads[1:]
+		}
+	}
+	return strings.TrimSpace(string(pub))
+}
+
+// TestArchiveExportAndReport: on SQLite and on PostgreSQL, the journal exported from
+// the archive verifies intact with the table's key, and the report from the archive is
+// the report from the table's own journal, byte for byte, in every format and for one
+// shoe.
+func TestArchiveExportAndReport(t *testing.T) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			dsn := filepath.Join(t.TempDir(), "archive.db")
+			if engine == "postgres" {
+				dsn = pgtest.Start(t).NewDatabase(t)
+			}
+			pub := fillArchive(t, dsn)
+			dir := filepath.Join(t.TempDir(), "exported")
+			out, _, err := runCmd(t, "", "journal", "export", "--archive", dsn, "--table", "pit3-bac07", dir)
+			if err != nil || !strings.Contains(out, "254 records (to 254) and 44 signed heads") {
+				t.Fatalf("journal export: %v\n%s", err, out)
+			}
+			out, _, err = runCmd(t, "", "journal", "verify", "--key", pub, dir)
+			if err != nil || !strings.Contains(out, "result: intact") || !strings.Contains(out, "checkpoints: 44") {
+				t.Fatalf("journal verify of the export: %v\n%s", err, out)
+			}
+			for _, flags := range [][]string{{"--format", "html"}, {"--format", "csv"}, {"--format", "json"}, {"--format", "csv", "--shoe", "1"}} {
+				want, _, err := runCmd(t, "", append([]string{"report", filepath.Join(archivedTable, "journal")}, flags...)...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _, err := runCmd(t, "", append([]string{"report", "--archive", dsn, "--table", "pit3-bac07"}, flags...)...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != want || len(want) < 1000 {
+					t.Fatalf("report %v from the archive (%d bytes) is not the journal's (%d bytes)", flags, len(got), len(want))
+				}
+			}
+			if _, _, err := runCmd(t, "", "report", "--archive", dsn, "--table", "pit9-none"); err == nil ||
+				!strings.Contains(err.Error(), "no record of table pit9-none") {
+				t.Fatalf("report of a table the archive does not hold: %v", err)
+			}
+			if _, _, err := runCmd(t, "", "journal", "export", "--archive", dsn, "--table", "pit3-bac07", dir); err == nil ||
+				!strings.Contains(err.Error(), "is not empty") {
+				t.Fatalf("export over a journal: %v", err)
+			}
+		})
+	}
+}
