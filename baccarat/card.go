@@ -40,7 +40,7 @@ func (r Rank) Points() int {
 }
 
 // Valid reports whether r is one of the thirteen ranks.
-func (r Rank) Valid() bool { return r >= Ace && r <= King }
+func (r Rank) Valid() bool { return r-Ace < King } // one unsigned comparison: r-Ace wraps below Ace
 
 const rankLetters = "?A23456789TJQK"
 
@@ -64,7 +64,7 @@ const (
 )
 
 // Valid reports whether s is one of the four suits.
-func (s Suit) Valid() bool { return s >= Spades && s <= Clubs }
+func (s Suit) Valid() bool { return s-Spades < Clubs } // one unsigned comparison, as Rank.Valid
 
 const suitLetters = "?SHDC"
 

@@ -8,18 +8,6 @@ type Hand struct {
 	pts   uint8 // the Point Total of the cards so far, kept as each card is added
 }
 
-// add puts card into the hand and keeps its Point Total.
-func (h *Hand) add(card Card) {
-	h.cards[h.n] = card
-	h.n++
-	// The Point Total is the sum of the card values, modulo 10 (RWS Baccarat 1.17, 3.2).
-	t := h.pts + uint8(card.Points())
-	if t >= 10 {
-		t -= 10
-	}
-	h.pts = t
-}
-
 // Len is the number of cards in the hand.
 func (h *Hand) Len() int { return int(h.n) }
 
@@ -98,30 +86,15 @@ func (c *Coup) Natural() bool {
 // round is complete.
 func (c *Coup) Next() Slot { return c.due + 1 }
 
-// next reads the Table of Play for the slot due after the cards in the hands.
-func (c *Coup) next() Slot {
-	pn, bn := c.Player.n, c.Banker.n
-	switch {
-	case pn+bn < 4:
-		return Slot(pn + bn + 1)
-	case pn == 2 && bn == 2: // both hands' totals are their two-card totals
-		return afterFour[c.Player.pts][c.Banker.pts]
-	case pn == 3 && bn == 2: // the Player drew, so there was no Natural
-		if bankerDrawsOn3[c.Banker.pts]&(1<<c.Player.cards[2].Points()) != 0 {
-			return B3
-		}
-	}
-	return NoSlot
-}
-
 // afterFour is the slot due after the first four cards, by the two hands' two-card
 // totals (Player, Banker): NoSlot on a Natural (RWS Baccarat 3.12), P3 when the Player
 // draws, B3 when only the Banker does (RWS Baccarat 3.11). bankerDrawsOn3 is, by the
 // Banker's two-card total, the values of the Player's third card on which the Banker
-// draws, as a bit set. Both are read off PlayerDraws and BankerDraws.
+// draws, as a bit set. Both are read off PlayerDraws and BankerDraws; each is 16 wide, so
+// that a total taken modulo 16 indexes it with no bounds check.
 var afterFour, bankerDrawsOn3 = tablesOfPlay()
 
-func tablesOfPlay() (after [10][10]Slot, banker [10]uint16) {
+func tablesOfPlay() (after [16][16]Slot, banker [16]uint16) {
 	for p := range 10 {
 		for b := range 10 {
 			switch {
@@ -160,25 +133,49 @@ func (c *Coup) Place(card Card) Slot {
 // PlaceNext is Place that also returns the slot due after it (NoSlot: the round is now
 // complete).
 func (c *Coup) PlaceNext(card Card) (placed, next Slot) {
+	// Each slot is one place in one hand, so the card goes straight there and the hand's
+	// count is known; the Table of Play is read only after B2 and P3.
+	v := pointsOf[card.Rank]
 	switch placed = c.due + 1; placed {
-	case P1, P2: // the first three cards go P1 B1 P2, and the next is always due
-		c.Player.add(card)
-		next = placed + 1
+	case P1:
+		c.Player.cards[0], c.Player.n, c.Player.pts = card, 1, v
+		next = B1
 	case B1:
-		c.Banker.add(card)
+		c.Banker.cards[0], c.Banker.n, c.Banker.pts = card, 1, v
 		next = P2
-	case NoSlot:
-		return NoSlot, NoSlot
+	case P2:
+		c.Player.cards[1], c.Player.n, c.Player.pts = card, 2, mod10[(c.Player.pts+v)&31]
+		next = B2
+	case B2:
+		c.Banker.cards[1], c.Banker.n, c.Banker.pts = card, 2, mod10[(c.Banker.pts+v)&31]
+		next = afterFour[c.Player.pts&15][c.Banker.pts&15]
 	case P3:
-		c.Player.add(card)
-		next = c.next()
+		c.Player.cards[2], c.Player.n, c.Player.pts = card, 3, mod10[(c.Player.pts+v)&31]
+		next = NoSlot
+		if bankerDrawsOn3[c.Banker.pts&15]>>v&1 != 0 {
+			next = B3
+		}
+	case B3:
+		c.Banker.cards[2], c.Banker.n, c.Banker.pts = card, 3, mod10[(c.Banker.pts+v)&31]
+		next = NoSlot
 	default:
-		c.Banker.add(card)
-		next = c.next()
+		return NoSlot, NoSlot
 	}
 	c.due = next - 1
 	return placed, next
 }
+
+// pointsOf is each rank's point value (Rank.Points), by rank; mod10 is a sum of two
+// point values modulo 10.
+var pointsOf, mod10 = func() (points [256]uint8, mod [32]uint8) {
+	for r := range points {
+		points[r] = uint8(Rank(r).Points())
+	}
+	for t := range mod {
+		mod[t] = uint8(t % 10)
+	}
+	return points, mod
+}()
 
 // SlotCard returns the card in slot s and whether that slot has been dealt.
 func (c *Coup) SlotCard(s Slot) (Card, bool) {

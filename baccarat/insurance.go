@@ -3,6 +3,7 @@ package baccarat
 import (
 	"encoding/json"
 	"fmt"
+	"math/bits"
 )
 
 // Stage is the moment in a round at which Insurance may be offered (NC Insurance 3.12).
@@ -145,14 +146,28 @@ func InsuranceOffers(dst []InsuranceOffer, c Coup) []InsuranceOffer {
 	if c.Next() == NoSlot {
 		return dst
 	}
-	p, b := uint8(c.Player.Points()), uint8(c.Banker.Points())
-	for i, r := range InsuranceTable {
-		if r.Stage == stage && p >= r.PlayerLo && p <= r.PlayerHi && b >= r.BankerLo && b <= r.BankerHi {
-			dst = append(dst, InsuranceOffer{Row: i})
-		}
+	for rows := insuranceRows[stage&3][c.Player.pts&15][c.Banker.pts&15]; rows != 0; rows &= rows - 1 {
+		dst = append(dst, InsuranceOffer{Row: bits.TrailingZeros64(rows)})
 	}
 	return dst
 }
+
+// insuranceRows is, by stage and the Player's and the Banker's points, the rows of
+// InsuranceTable that apply, as a bit set in the table's order: read off the table as the
+// package starts, so that a card looks up its offers rather than scanning the rows.
+var insuranceRows = func() (t [4][16][16]uint64) {
+	if len(InsuranceTable) > 64 {
+		panic("baccarat: the insurance pay table has more rows than insuranceRows holds")
+	}
+	for i, r := range InsuranceTable {
+		for p := r.PlayerLo; p <= r.PlayerHi && p < 16; p++ {
+			for b := r.BankerLo; b <= r.BankerHi && b < 16; b++ {
+				t[r.Stage&3][p][b] |= 1 << i
+			}
+		}
+	}
+	return t
+}()
 
 // ResolveInsurance settles an Insurance bet taken on offer o, once the round is complete.
 // It wins at the row's odds when the insured hand loses (NC Insurance 3.11), is returned

@@ -162,29 +162,33 @@ type Outcome struct {
 // Point Total wins; equal totals are a Tie).
 func OutcomeOf(c Coup) Outcome { return c.Outcome() }
 
-// Outcome reduces the complete coup to its Outcome, as OutcomeOf does. It reads the coup
-// in place, field by field: a round just dealt byte by byte is not read back whole (on
-// x86-64 a wide load of narrow stores still in flight waits for them to retire).
+// Outcome reduces the complete coup to its Outcome, as OutcomeOf does.
 func (c *Coup) Outcome() Outcome {
-	p, b := c.Player.pts, c.Banker.pts
-	o := Outcome{
-		PlayerPoints: p,
-		BankerPoints: b,
-		PlayerCards:  c.Player.n,
-		BankerCards:  c.Banker.n,
-		PlayerPair:   c.Player.Pair(),
-		BankerPair:   c.Banker.Pair(),
-		Suits:        c.suitClass(),
-	}
-	switch {
-	case p > b:
-		o.Winner = PlayerWins
-	case b > p:
-		o.Winner = BankerWins
-	default:
-		o.Winner = Tie
-	}
+	var o Outcome
+	c.OutcomeTo(&o)
 	return o
+}
+
+// OutcomeTo writes the complete coup's Outcome, as Outcome returns it, into each of os.
+// It reads the coup and writes each outcome field by field: one built in place is not read
+// back whole while its narrow stores are in flight (on x86-64 a wide load of them waits
+// for them to retire), as one built apart and copied would be.
+func (c *Coup) OutcomeTo(os ...*Outcome) {
+	p, b := c.Player.pts, c.Banker.pts
+	w := Tie
+	if p > b {
+		w = PlayerWins
+	} else if b > p {
+		w = BankerWins
+	}
+	pn, bn, pp, bp, suits := c.Player.n, c.Banker.n, c.Player.Pair(), c.Banker.Pair(), c.suitClass()
+	for _, o := range os {
+		o.Winner = w
+		o.PlayerPoints, o.BankerPoints = p, b
+		o.PlayerCards, o.BankerCards = pn, bn
+		o.PlayerPair, o.BankerPair = pp, bp
+		o.Suits = suits
+	}
 }
 
 // Natural reports whether the round ended on a Natural: both hands kept two cards and one

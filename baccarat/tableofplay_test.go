@@ -148,9 +148,12 @@ func TestPointsAndPairs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var h Hand
-		for _, c := range cards {
-			h.add(c)
+		// The cards as the Player Hand's, beside a Banker Hand of 2C 2D (4: no Natural).
+		order := []Card{cards[0], MustParseCard("2C"), cards[1], MustParseCard("2D")}
+		c, _ := CoupOf(append(order, cards[2:]...)...)
+		h := c.Player
+		if h.Len() != len(cards) {
+			t.Fatalf("%s: dealt %d cards to the Player", tc.cards, h.Len())
 		}
 		if h.Points() != tc.pts || h.Pair() != tc.pair {
 			t.Errorf("%s: points %d pair %v, want %d %v", tc.cards, h.Points(), h.Pair(), tc.pts, tc.pair)

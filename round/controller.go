@@ -291,7 +291,8 @@ const maxOrders = 32
 type Controller struct {
 	cfg     Config
 	st      State
-	effects []Effect
+	effects []Effect   // the effects of the step, effects[:n], in a buffer as long as its capacity
+	n       int        // the number of effects of the step
 	x       effectData // the larger parts of the effects of the step
 	// insurance: the table offers Insurance (its rule set's, not refused by the table).
 	insurance bool
@@ -305,7 +306,7 @@ func New(cfg Config) (*Controller, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	c := &Controller{cfg: cfg, effects: make([]Effect, 0, 16), x: effectData{parts: make([]part, 0, 8)},
+	c := &Controller{cfg: cfg, effects: make([]Effect, 16), x: effectData{parts: make([]part, 0, 8)},
 		insurance: cfg.Rules.Insurance && !cfg.NoInsurance}
 	c.st.Offers = make([]baccarat.InsuranceOffer, 0, 4)
 	c.st.Offered = make([]baccarat.InsuranceOffer, 0, 4)
@@ -381,17 +382,19 @@ func (c *Controller) Step(event Event) []Effect { return c.Apply(&event) }
 // benchmark's slice: the event is read in place, never changed nor kept, so its couple
 // of hundred bytes are not copied for each card. The effects are Step's.
 func (c *Controller) Apply(ev *Event) []Effect {
-	c.effects = c.effects[:0]
+	c.n = 0
 	c.x.gen++
 	c.x.at = ev.At
 	c.x.parts = c.x.parts[:0]
+	if ev.Kind == CardDrawn { // most events: one compare, not the table of kinds
+		c.cardDrawn(ev)
+		return c.effects[:c.n]
+	}
 	switch ev.Kind {
 	case NewShoe:
 		c.newShoe(ev)
 	case BetsClosed:
 		c.betsClosed(ev)
-	case CardDrawn:
-		c.cardDrawn(ev)
 	case InsuranceBet:
 		c.insuranceBet(ev)
 	case InsuranceWindowClosed:
@@ -425,7 +428,7 @@ func (c *Controller) Apply(ev *Event) []Effect {
 	default:
 		c.refuse(ev, "unknown event kind %d", ev.Kind)
 	}
-	return c.effects
+	return c.effects[:c.n]
 }
 
 // emit appends effect e, with its Shoe and Round those of the state now.
@@ -445,17 +448,22 @@ func (c *Controller) emitPart(e Effect, pt part) {
 // push appends an effect of kind k and returns it to be filled in place: the hot path's
 // cheaper form of emit.
 func (c *Controller) push(k EffectKind) *Effect {
-	n := len(c.effects)
-	if n == cap(c.effects) {
-		c.effects = append(c.effects, Effect{})
+	n := c.n
+	if n >= len(c.effects) {
+		c.grow()
 	}
-	c.effects = c.effects[:n+1]
+	c.n = n + 1
 	// Filled in place, field by field: an effect built apart and copied in would be read
 	// back whole while its narrow stores are still in flight, which stalls the copy.
 	e := &c.effects[n]
 	*e = Effect{}
 	e.Kind, e.Shoe, e.Round, e.gen, e.x = k, c.st.Shoe, c.st.Round, c.x.gen, &c.x
 	return e
+}
+
+// grow doubles the effects' buffer, for a step with more effects than it holds.
+func (c *Controller) grow() {
+	c.effects = append(c.effects, make([]Effect, len(c.effects))...)
 }
 
 // pushPart is push for an effect with a larger part: it returns the effect and its part,
@@ -471,6 +479,20 @@ func (c *Controller) pushPart(k EffectKind) (*Effect, *part) {
 	}
 	e.ref = uint32(n + 1)
 	return e, &c.x.parts[n]
+}
+
+// pushRound is push for RoundComplete or RoundSettled, whose larger part is the round's:
+// its cards, outcome and settlements, kept apart from the other parts and never cleared.
+// It returns the part, to be filled with those three. A second such effect in one step
+// (none is known) takes a part as pushPart does.
+func (c *Controller) pushRound(k EffectKind) *part {
+	if c.x.roundGen == c.x.gen {
+		_, p := c.pushPart(k)
+		return p
+	}
+	c.x.roundGen = c.x.gen
+	c.push(k).ref = roundRef
+	return &c.x.round
 }
 
 func (c *Controller) refuse(ev *Event, format string, a ...any) {
@@ -599,7 +621,9 @@ func (c *Controller) nextRound(ev *Event) {
 	c.st.Voided = false
 	c.st.Coup = baccarat.Coup{}
 	c.st.CardNos = [6]uint64{}
-	c.st.Wagers, c.st.Decisions, c.st.Insurance = nil, nil, nil
+	if c.st.Wagers != nil || c.st.Decisions != nil || c.st.Insurance != nil {
+		c.st.Wagers, c.st.Decisions, c.st.Insurance = nil, nil, nil
+	}
 	c.st.Offers, c.st.Offered = c.st.Offers[:0], c.st.Offered[:0]
 	c.st.InsuranceWaived = false
 	c.st.Outcome = baccarat.Outcome{}
@@ -666,9 +690,13 @@ func (c *Controller) closeBets(ev *Event, ws []baccarat.Wager) {
 func (c *Controller) cardDrawn(ev *Event) {
 	st := &c.st
 	card, seq, last := ev.Card, ev.Seq, st.LastCardNo
-	if st.Phase != Dealing || c.checkByCheck || st.Held.ID != 0 || st.Order != nil || len(st.Offers) != 0 || ev.Burned ||
-		ev.Renumbered || !card.Valid() || seq > last+1 && last != 0 ||
-		ev.Set != "" && ev.Set != st.Set && st.Set != "" || int(st.Seen[card.Index()]) >= st.Decks {
+	if st.Phase != Dealing || st.Held.ID != 0 || st.Order != nil || len(st.Offers) != 0 || c.checkByCheck ||
+		ev.Burned || ev.Renumbered || !card.Valid() || seq > last+1 && last != 0 ||
+		int(st.Seen[card.Index()]) >= st.Decks {
+		c.cardDrawnAny(ev)
+		return
+	}
+	if len(ev.Set) != 0 && ev.Set != st.Set && st.Set != "" { // apart: the comparison may call
 		c.cardDrawnAny(ev)
 		return
 	}
@@ -683,8 +711,10 @@ func (c *Controller) cardDrawn(ev *Event) {
 	lastShoe, lastTimed := st.LastShoeTime, st.LastShoeTimed
 	st.LastShoeTime, st.LastShoeTimed = ev.ShoeTime, ev.ShoeTimed
 	st.Seen[card.Index()]++
-	if what := st.Watch.Add(card); what != "" {
-		c.shuffleWarning(what)
+	if st.Watch.Next(card) {
+		if what := st.Watch.Alarm(card); what != "" {
+			c.shuffleWarning(what)
+		}
 	}
 	if c.simultaneous(ev, lastShoe, lastTimed) {
 		c.drawnTogether(ev, card, seq, lastShoe)
@@ -988,8 +1018,8 @@ func (c *Controller) repowered(ev *Event) {
 // simultaneous draw; nor is the first card of a shoe powered off and on, whose clock
 // started again (docs/irregularities.md, "Timing").
 func (c *Controller) simultaneous(ev *Event, lastShoe uint32, lastTimed bool) bool {
-	if c.cfg.SimultaneousWindow == 0 || c.st.Coup.Len() == 0 || ev.Resent || ev.Renumbered ||
-		!ev.ShoeTimed || !lastTimed {
+	if !ev.ShoeTimed || !lastTimed || c.cfg.SimultaneousWindow == 0 || ev.Resent || ev.Renumbered ||
+		c.st.Coup.Len() == 0 {
 		return false
 	}
 	d := time.Duration(ev.ShoeTime-lastShoe) * time.Millisecond // modulo 2^32: a clock that wrapped
@@ -1078,10 +1108,11 @@ func (c *Controller) place(ev *Event, card baccarat.Card, seq uint64) {
 // complete ends the dealing of the round, its cards all placed.
 func (c *Controller) complete(ev *Event) {
 	c.st.Phase = Complete
-	o := c.st.Coup.Outcome()
-	c.st.Outcome = o
-	_, p := c.pushPart(RoundComplete)
-	p.coup, p.outcome = c.st.Coup, o // o as returned: the state's copy is not read back while its stores are in flight
+	p := c.pushRound(RoundComplete)
+	// The outcome written into both, not copied: one just written byte by byte is not
+	// read back whole while its stores are in flight.
+	c.st.Coup.OutcomeTo(&c.st.Outcome, &p.outcome)
+	p.coup, p.settlements = c.st.Coup, nil
 	if c.st.Warned != "" {
 		c.raiseShuffleWarning(ev)
 	}
@@ -1318,7 +1349,7 @@ func (c *Controller) confirm(ev *Event) {
 		c.applyOption(&s, o)
 		ss = append(ss, s)
 	}
-	_, p := c.pushPart(RoundSettled)
+	p := c.pushRound(RoundSettled)
 	p.coup, p.outcome, p.settlements = c.st.Coup, o, ss
 	if c.st.EndPending {
 		c.pendingEnd(ev)

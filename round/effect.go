@@ -138,7 +138,7 @@ type Effect struct {
 	Round uint32
 	// The irregularity fields: its id and kind, a decision, who made it.
 	ID           uint32
-	ref          uint32 // 1 + the index of the effect's part in x.parts; 0: none
+	ref          uint32 // 1 + the index of the effect's part in x.parts; 0: none; roundRef: x.round
 	gen          uint32 // x.gen when the effect was made
 	Kind         EffectKind
 	Slot         baccarat.Slot
@@ -158,6 +158,21 @@ type effectData struct {
 	gen   uint32
 	at    time.Time
 	parts []part
+	// round is the part of the step's RoundComplete or RoundSettled (ref roundRef): only
+	// its cards, outcome and settlements are ever set. roundGen is the step it was set in.
+	round    part
+	roundGen uint32
+}
+
+// roundRef is the ref of an effect whose part is its effectData's round.
+const roundRef = ^uint32(0)
+
+// part is the part of ref, not 0.
+func (x *effectData) part(ref uint32) *part {
+	if ref == roundRef {
+		return &x.round
+	}
+	return &x.parts[ref-1]
 }
 
 // part is the larger part of one effect.
@@ -188,7 +203,7 @@ func (e *Effect) part() *part {
 	if x == nil || e.ref == 0 {
 		return &noPart
 	}
-	return &x.parts[e.ref-1]
+	return x.part(e.ref)
 }
 
 // At is the time of the event that caused the effect.
@@ -274,7 +289,7 @@ func Clone(effs []Effect) []Effect {
 				src, x = d, &effectData{at: d.at}
 			}
 			if e.ref != 0 {
-				x.parts = append(x.parts, d.parts[e.ref-1])
+				x.parts = append(x.parts, *d.part(e.ref))
 				e.ref = uint32(len(x.parts))
 			}
 			e.x, e.gen = x, 0
