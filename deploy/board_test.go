@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tablectl/tablectl/config"
 	"github.com/tablectl/tablectl/board"
+	"github.com/tablectl/tablectl/config"
 )
 
 // TestKioskReachesTheBoard checks that the kiosk setup of docs/board.md works with the

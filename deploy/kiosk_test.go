@@ -12,8 +12,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/tablectl/tablectl/internal/chromiumtest"
 	"github.com/tablectl/tablectl/board"
+	"github.com/tablectl/tablectl/internal/chromiumtest"
 )
 
 // freePort is a loopback port nothing listens on.
