@@ -19,10 +19,14 @@ type BrokerUser struct {
 	Table bool
 	// Commands are the roles whose command topics (cmd/<role>) the user writes.
 	Commands []irregularities.Role
+	// Archive: the user is the floor's archive (tablectl archive). It alone reads the
+	// tables' journal records (archive/records) and alone writes archive/held.
+	Archive bool
 }
 
 // BrokerUsers are the broker's users, in the ACL's order. Every user reads the table's
-// topics (TableTopics); nothing else is granted.
+// topics (TableTopics) and archive/held; the table writes archive/records and the
+// archive alone reads them; nothing else is granted.
 var BrokerUsers = []BrokerUser{
 	{Name: "tablectl", Table: true, About: `The table controller publishes every table topic, including the answers to commands
 (cmd/reply) and its will on status, and reads them back (it watches its own status to
@@ -41,6 +45,8 @@ the replies (not the commands of others).`},
 		About: `The console (tablectl console) publishes the commands of the roles it serves and reads
 the table's topics and the replies; it checks each person's role and tables itself
 before it publishes, and the table checks the role again.`},
+	{Name: "archive", Archive: true, About: `The floor's archive (tablectl archive) reads every table's journal records
+(archive/records) and publishes, retained, how far it holds each table (archive/held).`},
 	{Name: "pitsystem", About: `The pit system and the display boards read the table's topics and publish nothing.`},
 	{Name: "board"},
 }
@@ -99,6 +105,17 @@ func MosquittoACL() []byte {
 		if u.Table {
 			fmt.Fprintf(&b, "topic read %s%s/+\n", all, CommandLevel)
 		}
+		switch {
+		case u.Table:
+			fmt.Fprintf(&b, "topic write %s%s\n", all, ArchiveRecordsTopic)
+		case u.Archive:
+			fmt.Fprintf(&b, "topic read %s%s\n", all, ArchiveRecordsTopic)
+		}
+		heldAccess := "read"
+		if u.Archive {
+			heldAccess = "readwrite"
+		}
+		fmt.Fprintf(&b, "topic %s %s%s\n", heldAccess, all, ArchiveHeldTopic)
 	}
 	return []byte(b.String())
 }

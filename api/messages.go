@@ -73,6 +73,10 @@ type Status struct {
 	// PayRounded: the table accepts stakes whose winnings are not whole units and rounds
 	// their payouts (dealer.pay_rounded), which the board says. Absent when false.
 	PayRounded bool `json:"pay_rounded,omitempty"`
+	// Archive is how far the floor's archive is behind the table's journal, for a table
+	// that ships it (archive.ship). The status is published again when Behind goes from
+	// 0 to more or back to 0.
+	Archive *ArchiveLag `json:"archive,omitempty"`
 }
 
 // SlotCard is a card in its slot. CardNo is the shoe's card number (0: none), published

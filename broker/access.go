@@ -29,6 +29,7 @@ const (
 	RoleSupervisor Role = "supervisor"
 	RolePitSystem  Role = "pitsystem"
 	RoleBoard      Role = "board"
+	RoleArchive    Role = "archive"
 	Anonymous      Role = ""
 )
 
@@ -37,14 +38,14 @@ const (
 // anywhere, so no other program can take it.
 const SelfUser = "tablectl"
 
-// ParseRole reads a configured user's role: dealer, supervisor, pitsystem or board
-// (tablectl's own role is not given to a configured user).
+// ParseRole reads a configured user's role: dealer, supervisor, pitsystem, board or
+// archive (tablectl's own role is not given to a configured user).
 func ParseRole(s string) (Role, error) {
 	switch r := Role(s); r {
-	case RoleDealer, RoleSupervisor, RolePitSystem, RoleBoard:
+	case RoleDealer, RoleSupervisor, RolePitSystem, RoleBoard, RoleArchive:
 		return r, nil
 	}
-	return "", fmt.Errorf("role %q: want dealer, supervisor, pitsystem or board", s)
+	return "", fmt.Errorf("role %q: want dealer, supervisor, pitsystem, board or archive", s)
 }
 
 // User is a configured broker user: a name, a bcrypt hash of its password (as
@@ -62,7 +63,9 @@ type User struct {
 //   - tablectl alone writes the table's topics (api.TableTopics) and alone reads the
 //     commands (cmd/<role>);
 //   - dealer writes cmd/dealer; supervisor writes cmd/supervisor and cmd/dealer;
-//   - every role, and an anonymous client, reads the table's topics;
+//   - every role, and an anonymous client, reads the table's topics and archive/held;
+//   - tablectl writes archive/records, which archive alone reads; archive alone writes
+//     archive/held;
 //   - nothing outside tablectl/v1/ is read or written ($SYS included).
 //
 // A filter with wildcards is allowed when it can match a topic under tablectl/v1/
@@ -89,6 +92,10 @@ func Allowed(role Role, topic string, write bool) bool {
 	switch {
 	case !known:
 		return false
+	case rest == api.ArchiveRecordsTopic:
+		return write && u.Table || !write && u.Archive
+	case rest == api.ArchiveHeldTopic:
+		return !write || u.Archive
 	case !write:
 		return isTable || isCommand && u.Table
 	case u.Table:

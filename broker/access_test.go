@@ -258,12 +258,13 @@ func TestEmbeddedPolicyMatchesMosquittoACL(t *testing.T) {
 	var topics []string
 	for _, table := range []string{"t1", "bac-07"} {
 		for _, rest := range []string{"status", "state", "card", "result", "roadmap", "irregularity", "journal", "cmd/reply",
-			"cmd/dealer", "cmd/supervisor", "cmd/pit_manager", "cmd/shift_manager", "other", "cmd/dealer/x"} {
+			"cmd/dealer", "cmd/supervisor", "cmd/pit_manager", "cmd/shift_manager", "other", "cmd/dealer/x",
+			"archive/records", "archive/held", "archive", "archive/other"} {
 			topics = append(topics, "tablectl/v1/"+table+"/"+rest)
 		}
 	}
 	topics = append(topics, "tablectl/v2/t1/status", "casino/x", "$SYS/broker/uptime")
-	for _, role := range []Role{RoleTablectl, RoleDealer, RoleSupervisor, RolePitSystem, RoleBoard} {
+	for _, role := range []Role{RoleTablectl, RoleDealer, RoleSupervisor, RolePitSystem, RoleBoard, RoleArchive} {
 		g, ok := grants[string(role)]
 		if !ok {
 			t.Errorf("the ACL has no user %q", role)
