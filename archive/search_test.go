@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -354,5 +356,39 @@ func TestParseCursor(t *testing.T) {
 	c := Cursor{Ended: time.Date(2026, 11, 27, 3, 40, 54, 406365000, time.UTC), Table: "pit.3.bac", Shoe: 2, Round: 7, Seq: 99}
 	if got, err := ParseCursor(c.String()); err != nil || got != c {
 		t.Fatalf("%v read back as %v, %v", c, got, err)
+	}
+}
+
+// TestOpenReader: an archive opened for searches is searched as the archive wrote it,
+// and refuses a write; a SQLite file that is not there is an error, and is not made.
+func TestOpenReader(t *testing.T) {
+	onEngines(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db := searchDB(t, dsn)
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		r, err := OpenReader(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		p, err := r.SearchRounds(ctx, Search{Kind: "incorrect_cards"})
+		if err != nil || len(p.Rounds) != 3 {
+			t.Fatalf("search: %+v %v", p, err)
+		}
+		if _, err := r.SQL().Exec(`DELETE FROM rounds`); err == nil {
+			t.Fatal("a reader deleted the rounds")
+		}
+		if n := count(t, r, `SELECT COUNT(*) FROM rounds`); n != 3*42 {
+			t.Fatalf("%d rounds after the refused delete", n)
+		}
+	})
+	missing := filepath.Join(t.TempDir(), "none.db")
+	if _, err := OpenReader(context.Background(), missing); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Fatalf("a missing archive: %v", err)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Fatalf("the reader made %s: %v", missing, err)
 	}
 }
