@@ -17,7 +17,8 @@ import (
 )
 
 // The archive of the history tests: the journal of archive/testdata/table, kept as the
-// journal of two tables, t1 and t2 (42 rounds each).
+// journal of two tables, t1 and t2 (42 rounds each). In round 1, t1's dealer D4 closes
+// the bets and its supervisor S17 decides; at t2, D9 and S20.
 var (
 	historyOnce sync.Once
 	historyFile string // a SQLite archive, made once for the package's tests
@@ -76,7 +77,8 @@ func makeHistoryArchive() (string, error) {
 	}
 	defer db.Close()
 	a := archive.New(db, archive.Keys{"t1": {pub}, "t2": {pub}}, archive.Options{})
-	for _, id := range []string{"t1", "t2"} {
+	for id, names := range map[string]map[uint64]string{"t1": {6: "D4", 8: "S17"}, "t2": {6: "D9", 8: "S20"}} {
+		recs := named(recs, names)
 		res, err := a.Ingest(ctx, id, recs)
 		if err != nil {
 			return "", err
@@ -86,6 +88,22 @@ func makeHistoryArchive() (string, error) {
 		}
 	}
 	return path, db.Close()
+}
+
+// named returns the records with the person's name given to the events of records
+// names lists (the journal's own have none), chained again as a table writes them.
+func named(recs []archive.Record, names map[uint64]string) []archive.Record {
+	out := make([]archive.Record, len(recs))
+	var prev journal.Hash
+	for i, r := range recs {
+		data := r.Data
+		if n, ok := names[r.Seq]; ok {
+			data = []byte(strings.Replace(string(data), `"event":{`, `"event":{"actor":"`+n+`",`, 1))
+		}
+		out[i] = archive.Record{Seq: r.Seq, Hash: journal.ChainHash(prev, r.Seq, data), Data: data}
+		prev = out[i].Hash
+	}
+	return out
 }
 
 // historyConsole is a test console reading the history archive, with S5, a supervisor
@@ -157,6 +175,10 @@ func TestHistoryRolesAndTables(t *testing.T) {
 	}
 	if p := pageOf(t, body); p.Rounds[0].Pit != "pit3" || p.Rounds[1].Pit != "pit3" || p.Rounds[2].Table != "t2" || p.Rounds[2].Pit != "pit4" {
 		t.Fatalf("S17's first rounds: %+v", p.Rounds[:3])
+	}
+	code, body = s17.get(t, "/api/history/rounds?person=S20")
+	if p := pageOf(t, body); code != 200 || len(p.Rounds) != 1 || p.Rounds[0].Table != "t2" || p.Rounds[0].Round != 1 {
+		t.Fatalf("S17, S20's rounds: %d %s", code, body)
 	}
 	code, body = s17.get(t, "/api/history/rounds?pit=pit4&kind=incorrect_cards")
 	if p := pageOf(t, body); code != 200 || len(p.Rounds) != 1 || p.Rounds[0].Table != "t2" || p.Rounds[0].Round != 1 {
@@ -277,7 +299,8 @@ func TestHistoryPagesAndRound(t *testing.T) {
 	}
 	if d.Table != "t2" || d.Pit != "pit4" || d.Player != "4S 5S" || d.Banker != "3S 6S" || d.Winner != "tie" || len(d.Settlements) != 1 ||
 		d.Settlements[0].Returned != 100 || len(d.Irregularities) != 1 || d.Irregularities[0].Decision != "continue" ||
-		d.Irregularities[0].DecidedRole != "supervisor" || len(d.Commands) != 3 || d.Commands[1].Kind != "decide" {
+		d.Irregularities[0].DecidedRole != "supervisor" || d.Irregularities[0].DecidedBy != "S20" || len(d.Commands) != 3 ||
+		d.Commands[0].Actor != "D9" || d.Commands[1].Kind != "decide" || d.Commands[1].Actor != "S20" {
 		t.Fatalf("t2's round 1: %s", body)
 	}
 }

@@ -134,11 +134,13 @@
     return c;
   }
 
+  // rows fills tbody with a row of cells(x) for each x; a cell given as [text, class]
+  // takes the class.
   function rows(tbody, list, cells) {
     tbody.replaceChildren();
     for (const x of list) {
       const tr = el('tr');
-      for (const c of cells(x)) tr.appendChild(el('td', '', c));
+      for (const c of cells(x)) tr.appendChild(Array.isArray(c) ? el('td', c[1], c[0]) : el('td', '', c));
       tbody.appendChild(tr);
     }
     if (!list.length) {
@@ -176,8 +178,8 @@
     rows($('r-irregs').tBodies[0], d.irregularities || [], (i) => [
       String(i.id), Words.kindText(i.kind) + (i.reason ? ': ' + i.reason : ''), i.rule,
       i.decision ? i.decision + (i.decision_reason ? ' (' + i.decision_reason + ')' : '') : (i.holds ? 'not decided' : '–'),
-      [roleText(i.decided_role), i.decided_by].filter(Boolean).join(' '), when(i.decided || i.raised)]);
-    rows($('r-commands').tBodies[0], d.commands || [], (c) => [String(c.seq), when(c.at), c.kind, roleText(c.role), c.actor || '', c.detail || '']);
+      [roleText(i.decided_role), i.decided_by].filter(Boolean).join(' '), [when(i.decided || i.raised), 'time']]);
+    rows($('r-commands').tBodies[0], d.commands || [], (c) => [String(c.seq), [when(c.at), 'time'], c.kind, roleText(c.role), c.actor || '', c.detail || '']);
     $('round').hidden = false;
     $('round').scrollIntoView({ block: 'nearest' });
     document.body.dataset.opened = opened;
