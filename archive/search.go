@@ -201,28 +201,51 @@ func (d *DB) SearchRounds(ctx context.Context, s Search) (Page, error) {
 	return page, nil
 }
 
-// roundKinds fills each round's irregularity kinds.
+// roundKinds fills each round's irregularity kinds, with one query for the page.
 func (d *DB) roundKinds(ctx context.Context, rs []RoundRow) error {
-	for i := range rs {
-		r := &rs[i]
-		rows, err := d.sql.QueryContext(ctx, `SELECT kind FROM irregularities WHERE table_id = $1 AND shoe = $2 AND round = $3 ORDER BY seq, id`,
-			r.Table, int64(r.Shoe), int64(r.Round))
-		if err != nil {
-			return fmt.Errorf("archive: search: irregularities of %s %d/%d: %w", r.Table, r.Shoe, r.Round, err)
-		}
-		for rows.Next() {
-			var k string
-			if err := rows.Scan(&k); err != nil {
-				rows.Close()
-				return fmt.Errorf("archive: search: %w", err)
+	if len(rs) == 0 {
+		return nil
+	}
+	type key struct {
+		table       string
+		shoe, round uint32
+	}
+	at := make(map[key][]int, len(rs)) // a key's rounds in rs (one, but for a shoe number used twice)
+	var q strings.Builder
+	args := make([]any, 0, 3*len(rs))
+	q.WriteString(`SELECT table_id, shoe, round, kind FROM irregularities WHERE (table_id, shoe, round) IN (`)
+	for i, r := range rs {
+		k := key{r.Table, r.Shoe, r.Round}
+		if _, ok := at[k]; !ok {
+			if len(args) > 0 {
+				q.WriteString(", ")
 			}
-			r.Irregularities = append(r.Irregularities, k)
+			n := len(args)
+			fmt.Fprintf(&q, "($%d, $%d, $%d)", n+1, n+2, n+3)
+			args = append(args, r.Table, int64(r.Shoe), int64(r.Round))
 		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return fmt.Errorf("archive: search: %w", err)
+		at[k] = append(at[k], i)
+	}
+	q.WriteString(`) ORDER BY table_id, seq, id`)
+	rows, err := d.sql.QueryContext(ctx, q.String(), args...)
+	if err != nil {
+		return fmt.Errorf("archive: search: irregularities of the rounds: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k key
+		var shoe, rnd int64
+		var kind string
+		if err := rows.Scan(&k.table, &shoe, &rnd, &kind); err != nil {
+			return fmt.Errorf("archive: search: irregularities of the rounds: %w", err)
 		}
+		k.shoe, k.round = uint32(shoe), uint32(rnd)
+		for _, i := range at[k] {
+			rs[i].Irregularities = append(rs[i].Irregularities, kind)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("archive: search: irregularities of the rounds: %w", err)
 	}
 	return nil
 }
