@@ -108,6 +108,11 @@ var migrations = [][]string{
 		`CREATE INDEX commands_table_time ON commands (table_id, at)`,
 		`CREATE INDEX commands_person ON commands (actor, at)`,
 	},
+	// 2: a round's irregularities found by its table, shoe and number (the searches of
+	// archive/search.go).
+	{
+		`CREATE INDEX irregularities_round ON irregularities (table_id, shoe, round)`,
+	},
 }
 
 // SchemaVersion is the newest schema version this archive knows.

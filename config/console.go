@@ -40,13 +40,19 @@ type Console struct {
 	// Hosts are the names browsers reach the console by; a request naming another host
 	// (but an IP address or localhost) is refused.
 	Hosts []string `yaml:"hosts"`
+	// Archive is the floor's archive the History page searches, read-only: a SQLite
+	// file's path or a postgres:// URL (docs/archive.md). Empty: no History page.
+	Archive string `yaml:"archive"`
+	// ArchiveLate: a table whose status says the archive lacks a record written longer
+	// ago than this shows "not archived for N min".
+	ArchiveLate time.Duration `yaml:"archive_late"`
 }
 
 // DefaultConsole is the console's settings that the file and the flags leave out.
 func DefaultConsole() Console {
 	return Console{MQTT: MQTT{Username: "console"}, HTTP: "127.0.0.1:8090",
 		Idle: 15 * time.Minute, CommandTimeout: 10 * time.Second, Lock: 5 * time.Minute,
-		StreamsPerSession: 8, Streams: 2000}
+		StreamsPerSession: 8, Streams: 2000, ArchiveLate: 10 * time.Minute}
 }
 
 // ConsoleFlags are the settings of tablectl console's command line. Only the flags
@@ -223,7 +229,7 @@ func (f *file) checkConsole(c Console) {
 	for _, d := range []struct {
 		key string
 		v   time.Duration
-	}{{"console.idle", c.Idle}, {"console.command_timeout", c.CommandTimeout}, {"console.lock", c.Lock}} {
+	}{{"console.idle", c.Idle}, {"console.command_timeout", c.CommandTimeout}, {"console.lock", c.Lock}, {"console.archive_late", c.ArchiveLate}} {
 		if d.v <= 0 {
 			f.at(d.key, "%s: want a duration above 0, such as 15m", d.v)
 		}
@@ -233,6 +239,11 @@ func (f *file) checkConsole(c Console) {
 	}
 	if c.Streams < c.StreamsPerSession {
 		f.at("console.streams", "%d: want at least console.streams_per_session (%d)", c.Streams, c.StreamsPerSession)
+	}
+	if c.Archive != "" && !strings.HasPrefix(c.Archive, "postgres://") && !strings.HasPrefix(c.Archive, "postgresql://") {
+		if _, err := stat(c.Archive); err != nil {
+			f.at("console.archive", "%s does not exist (want the archive's SQLite file, or a postgres:// URL)", c.Archive)
+		}
 	}
 	for _, h := range c.Hosts {
 		if h == "" || strings.ContainsAny(h, ":/ ") {

@@ -42,7 +42,7 @@ func TestConsoleSectionFaults(t *testing.T) {
 	present(t, "/etc/c/users.json", "/etc/c/ca.crt", "/etc/c/https.crt")
 	for _, c := range []struct{ name, yaml, want string }{
 		{"unknown key", "console:\n  users: /etc/c/users.json\n  idel: 5m\n",
-			"t.yaml:3: console.idel: unknown key (console has central, command_timeout, hosts, http, idle, lock, mqtt, streams, streams_per_session, tls_cert, tls_key, users)"},
+			"t.yaml:3: console.idel: unknown key (console has archive, archive_late, central, command_timeout, hosts, http, idle, lock, mqtt, streams, streams_per_session, tls_cert, tls_key, users)"},
 		{"unknown mqtt key", "console:\n  mqtt:\n    url: tcp://b:1883\n    user: console\n",
 			"t.yaml:4: console.mqtt.user: unknown key (console.mqtt has ca, cert, key, password_file, url, username)"},
 		{"bad duration", "console:\n  idle: soon\n", `t.yaml:2: console.idle: want a duration such as 150ms or 2s, not "soon"`},
@@ -59,6 +59,8 @@ func TestConsoleSectionFaults(t *testing.T) {
 		{"section as a list", "console:\n  - users\n", "t.yaml:1: console: want a section of keys, not a list"},
 		{"no streams", "console:\n  streams_per_session: 0\n", "t.yaml:2: console.streams_per_session: 0: want 1 or more"},
 		{"fewer streams in all", "console:\n  streams_per_session: 8\n  streams: 4\n", "t.yaml:3: console.streams: 4: want at least console.streams_per_session (8)"},
+		{"missing archive file", "console:\n  archive: /etc/c/archive.db\n", "t.yaml:2: console.archive: /etc/c/archive.db does not exist"},
+		{"archive never late", "console:\n  archive_late: 0s\n", "t.yaml:2: console.archive_late: 0s: want a duration above 0"},
 		{"host with a port", "console:\n  hosts: [pit-console.casino.lan:8443]\n", `t.yaml:2: console.hosts: "pit-console.casino.lan:8443": want a host name`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

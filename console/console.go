@@ -52,6 +52,7 @@ const (
 	DefaultStreamsPerSession = 8
 	DefaultStreams           = 2000
 	DefaultHeartbeat         = 15 * time.Second
+	DefaultArchiveLate       = 10 * time.Minute
 )
 
 // CookieName is the session cookie's name.
@@ -108,6 +109,12 @@ type Options struct {
 	Heartbeat time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// History is the archive the History page searches; nil: the console has none, and
+	// the page says so.
+	History History
+	// ArchiveLate: a table whose status says the archive lacks a record written longer
+	// ago than this shows "not archived"; DefaultArchiveLate when 0.
+	ArchiveLate time.Duration
 }
 
 // Server is the console: its API, pages and event streams. Create it with New, feed it
@@ -170,7 +177,10 @@ func New(opts Options) (*Server, error) {
 	if opts.Heartbeat == 0 {
 		opts.Heartbeat = DefaultHeartbeat
 	}
-	if opts.Heartbeat < 0 || opts.Idle < 0 || opts.CommandTimeout < 0 || opts.MaxFailures < 0 || opts.FailureWindow < 0 || opts.LockFor < 0 ||
+	if opts.ArchiveLate == 0 {
+		opts.ArchiveLate = DefaultArchiveLate
+	}
+	if opts.ArchiveLate < 0 || opts.Heartbeat < 0 || opts.Idle < 0 || opts.CommandTimeout < 0 || opts.MaxFailures < 0 || opts.FailureWindow < 0 || opts.LockFor < 0 ||
 		opts.StreamsPerSession < 0 || opts.Streams < 0 {
 		return nil, errors.New("console: a negative idle time, command timeout, failure count, window, lock time or stream limit")
 	}
@@ -199,7 +209,7 @@ func New(opts Options) (*Server, error) {
 		users:    opts.Users,
 		sess:     newSessions(opts.Idle),
 		limit:    newLimiter(opts.MaxFailures, opts.FailureWindow, opts.LockFor),
-		floor:    newFloor(),
+		floor:    newFloor(opts.Now, opts.ArchiveLate),
 		wait:     newWaiter(),
 		files:    http.FileServerFS(sub),
 		quit:     make(chan struct{}),
@@ -262,11 +272,17 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// sweep forgets expired sessions and old login failures once a minute.
+// archiveTick is how often the tables' archive lateness is looked at again.
+const archiveTick = 15 * time.Second
+
+// sweep forgets expired sessions and old login failures once a minute, and tells the
+// streams of each table whose archive grew late (or caught up) as time went on.
 func (s *Server) sweep() {
 	defer s.wg.Done()
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
+	late := time.NewTicker(archiveTick)
+	defer late.Stop()
 	for {
 		select {
 		case <-s.quit:
@@ -275,6 +291,11 @@ func (s *Server) sweep() {
 			now := s.opts.Now()
 			s.sess.sweep(now)
 			s.limit.sweep(now)
+		case <-late.C:
+			// A table's archive grows late with time alone, no message telling it.
+			for table, ev := range s.floor.lateChanged() {
+				s.streams.changed(table, archiveEvent, ev)
+			}
 		}
 	}
 }
@@ -293,6 +314,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/events", s.authed(false, s.floorEvents))
 	mux.HandleFunc("GET /api/tables/{table}/events", s.authed(false, s.tableEvents))
 	mux.HandleFunc("POST /api/tables/{table}/commands", s.authed(true, s.command))
+	mux.HandleFunc("GET /api/history/rounds", s.authed(false, s.historyRounds))
+	mux.HandleFunc("GET /api/history/rounds.csv", s.authed(false, s.historyCSV))
+	mux.HandleFunc("GET /api/history/rounds/{table}/{seq}", s.authed(false, s.historyRound))
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such API: "+r.Method+" "+r.URL.Path)
 	})
@@ -444,7 +468,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: ss.token, Path: "/", HttpOnly: true,
 		Secure: s.opts.SecureCookie, SameSite: http.SameSiteStrictMode})
 	s.audit("login", "user", u.Name, "role", u.Role, "remote", remote(r))
-	writeJSON(w, http.StatusOK, sessionView(*ss))
+	writeJSON(w, http.StatusOK, s.sessionView(*ss))
 }
 
 // sessionInfo is what a page learns of its session.
@@ -454,10 +478,20 @@ type sessionInfo struct {
 	Tables []string `json:"tables,omitempty"`
 	Pits   []string `json:"pits,omitempty"`
 	CSRF   string   `json:"csrf"`
+	// History says the History page's state for the person: "open" (the console has an
+	// archive and the role reads it), "role" (the role does not) or "none" (no archive).
+	History string `json:"history"`
 }
 
-func sessionView(ss session) sessionInfo {
-	return sessionInfo{User: ss.user.Name, Role: ss.user.Role, Tables: ss.user.Tables, Pits: ss.user.Pits, CSRF: ss.csrf}
+func (s *Server) sessionView(ss session) sessionInfo {
+	h := "open"
+	switch {
+	case s.opts.History == nil:
+		h = "none"
+	case !mayReadHistory(ss.user):
+		h = "role"
+	}
+	return sessionInfo{User: ss.user.Name, Role: ss.user.Role, Tables: ss.user.Tables, Pits: ss.user.Pits, CSRF: ss.csrf, History: h}
 }
 
 // authed wraps h: the request needs a live session, and when it changes anything also
@@ -501,7 +535,7 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request, ss session) {
 }
 
 func (s *Server) session(w http.ResponseWriter, _ *http.Request, ss session) {
-	writeJSON(w, http.StatusOK, sessionView(ss))
+	writeJSON(w, http.StatusOK, s.sessionView(ss))
 }
 
 func (s *Server) tables(w http.ResponseWriter, _ *http.Request, _ session) {

@@ -59,6 +59,27 @@ type Summary struct {
 	LastResult *LastResult `json:"last_result,omitempty"`
 	// At is when the table's latest message says its event happened.
 	At string `json:"at,omitempty"`
+	// Archive is what the floor's archive holds of the table and refused of it; absent
+	// for a table that does not ship its journal and of which the archive said nothing.
+	Archive *ArchiveState `json:"archive,omitempty"`
+}
+
+// ArchiveState is a table's archive as the console shows it: from the table's status
+// (api.ArchiveLag) and the archive's retained archive/held message (api.ArchiveHeld).
+type ArchiveState struct {
+	// Held is the last record the archive holds.
+	Held uint64 `json:"held"`
+	// Behind is the number of records the table wrote that the archive does not hold;
+	// Since when the oldest of them was written.
+	Behind uint64 `json:"behind,omitempty"`
+	Since  string `json:"since,omitempty"`
+	// LateMinutes, above 0, says the table has not been archived for that many minutes:
+	// Since is older than console.archive_late, by the console's clock.
+	LateMinutes int `json:"late_minutes,omitempty"`
+	// Alarms counts the table's items the archive refused and keeps apart; Alarm is the
+	// latest, naming the place (item, seq), the kind and the reason.
+	Alarms int               `json:"alarms,omitempty"`
+	Alarm  *api.ArchiveAlarm `json:"alarm,omitempty"`
 }
 
 // LastResult is a round's result as the floor shows it.
@@ -89,6 +110,41 @@ type tableData struct {
 	heldBy    string
 	choices   []string
 	raised    map[uint32]raisedMsg // the shoe's raised irregularities, by id
+	arch      archiveData
+}
+
+// archiveData is what the console keeps of a table's archive.
+type archiveData struct {
+	lag      *api.ArchiveLag  // from the status; nil: the table does not ship its journal
+	held     *api.ArchiveHeld // the archive's message; nil: none seen
+	lateSent int              // the LateMinutes the streams were last told
+}
+
+// state is the table's ArchiveState at now, nil when there is nothing to show.
+func (a archiveData) state(now time.Time, late time.Duration) *ArchiveState {
+	if a.lag == nil && a.held == nil {
+		return nil
+	}
+	st := &ArchiveState{}
+	if a.held != nil {
+		st.Held, st.Alarms = a.held.Seq, a.held.Alarms
+		if a.held.Alarms > 0 {
+			st.Alarm = a.held.Alarm
+		}
+	}
+	if a.lag != nil {
+		if a.lag.Held > st.Held {
+			st.Held = a.lag.Held
+		}
+		st.Behind = a.lag.Behind
+		if a.lag.Behind > 0 && !a.lag.Since.IsZero() {
+			st.Since = stamp(a.lag.Since)
+			if age := now.Sub(a.lag.Since); age > late {
+				st.LateMinutes = max(1, int(age/time.Minute))
+			}
+		}
+	}
+	return st
 }
 
 // raisedMsg is what the console keeps of an irregularity raised: when, and who reported
@@ -101,6 +157,8 @@ type raisedMsg struct {
 type floor struct {
 	mu     sync.Mutex
 	tables map[string]*tableData
+	now    func() time.Time
+	late   time.Duration // console.archive_late
 	// changed is called (outside the lock) with a table id and the topic's last level
 	// after each message that changed what the console knows.
 	changed func(table, event string, payload []byte)
@@ -108,8 +166,8 @@ type floor struct {
 	reply func(table string, payload []byte)
 }
 
-func newFloor() *floor {
-	return &floor{tables: map[string]*tableData{}}
+func newFloor(now func() time.Time, late time.Duration) *floor {
+	return &floor{tables: map[string]*tableData{}, now: now, late: late}
 }
 
 // parsedTopic is a table topic taken apart.
@@ -163,6 +221,9 @@ func (f *floor) ingest(topic string, payload []byte) error {
 	if api.IsCommandLevel(p.rest) {
 		return nil // another client's command: not the console's business
 	}
+	if p.rest == api.ArchiveHeldTopic {
+		return f.ingestArchive(p, payload)
+	}
 	event := p.rest
 	tp, known := api.TopicNamed(event)
 	if !known || tp == api.TopicJournal {
@@ -188,14 +249,116 @@ func (f *floor) ingest(topic string, payload []byte) error {
 	}
 	t.prefix, t.sum.Site, t.sum.Pit = p.prefix, p.site, p.pit
 	err = t.apply(tp, data)
+	var arch []byte
+	if err == nil && tp == api.TopicStatus {
+		arch = f.archiveEvent(t)
+	}
 	f.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("topic %q: %w", topic, err)
 	}
 	if f.changed != nil {
 		f.changed(p.table, event, data)
+		if arch != nil {
+			f.changed(p.table, archiveEvent, arch)
+		}
 	}
 	return nil
+}
+
+// archiveEvent is the name of a table stream's event with the table's ArchiveState.
+const archiveEvent = "archive"
+
+// archiveEvent returns t's ArchiveState as JSON ("null" for none), and notes the
+// LateMinutes told. The caller holds f.mu.
+func (f *floor) archiveEvent(t *tableData) []byte {
+	st := t.arch.state(f.now(), f.late)
+	t.sum.Archive = st
+	t.arch.lateSent = 0
+	if st != nil {
+		t.arch.lateSent = st.LateMinutes
+	}
+	b, _ := json.Marshal(st)
+	return b
+}
+
+// ingestArchive takes the archive's retained archive/held message of a table (empty
+// when cleared).
+func (f *floor) ingestArchive(p parsedTopic, payload []byte) error {
+	var m *api.ArchiveHeld
+	if len(payload) > 0 {
+		m = new(api.ArchiveHeld)
+		if err := json.Unmarshal(payload, m); err != nil {
+			return fmt.Errorf("topic %q: %w", p.prefix+p.rest, err)
+		}
+		if m.Alarms < 0 {
+			return fmt.Errorf("topic %q: alarms %d below 0", p.prefix+p.rest, m.Alarms)
+		}
+	}
+	f.mu.Lock()
+	t := f.tables[p.table]
+	if t == nil {
+		if m == nil {
+			f.mu.Unlock()
+			return nil
+		}
+		// A table the archive speaks of (an unknown table's alarm, say) though it has
+		// published nothing the console has seen: listed, offline.
+		t = &tableData{sum: Summary{Table: p.table}, irregSeq: map[uint64]bool{}, raised: map[uint32]raisedMsg{}}
+		f.tables[p.table] = t
+		t.prefix, t.sum.Site, t.sum.Pit = p.prefix, p.site, p.pit
+	}
+	t.arch.held = m
+	arch := f.archiveEvent(t)
+	f.mu.Unlock()
+	if f.changed != nil {
+		f.changed(p.table, archiveEvent, arch)
+	}
+	return nil
+}
+
+// lateChanged recomputes every table's archive lateness at the clock's time, and
+// returns the ArchiveState events of the tables whose LateMinutes changed since the
+// streams were last told.
+func (f *floor) lateChanged() map[string][]byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.now()
+	out := map[string][]byte{}
+	for id, t := range f.tables {
+		if t.arch.lag == nil {
+			continue
+		}
+		st := t.arch.state(now, f.late)
+		if st.LateMinutes != t.arch.lateSent {
+			out[id] = f.archiveEvent(t)
+		}
+	}
+	return out
+}
+
+// pitOf returns table's pit as the floor knows it ("" when unknown).
+func (f *floor) pitOf(table string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if t, ok := f.tables[table]; ok {
+		return t.sum.Pit
+	}
+	return ""
+}
+
+// tablesOfPits returns the tables seen in the pits, by id.
+func (f *floor) tablesOfPits(pits []string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for id, t := range f.tables {
+		if t.sum.Pit != "" && slices.Contains(pits, t.sum.Pit) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // apply updates t with one message of topic tp; data is compact JSON, empty when a
@@ -223,6 +386,7 @@ func (t *tableData) apply(tp api.Topic, data []byte) error {
 			t.sum.Set = m.Set
 		}
 		t.sum.Version, t.sum.Devices, t.sum.Call = m.Version, m.Devices, m.Call
+		t.arch.lag = m.Archive
 		t.envelope(m.Envelope)
 	case api.TopicState:
 		if len(data) == 0 {
@@ -362,9 +526,10 @@ func stamp(at time.Time) string {
 // table id.
 func (f *floor) summaries() []Summary {
 	f.mu.Lock()
+	now := f.now()
 	out := make([]Summary, 0, len(f.tables))
 	for _, t := range f.tables {
-		out = append(out, t.sum)
+		out = append(out, f.sumOf(t, now))
 	}
 	f.mu.Unlock()
 	slices.SortFunc(out, func(a, b Summary) int {
@@ -376,13 +541,15 @@ func (f *floor) summaries() []Summary {
 	return out
 }
 
-// urgency orders the floor: a held table, then a supervisor call, then an offline
-// table, then the rest.
+// urgency orders the floor: a held table, then a supervisor call, then a table the
+// archive raised an alarm of or is late with, then an offline table, then the rest.
 func urgency(s Summary) int {
 	switch {
 	case len(s.Held) > 0:
-		return 3
+		return 4
 	case s.Call != "":
+		return 3
+	case s.Archive != nil && (s.Archive.Alarms > 0 || s.Archive.LateMinutes > 0):
 		return 2
 	case !s.Online:
 		return 1
@@ -398,7 +565,14 @@ func (f *floor) summary(table string) (Summary, bool) {
 	if !ok {
 		return Summary{}, false
 	}
-	return t.sum, true
+	return f.sumOf(t, f.now()), true
+}
+
+// sumOf is t's summary with its archive's lateness at now. The caller holds f.mu.
+func (f *floor) sumOf(t *tableData, now time.Time) Summary {
+	s := t.sum
+	s.Archive = t.arch.state(now, f.late)
+	return s
 }
 
 // held is what the console knows of the table's held irregularity.
@@ -438,6 +612,6 @@ func (f *floor) detail(table string) (detail, bool) {
 	if !ok {
 		return detail{}, false
 	}
-	return detail{Summary: t.sum, Status: t.status, State: t.state, Roadmap: t.roadmap, Result: t.result,
+	return detail{Summary: f.sumOf(t, f.now()), Status: t.status, State: t.state, Roadmap: t.roadmap, Result: t.result,
 		Irregularities: append([]json.RawMessage{}, t.irregs...)}, true
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -13,6 +14,9 @@ import (
 // server ends. The HTTP client's idle connections to the test servers are closed first.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if historyFile != "" {
+		os.RemoveAll(filepath.Dir(historyFile))
+	}
 	http.DefaultClient.CloseIdleConnections()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {

@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tablectl/tablectl/archive"
 	"github.com/tablectl/tablectl/config"
 	"github.com/tablectl/tablectl/console"
 )
@@ -84,6 +85,15 @@ func runConsole(ctx context.Context, args []string, io stdio) error {
 	if len(us.List()) == 0 {
 		log.Warn("the users file has nobody in it: nobody can log in", "users", cfg.Users)
 	}
+	var history console.History
+	if cfg.Archive != "" {
+		db, err := archive.OpenReader(ctx, cfg.Archive)
+		if err != nil {
+			return fmt.Errorf("console: console.archive: %w", err)
+		}
+		defer db.Close()
+		history = db
+	}
 	// The link hands messages to the server, which is made next.
 	var srv *console.Server
 	ready := make(chan struct{})
@@ -106,7 +116,8 @@ func runConsole(ctx context.Context, args []string, io stdio) error {
 	defer link.Close()
 	srv, err = console.New(console.Options{Users: us, Publisher: link, Logger: log, Idle: cfg.Idle,
 		CommandTimeout: cfg.CommandTimeout, LockFor: cfg.Lock, SecureCookie: cfg.TLSCert != "",
-		StreamsPerSession: cfg.StreamsPerSession, Streams: cfg.Streams, Hosts: cfg.Hosts, LinkPending: true})
+		StreamsPerSession: cfg.StreamsPerSession, Streams: cfg.Streams, Hosts: cfg.Hosts, LinkPending: true,
+		History: history, ArchiveLate: cfg.ArchiveLate})
 	close(ready)
 	if err != nil {
 		return fmt.Errorf("console: %w", err)

@@ -88,12 +88,14 @@ func TestConsoleConfigFile(t *testing.T) {
 		want       string
 	}{
 		{"unknown key", "console:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  users: " + users + "\n  session_idle: 5m\n", nil,
-			"console.yaml:5: console.session_idle: unknown key (console has central, command_timeout"},
+			"console.yaml:5: console.session_idle: unknown key (console has archive, archive_late, central, command_timeout"},
 		{"bad value", "console:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  users: " + users + "\n  idle: 0s\n", nil,
 			"console.yaml:5: console.idle: 0s: want a duration above 0"},
 		{"no broker", "console:\n  users: " + users + "\n", nil, "no broker: give --mqtt, or console.mqtt.url"},
 		{"a flag's fault", "console:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  users: " + users + "\n", []string{"--tls-key", users},
 			"--tls-key: set without console.tls_cert: HTTPS takes both"},
+		{"an archive that is none", "console:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  users: " + users + "\n  archive: " + users + "\n", nil,
+			"console: console.archive: archive: open " + users + ": file is not a database"},
 		{"a bad file of the table", "console:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  users: " + users + "\nrules: punto\n", nil,
 			`console.yaml:5: rules: unknown rule set "punto"`},
 	} {
@@ -117,7 +119,8 @@ func TestConsoleConfigFile(t *testing.T) {
 	}
 	// The console section's defaults are the console package's.
 	d := config.DefaultConsole()
-	if d.Idle != console.DefaultIdle || d.CommandTimeout != console.DefaultCommandTimeout || d.Lock != console.DefaultLockFor {
+	if d.Idle != console.DefaultIdle || d.CommandTimeout != console.DefaultCommandTimeout || d.Lock != console.DefaultLockFor ||
+		d.ArchiveLate != console.DefaultArchiveLate {
 		t.Errorf("config.DefaultConsole %+v differs from the console's defaults", d)
 	}
 }

@@ -211,17 +211,37 @@ const Console = (function () {
   let alerted = null; // the holds and calls already signalled
   let floorTables = new Map();
 
-  // attention shows the tables held and the supervisor calls in a banner and in the
-  // tab's title, and beeps (when on) for each new one.
+  // archiveText says what is wrong with a table's archive (a summary's "archive"): alarm,
+  // the latest item the archive refused and kept apart, naming the place, the kind and
+  // the reason; late, how long the table has not been archived. Each '' when none.
+  function archiveText(table, a) {
+    if (!a) return { alarm: '', late: '' };
+    let alarm = '';
+    if (a.alarms > 0) {
+      const x = a.alarm || {};
+      alarm = `${table} ARCHIVE ALARM: ${x.item || 'item'} ${x.seq !== undefined ? x.seq : '?'} refused (${x.kind || 'unknown'})` +
+        `${x.reason ? ': ' + x.reason : ''}` + (a.alarms > 1 ? ` \u00b7 ${a.alarms} items kept apart` : '');
+    }
+    const late = a.late_minutes > 0 ? `${table} not archived for ${a.late_minutes} min` +
+      (a.behind ? ` (${a.behind} record${a.behind === 1 ? '' : 's'} behind)` : '') : '';
+    return { alarm, late };
+  }
+
+  // attention shows the tables held, the supervisor calls and the archive's alarms and
+  // late tables in a banner and in the tab's title, and beeps (when on) for each new
+  // one. None is dismissed from the page: each stays while its cause stands.
   function attention() {
-    const held = [], calls = [];
+    const held = [], calls = [], archived = [];
     for (const s of floorTables.values()) {
       if (s.held) held.push(s);
       else if (s.call) calls.push(s);
+      const t = archiveText(s.table, s.archive);
+      if (t.alarm || t.late) archived.push(Object.assign({ s }, t));
     }
     const byId = (a, b) => (a.table < b.table ? -1 : a.table > b.table ? 1 : 0);
     held.sort(byId);
     calls.sort(byId);
+    archived.sort((a, b) => byId(a.s, b.s));
     let box = $('attention');
     if (!box) {
       box = el('div', 'notice attention');
@@ -246,13 +266,27 @@ const Console = (function () {
       a.textContent = `${s.table} calls a Pit Supervisor`;
       box.appendChild(a);
     }
-    box.hidden = !held.length && !calls.length;
+    let alarms = 0;
+    for (const x of archived) {
+      for (const [cls, text] of [['archive-alarm', x.alarm], ['archive-late', x.late]]) {
+        if (!text) continue;
+        const a = el('a', 'att ' + cls + (mine(x.s.table, x.s.pit) ? ' mine' : ''));
+        a.href = 'table.html?table=' + encodeURIComponent(x.s.table);
+        a.dataset.table = x.s.table;
+        a.textContent = text;
+        box.appendChild(a);
+      }
+      if (x.alarm) alarms++;
+    }
+    box.hidden = !held.length && !calls.length && !archived.length;
     const parts = [];
     if (held.length) parts.push(`${held.length} HELD`);
     if (calls.length) parts.push(`${calls.length} CALL${calls.length === 1 ? '' : 'S'}`);
+    if (alarms) parts.push(`${alarms} ARCHIVE ALARM${alarms === 1 ? '' : 'S'}`);
     baseTitle = baseTitle || document.title;
     document.title = parts.length ? `(${parts.join(', ')}) ${baseTitle}` : baseTitle;
-    const keys = new Set([...held.map((s) => `h ${s.table} ${s.held.id}`), ...calls.map((s) => `c ${s.table}`)]);
+    const keys = new Set([...held.map((s) => `h ${s.table} ${s.held.id}`), ...calls.map((s) => `c ${s.table}`),
+      ...archived.filter((x) => x.alarm).map((x) => `a ${x.s.table} ${x.s.archive.alarms}`)]);
     if (alerted) {
       for (const k of keys) {
         if (!alerted.has(k)) { beep(); break; }
@@ -384,6 +418,6 @@ const Console = (function () {
 
   return {
     $, el, api, session, rank, command, roleText, stream, phaseText, resultText, confirm, watchFloor, onBroker,
-    heldFor, mine, clock, broker: () => broker, me: () => me, vocabulary: () => vocabulary,
+    heldFor, mine, clock, archiveText, broker: () => broker, me: () => me, vocabulary: () => vocabulary,
   };
 })();

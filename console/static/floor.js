@@ -5,15 +5,16 @@
 'use strict';
 
 (function () {
-  const { $, el, session, watchFloor, onBroker, phaseText, resultText, mine, heldFor } = Console;
+  const { $, el, session, watchFloor, onBroker, phaseText, resultText, mine, heldFor, archiveText } = Console;
   let tables = new Map(); // id -> summary
   const tiles = new Map(); // id -> element
   let scheduled = false;
   let brokerUp = true;
 
   function urgency(s) {
-    if (s.held) return 3;
-    if (s.call) return 2;
+    if (s.held) return 4;
+    if (s.call) return 3;
+    if (s.archive && (s.archive.alarms > 0 || s.archive.late_minutes > 0)) return 2;
     if (!s.online) return 1;
     return 0;
   }
@@ -27,7 +28,8 @@
       const head = el('div', 'head');
       head.append(el('span', 'id', id), el('span', 'mine-tag', 'YOUR TABLE'), el('span', 'pit'));
       t.append(head, el('div', 'known', 'LAST KNOWN'), el('div', 'line phase-line'), el('div', 'line devices'), el('div', 'last'),
-        el('div', 'alert held'), el('div', 'alert call', 'CALLS A PIT SUPERVISOR'), el('div', 'alert offline', 'OFFLINE'),
+        el('div', 'alert held'), el('div', 'alert call', 'CALLS A PIT SUPERVISOR'), el('div', 'alert archive-alarm'),
+        el('div', 'alert archive-late'), el('div', 'alert offline', 'OFFLINE'),
         el('div', 'alert unknown', 'STATE UNKNOWN: the console cannot reach its broker'));
       tiles.set(id, t);
     }
@@ -41,6 +43,12 @@
     t.classList.toggle('offline', !unknown && !s.online);
     t.classList.toggle('unknown', unknown);
     t.classList.toggle('mine', mine(s.table, s.pit));
+    const arch = archiveText(s.table, s.archive);
+    t.classList.toggle('archive-alarm', !!arch.alarm);
+    t.classList.toggle('archive-late', !!arch.late);
+    // The tile names its table already: the alert starts after the id.
+    t.querySelector('.alert.archive-alarm').textContent = arch.alarm.slice(s.table.length + 1);
+    t.querySelector('.alert.archive-late').textContent = arch.late.slice(s.table.length + 1).toUpperCase();
     t.querySelector('.pit').textContent = [s.site, s.pit].filter(Boolean).join(' · ');
     const phase = phaseText(s, 'no state yet');
     // No-break spaces inside each part and before each dot: a narrow tile breaks its
@@ -130,7 +138,8 @@
   $('search').addEventListener('input', schedule);
   setInterval(schedule, 5000); // the times held go on
 
-  session().then(async () => {
+  session().then(async (me) => {
+    $('history-link').hidden = me.history !== 'open';
     await Words.load();
     onBroker((b) => {
       brokerUp = b.up;

@@ -10,7 +10,7 @@
 'use strict';
 
 (function () {
-  const { $, el, api, session, rank, command, vocabulary, roleText, stream, phaseText, resultText, confirm, watchFloor, onBroker, heldFor, clock } = Console;
+  const { $, el, api, session, rank, command, vocabulary, roleText, stream, phaseText, resultText, confirm, watchFloor, onBroker, heldFor, clock, archiveText } = Console;
   const table = new URLSearchParams(location.search).get('table') || '';
   const SVG = 'http://www.w3.org/2000/svg';
   const SUITS = { S: '\u2660', H: '\u2665', D: '\u2666', C: '\u2663' };
@@ -644,6 +644,21 @@
     drawInsuranceRecord();
   }
 
+  // drawArchive shows the archive's alarm of the table and its lateness (an
+  // ArchiveState, docs/console.md): it stays while the archive keeps items apart or is
+  // late, and has no button to dismiss it.
+  function drawArchive(a) {
+    const t = archiveText(table, a);
+    const box = $('archive');
+    box.replaceChildren();
+    if (t.alarm) {
+      box.append(el('div', 'archive-alarm', t.alarm));
+      box.append(el('div', 'archive-note', 'The archive did not store it and keeps it apart. It stays here until the archive is set right (docs/archive.md).'));
+    }
+    if (t.late) box.append(el('div', 'archive-late', t.late + (a.since ? ` (oldest record not held written ${clock(a.since)})` : '')));
+    box.hidden = !t.alarm && !t.late;
+  }
+
   // ---- the stream ----
 
   session().then(async (m) => {
@@ -654,6 +669,7 @@
       const s = all.get(table);
       if (s) {
         sum = s;
+        drawArchive(s.archive);
         if (state && state.held) drawHeldInfo(state.held);
       }
     });
@@ -661,6 +677,7 @@
     stream(`/api/tables/${encodeURIComponent(table)}/events`, {
       detail: (d) => {
         sum = d.summary || sum;
+        drawArchive(d.summary && d.summary.archive);
         const w = works(d.summary && d.summary.pit);
         if (w !== working || !$('actions').hasChildNodes()) {
           working = w;
@@ -683,6 +700,7 @@
       result: (r) => { lastSeen = true; drawLast(r); drawSettlements(r); },
       irregularity: addIrregularity,
       card: () => {}, // the state that follows each card carries it
+      archive: drawArchive,
     });
   }).catch(() => {});
 })();
