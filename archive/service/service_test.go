@@ -214,7 +214,7 @@ func newFakeTable(t *testing.T, b *mosquittotest.Broker, f fixture) *fakeTable {
 	t.Helper()
 	ft := &fakeTable{t: t, f: f, held: make(chan api.ArchiveHeld, 100000)}
 	topics, _ := api.NewTopics(fixtureTable)
-	opts := mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("fake-"+fixtureTable).
+	opts := mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("fake-" + fixtureTable).
 		SetUsername("tablectl").SetPassword(tablePassword).SetAutoReconnect(true).
 		SetMaxReconnectInterval(200 * time.Millisecond).SetConnectRetry(true).SetConnectRetryInterval(100 * time.Millisecond).
 		SetOnConnectHandler(func(c mqtt.Client) {
