@@ -80,3 +80,6 @@ func scanTime(v any) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("a time of type %T", v)
 }
+
+// Redact returns dsn with the password of a PostgreSQL URL hidden, for the log.
+func Redact(dsn string) string { return redact(dsn) }
