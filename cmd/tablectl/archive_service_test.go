@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -232,5 +233,93 @@ func TestArchiveConfigFaults(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "a.db")); err == nil {
 		t.Error("a bad keys file: the database was made all the same")
+	}
+}
+
+// TestArchiveThroughBridge: a table's batch published on its own Mosquitto, bridged by
+// deploy/mosquitto-bridge.conf to a central Mosquitto, reaches tablectl archive --central
+// there under casino/<site>/<pit>/; the archive's held message comes back over the
+// bridge to the table's own topic.
+func TestArchiveThroughBridge(t *testing.T) {
+	central := mosquittotest.Start(t, mosquittotest.Config{TLS: true, RequireClientCert: true, Persistence: true})
+	local := mosquittotest.Start(t, mosquittotest.Config{Persistence: true,
+		Extra: bridgeSection(t, central, "lv1", "pit3", "pit3-bac07")})
+	dir := t.TempDir()
+	pub, err := os.ReadFile(filepath.Join(archivedTable, "public.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, db := filepath.Join(dir, "keys"), filepath.Join(dir, "archive.db")
+	if err := os.WriteFile(keys, []byte("pit3-bac07 "+string(pub)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, key := central.ClientCert("archive")
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, log lockedBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"archive", "--central", "--mqtt", central.TLSURL(), "--mqtt-ca", central.CAFile(),
+			"--mqtt-cert", cert, "--mqtt-key", key, "--db", db, "--keys", keys, "--client-id", "archive-bridge-test"},
+			stdio{in: strings.NewReader(""), out: &out, err: &log})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("tablectl archive: %v", err)
+		}
+	}()
+
+	held := make(chan api.ArchiveHeld, 100)
+	topics, _ := api.NewTopics("pit3-bac07")
+	tc := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(local.URL()).SetClientID("bridge-table"))
+	if tok := tc.Connect(); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+		t.Fatalf("connect: %v", tok.Error())
+	}
+	defer tc.Disconnect(100)
+	if tok := tc.Subscribe(topics.ArchiveHeld(), 1, func(_ mqtt.Client, m mqtt.Message) {
+		var h api.ArchiveHeld
+		if json.Unmarshal(m.Payload(), &h) == nil {
+			held <- h
+		}
+	}); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+		t.Fatalf("subscribe: %v", tok.Error())
+	}
+	guard := time.NewTimer(60 * time.Second) // a guard against a hang, not a measure
+	defer guard.Stop()
+	for !strings.Contains(log.String(), "MQTT connected and subscribed") {
+		select {
+		case <-guard.C:
+			t.Fatalf("tablectl archive did not connect:\n%s", log.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	j, _, err := journal.Open(filepath.Join(archivedTable, "journal"), journal.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := api.ArchiveBatch{Schema: api.Schema, Table: "pit3-bac07", Written: 5}
+	for r, err := range j.Records(1) {
+		if err != nil || r.Seq > 5 {
+			break
+		}
+		batch.Records = append(batch.Records, api.ArchiveRecord{Seq: r.Seq, Hash: r.Hash, Data: r.Data})
+	}
+	j.Close()
+	payload, _ := json.Marshal(batch)
+	// The bridge may still be connecting: the table sends again until the archive holds
+	// the batch, as a table does until its held message says so.
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for at5 := false; !at5; {
+		if tok := tc.Publish(topics.ArchiveRecords(), 1, false, payload); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+			t.Fatalf("publish: %v", tok.Error())
+		}
+		select {
+		case h := <-held:
+			at5 = h.Seq == 5 && h.Table == "pit3-bac07"
+		case <-tick.C:
+		case <-guard.C:
+			t.Fatalf("no held message at record 5 over the bridge:\n%s", log.String())
+		}
 	}
 }
