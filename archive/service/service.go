@@ -126,13 +126,18 @@ type worker struct {
 	// tablectl/v1/..., "casino/<site>/<pit>/" on a central broker); only the worker
 	// reads and writes it.
 	prefixes map[string]bool
-	written  uint64 // the highest Written a batch of the table said
+	// published are the prefixes the held message went out under in this run.
+	published map[string]bool
+	written   uint64 // the highest Written a batch of the table said
 }
 
-// job is a batch to store, or (msg nil) a call to publish the table's held message.
+// job is a batch to store; or, msg nil, a call to publish the table's held message:
+// every table's as the service connects, or (seen) a table's whose held message the
+// broker had under prefix.
 type job struct {
 	msg    mqtt.Message
 	prefix string
+	seen   bool
 }
 
 // New checks the options and makes the service; Run connects it. An error names the
@@ -173,9 +178,10 @@ func New(store Store, opt Options) (*Service, error) {
 		opt.RetryMax = 10 * time.Second
 	}
 	s := &Service{store: store, opt: opt, log: opt.Logger.With("component", "archive-mqtt", "broker", u.Redacted()),
-		lost: make(chan error, 1), ready: make(chan struct{}), filters: map[string]byte{api.ArchiveRecordsFilter: 1}, tables: map[string]*worker{}}
+		lost: make(chan error, 1), ready: make(chan struct{}), filters: map[string]byte{api.ArchiveRecordsFilter: 1, api.ArchiveHeldFilter: 1}, tables: map[string]*worker{}}
 	if opt.Central {
 		s.filters[centralRoot+"+/+/"+api.ArchiveRecordsFilter] = 1
+		s.filters[centralRoot+"+/+/"+api.ArchiveHeldFilter] = 1
 	}
 	po := mqtt.NewClientOptions().
 		AddBroker(opt.Broker).
@@ -294,12 +300,19 @@ func (s *Service) connect(ctx context.Context, quit <-chan struct{}) bool {
 // receive hands a message to its table's worker; it runs on paho's goroutine and does
 // not block.
 func (s *Service) receive(m mqtt.Message) {
-	prefix, table, ok := recordsTopic(m.Topic(), s.opt.Central)
+	prefix, table, part, ok := archiveTopic(m.Topic(), s.opt.Central)
 	if !ok {
 		s.malformed.Add(1)
-		s.log.Error("a message on a topic that is not a table's archive/records: dropped", "topic", m.Topic())
+		s.log.Error("a message on a topic that is not a table's archive topic: dropped", "topic", m.Topic())
 		m.Ack()
 		return
+	}
+	j := job{msg: m, prefix: prefix}
+	if part == api.ArchiveHeldTopic {
+		// A held message: the broker's retained one from before this run, or the echo
+		// of the service's own. Only the first needs an answer (worker.do).
+		m.Ack()
+		j = job{prefix: prefix, seen: true}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -310,12 +323,12 @@ func (s *Service) receive(m mqtt.Message) {
 	if !ok {
 		w = s.startWorker(table)
 	}
-	w.jobs.Push(job{msg: m, prefix: prefix})
+	w.jobs.Push(j)
 }
 
 // startWorker starts table's worker; s.mu is held.
 func (s *Service) startWorker(table string) *worker {
-	w := &worker{table: table, jobs: fifo.New[job](), prefixes: map[string]bool{}}
+	w := &worker{table: table, jobs: fifo.New[job](), prefixes: map[string]bool{}, published: map[string]bool{}}
 	s.tables[table] = w
 	ctx := s.running
 	s.wg.Add(1)
@@ -339,26 +352,37 @@ func (s *Service) startWorker(table string) *worker {
 	return w
 }
 
-// recordsTopic takes apart [casino/<site>/<pit>/]tablectl/v1/<table>/archive/records:
-// the prefix before tablectl/ and the table id.
-func recordsTopic(topic string, central bool) (prefix, table string, ok bool) {
+// archiveTopic takes apart [casino/<site>/<pit>/]tablectl/v1/<table>/archive/records
+// (or .../archive/held): the prefix before tablectl/, the table id and the part
+// (api.ArchiveRecordsTopic or api.ArchiveHeldTopic). casino/ is taken with central only.
+func archiveTopic(topic string, central bool) (prefix, table, part string, ok bool) {
 	rest := topic
 	if central && strings.HasPrefix(topic, centralRoot) {
 		parts := strings.SplitN(topic, "/", 4)
 		if len(parts) < 4 || parts[1] == "" || parts[2] == "" {
-			return "", "", false
+			return "", "", "", false
 		}
 		prefix, rest = strings.Join(parts[:3], "/")+"/", parts[3]
 	}
-	table, part, ok := api.TableOfArchiveTopic(rest)
-	if !ok || part != api.ArchiveRecordsTopic {
-		return "", "", false
+	table, part, ok = api.TableOfArchiveTopic(rest)
+	if !ok {
+		return "", "", "", false
 	}
-	return prefix, table, true
+	return prefix, table, part, true
 }
 
 // do carries out one job of w's table.
 func (s *Service) do(ctx context.Context, w *worker, j job) {
+	if j.seen {
+		// A held message the service has not published under this prefix in this run
+		// is the broker's from before: stale, perhaps (a database restored from a
+		// backup holds less). It is replaced by what the archive holds.
+		if !w.published[j.prefix] {
+			w.prefixes[j.prefix] = true
+			s.publishHeld(ctx, w)
+		}
+		return
+	}
 	if j.msg == nil {
 		s.publishHeld(ctx, w)
 		return
@@ -495,7 +519,9 @@ func (s *Service) publishHeld(ctx context.Context, w *worker) {
 		t := time.NewTimer(publishWait)
 		select {
 		case <-tok.Done():
-			if err := tok.Error(); err != nil {
+			if err := tok.Error(); err == nil {
+				w.published[p] = true
+			} else {
 				s.log.Warn("the held message was not published: it goes again at the next batch or connection", "table", w.table, "topic", topic, "error", err)
 			}
 		case <-t.C:

@@ -160,7 +160,7 @@ type running struct {
 
 // startArchive opens the database, and runs the archive's service on the broker until
 // stop (or the test's end).
-func startArchive(t *testing.T, b *mosquittotest.Broker, dsn string, keys archive.Keys, log *logBuffer, wrap func(Store) Store) *running {
+func startArchive(t *testing.T, b *mosquittotest.Broker, dsn string, keys archive.Keys, log *logBuffer, wrap func(Store) Store, mods ...func(*Options)) *running {
 	t.Helper()
 	db, err := archive.OpenDB(context.Background(), dsn)
 	if err != nil {
@@ -171,8 +171,12 @@ func startArchive(t *testing.T, b *mosquittotest.Broker, dsn string, keys archiv
 	if wrap != nil {
 		store = wrap(store)
 	}
-	svc, err := New(store, Options{Broker: b.URL(), Username: "archive", Password: archivePassword,
-		ClientID: "tablectl-archive-test", Logger: logger, RetryMax: 200 * time.Millisecond})
+	opt := Options{Broker: b.URL(), Username: "archive", Password: archivePassword,
+		ClientID: "tablectl-archive-test", Logger: logger, RetryMax: 200 * time.Millisecond}
+	for _, m := range mods {
+		m(&opt)
+	}
+	svc, err := New(store, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -594,25 +598,79 @@ func TestDatabaseErrorRetried(t *testing.T) {
 	checkJournal(t, dsn, f)
 }
 
-// TestRecordsTopic: the table's id is taken from the topic, on a table's broker and,
+// TestArchiveTopic: the table's id is taken from the topic, on a table's broker and,
 // with central, under casino/<site>/<pit>/.
-func TestRecordsTopic(t *testing.T) {
+func TestArchiveTopic(t *testing.T) {
 	for _, c := range []struct {
-		topic         string
-		central       bool
-		prefix, table string
-		ok            bool
+		topic               string
+		central             bool
+		prefix, table, part string
+		ok                  bool
 	}{
-		{"tablectl/v1/pit3-bac07/archive/records", false, "", "pit3-bac07", true},
-		{"casino/macau/pit3/tablectl/v1/pit3-bac07/archive/records", true, "casino/macau/pit3/", "pit3-bac07", true},
-		{"casino/macau/pit3/tablectl/v1/pit3-bac07/archive/records", false, "", "", false},
-		{"tablectl/v1/pit3-bac07/archive/held", false, "", "", false},
-		{"casino//pit3/tablectl/v1/t/archive/records", true, "", "", false},
-		{"tablectl/v1/a/b/archive/records", false, "", "", false},
+		{"tablectl/v1/pit3-bac07/archive/records", false, "", "pit3-bac07", api.ArchiveRecordsTopic, true},
+		{"tablectl/v1/pit3-bac07/archive/held", false, "", "pit3-bac07", api.ArchiveHeldTopic, true},
+		{"casino/macau/pit3/tablectl/v1/pit3-bac07/archive/records", true, "casino/macau/pit3/", "pit3-bac07", api.ArchiveRecordsTopic, true},
+		{"casino/macau/pit3/tablectl/v1/pit3-bac07/archive/records", false, "", "", "", false},
+		{"tablectl/v1/pit3-bac07/result", false, "", "", "", false},
+		{"casino//pit3/tablectl/v1/t/archive/records", true, "", "", "", false},
+		{"tablectl/v1/a/b/archive/records", false, "", "", "", false},
 	} {
-		p, tb, ok := recordsTopic(c.topic, c.central)
-		if p != c.prefix || tb != c.table || ok != c.ok {
-			t.Errorf("recordsTopic(%q, %v) = %q %q %v; want %q %q %v", c.topic, c.central, p, tb, ok, c.prefix, c.table, c.ok)
+		p, tb, part, ok := archiveTopic(c.topic, c.central)
+		if p != c.prefix || tb != c.table || part != c.part || ok != c.ok {
+			t.Errorf("archiveTopic(%q, %v) = %q %q %q %v; want %q %q %q %v", c.topic, c.central, p, tb, part, ok, c.prefix, c.table, c.part, c.ok)
 		}
 	}
+}
+
+// TestCentralStaleHeldReplaced: on a central broker, a table's batches under
+// casino/<site>/<pit>/ are answered there. An archive started again finds there a held
+// message that disagrees with its database (a database restored from a backup, say)
+// and replaces it with what it holds, so the table sends again from there.
+func TestCentralStaleHeldReplaced(t *testing.T) {
+	f := loadFixture(t)
+	b := mosquittotest.Start(t, mosquittotest.Config{Persistence: true})
+	dsn := filepath.Join(t.TempDir(), "archive.db")
+	var log logBuffer
+	central := func(o *Options) { o.Central, o.Username, o.Password = true, "", "" }
+	r := startArchive(t, b, dsn, keysOf(f), &log, nil, central)
+
+	const prefix = "casino/macau/pit3/"
+	topics, _ := api.NewTopics(fixtureTable)
+	held := make(chan api.ArchiveHeld, 1000)
+	pc := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("central-table"))
+	if tok := pc.Connect(); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+		t.Fatalf("connect: %v", tok.Error())
+	}
+	defer pc.Disconnect(100)
+	if tok := pc.Subscribe(prefix+topics.ArchiveHeld(), 1, func(_ mqtt.Client, m mqtt.Message) {
+		var h api.ArchiveHeld
+		if json.Unmarshal(m.Payload(), &h) == nil {
+			held <- h
+		}
+	}); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+		t.Fatalf("subscribe: %v", tok.Error())
+	}
+	ft := &fakeTable{t: t, f: f, held: held}
+	publish := func(topic string, retained bool, v any) {
+		t.Helper()
+		payload, _ := json.Marshal(v)
+		if tok := pc.Publish(topic, 1, retained, payload); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+			t.Fatalf("publish: %v", tok.Error())
+		}
+	}
+	k := uint64(40)
+	publish(prefix+topics.ArchiveRecords(), false, ft.batch(1, k))
+	ft.waitHeld("at k under the casino prefix", heldAt(k))
+	r.stop()
+
+	// The broker's retained message says more than the database holds.
+	publish(prefix+topics.ArchiveHeld(), true, api.ArchiveHeld{Schema: api.Schema, Table: fixtureTable, Seq: 999999})
+	ft.waitHeld("stale", heldAt(999999))
+	startArchive(t, b, dsn, keysOf(f), &log, nil, central)
+	h := ft.waitHeld("from the new archive under the casino prefix", func(api.ArchiveHeld) bool { return true })
+	if h.Seq != k || h.Hash != f.records[k-1].Hash {
+		t.Fatalf("the new archive's held message under %s: %+v, want record %d", prefix, h, k)
+	}
+	publish(prefix+topics.ArchiveRecords(), false, ft.batch(k+1, 2*k))
+	ft.waitHeld("at 2k", heldAt(2*k))
 }
