@@ -323,3 +323,130 @@ func TestArchiveThroughBridge(t *testing.T) {
 		}
 	}
 }
+
+// TestArchiveKilled: tablectl archive killed (SIGKILL) while a table's batches are on
+// their way, and started again, stores the table's whole journal, each record once and
+// in order, without the table sending anything again: the broker kept the batches it
+// had not acknowledged.
+func TestArchiveKilled(t *testing.T) {
+	b := mosquittotest.Start(t, mosquittotest.Config{Users: map[string]string{"archive": "a-pw", "tablectl": "t-pw"},
+		ACL: string(api.MosquittoACL()), Persistence: true})
+	dir := t.TempDir()
+	pub, err := os.ReadFile(filepath.Join(archivedTable, "public.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, db := filepath.Join(dir, "keys"), filepath.Join(dir, "archive.db")
+	if err := os.WriteFile(keys, []byte("pit3-bac07 "+string(pub)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	guard := time.NewTimer(90 * time.Second) // a guard against a hang, not a measure
+	defer guard.Stop()
+	start := func() (*exec.Cmd, chan error, *lockedBuffer) {
+		var stderr lockedBuffer
+		cmd := exec.Command(os.Args[0], "archive", "--mqtt", b.URL(), "--mqtt-password", "a-pw", "--db", db, "--keys", keys,
+			"--client-id", "archive-killed-test")
+		cmd.Env = append(os.Environ(), "TABLECTL_TEST_MAIN=1")
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		t.Cleanup(func() {
+			if cmd.ProcessState == nil {
+				_ = cmd.Process.Kill()
+				<-exited
+			}
+		})
+		for !strings.Contains(stderr.String(), "MQTT connected and subscribed") {
+			select {
+			case err := <-exited:
+				t.Fatalf("tablectl archive exited: %v\n%s", err, stderr.String())
+			case <-guard.C:
+				t.Fatalf("tablectl archive did not connect:\n%s", stderr.String())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+		return cmd, exited, &stderr
+	}
+	cmd, exited, _ := start()
+
+	held := make(chan api.ArchiveHeld, 1000)
+	topics, _ := api.NewTopics("pit3-bac07")
+	tc := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("archive-killed-table").
+		SetUsername("tablectl").SetPassword("t-pw"))
+	if tok := tc.Connect(); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+		t.Fatalf("connect: %v", tok.Error())
+	}
+	defer tc.Disconnect(100)
+	if tok := tc.Subscribe(topics.ArchiveHeld(), 1, func(_ mqtt.Client, m mqtt.Message) {
+		var h api.ArchiveHeld
+		if json.Unmarshal(m.Payload(), &h) == nil {
+			held <- h
+		}
+	}); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+		t.Fatalf("subscribe: %v", tok.Error())
+	}
+	j, _, err := journal.Open(filepath.Join(archivedTable, "journal"), journal.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []api.ArchiveRecord
+	for r, err := range j.Records(1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, api.ArchiveRecord{Seq: r.Seq, Hash: r.Hash, Data: r.Data})
+	}
+	heads, err := j.Checkpoints()
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	last := recs[len(recs)-1]
+	send := func(from, to int) {
+		for i := from; i < to; i += 7 {
+			bt := api.ArchiveBatch{Schema: api.Schema, Table: "pit3-bac07", Written: last.Seq, Records: recs[i:min(i+7, to)]}
+			for _, c := range heads {
+				if c.Seq >= bt.Records[0].Seq && c.Seq <= bt.Records[len(bt.Records)-1].Seq {
+					bt.Heads = append(bt.Heads, c)
+				}
+			}
+			payload, _ := json.Marshal(bt)
+			if tok := tc.Publish(topics.ArchiveRecords(), 1, false, payload); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+				t.Fatalf("publish: %v", tok.Error())
+			}
+		}
+	}
+	half := len(recs) / 2
+	send(0, half)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	send(half, len(recs))
+	_, _, stderr := start()
+	for atLast := false; !atLast; {
+		select {
+		case h := <-held:
+			atLast = h.Seq == last.Seq && h.Hash == last.Hash
+		case <-guard.C:
+			t.Fatalf("no held message at the last record after the restart:\n%s", stderr.String())
+		}
+	}
+	exported := filepath.Join(dir, "exported")
+	if out, _, err := runCmd(t, "", "journal", "export", "--archive", db, "--table", "pit3-bac07", exported); err != nil {
+		t.Fatalf("journal export: %v\n%s", err, out)
+	}
+	for _, name := range []string{"00000000000000000001.seg", "heads"} {
+		want, err := os.ReadFile(filepath.Join(archivedTable, "journal", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(exported, name))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("the exported %s is not the table's (%v)", name, err)
+		}
+	}
+}
