@@ -65,6 +65,7 @@ func (f *file) check(c *Config) error {
 	f.checkBoard(c.Board)
 	f.checkGPIO(c.GPIO)
 	f.checkConsole(c.Console)
+	f.checkArchiveService(c.Archive.ArchiveService)
 	if len(f.errs) > 0 {
 		return f.errs
 	}

@@ -51,6 +51,8 @@ type Config struct {
 	GPIO GPIO `yaml:"gpio"`
 	// Console is tablectl console's section (console.go); tablectl run ignores it.
 	Console Console `yaml:"console"`
+	// Archive is the archive section (archiveservice.go): tablectl archive's settings.
+	Archive Archive `yaml:"archive"`
 }
 
 // Board is the display board's language, game name and logo (docs/board.md).
@@ -230,5 +232,6 @@ func Default() Config {
 		GPIO:   GPIO{Debounce: 20 * time.Millisecond},
 
 		Console: DefaultConsole(),
+		Archive: Archive{ArchiveService: DefaultArchiveService()},
 	}
 }

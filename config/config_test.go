@@ -84,7 +84,7 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"unknown top-level key", "table: t1\nrule: rws\n",
-			`t.yaml:2: rule: unknown key (the file's top level has board, broker, console, dealer, decks, gpio, http, journal, journal_key, limits, log, metrics, mqtt, royal, rules, shoe, shuffler, table)`},
+			`t.yaml:2: rule: unknown key (the file's top level has archive, board, broker, console, dealer, decks, gpio, http, journal, journal_key, limits, log, metrics, mqtt, royal, rules, shoe, shuffler, table)`},
 		{"unknown nested key", "dealer:\n  auto: true\n  simultanous_window: 1s\n",
 			`t.yaml:3: dealer.simultanous_window: unknown key (dealer has auto, burn, burn_count, burn_excess_cards, insurance_pause, no_insurance, options_pause, pay_rounded, rounding, rounds_after_cut, shoe_start, simultaneous_window)`},
 		{"unknown key in a list item", "gpio:\n  pins:\n    - role: confirm\n      pin: GPIO17\n      invert: true\n",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tablectl/tablectl/archive"
 	"github.com/tablectl/tablectl/config"
 )
 
@@ -82,6 +83,9 @@ func summary(c config.Config) string {
 			scheme = "https"
 		}
 		fmt.Fprintf(&b, "  console: broker %s, users %s, pages on %s://%s\n", orNone(con.MQTT.URL), orNone(con.Users), scheme, con.HTTP)
+	}
+	if ar := c.Archive.ArchiveService; ar.MQTT.URL != "" || ar.DB != "" || ar.Keys != "" {
+		fmt.Fprintf(&b, "  archive: broker %s, database %s, keys %s\n", orNone(ar.MQTT.URL), orNone(archive.Redact(ar.DB)), orNone(ar.Keys))
 	}
 	if c.Limits != nil {
 		fmt.Fprintf(&b, "  limits: %s\n", c.Limits)

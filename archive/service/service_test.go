@@ -1,0 +1,676 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+	"go.uber.org/goleak"
+
+	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/archive"
+	"github.com/tablectl/tablectl/internal/mosquittotest"
+	"github.com/tablectl/tablectl/internal/pgtest"
+	"github.com/tablectl/tablectl/journal"
+)
+
+// fixtureTable is the table of ../testdata/table: a journal the table itself wrote.
+const fixtureTable = "pit3-bac07"
+
+var (
+	pg       *pgtest.Server // the PostgreSQL cluster of the package's tests, nil without one
+	pgReason string
+)
+
+func TestMain(m *testing.M) {
+	s, ok, err := pgtest.StartMain()
+	switch {
+	case ok:
+		pg = s
+	case os.Getenv(pgtest.RequireEnv) == "1":
+		fmt.Fprintln(os.Stderr, "pgtest:", err)
+		os.Exit(1)
+	default:
+		pgReason = fmt.Sprint(err)
+	}
+	code := m.Run()
+	if pg != nil {
+		if err := pg.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "pgtest:", err)
+			code = 1
+		}
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// onEngines runs f on a new SQLite archive and on a new PostgreSQL one.
+func onEngines(t *testing.T, f func(t *testing.T, dsn string)) {
+	t.Run("sqlite", func(t *testing.T) { f(t, filepath.Join(t.TempDir(), "archive.db")) })
+	t.Run("postgres", func(t *testing.T) {
+		if pg == nil {
+			t.Skipf("no PostgreSQL: %s (apt-get install postgresql; %s=1 fails instead)", pgReason, pgtest.RequireEnv)
+		}
+		f(t, pg.NewDatabase(t))
+	})
+}
+
+// fixture is the table's journal.
+type fixture struct {
+	records []archive.Record
+	heads   []journal.Checkpoint
+	pub     ed25519.PublicKey
+	seg     []byte // the journal's segment file
+	headsB  []byte // its heads file
+}
+
+func loadFixture(t *testing.T) fixture {
+	t.Helper()
+	dir := filepath.Join("..", "testdata", "table")
+	j, _, err := journal.Open(filepath.Join(dir, "journal"), journal.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var f fixture
+	for r, err := range j.Records(1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.records = append(f.records, archive.Record{Seq: r.Seq, Hash: r.Hash, Data: r.Data})
+	}
+	if f.heads, err = j.Checkpoints(); err != nil {
+		t.Fatal(err)
+	}
+	pubText, err := os.ReadFile(filepath.Join(dir, "public.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.pub, err = journal.ParsePublicKey(string(pubText)); err != nil {
+		t.Fatal(err)
+	}
+	if f.seg, err = os.ReadFile(filepath.Join(dir, "journal", "00000000000000000001.seg")); err != nil {
+		t.Fatal(err)
+	}
+	if f.headsB, err = os.ReadFile(filepath.Join(dir, "journal", "heads")); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.records) < 200 || len(f.heads) < 40 {
+		t.Fatalf("testdata: %d records, %d heads", len(f.records), len(f.heads))
+	}
+	return f
+}
+
+func (f fixture) last() uint64 { return f.records[len(f.records)-1].Seq }
+
+// The broker's users in the tests, with the shipped ACL.
+const (
+	archivePassword = "archive-pw"
+	tablePassword   = "table-pw"
+)
+
+func startBroker(t *testing.T) *mosquittotest.Broker {
+	return mosquittotest.Start(t, mosquittotest.Config{
+		Users:       map[string]string{"archive": archivePassword, "tablectl": tablePassword},
+		ACL:         string(api.MosquittoACL()),
+		Persistence: true,
+	})
+}
+
+// logBuffer is a log the service writes to and the test reads.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// running is an archive service started by a test.
+type running struct {
+	svc    *Service
+	cancel context.CancelFunc
+	done   chan error
+	db     *archive.DB
+}
+
+// startArchive opens the database, and runs the archive's service on the broker until
+// stop (or the test's end).
+func startArchive(t *testing.T, b *mosquittotest.Broker, dsn string, keys archive.Keys, log *logBuffer, wrap func(Store) Store, mods ...func(*Options)) *running {
+	t.Helper()
+	db, err := archive.OpenDB(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var store Store = archive.New(db, keys, archive.Options{Logger: logger})
+	if wrap != nil {
+		store = wrap(store)
+	}
+	opt := Options{Broker: b.URL(), Username: "archive", Password: archivePassword,
+		ClientID: "tablectl-archive-test", Logger: logger, RetryMax: 200 * time.Millisecond}
+	for _, m := range mods {
+		m(&opt)
+	}
+	svc, err := New(store, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{svc: svc, cancel: cancel, done: make(chan error, 1), db: db}
+	go func() { r.done <- svc.Run(ctx) }()
+	t.Cleanup(r.stop)
+	guard := time.NewTimer(30 * time.Second) // a guard against a hang, not a measure
+	defer guard.Stop()
+	select {
+	case <-svc.Ready():
+	case <-guard.C:
+		t.Fatalf("the archive did not connect:\n%s", log.String())
+	}
+	return r
+}
+
+// stop cancels the service's context and waits for Run to return.
+func (r *running) stop() {
+	if r.cancel == nil {
+		return
+	}
+	r.cancel()
+	<-r.done
+	r.db.Close()
+	r.cancel = nil
+}
+
+// fakeTable is a table shipping its journal: a paho client of the broker user tablectl
+// that publishes batches and reads its archive/held message.
+type fakeTable struct {
+	t    *testing.T
+	pc   mqtt.Client
+	f    fixture
+	held chan api.ArchiveHeld
+}
+
+func newFakeTable(t *testing.T, b *mosquittotest.Broker, f fixture) *fakeTable {
+	t.Helper()
+	ft := &fakeTable{t: t, f: f, held: make(chan api.ArchiveHeld, 100000)}
+	topics, _ := api.NewTopics(fixtureTable)
+	opts := mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("fake-" + fixtureTable).
+		SetUsername("tablectl").SetPassword(tablePassword).SetAutoReconnect(true).
+		SetMaxReconnectInterval(200 * time.Millisecond).SetConnectRetry(true).SetConnectRetryInterval(100 * time.Millisecond).
+		SetOnConnectHandler(func(c mqtt.Client) {
+			c.Subscribe(topics.ArchiveHeld(), 1, func(_ mqtt.Client, m mqtt.Message) {
+				var h api.ArchiveHeld
+				if err := json.Unmarshal(m.Payload(), &h); err != nil {
+					t.Errorf("held message %s: %v", m.Payload(), err)
+					return
+				}
+				ft.held <- h
+			})
+		})
+	ft.pc = mqtt.NewClient(opts)
+	if tok := ft.pc.Connect(); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+		t.Fatalf("the fake table does not connect: %v", tok.Error())
+	}
+	t.Cleanup(func() { ft.pc.Disconnect(100) })
+	return ft
+}
+
+// publish sends payload on the table's archive/records topic and waits for the broker.
+func (ft *fakeTable) publish(payload []byte) {
+	ft.t.Helper()
+	topics, _ := api.NewTopics(fixtureTable)
+	tok := ft.pc.Publish(topics.ArchiveRecords(), 1, false, payload)
+	if !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+		ft.t.Fatalf("publish: %v", tok.Error())
+	}
+}
+
+// batch is the batch of records from..to (by number) with the heads of their records.
+func (ft *fakeTable) batch(from, to uint64) api.ArchiveBatch {
+	b := api.ArchiveBatch{Schema: api.Schema, Table: fixtureTable, Written: ft.f.last()}
+	for _, r := range ft.f.records {
+		if r.Seq >= from && r.Seq <= to {
+			b.Records = append(b.Records, api.ArchiveRecord{Seq: r.Seq, Hash: r.Hash, Data: r.Data})
+		}
+	}
+	for _, c := range ft.f.heads {
+		if c.Seq >= from && c.Seq <= to {
+			b.Heads = append(b.Heads, c)
+		}
+	}
+	return b
+}
+
+// send publishes records from..to in batches of n.
+func (ft *fakeTable) send(from, to uint64, n uint64) {
+	ft.t.Helper()
+	for s := from; s <= to; s += n {
+		ft.sendBatch(ft.batch(s, min(s+n-1, to)))
+	}
+}
+
+func (ft *fakeTable) sendBatch(b api.ArchiveBatch) {
+	ft.t.Helper()
+	payload, err := json.Marshal(b)
+	if err != nil {
+		ft.t.Fatal(err)
+	}
+	ft.publish(payload)
+}
+
+// waitHeld reads the held messages until one satisfies ok.
+func (ft *fakeTable) waitHeld(what string, ok func(api.ArchiveHeld) bool) api.ArchiveHeld {
+	ft.t.Helper()
+	guard := time.NewTimer(60 * time.Second) // a guard against a hang, not a measure
+	defer guard.Stop()
+	for {
+		select {
+		case h := <-ft.held:
+			if ok(h) {
+				return h
+			}
+		case <-guard.C:
+			ft.t.Fatalf("no held message %s", what)
+		}
+	}
+}
+
+// drainHeld drops the held messages received so far.
+func (ft *fakeTable) drainHeld() {
+	for {
+		select {
+		case <-ft.held:
+		default:
+			return
+		}
+	}
+}
+
+func heldAt(seq uint64) func(api.ArchiveHeld) bool {
+	return func(h api.ArchiveHeld) bool { return h.Seq == seq }
+}
+
+// checkJournal checks that the database holds the table's journal whole, each record
+// once and in order: the journal exported from it is the table's, byte for byte.
+func checkJournal(t *testing.T, dsn string, f fixture) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := archive.OpenDB(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n, lo, hi int64
+	if err := db.SQL().QueryRow(`SELECT COUNT(*), MIN(seq), MAX(seq) FROM records WHERE table_id = $1`, fixtureTable).Scan(&n, &lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	if n != int64(len(f.records)) || lo != 1 || hi != int64(f.last()) {
+		t.Fatalf("the archive holds %d records, %d to %d; want %d, 1 to %d", n, lo, hi, len(f.records), f.last())
+	}
+	dir := filepath.Join(t.TempDir(), "exported")
+	if _, err := archive.Export(ctx, db, fixtureTable, dir); err != nil {
+		t.Fatal(err)
+	}
+	seg, err := os.ReadFile(filepath.Join(dir, "00000000000000000001.seg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	heads, err := os.ReadFile(filepath.Join(dir, "heads"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(seg, f.seg) || !bytes.Equal(heads, f.headsB) {
+		t.Fatalf("the journal exported from the archive is not the table's (segment equal %v, heads equal %v)",
+			bytes.Equal(seg, f.seg), bytes.Equal(heads, f.headsB))
+	}
+}
+
+func keysOf(f fixture) archive.Keys { return archive.Keys{fixtureTable: {f.pub}} }
+
+// TestEveryRecordOnce: a table's journal sent in batches through Mosquitto is stored
+// whole, each record once and in order, and the archive's retained held message says
+// so: the last record, its hash, the table's written count, when it stored it, no alarm.
+func TestEveryRecordOnce(t *testing.T) {
+	f := loadFixture(t)
+	onEngines(t, func(t *testing.T, dsn string) {
+		b := startBroker(t)
+		var log logBuffer
+		r := startArchive(t, b, dsn, keysOf(f), &log, nil)
+		ft := newFakeTable(t, b, f)
+		ft.send(1, f.last(), 17)
+		h := ft.waitHeld("at the last record", heldAt(f.last()))
+		if h.Table != fixtureTable || h.Hash != f.records[len(f.records)-1].Hash || h.Written != f.last() ||
+			h.At.IsZero() || h.Alarms != 0 || h.Alarm != nil || h.Schema != api.Schema {
+			t.Fatalf("held message %+v", h)
+		}
+		st := r.svc.Stats()
+		if st.Stored != int64(len(f.records)) || st.Malformed != 0 || st.Alarms != 0 {
+			t.Fatalf("stats %+v", st)
+		}
+		r.stop()
+		checkJournal(t, dsn, f)
+	})
+}
+
+// TestArchiveRestartedMidStream: the archive stopped while batches are on their way,
+// and batches sent while it is away, are taken when it starts again: the broker keeps
+// its session and delivers what it had not acknowledged. The new archive tells the
+// table how far it holds it, and the table's sending again from there stores nothing
+// twice.
+func TestArchiveRestartedMidStream(t *testing.T) {
+	f := loadFixture(t)
+	onEngines(t, func(t *testing.T, dsn string) {
+		b := startBroker(t)
+		var log logBuffer
+		r := startArchive(t, b, dsn, keysOf(f), &log, nil)
+		ft := newFakeTable(t, b, f)
+		third := f.last() / 3
+		ft.send(1, third, 5)
+		ft.waitHeld("past the first batch", func(h api.ArchiveHeld) bool { return h.Seq >= 5 })
+		ft.send(third+1, 2*third, 5) // on its way as the archive stops
+		r.stop()
+		ft.send(2*third+1, f.last(), 5) // while the archive is away
+		ft.drainHeld()
+		startArchive(t, b, dsn, keysOf(f), &log, nil)
+		// The broker delivers what the first archive left: the whole journal, without
+		// the table sending anything again.
+		ft.waitHeld("at the last record after the restart", heldAt(f.last()))
+		// The table, told where the archive is, sends again from a little before it.
+		ft.send(f.last()-30, f.last(), 7)
+		ft.waitHeld("after the sending again", heldAt(f.last()))
+		checkJournal(t, dsn, f)
+	})
+}
+
+// TestArchiveRestartedTableResends: an archive stopped mid-stream announces, when it
+// starts again, how far it holds the table; the table sends again from the record
+// after, and the journal is whole.
+func TestArchiveRestartedTableResends(t *testing.T) {
+	f := loadFixture(t)
+	onEngines(t, func(t *testing.T, dsn string) {
+		b := startBroker(t)
+		var log logBuffer
+		r := startArchive(t, b, dsn, keysOf(f), &log, nil)
+		ft := newFakeTable(t, b, f)
+		half := f.last() / 2
+		ft.send(1, half, 9)
+		ft.waitHeld("at half", heldAt(half))
+		r.stop()
+		// The archive's database lost nothing; the table sent nothing more. The new
+		// archive's held message, published as it connects, starts the table again.
+		ft.drainHeld()
+		startArchive(t, b, dsn, keysOf(f), &log, nil)
+		h := ft.waitHeld("from the new archive", func(api.ArchiveHeld) bool { return true })
+		if h.Seq != half {
+			t.Fatalf("the new archive says it holds record %d, want %d", h.Seq, half)
+		}
+		ft.send(h.Seq+1, f.last(), 11)
+		ft.waitHeld("at the last record", heldAt(f.last()))
+		checkJournal(t, dsn, f)
+	})
+}
+
+// TestBrokerRestarted: Mosquitto stopped and started again mid-stream; the archive
+// connects again by itself, the table sends again from the retained held message, and
+// the journal is whole.
+func TestBrokerRestarted(t *testing.T) {
+	f := loadFixture(t)
+	onEngines(t, func(t *testing.T, dsn string) {
+		b := startBroker(t)
+		var log logBuffer
+		startArchive(t, b, dsn, keysOf(f), &log, nil)
+		ft := newFakeTable(t, b, f)
+		half := f.last() / 2
+		ft.send(1, half, 13)
+		ft.waitHeld("past the first batch", func(h api.ArchiveHeld) bool { return h.Seq >= 13 })
+		b.Restart()
+		// The table, connected again, reads the retained held message and sends from it.
+		h := ft.waitHeld("after the broker's restart", func(api.ArchiveHeld) bool { return true })
+		ft.send(h.Seq+1, f.last(), 13)
+		ft.waitHeld("at the last record", heldAt(f.last()))
+		checkJournal(t, dsn, f)
+		if !strings.Contains(log.String(), "MQTT connection lost") {
+			t.Fatalf("the archive did not see the broker go:\n%s", log.String())
+		}
+	})
+}
+
+// TestAlarmsInHeld: a forged record and a rolled-back batch are refused, raised in the
+// held message (count and latest, naming the place) and in the log, and not stored; the
+// true records are taken after them.
+func TestAlarmsInHeld(t *testing.T) {
+	f := loadFixture(t)
+	onEngines(t, func(t *testing.T, dsn string) {
+		b := startBroker(t)
+		var log logBuffer
+		startArchive(t, b, dsn, keysOf(f), &log, nil)
+		ft := newFakeTable(t, b, f)
+		k := f.last() / 2
+		ft.send(1, k, 20)
+		ft.waitHeld("at k", heldAt(k))
+
+		forged := ft.batch(k+1, k+1)
+		forged.Records[0].Data = append(bytes.Clone(forged.Records[0].Data), ' ')
+		forged.Heads = nil
+		ft.sendBatch(forged)
+		h := ft.waitHeld("with the forged record's alarm", func(h api.ArchiveHeld) bool { return h.Alarms == 1 })
+		if h.Seq != k || h.Alarm == nil || h.Alarm.Kind != string(archive.NotChained) || h.Alarm.Item != "record" ||
+			h.Alarm.Seq != k+1 || h.Alarm.At.IsZero() || !strings.Contains(h.Alarm.Reason, "chain hash") {
+			t.Fatalf("held after a forged record: %+v alarm %+v", h, h.Alarm)
+		}
+
+		// A rolled-back journal: records k-5 to k-3 written again, otherwise, chained on
+		// their own from record k-6.
+		rb := api.ArchiveBatch{Schema: api.Schema, Table: fixtureTable, Written: k - 3}
+		prev := f.records[k-7].Hash // record k-6's
+		for s := k - 5; s <= k-3; s++ {
+			data := []byte(fmt.Sprintf(`{"event":{"kind":"power-restored","at":"2026-11-27T05:00:0%dZ"}}`, s-(k-5)))
+			hh := journal.ChainHash(prev, s, data)
+			rb.Records = append(rb.Records, api.ArchiveRecord{Seq: s, Hash: hh, Data: data})
+			prev = hh
+		}
+		ft.sendBatch(rb)
+		h = ft.waitHeld("with the rollback's alarms", func(h api.ArchiveHeld) bool { return h.Alarms == 4 })
+		if h.Seq != k || h.Alarm == nil || h.Alarm.Kind != string(archive.Rollback) || h.Alarm.Seq != k-3 {
+			t.Fatalf("held after a rolled-back batch: %+v alarm %+v", h, h.Alarm)
+		}
+		for _, want := range []string{"alarm=not-chained", fmt.Sprintf("seq=%d", k+1), "alarm=rollback", fmt.Sprintf("seq=%d", k-5), "table=" + fixtureTable} {
+			if !strings.Contains(log.String(), want) {
+				t.Fatalf("the log does not say %q:\n%s", want, log.String())
+			}
+		}
+		ft.send(k+1, f.last(), 20)
+		h = ft.waitHeld("at the last record", heldAt(f.last()))
+		if h.Alarms != 4 {
+			t.Fatalf("held at the end: %+v", h)
+		}
+		checkJournal(t, dsn, f)
+	})
+}
+
+// TestMalformedDropped: bad JSON, another table's batch on this table's topic, a field
+// the batch does not have and a schema this archive does not read are each logged with
+// the table and the topic, counted and dropped; the batches around them are stored.
+func TestMalformedDropped(t *testing.T) {
+	f := loadFixture(t)
+	onEngines(t, func(t *testing.T, dsn string) {
+		b := startBroker(t)
+		var log logBuffer
+		r := startArchive(t, b, dsn, keysOf(f), &log, nil)
+		ft := newFakeTable(t, b, f)
+		third := f.last() / 3
+		ft.send(1, third, 25)
+		ft.publish([]byte(`{"schema":2,"table":"pit3-bac07","records":[{"seq":`))
+		other := ft.batch(third+1, third+3)
+		other.Table = "pit3-bac08"
+		ft.sendBatch(other)
+		ft.publish([]byte(`{"schema":2,"table":"pit3-bac07","records":[],"extra":1}`))
+		future := ft.batch(third+1, third+3)
+		future.Schema = api.Schema + 1
+		ft.sendBatch(future)
+		ft.send(third+1, f.last(), 25)
+		ft.waitHeld("at the last record", heldAt(f.last()))
+		if st := r.svc.Stats(); st.Malformed != 4 || st.Alarms != 0 || st.Stored != int64(len(f.records)) {
+			t.Fatalf("stats %+v: want 4 malformed, no alarm, every record stored", st)
+		}
+		topics, _ := api.NewTopics(fixtureTable)
+		n := 0
+		for _, line := range strings.Split(log.String(), "\n") {
+			if strings.Contains(line, `msg="a malformed batch: dropped"`) && strings.Contains(line, " table="+fixtureTable+" ") &&
+				strings.Contains(line, " topic="+topics.ArchiveRecords()+" ") {
+				n++
+			}
+		}
+		if n != 4 {
+			t.Fatalf("%d malformed batches logged with table and topic, want 4:\n%s", n, log.String())
+		}
+		for _, want := range []string{"unexpected EOF", `the batch is table \"pit3-bac08\"'s`, `unknown field \"extra\"`, fmt.Sprintf("schema %d", api.Schema+1)} {
+			if !strings.Contains(log.String(), want) {
+				t.Fatalf("the log does not say %q:\n%s", want, log.String())
+			}
+		}
+		r.stop()
+		checkJournal(t, dsn, f)
+	})
+}
+
+// failingStore fails Ingest the first n times, as a database that is away does.
+type failingStore struct {
+	Store
+	mu sync.Mutex
+	n  int
+}
+
+func (s *failingStore) Ingest(ctx context.Context, table string, recs []archive.Record) (archive.Result, error) {
+	s.mu.Lock()
+	fail := s.n > 0
+	s.n--
+	s.mu.Unlock()
+	if fail {
+		return archive.Result{}, fmt.Errorf("the database is away")
+	}
+	return s.Store.Ingest(ctx, table, recs)
+}
+
+// TestDatabaseErrorRetried: a batch the database fails is not dropped: the archive
+// tries it again until it is stored, and the journal is whole without the table
+// sending anything again.
+func TestDatabaseErrorRetried(t *testing.T) {
+	f := loadFixture(t)
+	b := startBroker(t)
+	var log logBuffer
+	dsn := filepath.Join(t.TempDir(), "archive.db")
+	r := startArchive(t, b, dsn, keysOf(f), &log, func(s Store) Store { return &failingStore{Store: s, n: 3} })
+	ft := newFakeTable(t, b, f)
+	ft.send(1, f.last(), 30)
+	ft.waitHeld("at the last record", heldAt(f.last()))
+	if st := r.svc.Stats(); st.Retries != 3 {
+		t.Fatalf("stats %+v: want 3 retries", st)
+	}
+	if !strings.Contains(log.String(), "the database failed a batch: not acknowledged") {
+		t.Fatalf("the log does not say the database failed:\n%s", log.String())
+	}
+	r.stop()
+	checkJournal(t, dsn, f)
+}
+
+// TestArchiveTopic: the table's id is taken from the topic, on a table's broker and,
+// with central, under casino/<site>/<pit>/.
+func TestArchiveTopic(t *testing.T) {
+	for _, c := range []struct {
+		topic               string
+		central             bool
+		prefix, table, part string
+		ok                  bool
+	}{
+		{"tablectl/v1/pit3-bac07/archive/records", false, "", "pit3-bac07", api.ArchiveRecordsTopic, true},
+		{"tablectl/v1/pit3-bac07/archive/held", false, "", "pit3-bac07", api.ArchiveHeldTopic, true},
+		{"casino/macau/pit3/tablectl/v1/pit3-bac07/archive/records", true, "casino/macau/pit3/", "pit3-bac07", api.ArchiveRecordsTopic, true},
+		{"casino/macau/pit3/tablectl/v1/pit3-bac07/archive/records", false, "", "", "", false},
+		{"tablectl/v1/pit3-bac07/result", false, "", "", "", false},
+		{"casino//pit3/tablectl/v1/t/archive/records", true, "", "", "", false},
+		{"tablectl/v1/a/b/archive/records", false, "", "", "", false},
+	} {
+		p, tb, part, ok := archiveTopic(c.topic, c.central)
+		if p != c.prefix || tb != c.table || part != c.part || ok != c.ok {
+			t.Errorf("archiveTopic(%q, %v) = %q %q %q %v; want %q %q %q %v", c.topic, c.central, p, tb, part, ok, c.prefix, c.table, c.part, c.ok)
+		}
+	}
+}
+
+// TestCentralStaleHeldReplaced: on a central broker, a table's batches under
+// casino/<site>/<pit>/ are answered there. An archive started again finds there a held
+// message that disagrees with its database (a database restored from a backup, say)
+// and replaces it with what it holds, so the table sends again from there.
+func TestCentralStaleHeldReplaced(t *testing.T) {
+	f := loadFixture(t)
+	b := mosquittotest.Start(t, mosquittotest.Config{Persistence: true})
+	dsn := filepath.Join(t.TempDir(), "archive.db")
+	var log logBuffer
+	central := func(o *Options) { o.Central, o.Username, o.Password = true, "", "" }
+	r := startArchive(t, b, dsn, keysOf(f), &log, nil, central)
+
+	const prefix = "casino/macau/pit3/"
+	topics, _ := api.NewTopics(fixtureTable)
+	held := make(chan api.ArchiveHeld, 1000)
+	pc := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("central-table"))
+	if tok := pc.Connect(); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+		t.Fatalf("connect: %v", tok.Error())
+	}
+	defer pc.Disconnect(100)
+	if tok := pc.Subscribe(prefix+topics.ArchiveHeld(), 1, func(_ mqtt.Client, m mqtt.Message) {
+		var h api.ArchiveHeld
+		if json.Unmarshal(m.Payload(), &h) == nil {
+			held <- h
+		}
+	}); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+		t.Fatalf("subscribe: %v", tok.Error())
+	}
+	ft := &fakeTable{t: t, f: f, held: held}
+	publish := func(topic string, retained bool, v any) {
+		t.Helper()
+		payload, _ := json.Marshal(v)
+		if tok := pc.Publish(topic, 1, retained, payload); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+			t.Fatalf("publish: %v", tok.Error())
+		}
+	}
+	k := uint64(40)
+	publish(prefix+topics.ArchiveRecords(), false, ft.batch(1, k))
+	ft.waitHeld("at k under the casino prefix", heldAt(k))
+	r.stop()
+
+	// The broker's retained message says more than the database holds.
+	publish(prefix+topics.ArchiveHeld(), true, api.ArchiveHeld{Schema: api.Schema, Table: fixtureTable, Seq: 999999})
+	ft.waitHeld("stale", heldAt(999999))
+	startArchive(t, b, dsn, keysOf(f), &log, nil, central)
+	h := ft.waitHeld("from the new archive under the casino prefix", func(api.ArchiveHeld) bool { return true })
+	if h.Seq != k || h.Hash != f.records[k-1].Hash {
+		t.Fatalf("the new archive's held message under %s: %+v, want record %d", prefix, h, k)
+	}
+	publish(prefix+topics.ArchiveRecords(), false, ft.batch(k+1, 2*k))
+	ft.waitHeld("at 2k", heldAt(2*k))
+}
