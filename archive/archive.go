@@ -101,7 +101,8 @@ type Archive struct {
 	mu         sync.Mutex
 	tables     map[string]*tableState
 	quarantine int64    // the last quarantine id used (-1: not read yet)
-	batch      []Record // records stored in the transaction, not written yet
+	batch      []Record // the records the batch stores, in order, not written yet
+	writes     []stmt   // what the batch writes, in one transaction when it is checked
 }
 
 // tableState is what the archive keeps in memory of a table.
@@ -248,22 +249,19 @@ func (a *Archive) ingest(ctx context.Context, id string, recs []Record) (Result,
 			return Result{}, err
 		}
 	}
-	tx, err := a.db.sql.BeginTx(ctx, nil)
-	if err != nil {
-		return Result{}, err
-	}
-	defer tx.Rollback()
-	a.batch = a.batch[:0]
+	// The batch is checked and its rows derived first, reading what it needs; then
+	// everything it writes is written in one transaction (db.write).
+	a.batch, a.writes = a.batch[:0], a.writes[:0]
 	var res Result
 	if !known {
 		for _, r := range recs {
 			al := Alarm{Table: id, Item: "record", Seq: r.Seq, Kind: UnknownTable, Reason: "the keys file has no key for this table"}
-			if err := a.quarantineRecord(ctx, tx, al, r, now); err != nil {
+			if err := a.quarantineRecord(ctx, al, r, now); err != nil {
 				return Result{}, err
 			}
 			res.Alarms = append(res.Alarms, al)
 		}
-		return res, tx.Commit()
+		return res, a.commit(ctx)
 	}
 	start := st.held
 	sorted := append([]Record(nil), recs...)
@@ -272,12 +270,12 @@ func (a *Archive) ingest(ctx context.Context, id string, recs []Record) (Result,
 		switch {
 		case r.Seq == 0:
 			al := Alarm{Table: id, Item: "record", Seq: 0, Kind: NotChained, Reason: "record number 0: records are numbered from 1"}
-			if err := a.quarantineRecord(ctx, tx, al, r, now); err != nil {
+			if err := a.quarantineRecord(ctx, al, r, now); err != nil {
 				return Result{}, err
 			}
 			res.Alarms = append(res.Alarms, al)
 		case r.Seq <= st.held.Seq:
-			al, dup, err := a.checkHeld(ctx, tx, id, st, r)
+			al, dup, err := a.checkHeld(ctx, id, r)
 			if err != nil {
 				return Result{}, err
 			}
@@ -285,7 +283,7 @@ func (a *Archive) ingest(ctx context.Context, id string, recs []Record) (Result,
 				res.Duplicates++
 				continue
 			}
-			if err := a.quarantineRecord(ctx, tx, al, r, now); err != nil {
+			if err := a.quarantineRecord(ctx, al, r, now); err != nil {
 				return Result{}, err
 			}
 			res.Alarms = append(res.Alarms, al)
@@ -300,28 +298,24 @@ func (a *Archive) ingest(ctx context.Context, id string, recs []Record) (Result,
 			}
 			st.waiting[r.Seq] = r
 		default:
-			ok, err := a.next(ctx, tx, id, st, r, now, &res)
+			ok, err := a.next(ctx, id, st, r, now, &res)
 			if err != nil {
 				return Result{}, err
 			}
 			if ok {
-				if err := a.drain(ctx, tx, id, st, now, &res); err != nil {
+				if err := a.drain(ctx, id, st, now, &res); err != nil {
 					return Result{}, err
 				}
 			}
 		}
 	}
-	if err := a.flush(ctx, tx, id, now); err != nil {
-		return Result{}, err
-	}
+	a.insertRecords(id, now)
 	if st.held != start {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO tables (table_id, last_seq, last_hash, updated_at) VALUES ($1, $2, $3, $4)
+		a.writes = append(a.writes, stmt{query: `INSERT INTO tables (table_id, last_seq, last_hash, updated_at) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (table_id) DO UPDATE SET last_seq = excluded.last_seq, last_hash = excluded.last_hash, updated_at = excluded.updated_at`,
-			id, int64(st.held.Seq), st.held.Hash[:], a.db.ts(now)); err != nil {
-			return Result{}, err
-		}
+			args: []any{id, int64(st.held.Seq), st.held.Hash[:], a.db.ts(now)}})
 	}
-	if err := tx.Commit(); err != nil {
+	if err := a.commit(ctx); err != nil {
 		return Result{}, err
 	}
 	res.Waiting, res.Held = len(st.waiting), st.held
@@ -333,7 +327,7 @@ func (a *Archive) ingest(ctx context.Context, id string, recs []Record) (Result,
 
 // next takes r, the record after the last held: it stores it when it chains and agrees
 // with any signed head of its number, or quarantines it. ok says it was stored.
-func (a *Archive) next(ctx context.Context, tx *sql.Tx, id string, st *tableState, r Record, now time.Time, res *Result) (ok bool, err error) {
+func (a *Archive) next(ctx context.Context, id string, st *tableState, r Record, now time.Time, res *Result) (ok bool, err error) {
 	var al *Alarm
 	if want := journal.ChainHash(st.held.Hash, r.Seq, r.Data); want != r.Hash {
 		al = &Alarm{Table: id, Item: "record", Seq: r.Seq, Kind: NotChained,
@@ -344,15 +338,12 @@ func (a *Archive) next(ctx context.Context, tx *sql.Tx, id string, st *tableStat
 	}
 	if al != nil {
 		res.Alarms = append(res.Alarms, *al)
-		return false, a.quarantineRecord(ctx, tx, *al, r, now)
+		return false, a.quarantineRecord(ctx, *al, r, now)
 	}
-	a.batch = append(a.batch, r)
-	if len(a.batch) == flushRows {
-		if err := a.flush(ctx, tx, id, now); err != nil {
-			return false, err
-		}
-	}
-	if err := st.der.write(ctx, tx, r.Seq, r.Data); err != nil {
+	a.batch = append(a.batch, r) // one run: each record stored follows the one before
+	if stmts, err := st.der.take(r.Seq, r.Data); err == nil {
+		a.writes = append(a.writes, stmts...)
+	} else {
 		var re replayError
 		if !errors.As(err, &re) {
 			return false, err
@@ -366,41 +357,52 @@ func (a *Archive) next(ctx context.Context, tx *sql.Tx, id string, st *tableStat
 	return true, nil
 }
 
-// flushRows is the most records one INSERT writes.
-const flushRows = 200
+// insertRows is the most records one INSERT writes.
+const insertRows = 200
 
-// flush writes the records of a.batch in one statement: one round trip to the database
-// for many records.
-func (a *Archive) flush(ctx context.Context, tx *sql.Tx, id string, now time.Time) error {
-	if len(a.batch) == 0 {
-		return nil
-	}
-	var q strings.Builder
-	q.WriteString(`INSERT INTO records (table_id, seq, hash, payload, received_at) VALUES `)
-	args := make([]any, 0, 5*len(a.batch))
+// insertRecords queues the INSERTs of the records of a.batch, insertRows to a statement.
+func (a *Archive) insertRecords(id string, now time.Time) {
 	at := a.db.ts(now)
-	for i, r := range a.batch {
-		if i > 0 {
-			q.WriteString(", ")
+	for recs := a.batch; len(recs) > 0; {
+		n := min(len(recs), insertRows)
+		var q strings.Builder
+		q.WriteString(`INSERT INTO records (table_id, seq, hash, payload, received_at) VALUES `)
+		args := make([]any, 0, 5*n)
+		for i, r := range recs[:n] {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			k := len(args)
+			fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d)", k+1, k+2, k+3, k+4, k+5)
+			args = append(args, id, int64(r.Seq), r.Hash[:], r.Data, at)
 		}
-		n := len(args)
-		fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5)
-		args = append(args, id, int64(r.Seq), r.Hash[:], r.Data, at)
+		a.writes = append(a.writes, stmt{query: q.String(), args: args})
+		recs = recs[n:]
 	}
 	a.batch = a.batch[:0]
-	_, err := tx.ExecContext(ctx, q.String(), args...)
+}
+
+// commit writes what the batch queued in one transaction. After an error nothing of it
+// is written, and the quarantine's last id is read again.
+func (a *Archive) commit(ctx context.Context) error {
+	err := a.db.write(ctx, a.writes)
+	clear(a.writes) // let the arguments go
+	a.writes = a.writes[:0]
+	if err != nil {
+		a.quarantine = -1
+	}
 	return err
 }
 
 // drain takes the waiting records that now follow what is held.
-func (a *Archive) drain(ctx context.Context, tx *sql.Tx, id string, st *tableState, now time.Time, res *Result) error {
+func (a *Archive) drain(ctx context.Context, id string, st *tableState, now time.Time, res *Result) error {
 	for {
 		r, ok := st.waiting[st.held.Seq+1]
 		if !ok {
 			return nil
 		}
 		delete(st.waiting, r.Seq)
-		stored, err := a.next(ctx, tx, id, st, r, now, res)
+		stored, err := a.next(ctx, id, st, r, now, res)
 		if err != nil || !stored {
 			return err
 		}
@@ -409,12 +411,12 @@ func (a *Archive) drain(ctx context.Context, tx *sql.Tx, id string, st *tableSta
 
 // checkHeld compares r with the record held at its number: dup when it is the same;
 // otherwise the alarm.
-func (a *Archive) checkHeld(ctx context.Context, q queryer, id string, st *tableState, r Record) (Alarm, bool, error) {
+func (a *Archive) checkHeld(ctx context.Context, id string, r Record) (Alarm, bool, error) {
 	var h, data []byte
 	if n := len(a.batch); n > 0 && r.Seq >= a.batch[0].Seq {
 		b := a.batch[r.Seq-a.batch[0].Seq] // stored in this batch, not written yet
 		h, data = b.Hash[:], b.Data
-	} else if err := q.QueryRowContext(ctx, `SELECT hash, payload FROM records WHERE table_id = $1 AND seq = $2`, id, int64(r.Seq)).Scan(&h, &data); err != nil {
+	} else if err := a.db.sql.QueryRowContext(ctx, `SELECT hash, payload FROM records WHERE table_id = $1 AND seq = $2`, id, int64(r.Seq)).Scan(&h, &data); err != nil {
 		return Alarm{}, false, fmt.Errorf("record %d held: %w", r.Seq, err)
 	}
 	if bytes.Equal(h, r.Hash[:]) && bytes.Equal(data, r.Data) {
@@ -454,18 +456,14 @@ func (a *Archive) ingestHead(ctx context.Context, id string, c journal.Checkpoin
 			return Result{}, err
 		}
 	}
-	tx, err := a.db.sql.BeginTx(ctx, nil)
-	if err != nil {
-		return Result{}, err
-	}
-	defer tx.Rollback()
+	a.writes = a.writes[:0]
 	var res Result
 	alarm := func(kind AlarmKind, reason string) (Result, error) {
 		al := Alarm{Table: id, Item: "head", Seq: c.Seq, Kind: kind, Reason: reason}
-		if err := a.quarantineHead(ctx, tx, al, c, now); err != nil {
+		if err := a.quarantineHead(ctx, al, c, now); err != nil {
 			return Result{}, err
 		}
-		if err := tx.Commit(); err != nil {
+		if err := a.commit(ctx); err != nil {
 			return Result{}, err
 		}
 		a.log.Error("archive: alarm", "table", id, "item", "head", "seq", c.Seq, "alarm", string(kind), "reason", reason)
@@ -487,7 +485,7 @@ func (a *Archive) ingestHead(ctx context.Context, id string, c journal.Checkpoin
 	}
 	res.Held = st.held
 	var h []byte
-	err = tx.QueryRowContext(ctx, `SELECT hash FROM heads WHERE table_id = $1 AND seq = $2`, id, int64(c.Seq)).Scan(&h)
+	err := a.db.sql.QueryRowContext(ctx, `SELECT hash FROM heads WHERE table_id = $1 AND seq = $2`, id, int64(c.Seq)).Scan(&h)
 	switch {
 	case err == nil && bytes.Equal(h, c.Hash[:]):
 		res.Duplicates++
@@ -502,7 +500,7 @@ func (a *Archive) ingestHead(ctx context.Context, id string, c journal.Checkpoin
 	if c.Seq <= st.held.Seq {
 		held := st.held.Hash
 		if c.Seq < st.held.Seq {
-			if err := tx.QueryRowContext(ctx, `SELECT hash FROM records WHERE table_id = $1 AND seq = $2`, id, int64(c.Seq)).Scan(&h); err != nil {
+			if err := a.db.sql.QueryRowContext(ctx, `SELECT hash FROM records WHERE table_id = $1 AND seq = $2`, id, int64(c.Seq)).Scan(&h); err != nil {
 				return Result{}, err
 			}
 			copy(held[:], h)
@@ -511,11 +509,9 @@ func (a *Archive) ingestHead(ctx context.Context, id string, c journal.Checkpoin
 			return alarm(Rollback, fmt.Sprintf("the archive holds record %d with hash %s, the head signs %s", c.Seq, held, c.Hash))
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO heads (table_id, seq, hash, sig, received_at) VALUES ($1, $2, $3, $4, $5)`,
-		id, int64(c.Seq), c.Hash[:], c.Sig, a.db.ts(now)); err != nil {
-		return Result{}, err
-	}
-	if err := tx.Commit(); err != nil {
+	a.writes = append(a.writes, stmt{query: `INSERT INTO heads (table_id, seq, hash, sig, received_at) VALUES ($1, $2, $3, $4, $5)`,
+		args: []any{id, int64(c.Seq), c.Hash[:], c.Sig, a.db.ts(now)}})
+	if err := a.commit(ctx); err != nil {
 		return Result{}, err
 	}
 	if c.Seq > st.held.Seq {
@@ -525,31 +521,28 @@ func (a *Archive) ingestHead(ctx context.Context, id string, c journal.Checkpoin
 	return res, nil
 }
 
-// quarantineRecord keeps a record apart with its alarm.
-func (a *Archive) quarantineRecord(ctx context.Context, q queryer, al Alarm, r Record, now time.Time) error {
-	return a.keepApart(ctx, q, al, r.Hash, r.Data, nil, now)
+// quarantineRecord queues keeping a record apart with its alarm.
+func (a *Archive) quarantineRecord(ctx context.Context, al Alarm, r Record, now time.Time) error {
+	return a.keepApart(ctx, al, r.Hash, r.Data, nil, now)
 }
 
-// quarantineHead keeps a head apart with its alarm.
-func (a *Archive) quarantineHead(ctx context.Context, q queryer, al Alarm, c journal.Checkpoint, now time.Time) error {
-	return a.keepApart(ctx, q, al, c.Hash, nil, c.Sig, now)
+// quarantineHead queues keeping a head apart with its alarm.
+func (a *Archive) quarantineHead(ctx context.Context, al Alarm, c journal.Checkpoint, now time.Time) error {
+	return a.keepApart(ctx, al, c.Hash, nil, c.Sig, now)
 }
 
-func (a *Archive) keepApart(ctx context.Context, q queryer, al Alarm, h journal.Hash, payload, sig []byte, now time.Time) error {
+func (a *Archive) keepApart(ctx context.Context, al Alarm, h journal.Hash, payload, sig []byte, now time.Time) error {
 	if a.quarantine < 0 {
 		var last sql.NullInt64
-		if err := q.QueryRowContext(ctx, `SELECT MAX(id) FROM quarantine`).Scan(&last); err != nil {
+		if err := a.db.sql.QueryRowContext(ctx, `SELECT MAX(id) FROM quarantine`).Scan(&last); err != nil {
 			return fmt.Errorf("quarantine: %w", err)
 		}
 		a.quarantine = last.Int64
 	}
 	a.quarantine++
-	if _, err := q.ExecContext(ctx, `INSERT INTO quarantine (id, table_id, item, seq, hash, payload, sig, alarm, reason, received_at)
+	a.writes = append(a.writes, stmt{query: `INSERT INTO quarantine (id, table_id, item, seq, hash, payload, sig, alarm, reason, received_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		a.quarantine, al.Table, al.Item, int64(al.Seq), h[:], payload, sig, string(al.Kind), al.Reason, a.db.ts(now)); err != nil {
-		a.quarantine = -1 // read it again: the transaction may roll back
-		return fmt.Errorf("quarantine: %w", err)
-	}
+		args: []any{a.quarantine, al.Table, al.Item, int64(al.Seq), h[:], payload, sig, string(al.Kind), al.Reason, a.db.ts(now)}})
 	return nil
 }
 

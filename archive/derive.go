@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -39,10 +38,16 @@ type replayError struct{ error }
 
 func (e replayError) Unwrap() error { return e.error }
 
-// stmt is one row's statement and its arguments.
+// stmt is one statement and its arguments.
 type stmt struct {
 	query string
 	args  []any
+}
+
+// what names the statement in an error: its first words.
+func (s stmt) what() string {
+	w := strings.Fields(s.query)
+	return strings.Join(w[:min(len(w), 3)], " ")
 }
 
 // take replays record seq and returns the statements of its rows, in order. A record
@@ -78,20 +83,6 @@ func (d *deriver) take(seq uint64, data []byte) ([]stmt, error) {
 		}
 	}
 	return out, nil
-}
-
-// write derives the rows of record seq and writes them through q.
-func (d *deriver) write(ctx context.Context, q queryer, seq uint64, data []byte) error {
-	stmts, err := d.take(seq, data)
-	if err != nil {
-		return err
-	}
-	for _, s := range stmts {
-		if _, err := q.ExecContext(ctx, s.query, s.args...); err != nil {
-			return fmt.Errorf("rows of record %d: %w", seq, err)
-		}
-	}
-	return nil
 }
 
 func (d *deriver) effect(seq uint64, e round.Effect) (stmt, error) {
