@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -50,6 +51,87 @@ func BenchmarkIngest(b *testing.B) {
 					}
 				}
 				b.ReportMetric(float64(stored)/b.Elapsed().Seconds(), "records/s")
+			})
+		}
+	}
+}
+
+// benchDB opens a new database of engine for a benchmark, skipping it when there is no
+// PostgreSQL.
+func benchDB(b *testing.B, engine Engine) *DB {
+	b.Helper()
+	if engine == Postgres {
+		if pg == nil {
+			b.Skipf("no PostgreSQL: %s", pgReason)
+		}
+		return openDB(b, pg.NewDatabase(b))
+	}
+	return openDB(b, filepath.Join(b.TempDir(), "archive.db"))
+}
+
+// BenchmarkMemory500Tables measures the archive's memory with 500 tables: each table
+// plays memRounds rounds (see gen_test.go), sent in batches of 100, then the heap in use
+// is read with the archive kept and again with it dropped. "MB/500tables" is the
+// difference: what the archive keeps of the 500 tables (its state, their replaying
+// controllers). "heap-MB" is the whole heap in use with it.
+func BenchmarkMemory500Tables(b *testing.B) {
+	for _, engine := range []Engine{SQLite, Postgres} {
+		b.Run(string(engine), func(b *testing.B) {
+			for b.Loop() {
+				db := benchDB(b, engine)
+				a := New(db, genKeys(500), Options{Now: fixedNow})
+				stored := fillTables(b, a, 500, memRounds(), 100)
+				b.StopTimer()
+				with := heapInUse()
+				runtime.KeepAlive(a)
+				a = nil
+				without := heapInUse()
+				b.ReportMetric(float64(with)/1e6, "heap-MB")
+				b.ReportMetric(float64(with-without)/1e6, "MB/500tables")
+				b.ReportMetric(float64(stored), "records")
+				db.Close()
+				b.StartTimer()
+			}
+		})
+	}
+}
+
+// memRounds is the rounds each table plays in BenchmarkMemory500Tables: a shoe and a
+// little more (a shoe is about 80 rounds) at full scale, 20 in CI.
+func memRounds() int {
+	if benchFull {
+		return 100
+	}
+	return 20
+}
+
+// heapInUse collects the garbage and returns the heap's bytes in use.
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}
+
+// BenchmarkFill measures the fills the searches run on (gen_test.go), each on a new
+// database: "a year of one table" in batches of 1,000 and "a day of 500 tables" in
+// batches of 100, in records stored per second. At the scale of CI the year is a week
+// and the day a fiftieth; TABLECTL_BENCH_FULL=1 fills them whole.
+func BenchmarkFill(b *testing.B) {
+	for _, engine := range []Engine{SQLite, Postgres} {
+		for _, fill := range []struct {
+			name string
+			fn   func(testing.TB, *DB) (*Archive, int)
+		}{{"year", fillYear}, {"day500", fillDay500}} {
+			b.Run(fmt.Sprintf("%s/%s", engine, fill.name), func(b *testing.B) {
+				stored := 0
+				for b.Loop() {
+					_, n := fill.fn(b, benchDB(b, engine))
+					stored += n
+				}
+				b.ReportMetric(float64(stored)/b.Elapsed().Seconds(), "records/s")
+				b.ReportMetric(float64(stored/b.N), "records")
 			})
 		}
 	}
