@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -357,27 +356,12 @@ func (a *Archive) next(ctx context.Context, id string, st *tableState, r Record,
 	return true, nil
 }
 
-// insertRows is the most records one INSERT writes.
-const insertRows = 200
-
-// insertRecords queues the INSERTs of the records of a.batch, insertRows to a statement.
+// insertRecords queues the INSERTs of the records of a.batch.
 func (a *Archive) insertRecords(id string, now time.Time) {
 	at := a.db.ts(now)
-	for recs := a.batch; len(recs) > 0; {
-		n := min(len(recs), insertRows)
-		var q strings.Builder
-		q.WriteString(`INSERT INTO records (table_id, seq, hash, payload, received_at) VALUES `)
-		args := make([]any, 0, 5*n)
-		for i, r := range recs[:n] {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			k := len(args)
-			fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d)", k+1, k+2, k+3, k+4, k+5)
-			args = append(args, id, int64(r.Seq), r.Hash[:], r.Data, at)
-		}
-		a.writes = append(a.writes, stmt{query: q.String(), args: args})
-		recs = recs[n:]
+	for _, r := range a.batch {
+		a.writes = append(a.writes, stmt{query: `INSERT INTO records (table_id, seq, hash, payload, received_at) VALUES ($1, $2, $3, $4, $5)`,
+			args: []any{id, int64(r.Seq), r.Hash[:], r.Data, at}})
 	}
 	a.batch = a.batch[:0]
 }

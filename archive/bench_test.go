@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // BenchmarkIngest measures records stored per second, checked, with their rows: the
@@ -35,6 +36,7 @@ func BenchmarkIngest(b *testing.B) {
 				}
 				a := New(db, keys, Options{Now: fixedNow})
 				ctx := context.Background()
+				self0, server0, _ := cpuTimes(db)
 				b.ResetTimer()
 				stored := 0
 				for i := 0; stored < b.N; i++ {
@@ -51,8 +53,23 @@ func BenchmarkIngest(b *testing.B) {
 					}
 				}
 				b.ReportMetric(float64(stored)/b.Elapsed().Seconds(), "records/s")
+				b.StopTimer()
+				reportCPU(b, db, stored, self0, server0)
 			})
 		}
+	}
+}
+
+// reportCPU reports the CPU time per record of this process ("go-µs/record") and of the
+// PostgreSQL cluster ("pg-µs/record") since self0 and server0 (from cpuTimes), where
+// known: unlike the wall time, these hardly change with the machine's load.
+func reportCPU(b *testing.B, db *DB, records int, self0, server0 time.Duration) {
+	self, server, pgOK := cpuTimes(db)
+	if self > 0 {
+		b.ReportMetric(float64(self-self0)/1e3/float64(records), "go-µs/record")
+	}
+	if pgOK {
+		b.ReportMetric(float64(server-server0)/1e3/float64(records), "pg-µs/record")
 	}
 }
 

@@ -108,7 +108,8 @@ const sqliteTime = "2006-01-02T15:04:05.000000Z"
 func (d *DB) TimeArg(t time.Time) any { return d.ts(t) }
 
 // write runs stmts, in order, in one transaction: it returns nil once the transaction
-// is committed, and after an error none of them took effect.
+// is committed, and after an error none of them took effect. The single-row INSERTs
+// among them are written many rows to a statement (mergeInserts).
 //
 // PostgreSQL gets them in one round trip: a pipeline with a single Sync, which the
 // server runs as one implicit transaction, committed at the Sync (or rolled back
@@ -118,6 +119,7 @@ func (d *DB) write(ctx context.Context, stmts []stmt) error {
 	if len(stmts) == 0 {
 		return nil
 	}
+	stmts = mergeInserts(stmts)
 	if d.engine == Postgres {
 		return d.pipeline(ctx, stmts)
 	}
