@@ -3,6 +3,7 @@ package archive
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -423,7 +424,7 @@ func (a *Archive) checkHeld(ctx context.Context, id string, r Record) (Alarm, bo
 func (a *Archive) IngestHead(ctx context.Context, id string, c journal.Checkpoint) (Result, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	res, err := a.ingestHead(ctx, id, c)
+	res, err := a.ingestHeads(ctx, id, []journal.Checkpoint{c})
 	if err != nil {
 		delete(a.tables, id)
 		return Result{}, fmt.Errorf("archive: table %s: head of record %d: %w", id, c.Seq, err)
@@ -431,10 +432,25 @@ func (a *Archive) IngestHead(ctx context.Context, id string, c journal.Checkpoin
 	return res, nil
 }
 
-func (a *Archive) ingestHead(ctx context.Context, id string, c journal.Checkpoint) (Result, error) {
+// IngestHeads is IngestHead for several heads of table id, checked in order, what they
+// store and keep apart written in one transaction. An error is the database's: nothing
+// of them is stored then.
+func (a *Archive) IngestHeads(ctx context.Context, id string, cs []journal.Checkpoint) (Result, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	res, err := a.ingestHeads(ctx, id, cs)
+	if err != nil {
+		delete(a.tables, id)
+		return Result{}, fmt.Errorf("archive: table %s: heads: %w", id, err)
+	}
+	return res, nil
+}
+
+func (a *Archive) ingestHeads(ctx context.Context, id string, cs []journal.Checkpoint) (Result, error) {
 	now := a.opt.Now()
+	keys, known := a.keys[id]
 	var st *tableState
-	if _, known := a.keys[id]; known {
+	if known {
 		var err error
 		if st, err = a.load(ctx, id); err != nil {
 			return Result{}, err
@@ -442,23 +458,56 @@ func (a *Archive) ingestHead(ctx context.Context, id string, c journal.Checkpoin
 	}
 	a.writes = a.writes[:0]
 	var res Result
-	alarm := func(kind AlarmKind, reason string) (Result, error) {
-		al := Alarm{Table: id, Item: "head", Seq: c.Seq, Kind: kind, Reason: reason}
-		if err := a.quarantineHead(ctx, al, c, now); err != nil {
-			return Result{}, err
-		}
-		if err := a.commit(ctx); err != nil {
-			return Result{}, err
-		}
-		a.log.Error("archive: alarm", "table", id, "item", "head", "seq", c.Seq, "alarm", string(kind), "reason", reason)
-		res.Alarms = append(res.Alarms, al)
-		if st != nil {
-			res.Held = st.held
-		}
-		return res, nil
+	stored := map[uint64]journal.Hash{} // the heads stored by this call
+	held, err := a.heldHashes(ctx, id, st, cs)
+	if err != nil {
+		return Result{}, err
 	}
-	keys, known := a.keys[id]
-	if !known {
+	for _, c := range cs {
+		al, dup, err := a.checkHead(ctx, id, keys, st, stored, held, c)
+		switch {
+		case err != nil:
+			return Result{}, err
+		case al != nil:
+			if err := a.quarantineHead(ctx, *al, c, now); err != nil {
+				return Result{}, err
+			}
+			res.Alarms = append(res.Alarms, *al)
+		case dup:
+			res.Duplicates++
+		default:
+			a.writes = append(a.writes, stmt{query: `INSERT INTO heads (table_id, seq, hash, sig, received_at) VALUES ($1, $2, $3, $4, $5)`,
+				args: []any{id, int64(c.Seq), c.Hash[:], c.Sig, a.db.ts(now)}})
+			stored[c.Seq] = c.Hash
+			res.Stored++
+		}
+	}
+	if err := a.commit(ctx); err != nil {
+		return Result{}, err
+	}
+	if st != nil {
+		for seq, h := range stored {
+			if seq > st.held.Seq {
+				st.ahead[seq] = h
+			}
+		}
+		res.Held = st.held
+	}
+	for _, al := range res.Alarms {
+		a.log.Error("archive: alarm", "table", id, "item", "head", "seq", al.Seq, "alarm", string(al.Kind), "reason", al.Reason)
+	}
+	return res, nil
+}
+
+// checkHead checks head c of table id (st: its state, nil for a table the keys file
+// does not name; stored: the heads stored by the call so far): dup when it is held
+// already; otherwise the alarm, if any.
+func (a *Archive) checkHead(ctx context.Context, id string, keys []ed25519.PublicKey, st *tableState,
+	stored map[uint64]journal.Hash, held *heldRange, c journal.Checkpoint) (*Alarm, bool, error) {
+	alarm := func(kind AlarmKind, reason string) (*Alarm, bool, error) {
+		return &Alarm{Table: id, Item: "head", Seq: c.Seq, Kind: kind, Reason: reason}, false, nil
+	}
+	if st == nil {
 		return alarm(UnknownTable, "the keys file has no key for this table")
 	}
 	if !verifies(keys, c) {
@@ -467,42 +516,120 @@ func (a *Archive) ingestHead(ctx context.Context, id string, c journal.Checkpoin
 	if c.Seq == 0 {
 		return alarm(Rollback, "a head of record 0: records are numbered from 1")
 	}
-	res.Held = st.held
-	var h []byte
-	err := a.db.sql.QueryRowContext(ctx, `SELECT hash FROM heads WHERE table_id = $1 AND seq = $2`, id, int64(c.Seq)).Scan(&h)
-	switch {
-	case err == nil && bytes.Equal(h, c.Hash[:]):
-		res.Duplicates++
-		return res, nil
-	case err == nil:
-		var signed journal.Hash
+	// The head held at its number: stored by this call, or ahead of the records held
+	// (all of those are in memory), or read from the database.
+	signed, has := stored[c.Seq]
+	if !has && c.Seq > st.held.Seq {
+		signed, has = st.ahead[c.Seq]
+	} else if !has && held.covers(c.Seq) {
+		signed, has = held.heads[c.Seq]
+	} else if !has {
+		var h []byte
+		err := a.db.sql.QueryRowContext(ctx, `SELECT hash FROM heads WHERE table_id = $1 AND seq = $2`, id, int64(c.Seq)).Scan(&h)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, false, err
+		}
+		has = err == nil
 		copy(signed[:], h)
+	}
+	switch {
+	case has && signed == c.Hash:
+		return nil, true, nil
+	case has:
 		return alarm(Rollback, fmt.Sprintf("the archive holds a head of record %d signing hash %s, this one signs %s", c.Seq, signed, c.Hash))
-	case !errors.Is(err, sql.ErrNoRows):
-		return Result{}, err
 	}
 	if c.Seq <= st.held.Seq {
-		held := st.held.Hash
+		rec := st.held.Hash
 		if c.Seq < st.held.Seq {
-			if err := a.db.sql.QueryRowContext(ctx, `SELECT hash FROM records WHERE table_id = $1 AND seq = $2`, id, int64(c.Seq)).Scan(&h); err != nil {
-				return Result{}, err
+			var ok bool
+			if rec, ok = held.record(c.Seq); !ok {
+				var h []byte
+				if err := a.db.sql.QueryRowContext(ctx, `SELECT hash FROM records WHERE table_id = $1 AND seq = $2`, id, int64(c.Seq)).Scan(&h); err != nil {
+					return nil, false, err
+				}
+				copy(rec[:], h)
 			}
-			copy(held[:], h)
 		}
-		if held != c.Hash {
-			return alarm(Rollback, fmt.Sprintf("the archive holds record %d with hash %s, the head signs %s", c.Seq, held, c.Hash))
+		if rec != c.Hash {
+			return alarm(Rollback, fmt.Sprintf("the archive holds record %d with hash %s, the head signs %s", c.Seq, rec, c.Hash))
 		}
 	}
-	a.writes = append(a.writes, stmt{query: `INSERT INTO heads (table_id, seq, hash, sig, received_at) VALUES ($1, $2, $3, $4, $5)`,
-		args: []any{id, int64(c.Seq), c.Hash[:], c.Sig, a.db.ts(now)}})
-	if err := a.commit(ctx); err != nil {
-		return Result{}, err
+	return nil, false, nil
+}
+
+// heldRange is what the database holds of a table at the numbers of some heads, read
+// at once: the heads held from lo to hi, and the records' hashes held there.
+type heldRange struct {
+	lo, hi  uint64
+	heads   map[uint64]journal.Hash
+	records map[uint64]journal.Hash
+}
+
+// covers tells whether the heads held at seq were read.
+func (h *heldRange) covers(seq uint64) bool { return h != nil && seq >= h.lo && seq <= h.hi }
+
+// record returns the hash of record seq held, when it was read.
+func (h *heldRange) record(seq uint64) (journal.Hash, bool) {
+	if !h.covers(seq) {
+		return journal.Hash{}, false
 	}
-	if c.Seq > st.held.Seq {
-		st.ahead[c.Seq] = c.Hash
+	r, ok := h.records[seq]
+	return r, ok
+}
+
+// maxHeldRange bounds the numbers heldHashes reads at once; heads further apart are
+// checked one by one.
+const maxHeldRange = 4096
+
+// heldHashes reads, in two queries, what the heads cs of a table held to st need to be
+// checked against: the heads held at their numbers and the hashes of the records held
+// there. Nil when there is nothing to read or the heads are too far apart.
+func (a *Archive) heldHashes(ctx context.Context, id string, st *tableState, cs []journal.Checkpoint) (*heldRange, error) {
+	if st == nil || len(cs) < 2 {
+		return nil, nil
 	}
-	res.Stored++
-	return res, nil
+	var lo, hi uint64
+	for _, c := range cs {
+		if c.Seq == 0 || c.Seq > st.held.Seq {
+			continue
+		}
+		if lo == 0 || c.Seq < lo {
+			lo = c.Seq
+		}
+		hi = max(hi, c.Seq)
+	}
+	if lo == 0 || hi-lo >= maxHeldRange {
+		return nil, nil
+	}
+	h := &heldRange{lo: lo, hi: hi, heads: map[uint64]journal.Hash{}, records: map[uint64]journal.Hash{}}
+	for _, q := range []struct {
+		query string
+		into  map[uint64]journal.Hash
+	}{
+		{`SELECT seq, hash FROM heads WHERE table_id = $1 AND seq BETWEEN $2 AND $3`, h.heads},
+		{`SELECT seq, hash FROM records WHERE table_id = $1 AND seq BETWEEN $2 AND $3`, h.records},
+	} {
+		rows, err := a.db.sql.QueryContext(ctx, q.query, id, int64(lo), int64(hi))
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var seq int64
+			var b []byte
+			if err := rows.Scan(&seq, &b); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			var hh journal.Hash
+			copy(hh[:], b)
+			q.into[uint64(seq)] = hh
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
 }
 
 // quarantineRecord queues keeping a record apart with its alarm.

@@ -2,6 +2,9 @@ package archive
 
 import (
 	"context"
+	"crypto/ed25519"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tablectl/tablectl/journal"
@@ -73,6 +76,77 @@ func TestBatchIsOneTransaction(t *testing.T) {
 			}
 		}
 		checkRoundsAgainstReport(t, db, f)
+		exportAndCompare(t, db, f)
+	})
+}
+
+// TestHeadsInOneCall: the table's heads sent in one IngestHeads, ahead of their records,
+// with a head that signs another hash for a number signed earlier in the same call and a
+// head signed with another key: the heads are stored, the two others raise their alarms
+// (the first checked against the head stored by the same call), and a head sent again is
+// taken once. The records sent after agree with the heads, and the journal exported is
+// the table's.
+func TestHeadsInOneCall(t *testing.T) {
+	f := loadFixture(t)
+	onEngines(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db := openDB(t, dsn)
+		a := newArchive(t, db, f.keys())
+		last := f.heads[len(f.heads)-1]
+		other := journal.Sign(f.key, last.Seq, journal.ChainHash(journal.Hash{}, last.Seq, []byte("another record")))
+		_, stranger, _ := ed25519.GenerateKey(nil)
+		hs := append(append([]journal.Checkpoint(nil), f.heads...), other, journal.Sign(stranger, 1, f.records[0].Hash), f.heads[0])
+		res, err := a.IngestHeads(ctx, fixtureTable, hs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Stored != len(f.heads) || res.Duplicates != 1 || len(res.Alarms) != 2 ||
+			res.Alarms[0].Kind != Rollback || res.Alarms[0].Seq != last.Seq || res.Alarms[1].Kind != BadSignature {
+			t.Fatalf("got %+v; want %d stored, 1 taken once, a rollback alarm for head %d and a bad signature", res, len(f.heads), last.Seq)
+		}
+		if n := count(t, db, `SELECT COUNT(*) FROM quarantine WHERE item = 'head'`); n != 2 {
+			t.Fatalf("%d heads in quarantine, want 2", n)
+		}
+		res, err = a.Ingest(ctx, fixtureTable, f.records)
+		if err != nil || res.Stored != len(f.records) || len(res.Alarms) != 0 {
+			t.Fatalf("the records after their heads: %+v %v", res, err)
+		}
+		exportAndCompare(t, db, f)
+	})
+}
+
+// TestHeadsAfterTheirRecords: heads sent in one IngestHeads after their records, as a
+// table sends them, half of them again: the new ones are stored, those held taken once,
+// and a head the table's key signed over another hash for a record held raises a
+// rollback alarm naming the record.
+func TestHeadsAfterTheirRecords(t *testing.T) {
+	f := loadFixture(t)
+	onEngines(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db := openDB(t, dsn)
+		a := newArchive(t, db, f.keys())
+		if res, err := a.Ingest(ctx, fixtureTable, f.records); err != nil || res.Stored != len(f.records) {
+			t.Fatalf("records: %+v %v", res, err)
+		}
+		half := len(f.heads) / 2
+		if res, err := a.IngestHeads(ctx, fixtureTable, f.heads[:half]); err != nil || res.Stored != half {
+			t.Fatalf("half the heads: %+v %v", res, err)
+		}
+		signed := map[uint64]bool{}
+		for _, c := range f.heads {
+			signed[c.Seq] = true
+		}
+		var seq uint64 = f.heads[half].Seq - 1
+		for signed[seq] {
+			seq--
+		}
+		forged := journal.Sign(f.key, seq, journal.ChainHash(journal.Hash{}, seq, []byte("another record")))
+		hs := append(append([]journal.Checkpoint(nil), f.heads...), forged)
+		res, err := a.IngestHeads(ctx, fixtureTable, hs)
+		if err != nil || res.Stored != len(f.heads)-half || res.Duplicates != half || len(res.Alarms) != 1 ||
+			res.Alarms[0].Kind != Rollback || res.Alarms[0].Seq != seq || !strings.Contains(res.Alarms[0].Reason, fmt.Sprintf("holds record %d", seq)) {
+			t.Fatalf("got %+v %v; want %d stored, %d taken once and a rollback alarm for head %d", res, err, len(f.heads)-half, half, seq)
+		}
 		exportAndCompare(t, db, f)
 	})
 }
