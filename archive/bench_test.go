@@ -213,3 +213,24 @@ func BenchmarkIngestHeads(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRestart measures what a restarted archive does at a table's first batch: it
+// reads the table's records back from the database and replays them all, to derive the
+// rows of the next. The table is "a year of one table" (a week in CI; see fillYear).
+func BenchmarkRestart(b *testing.B) {
+	for _, engine := range []Engine{SQLite, Postgres} {
+		b.Run(string(engine), func(b *testing.B) {
+			db := benchDB(b, engine)
+			_, n := fillYear(b, db)
+			ctx := context.Background()
+			for b.Loop() {
+				a := New(db, genKeys(1), Options{Now: fixedNow})
+				if _, err := a.IngestHeads(ctx, genTableID(0), nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "records/s")
+			b.ReportMetric(float64(n), "records")
+		})
+	}
+}
