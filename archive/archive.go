@@ -208,9 +208,14 @@ func (a *Archive) load(ctx context.Context, id string) (*tableState, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("archive: table %s: heads: %w", id, err)
 	}
-	// The deriver takes up where the rows end: every record held, replayed without
-	// writing (the rows of those are written).
-	for r, err := range a.Records(ctx, id, 1) {
+	// The deriver takes up where the rows end: from the state kept at the last shoe's end
+	// (if any), the records held after it, replayed without writing (the rows of those
+	// are written).
+	from, err := a.restoreState(ctx, id, st.der)
+	if err != nil {
+		return nil, err
+	}
+	for r, err := range a.Records(ctx, id, from) {
 		if err != nil {
 			return nil, err
 		}
@@ -220,6 +225,27 @@ func (a *Archive) load(ctx context.Context, id string) (*tableState, error) {
 	}
 	a.tables[id] = st
 	return st, nil
+}
+
+// restoreState restores der to the state kept of table id, and returns the number of
+// the record to replay from: the one after the state's, or 1 when none is kept (or none
+// this archive can read, which it says in its log).
+func (a *Archive) restoreState(ctx context.Context, id string, der *deriver) (uint64, error) {
+	var seq int64
+	var settings, state []byte
+	err := a.db.sql.QueryRowContext(ctx, `SELECT seq, settings, state FROM replay_state WHERE table_id = $1`, id).Scan(&seq, &settings, &state)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 1, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("replay state: %w", err)
+	}
+	if err := der.restoreState(settings, state); err != nil {
+		a.log.Warn("archive: the replay state kept is unreadable: replaying every record", "table", id, "seq", seq, "err", err)
+		*der = deriver{db: der.db, table: der.table}
+		return 1, nil
+	}
+	return uint64(seq) + 1, nil
 }
 
 // Ingest checks table id's records and stores those that follow what the archive

@@ -73,6 +73,7 @@ func (d *deriver) take(seq uint64, data []byte) ([]stmt, error) {
 			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 			[]any{d.table, int64(seq), d.db.ts(ev.At), ev.Kind.String(), roleName(ev.Role), ev.Actor, commandDetail(ev)}})
 	}
+	shoeEnded := false
 	for _, f := range effs {
 		s, err := d.effect(seq, f)
 		if err != nil {
@@ -81,8 +82,54 @@ func (d *deriver) take(seq uint64, data []byte) ([]stmt, error) {
 		if s.query != "" {
 			out = append(out, s)
 		}
+		shoeEnded = shoeEnded || f.Kind == round.ShoeEnded
+	}
+	if ctl := d.rp.Controller(); shoeEnded && d.rnd == nil && ctl.State().Phase == round.NoShoe {
+		s, err := d.saveState(seq)
+		if err != nil {
+			return nil, fmt.Errorf("replay state at record %d: %w", seq, err)
+		}
+		out = append(out, s)
 	}
 	return out, nil
+}
+
+// saveState is the statement keeping the replaying controller's state after record seq,
+// with no shoe in play: a restart restores it (restoreState) and replays the records
+// after seq only.
+func (d *deriver) saveState(seq uint64) (stmt, error) {
+	settings, err := json.Marshal(d.rp.Settings())
+	if err != nil {
+		return stmt{}, err
+	}
+	state, err := json.Marshal(d.rp.Controller().State())
+	if err != nil {
+		return stmt{}, err
+	}
+	return stmt{query: `INSERT INTO replay_state (table_id, seq, settings, state) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (table_id) DO UPDATE SET seq = excluded.seq, settings = excluded.settings, state = excluded.state`,
+		args: []any{d.table, int64(seq), string(settings), string(state)}}, nil
+}
+
+// restoreState sets the deriver to the state saveState kept after record seq.
+func (d *deriver) restoreState(settings, state []byte) error {
+	var s table.Settings
+	if err := json.Unmarshal(settings, &s); err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	if s.Round.Rules == nil {
+		return fmt.Errorf("settings without a rule set")
+	}
+	var st round.State
+	if err := json.Unmarshal(state, &st); err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	ctl, err := round.Restore(s.Round, st)
+	if err != nil {
+		return err
+	}
+	d.rp, d.rules, d.rnd = table.ResumeReplayer(ctl, &s), s.Round.Rules.Name, nil
+	return nil
 }
 
 func (d *deriver) effect(seq uint64, e round.Effect) (stmt, error) {
