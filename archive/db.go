@@ -111,10 +111,11 @@ func (d *DB) TimeArg(t time.Time) any { return d.ts(t) }
 // is committed, and after an error none of them took effect. The single-row INSERTs
 // among them are written many rows to a statement (mergeInserts).
 //
-// PostgreSQL gets them in one round trip: a pipeline with a single Sync, which the
-// server runs as one implicit transaction, committed at the Sync (or rolled back
-// whole on the first error). The answer to the Sync comes after the commit is durable
-// (synchronous_commit). SQLite, in process, runs them in a transaction of database/sql.
+// PostgreSQL gets them in one round trip (and one more to prepare a statement not yet
+// prepared on the connection): a pipeline with a single Sync, which the server runs as
+// one implicit transaction, committed at the Sync (or rolled back whole on the first
+// error). The answer to the Sync comes after the commit is durable (synchronous_commit).
+// SQLite, in process, runs them in a transaction of database/sql.
 func (d *DB) write(ctx context.Context, stmts []stmt) error {
 	if len(stmts) == 0 {
 		return nil
