@@ -50,8 +50,9 @@ func (s stmt) what() string {
 	return strings.Join(w[:min(len(w), 3)], " ")
 }
 
-// take replays record seq and returns the statements of its rows, in order. A record
-// the controller cannot replay is a replayError.
+// take replays record seq and returns the statements of its rows, in order, then at a
+// shoe's end the one keeping the replaying state (saveState). A record the controller
+// cannot replay is a replayError.
 func (d *deriver) take(seq uint64, data []byte) ([]stmt, error) {
 	e, effs, err := d.rp.Take(seq, data)
 	if err != nil {
