@@ -3,12 +3,12 @@ package archive
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -101,7 +101,8 @@ type Archive struct {
 	mu         sync.Mutex
 	tables     map[string]*tableState
 	quarantine int64    // the last quarantine id used (-1: not read yet)
-	batch      []Record // records stored in the transaction, not written yet
+	batch      []Record // the records the batch stores, in order, not written yet
+	writes     []stmt   // what the batch writes, in one transaction when it is checked
 }
 
 // tableState is what the archive keeps in memory of a table.
@@ -207,9 +208,14 @@ func (a *Archive) load(ctx context.Context, id string) (*tableState, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("archive: table %s: heads: %w", id, err)
 	}
-	// The deriver takes up where the rows end: every record held, replayed without
-	// writing (the rows of those are written).
-	for r, err := range a.Records(ctx, id, 1) {
+	// The deriver takes up where the rows end: from the state kept at the last shoe's end
+	// (if any), the records held after it, replayed without writing (the rows of those
+	// are written).
+	from, err := a.restoreState(ctx, id, st.der)
+	if err != nil {
+		return nil, err
+	}
+	for r, err := range a.Records(ctx, id, from) {
 		if err != nil {
 			return nil, err
 		}
@@ -219,6 +225,27 @@ func (a *Archive) load(ctx context.Context, id string) (*tableState, error) {
 	}
 	a.tables[id] = st
 	return st, nil
+}
+
+// restoreState restores der to the state kept of table id, and returns the number of
+// the record to replay from: the one after the state's, or 1 when none is kept (or none
+// this archive can read, which it says in its log).
+func (a *Archive) restoreState(ctx context.Context, id string, der *deriver) (uint64, error) {
+	var seq int64
+	var settings, state []byte
+	err := a.db.sql.QueryRowContext(ctx, `SELECT seq, settings, state FROM replay_state WHERE table_id = $1`, id).Scan(&seq, &settings, &state)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 1, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("replay state: %w", err)
+	}
+	if err := der.restoreState(settings, state); err != nil {
+		a.log.Warn("archive: the replay state kept is unreadable: replaying every record", "table", id, "seq", seq, "err", err)
+		*der = deriver{db: der.db, table: der.table}
+		return 1, nil
+	}
+	return uint64(seq) + 1, nil
 }
 
 // Ingest checks table id's records and stores those that follow what the archive
@@ -248,22 +275,19 @@ func (a *Archive) ingest(ctx context.Context, id string, recs []Record) (Result,
 			return Result{}, err
 		}
 	}
-	tx, err := a.db.sql.BeginTx(ctx, nil)
-	if err != nil {
-		return Result{}, err
-	}
-	defer tx.Rollback()
-	a.batch = a.batch[:0]
+	// The batch is checked and its rows derived first, reading what it needs; then
+	// everything it writes is written in one transaction (db.write).
+	a.batch, a.writes = a.batch[:0], a.writes[:0]
 	var res Result
 	if !known {
 		for _, r := range recs {
 			al := Alarm{Table: id, Item: "record", Seq: r.Seq, Kind: UnknownTable, Reason: "the keys file has no key for this table"}
-			if err := a.quarantineRecord(ctx, tx, al, r, now); err != nil {
+			if err := a.quarantineRecord(ctx, al, r, now); err != nil {
 				return Result{}, err
 			}
 			res.Alarms = append(res.Alarms, al)
 		}
-		return res, tx.Commit()
+		return res, a.commit(ctx)
 	}
 	start := st.held
 	sorted := append([]Record(nil), recs...)
@@ -272,12 +296,12 @@ func (a *Archive) ingest(ctx context.Context, id string, recs []Record) (Result,
 		switch {
 		case r.Seq == 0:
 			al := Alarm{Table: id, Item: "record", Seq: 0, Kind: NotChained, Reason: "record number 0: records are numbered from 1"}
-			if err := a.quarantineRecord(ctx, tx, al, r, now); err != nil {
+			if err := a.quarantineRecord(ctx, al, r, now); err != nil {
 				return Result{}, err
 			}
 			res.Alarms = append(res.Alarms, al)
 		case r.Seq <= st.held.Seq:
-			al, dup, err := a.checkHeld(ctx, tx, id, st, r)
+			al, dup, err := a.checkHeld(ctx, id, r)
 			if err != nil {
 				return Result{}, err
 			}
@@ -285,7 +309,7 @@ func (a *Archive) ingest(ctx context.Context, id string, recs []Record) (Result,
 				res.Duplicates++
 				continue
 			}
-			if err := a.quarantineRecord(ctx, tx, al, r, now); err != nil {
+			if err := a.quarantineRecord(ctx, al, r, now); err != nil {
 				return Result{}, err
 			}
 			res.Alarms = append(res.Alarms, al)
@@ -300,28 +324,24 @@ func (a *Archive) ingest(ctx context.Context, id string, recs []Record) (Result,
 			}
 			st.waiting[r.Seq] = r
 		default:
-			ok, err := a.next(ctx, tx, id, st, r, now, &res)
+			ok, err := a.next(ctx, id, st, r, now, &res)
 			if err != nil {
 				return Result{}, err
 			}
 			if ok {
-				if err := a.drain(ctx, tx, id, st, now, &res); err != nil {
+				if err := a.drain(ctx, id, st, now, &res); err != nil {
 					return Result{}, err
 				}
 			}
 		}
 	}
-	if err := a.flush(ctx, tx, id, now); err != nil {
-		return Result{}, err
-	}
+	a.insertRecords(id, now)
 	if st.held != start {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO tables (table_id, last_seq, last_hash, updated_at) VALUES ($1, $2, $3, $4)
+		a.writes = append(a.writes, stmt{query: `INSERT INTO tables (table_id, last_seq, last_hash, updated_at) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (table_id) DO UPDATE SET last_seq = excluded.last_seq, last_hash = excluded.last_hash, updated_at = excluded.updated_at`,
-			id, int64(st.held.Seq), st.held.Hash[:], a.db.ts(now)); err != nil {
-			return Result{}, err
-		}
+			args: []any{id, int64(st.held.Seq), st.held.Hash[:], a.db.ts(now)}})
 	}
-	if err := tx.Commit(); err != nil {
+	if err := a.commit(ctx); err != nil {
 		return Result{}, err
 	}
 	res.Waiting, res.Held = len(st.waiting), st.held
@@ -333,7 +353,7 @@ func (a *Archive) ingest(ctx context.Context, id string, recs []Record) (Result,
 
 // next takes r, the record after the last held: it stores it when it chains and agrees
 // with any signed head of its number, or quarantines it. ok says it was stored.
-func (a *Archive) next(ctx context.Context, tx *sql.Tx, id string, st *tableState, r Record, now time.Time, res *Result) (ok bool, err error) {
+func (a *Archive) next(ctx context.Context, id string, st *tableState, r Record, now time.Time, res *Result) (ok bool, err error) {
 	var al *Alarm
 	if want := journal.ChainHash(st.held.Hash, r.Seq, r.Data); want != r.Hash {
 		al = &Alarm{Table: id, Item: "record", Seq: r.Seq, Kind: NotChained,
@@ -344,15 +364,12 @@ func (a *Archive) next(ctx context.Context, tx *sql.Tx, id string, st *tableStat
 	}
 	if al != nil {
 		res.Alarms = append(res.Alarms, *al)
-		return false, a.quarantineRecord(ctx, tx, *al, r, now)
+		return false, a.quarantineRecord(ctx, *al, r, now)
 	}
-	a.batch = append(a.batch, r)
-	if len(a.batch) == flushRows {
-		if err := a.flush(ctx, tx, id, now); err != nil {
-			return false, err
-		}
-	}
-	if err := st.der.write(ctx, tx, r.Seq, r.Data); err != nil {
+	a.batch = append(a.batch, r) // one run: each record stored follows the one before
+	if stmts, err := st.der.take(r.Seq, r.Data); err == nil {
+		a.writes = append(a.writes, stmts...)
+	} else {
 		var re replayError
 		if !errors.As(err, &re) {
 			return false, err
@@ -366,41 +383,37 @@ func (a *Archive) next(ctx context.Context, tx *sql.Tx, id string, st *tableStat
 	return true, nil
 }
 
-// flushRows is the most records one INSERT writes.
-const flushRows = 200
-
-// flush writes the records of a.batch in one statement: one round trip to the database
-// for many records.
-func (a *Archive) flush(ctx context.Context, tx *sql.Tx, id string, now time.Time) error {
-	if len(a.batch) == 0 {
-		return nil
-	}
-	var q strings.Builder
-	q.WriteString(`INSERT INTO records (table_id, seq, hash, payload, received_at) VALUES `)
-	args := make([]any, 0, 5*len(a.batch))
+// insertRecords queues the INSERTs of the records of a.batch.
+func (a *Archive) insertRecords(id string, now time.Time) {
 	at := a.db.ts(now)
-	for i, r := range a.batch {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		n := len(args)
-		fmt.Fprintf(&q, "($%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5)
-		args = append(args, id, int64(r.Seq), r.Hash[:], r.Data, at)
+	for _, r := range a.batch {
+		a.writes = append(a.writes, stmt{query: `INSERT INTO records (table_id, seq, hash, payload, received_at) VALUES ($1, $2, $3, $4, $5)`,
+			args: []any{id, int64(r.Seq), r.Hash[:], r.Data, at}})
 	}
 	a.batch = a.batch[:0]
-	_, err := tx.ExecContext(ctx, q.String(), args...)
+}
+
+// commit writes what the batch queued in one transaction. After an error nothing of it
+// is written, and the quarantine's last id is read again.
+func (a *Archive) commit(ctx context.Context) error {
+	err := a.db.write(ctx, a.writes)
+	clear(a.writes) // let the arguments go
+	a.writes = a.writes[:0]
+	if err != nil {
+		a.quarantine = -1
+	}
 	return err
 }
 
 // drain takes the waiting records that now follow what is held.
-func (a *Archive) drain(ctx context.Context, tx *sql.Tx, id string, st *tableState, now time.Time, res *Result) error {
+func (a *Archive) drain(ctx context.Context, id string, st *tableState, now time.Time, res *Result) error {
 	for {
 		r, ok := st.waiting[st.held.Seq+1]
 		if !ok {
 			return nil
 		}
 		delete(st.waiting, r.Seq)
-		stored, err := a.next(ctx, tx, id, st, r, now, res)
+		stored, err := a.next(ctx, id, st, r, now, res)
 		if err != nil || !stored {
 			return err
 		}
@@ -409,12 +422,12 @@ func (a *Archive) drain(ctx context.Context, tx *sql.Tx, id string, st *tableSta
 
 // checkHeld compares r with the record held at its number: dup when it is the same;
 // otherwise the alarm.
-func (a *Archive) checkHeld(ctx context.Context, q queryer, id string, st *tableState, r Record) (Alarm, bool, error) {
+func (a *Archive) checkHeld(ctx context.Context, id string, r Record) (Alarm, bool, error) {
 	var h, data []byte
 	if n := len(a.batch); n > 0 && r.Seq >= a.batch[0].Seq {
 		b := a.batch[r.Seq-a.batch[0].Seq] // stored in this batch, not written yet
 		h, data = b.Hash[:], b.Data
-	} else if err := q.QueryRowContext(ctx, `SELECT hash, payload FROM records WHERE table_id = $1 AND seq = $2`, id, int64(r.Seq)).Scan(&h, &data); err != nil {
+	} else if err := a.db.sql.QueryRowContext(ctx, `SELECT hash, payload FROM records WHERE table_id = $1 AND seq = $2`, id, int64(r.Seq)).Scan(&h, &data); err != nil {
 		return Alarm{}, false, fmt.Errorf("record %d held: %w", r.Seq, err)
 	}
 	if bytes.Equal(h, r.Hash[:]) && bytes.Equal(data, r.Data) {
@@ -437,7 +450,7 @@ func (a *Archive) checkHeld(ctx context.Context, q queryer, id string, st *table
 func (a *Archive) IngestHead(ctx context.Context, id string, c journal.Checkpoint) (Result, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	res, err := a.ingestHead(ctx, id, c)
+	res, err := a.ingestHeads(ctx, id, []journal.Checkpoint{c})
 	if err != nil {
 		delete(a.tables, id)
 		return Result{}, fmt.Errorf("archive: table %s: head of record %d: %w", id, c.Seq, err)
@@ -445,38 +458,82 @@ func (a *Archive) IngestHead(ctx context.Context, id string, c journal.Checkpoin
 	return res, nil
 }
 
-func (a *Archive) ingestHead(ctx context.Context, id string, c journal.Checkpoint) (Result, error) {
+// IngestHeads is IngestHead for several heads of table id, checked in order, what they
+// store and keep apart written in one transaction. An error is the database's: nothing
+// of them is stored then.
+func (a *Archive) IngestHeads(ctx context.Context, id string, cs []journal.Checkpoint) (Result, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	res, err := a.ingestHeads(ctx, id, cs)
+	if err != nil {
+		delete(a.tables, id)
+		return Result{}, fmt.Errorf("archive: table %s: heads: %w", id, err)
+	}
+	return res, nil
+}
+
+func (a *Archive) ingestHeads(ctx context.Context, id string, cs []journal.Checkpoint) (Result, error) {
 	now := a.opt.Now()
+	keys, known := a.keys[id]
 	var st *tableState
-	if _, known := a.keys[id]; known {
+	if known {
 		var err error
 		if st, err = a.load(ctx, id); err != nil {
 			return Result{}, err
 		}
 	}
-	tx, err := a.db.sql.BeginTx(ctx, nil)
+	a.writes = a.writes[:0]
+	var res Result
+	stored := map[uint64]journal.Hash{} // the heads stored by this call
+	held, err := a.heldHashes(ctx, id, st, cs)
 	if err != nil {
 		return Result{}, err
 	}
-	defer tx.Rollback()
-	var res Result
-	alarm := func(kind AlarmKind, reason string) (Result, error) {
-		al := Alarm{Table: id, Item: "head", Seq: c.Seq, Kind: kind, Reason: reason}
-		if err := a.quarantineHead(ctx, tx, al, c, now); err != nil {
+	for _, c := range cs {
+		al, dup, err := a.checkHead(ctx, id, keys, st, stored, held, c)
+		switch {
+		case err != nil:
 			return Result{}, err
+		case al != nil:
+			if err := a.quarantineHead(ctx, *al, c, now); err != nil {
+				return Result{}, err
+			}
+			res.Alarms = append(res.Alarms, *al)
+		case dup:
+			res.Duplicates++
+		default:
+			a.writes = append(a.writes, stmt{query: `INSERT INTO heads (table_id, seq, hash, sig, received_at) VALUES ($1, $2, $3, $4, $5)`,
+				args: []any{id, int64(c.Seq), c.Hash[:], c.Sig, a.db.ts(now)}})
+			stored[c.Seq] = c.Hash
+			res.Stored++
 		}
-		if err := tx.Commit(); err != nil {
-			return Result{}, err
-		}
-		a.log.Error("archive: alarm", "table", id, "item", "head", "seq", c.Seq, "alarm", string(kind), "reason", reason)
-		res.Alarms = append(res.Alarms, al)
-		if st != nil {
-			res.Held = st.held
-		}
-		return res, nil
 	}
-	keys, known := a.keys[id]
-	if !known {
+	if err := a.commit(ctx); err != nil {
+		return Result{}, err
+	}
+	if st != nil {
+		for seq, h := range stored {
+			if seq > st.held.Seq {
+				st.ahead[seq] = h
+			}
+		}
+		res.Held = st.held
+	}
+	for _, al := range res.Alarms {
+		a.log.Error("archive: alarm", "table", id, "item", "head", "seq", al.Seq, "alarm", string(al.Kind), "reason", al.Reason)
+	}
+	return res, nil
+}
+
+// checkHead checks head c of table id (st: its state, nil for a table the keys file
+// does not name; stored: the heads stored by the call so far): dup when it is held
+// already; otherwise the alarm, if any.
+func (a *Archive) checkHead(ctx context.Context, id string, keys []ed25519.PublicKey, st *tableState,
+	stored map[uint64]journal.Hash, held *heldRange, c journal.Checkpoint) (*Alarm, bool, error) {
+	alarm := func(kind AlarmKind, reason string) (*Alarm, bool, error) {
+		return &Alarm{Table: id, Item: "head", Seq: c.Seq, Kind: kind, Reason: reason}, false, nil
+	}
+	if st == nil {
 		return alarm(UnknownTable, "the keys file has no key for this table")
 	}
 	if !verifies(keys, c) {
@@ -485,71 +542,144 @@ func (a *Archive) ingestHead(ctx context.Context, id string, c journal.Checkpoin
 	if c.Seq == 0 {
 		return alarm(Rollback, "a head of record 0: records are numbered from 1")
 	}
-	res.Held = st.held
-	var h []byte
-	err = tx.QueryRowContext(ctx, `SELECT hash FROM heads WHERE table_id = $1 AND seq = $2`, id, int64(c.Seq)).Scan(&h)
-	switch {
-	case err == nil && bytes.Equal(h, c.Hash[:]):
-		res.Duplicates++
-		return res, nil
-	case err == nil:
-		var signed journal.Hash
+	// The head held at its number: stored by this call, or ahead of the records held
+	// (all of those are in memory), or read from the database.
+	signed, has := stored[c.Seq]
+	if !has && c.Seq > st.held.Seq {
+		signed, has = st.ahead[c.Seq]
+	} else if !has && held.covers(c.Seq) {
+		signed, has = held.heads[c.Seq]
+	} else if !has {
+		var h []byte
+		err := a.db.sql.QueryRowContext(ctx, `SELECT hash FROM heads WHERE table_id = $1 AND seq = $2`, id, int64(c.Seq)).Scan(&h)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, false, err
+		}
+		has = err == nil
 		copy(signed[:], h)
+	}
+	switch {
+	case has && signed == c.Hash:
+		return nil, true, nil
+	case has:
 		return alarm(Rollback, fmt.Sprintf("the archive holds a head of record %d signing hash %s, this one signs %s", c.Seq, signed, c.Hash))
-	case !errors.Is(err, sql.ErrNoRows):
-		return Result{}, err
 	}
 	if c.Seq <= st.held.Seq {
-		held := st.held.Hash
+		rec := st.held.Hash
 		if c.Seq < st.held.Seq {
-			if err := tx.QueryRowContext(ctx, `SELECT hash FROM records WHERE table_id = $1 AND seq = $2`, id, int64(c.Seq)).Scan(&h); err != nil {
-				return Result{}, err
+			var ok bool
+			if rec, ok = held.record(c.Seq); !ok {
+				var h []byte
+				if err := a.db.sql.QueryRowContext(ctx, `SELECT hash FROM records WHERE table_id = $1 AND seq = $2`, id, int64(c.Seq)).Scan(&h); err != nil {
+					return nil, false, err
+				}
+				copy(rec[:], h)
 			}
-			copy(held[:], h)
 		}
-		if held != c.Hash {
-			return alarm(Rollback, fmt.Sprintf("the archive holds record %d with hash %s, the head signs %s", c.Seq, held, c.Hash))
+		if rec != c.Hash {
+			return alarm(Rollback, fmt.Sprintf("the archive holds record %d with hash %s, the head signs %s", c.Seq, rec, c.Hash))
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO heads (table_id, seq, hash, sig, received_at) VALUES ($1, $2, $3, $4, $5)`,
-		id, int64(c.Seq), c.Hash[:], c.Sig, a.db.ts(now)); err != nil {
-		return Result{}, err
-	}
-	if err := tx.Commit(); err != nil {
-		return Result{}, err
-	}
-	if c.Seq > st.held.Seq {
-		st.ahead[c.Seq] = c.Hash
-	}
-	res.Stored++
-	return res, nil
+	return nil, false, nil
 }
 
-// quarantineRecord keeps a record apart with its alarm.
-func (a *Archive) quarantineRecord(ctx context.Context, q queryer, al Alarm, r Record, now time.Time) error {
-	return a.keepApart(ctx, q, al, r.Hash, r.Data, nil, now)
+// heldRange is what the database holds of a table at the numbers of some heads, read
+// at once: the heads held from lo to hi, and the records' hashes held there.
+type heldRange struct {
+	lo, hi  uint64
+	heads   map[uint64]journal.Hash
+	records map[uint64]journal.Hash
 }
 
-// quarantineHead keeps a head apart with its alarm.
-func (a *Archive) quarantineHead(ctx context.Context, q queryer, al Alarm, c journal.Checkpoint, now time.Time) error {
-	return a.keepApart(ctx, q, al, c.Hash, nil, c.Sig, now)
+// covers tells whether the heads held at seq were read.
+func (h *heldRange) covers(seq uint64) bool { return h != nil && seq >= h.lo && seq <= h.hi }
+
+// record returns the hash of record seq held, when it was read.
+func (h *heldRange) record(seq uint64) (journal.Hash, bool) {
+	if !h.covers(seq) {
+		return journal.Hash{}, false
+	}
+	r, ok := h.records[seq]
+	return r, ok
 }
 
-func (a *Archive) keepApart(ctx context.Context, q queryer, al Alarm, h journal.Hash, payload, sig []byte, now time.Time) error {
+// maxHeldRange bounds the numbers heldHashes reads at once; heads further apart are
+// checked one by one.
+const maxHeldRange = 4096
+
+// heldHashes reads, in two queries, what the heads cs of a table held to st need to be
+// checked against: the heads held at their numbers and the hashes of the records held
+// there. Nil when there is nothing to read or the heads are too far apart.
+func (a *Archive) heldHashes(ctx context.Context, id string, st *tableState, cs []journal.Checkpoint) (*heldRange, error) {
+	if st == nil || len(cs) < 2 {
+		return nil, nil
+	}
+	var lo, hi uint64
+	for _, c := range cs {
+		if c.Seq == 0 || c.Seq > st.held.Seq {
+			continue
+		}
+		if lo == 0 || c.Seq < lo {
+			lo = c.Seq
+		}
+		hi = max(hi, c.Seq)
+	}
+	if lo == 0 || hi-lo >= maxHeldRange {
+		return nil, nil
+	}
+	h := &heldRange{lo: lo, hi: hi, heads: map[uint64]journal.Hash{}, records: map[uint64]journal.Hash{}}
+	for _, q := range []struct {
+		query string
+		into  map[uint64]journal.Hash
+	}{
+		{`SELECT seq, hash FROM heads WHERE table_id = $1 AND seq BETWEEN $2 AND $3`, h.heads},
+		{`SELECT seq, hash FROM records WHERE table_id = $1 AND seq BETWEEN $2 AND $3`, h.records},
+	} {
+		rows, err := a.db.sql.QueryContext(ctx, q.query, id, int64(lo), int64(hi))
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var seq int64
+			var b []byte
+			if err := rows.Scan(&seq, &b); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			var hh journal.Hash
+			copy(hh[:], b)
+			q.into[uint64(seq)] = hh
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// quarantineRecord queues keeping a record apart with its alarm.
+func (a *Archive) quarantineRecord(ctx context.Context, al Alarm, r Record, now time.Time) error {
+	return a.keepApart(ctx, al, r.Hash, r.Data, nil, now)
+}
+
+// quarantineHead queues keeping a head apart with its alarm.
+func (a *Archive) quarantineHead(ctx context.Context, al Alarm, c journal.Checkpoint, now time.Time) error {
+	return a.keepApart(ctx, al, c.Hash, nil, c.Sig, now)
+}
+
+func (a *Archive) keepApart(ctx context.Context, al Alarm, h journal.Hash, payload, sig []byte, now time.Time) error {
 	if a.quarantine < 0 {
 		var last sql.NullInt64
-		if err := q.QueryRowContext(ctx, `SELECT MAX(id) FROM quarantine`).Scan(&last); err != nil {
+		if err := a.db.sql.QueryRowContext(ctx, `SELECT MAX(id) FROM quarantine`).Scan(&last); err != nil {
 			return fmt.Errorf("quarantine: %w", err)
 		}
 		a.quarantine = last.Int64
 	}
 	a.quarantine++
-	if _, err := q.ExecContext(ctx, `INSERT INTO quarantine (id, table_id, item, seq, hash, payload, sig, alarm, reason, received_at)
+	a.writes = append(a.writes, stmt{query: `INSERT INTO quarantine (id, table_id, item, seq, hash, payload, sig, alarm, reason, received_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		a.quarantine, al.Table, al.Item, int64(al.Seq), h[:], payload, sig, string(al.Kind), al.Reason, a.db.ts(now)); err != nil {
-		a.quarantine = -1 // read it again: the transaction may roll back
-		return fmt.Errorf("quarantine: %w", err)
-	}
+		args: []any{a.quarantine, al.Table, al.Item, int64(al.Seq), h[:], payload, sig, string(al.Kind), al.Reason, a.db.ts(now)}})
 	return nil
 }
 

@@ -5,7 +5,9 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 )
 
 // BenchmarkIngest measures records stored per second, checked, with their rows: the
@@ -34,6 +36,7 @@ func BenchmarkIngest(b *testing.B) {
 				}
 				a := New(db, keys, Options{Now: fixedNow})
 				ctx := context.Background()
+				self0, server0, _ := cpuTimes(db)
 				b.ResetTimer()
 				stored := 0
 				for i := 0; stored < b.N; i++ {
@@ -50,7 +53,126 @@ func BenchmarkIngest(b *testing.B) {
 					}
 				}
 				b.ReportMetric(float64(stored)/b.Elapsed().Seconds(), "records/s")
+				b.StopTimer()
+				reportCPU(b, db, stored, self0, server0)
 			})
 		}
+	}
+}
+
+// reportCPU reports the CPU time per record of this process ("go-µs/record") and of the
+// PostgreSQL cluster ("pg-µs/record") since self0 and server0 (from cpuTimes), where
+// known: unlike the wall time, these hardly change with the machine's load.
+func reportCPU(b *testing.B, db *DB, records int, self0, server0 time.Duration) {
+	self, server, pgOK := cpuTimes(db)
+	if self > 0 {
+		b.ReportMetric(float64(self-self0)/1e3/float64(records), "go-µs/record")
+	}
+	if pgOK {
+		b.ReportMetric(float64(server-server0)/1e3/float64(records), "pg-µs/record")
+	}
+}
+
+// benchDB opens a new database of engine for a benchmark, skipping it when there is no
+// PostgreSQL.
+func benchDB(b *testing.B, engine Engine) *DB {
+	b.Helper()
+	if engine == Postgres {
+		if pg == nil {
+			b.Skipf("no PostgreSQL: %s", pgReason)
+		}
+		return openDB(b, pg.NewDatabase(b))
+	}
+	return openDB(b, filepath.Join(b.TempDir(), "archive.db"))
+}
+
+// BenchmarkMemory500Tables measures the archive's memory with 500 tables: each table
+// plays memRounds rounds (see gen_test.go), sent in batches of 100, then the heap in use
+// is read with the archive kept and again with it dropped. "MB/500tables" is the
+// difference: what the archive keeps of the 500 tables (its state, their replaying
+// controllers). "heap-MB" is the whole heap in use with it.
+func BenchmarkMemory500Tables(b *testing.B) {
+	for _, engine := range []Engine{SQLite, Postgres} {
+		b.Run(string(engine), func(b *testing.B) {
+			for b.Loop() {
+				db := benchDB(b, engine)
+				a := New(db, genKeys(500), Options{Now: fixedNow})
+				stored := fillTables(b, a, 500, memRounds(), 100)
+				b.StopTimer()
+				with := heapInUse()
+				runtime.KeepAlive(a)
+				a = nil
+				without := heapInUse()
+				b.ReportMetric(float64(with)/1e6, "heap-MB")
+				b.ReportMetric(float64(with-without)/1e6, "MB/500tables")
+				b.ReportMetric(float64(stored), "records")
+				db.Close()
+				b.StartTimer()
+			}
+		})
+	}
+}
+
+// memRounds is the rounds each table plays in BenchmarkMemory500Tables: a shoe and a
+// little more (a shoe is about 80 rounds) at full scale, 20 in CI.
+func memRounds() int {
+	if benchFull {
+		return 100
+	}
+	return 20
+}
+
+// heapInUse collects the garbage and returns the heap's bytes in use.
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}
+
+// BenchmarkFill measures the fills the searches run on (gen_test.go), each on a new
+// database: "a year of one table" in batches of 1,000 and "a day of 500 tables" in
+// batches of 100, in records stored per second. At the scale of CI the year is a week
+// and the day a fiftieth; TABLECTL_BENCH_FULL=1 fills them whole.
+func BenchmarkFill(b *testing.B) {
+	for _, engine := range []Engine{SQLite, Postgres} {
+		for _, fill := range []struct {
+			name string
+			fn   func(testing.TB, *DB) (*Archive, int)
+		}{{"year", fillYear}, {"day500", fillDay500}} {
+			b.Run(fmt.Sprintf("%s/%s", engine, fill.name), func(b *testing.B) {
+				stored := 0
+				for b.Loop() {
+					_, n := fill.fn(b, benchDB(b, engine))
+					stored += n
+				}
+				b.ReportMetric(float64(stored)/b.Elapsed().Seconds(), "records/s")
+				b.ReportMetric(float64(stored/b.N), "records")
+			})
+		}
+	}
+}
+
+// BenchmarkRestart measures what a restarted archive does at a table's first batch: it
+// restores the state kept at the table's last shoe end, then reads back and replays the
+// records held after it ("replayed"), to derive the rows of the next. The table is "a
+// year of one table" (a week in CI; see fillYear), "records" the records it holds.
+func BenchmarkRestart(b *testing.B) {
+	for _, engine := range []Engine{SQLite, Postgres} {
+		b.Run(string(engine), func(b *testing.B) {
+			db := benchDB(b, engine)
+			_, n := fillYear(b, db)
+			ctx := context.Background()
+			for b.Loop() {
+				a := New(db, genKeys(1), Options{Now: fixedNow})
+				if _, err := a.Ingest(ctx, genTableID(0), nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n), "records")
+			b.ReportMetric(float64(count(b, db, `SELECT t.last_seq - COALESCE(s.seq, 0) FROM tables t
+				LEFT JOIN replay_state s ON s.table_id = t.table_id WHERE t.table_id = $1`, genTableID(0))), "replayed")
+		})
 	}
 }

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
-	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver, pure Go
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	_ "modernc.org/sqlite"           // the "sqlite" database/sql driver, pure Go
 )
 
 // Engine is a database engine the archive runs on.
@@ -105,6 +106,64 @@ const sqliteTime = "2006-01-02T15:04:05.000000Z"
 // TimeArg returns t as the database's time columns take it in a query's argument, for
 // searches by time range.
 func (d *DB) TimeArg(t time.Time) any { return d.ts(t) }
+
+// write runs stmts, in order, in one transaction: it returns nil once the transaction
+// is committed, and after an error none of them took effect. The single-row INSERTs
+// among them are written many rows to a statement (mergeInserts).
+//
+// PostgreSQL gets them in one round trip (and one more to prepare a statement not yet
+// prepared on the connection): a pipeline with a single Sync, which the server runs as
+// one implicit transaction, committed at the Sync (or rolled back whole on the first
+// error). The answer to the Sync comes after the commit is durable (synchronous_commit).
+// SQLite, in process, runs them in a transaction of database/sql.
+func (d *DB) write(ctx context.Context, stmts []stmt) error {
+	if len(stmts) == 0 {
+		return nil
+	}
+	stmts = mergeInserts(stmts)
+	if d.engine == Postgres {
+		return d.pipeline(ctx, stmts)
+	}
+	tx, err := d.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s.query, s.args...); err != nil {
+			return fmt.Errorf("%s: %w", s.what(), err)
+		}
+	}
+	return tx.Commit()
+}
+
+// pipeline sends stmts to PostgreSQL as one pgx batch, outside any transaction block:
+// the batch is the transaction.
+func (d *DB) pipeline(ctx context.Context, stmts []stmt) error {
+	c, err := d.sql.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		if st := pc.PgConn().TxStatus(); st != 'I' {
+			return fmt.Errorf("the connection is in a transaction (status %q)", st)
+		}
+		var b pgx.Batch
+		for _, s := range stmts {
+			b.Queue(s.query, s.args...)
+		}
+		br := pc.SendBatch(ctx, &b)
+		for _, s := range stmts {
+			if _, err := br.Exec(); err != nil {
+				br.Close()
+				return fmt.Errorf("%s: %w", s.what(), err)
+			}
+		}
+		return br.Close()
+	})
+}
 
 // redact hides a password in a PostgreSQL URL.
 func redact(dsn string) string {

@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -39,14 +38,21 @@ type replayError struct{ error }
 
 func (e replayError) Unwrap() error { return e.error }
 
-// stmt is one row's statement and its arguments.
+// stmt is one statement and its arguments.
 type stmt struct {
 	query string
 	args  []any
 }
 
-// take replays record seq and returns the statements of its rows, in order. A record
-// the controller cannot replay is a replayError.
+// what names the statement in an error: its first words.
+func (s stmt) what() string {
+	w := strings.Fields(s.query)
+	return strings.Join(w[:min(len(w), 3)], " ")
+}
+
+// take replays record seq and returns the statements of its rows, in order, then at a
+// shoe's end the one keeping the replaying state (saveState). A record the controller
+// cannot replay is a replayError.
 func (d *deriver) take(seq uint64, data []byte) ([]stmt, error) {
 	e, effs, err := d.rp.Take(seq, data)
 	if err != nil {
@@ -68,6 +74,7 @@ func (d *deriver) take(seq uint64, data []byte) ([]stmt, error) {
 			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 			[]any{d.table, int64(seq), d.db.ts(ev.At), ev.Kind.String(), roleName(ev.Role), ev.Actor, commandDetail(ev)}})
 	}
+	shoeEnded := false
 	for _, f := range effs {
 		s, err := d.effect(seq, f)
 		if err != nil {
@@ -76,21 +83,53 @@ func (d *deriver) take(seq uint64, data []byte) ([]stmt, error) {
 		if s.query != "" {
 			out = append(out, s)
 		}
+		shoeEnded = shoeEnded || f.Kind == round.ShoeEnded
+	}
+	if ctl := d.rp.Controller(); shoeEnded && d.rnd == nil && ctl.State().Phase == round.NoShoe {
+		s, err := d.saveState(seq)
+		if err != nil {
+			return nil, fmt.Errorf("replay state at record %d: %w", seq, err)
+		}
+		out = append(out, s)
 	}
 	return out, nil
 }
 
-// write derives the rows of record seq and writes them through q.
-func (d *deriver) write(ctx context.Context, q queryer, seq uint64, data []byte) error {
-	stmts, err := d.take(seq, data)
+// saveState is the statement keeping the replaying controller's state after record seq,
+// with no shoe in play: a restart restores it (restoreState) and replays the records
+// after seq only.
+func (d *deriver) saveState(seq uint64) (stmt, error) {
+	settings, err := json.Marshal(d.rp.Settings())
+	if err != nil {
+		return stmt{}, err
+	}
+	state, err := json.Marshal(d.rp.Controller().State())
+	if err != nil {
+		return stmt{}, err
+	}
+	return stmt{query: `INSERT INTO replay_state (table_id, seq, settings, state) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (table_id) DO UPDATE SET seq = excluded.seq, settings = excluded.settings, state = excluded.state`,
+		args: []any{d.table, int64(seq), string(settings), string(state)}}, nil
+}
+
+// restoreState sets the deriver to the state saveState kept after record seq.
+func (d *deriver) restoreState(settings, state []byte) error {
+	var s table.Settings
+	if err := json.Unmarshal(settings, &s); err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	if s.Round.Rules == nil {
+		return fmt.Errorf("settings without a rule set")
+	}
+	var st round.State
+	if err := json.Unmarshal(state, &st); err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	ctl, err := round.Restore(s.Round, st)
 	if err != nil {
 		return err
 	}
-	for _, s := range stmts {
-		if _, err := q.ExecContext(ctx, s.query, s.args...); err != nil {
-			return fmt.Errorf("rows of record %d: %w", seq, err)
-		}
-	}
+	d.rp, d.rules, d.rnd = table.ResumeReplayer(ctl, &s), s.Round.Rules.Name, nil
 	return nil
 }
 

@@ -113,6 +113,16 @@ var migrations = [][]string{
 	{
 		`CREATE INDEX irregularities_round ON irregularities (table_id, shoe, round)`,
 	},
+	// 3: the state of the controller replaying a table's records, at its last shoe's
+	// end, so that a restart replays only the records after it.
+	{
+		`CREATE TABLE replay_state (
+			table_id TEXT PRIMARY KEY,
+			seq      BIGINT NOT NULL,
+			settings TEXT NOT NULL,
+			state    TEXT NOT NULL
+		)`,
+	},
 }
 
 // SchemaVersion is the newest schema version this archive knows.
