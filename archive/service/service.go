@@ -35,7 +35,7 @@ import (
 // Store is what the service needs of the archive (an *archive.Archive).
 type Store interface {
 	Ingest(ctx context.Context, table string, recs []archive.Record) (archive.Result, error)
-	IngestHead(ctx context.Context, table string, c journal.Checkpoint) (archive.Result, error)
+	IngestHeads(ctx context.Context, table string, cs []journal.Checkpoint) (archive.Result, error)
 	Status(ctx context.Context, table string) (archive.Status, error)
 	Tables(ctx context.Context) (map[string]archive.Position, error)
 }
@@ -470,8 +470,8 @@ func (s *Service) storeOnce(ctx context.Context, table string, recs []archive.Re
 		s.stored.Add(int64(res.Stored))
 		s.alarms.Add(int64(len(res.Alarms)))
 	}
-	for _, c := range heads {
-		res, err := s.store.IngestHead(ctx, table, c)
+	if len(heads) > 0 {
+		res, err := s.store.IngestHeads(ctx, table, heads)
 		if err != nil {
 			return err
 		}
