@@ -386,10 +386,61 @@ func (c *Controller) Apply(ev *Event) []Effect {
 	c.x.gen++
 	c.x.at = ev.At
 	c.x.parts = c.x.parts[:0]
-	if ev.Kind == CardDrawn { // most events: one compare, not the table of kinds
-		c.cardDrawn(ev)
+	if ev.Kind != CardDrawn { // most events are cards: one compare, not the table of kinds
+		c.applyOther(ev)
 		return c.effects[:c.n]
 	}
+	// A card, stepped here rather than in a function of its own: it saves a call for
+	// each card.
+	st := &c.st
+	card, seq, last := ev.Card, ev.Seq, st.LastCardNo
+	if st.Phase != Dealing || st.Held.ID != 0 || st.Order != nil || len(st.Offers) != 0 || c.checkByCheck ||
+		ev.Burned || ev.Renumbered || !card.Valid() || seq > last+1 && last != 0 ||
+		int(st.Seen[card.Index()]) >= st.Decks {
+		c.cardDrawnAny(ev)
+		return c.effects[:c.n]
+	}
+	if len(ev.Set) != 0 && ev.Set != st.Set && st.Set != "" { // apart: the comparison may call
+		c.cardDrawnAny(ev)
+		return c.effects[:c.n]
+	}
+	// The common card, in one pass: read in order, named, of the set, and drawn for a
+	// round being dealt, with nothing held, no recorded order to follow and no offer
+	// open. cardDrawnAny comes to the same for it, check by check.
+	st.CardsDrawn++
+	if seq != 0 {
+		st.LastCardNo = seq
+	}
+	st.LastCardAt = ev.At
+	lastShoe, lastTimed := st.LastShoeTime, st.LastShoeTimed
+	st.LastShoeTime, st.LastShoeTimed = ev.ShoeTime, ev.ShoeTimed
+	st.Seen[card.Index()]++
+	if st.Watch.Next(card) {
+		if what := st.Watch.Alarm(card); what != "" {
+			c.shuffleWarning(what)
+		}
+	}
+	if c.simultaneous(ev, lastShoe, lastTimed) {
+		c.drawnTogether(ev, card, seq, lastShoe)
+		return c.effects[:c.n]
+	}
+	// As place does, with no offer open.
+	slot, next := st.Coup.PlaceNext(card)
+	st.CardNos[slot-1] = seq
+	e := c.push(CardPlaced)
+	e.Slot, e.Card, e.Seq = slot, card, seq
+	if next == baccarat.NoSlot {
+		c.complete(ev)
+		return c.effects[:c.n]
+	}
+	if c.insurance && (slot == baccarat.B2 || slot == baccarat.P3 && !st.InsuranceWaived) {
+		c.offer()
+	}
+	return c.effects[:c.n]
+}
+
+// applyOther steps an event that is not a card.
+func (c *Controller) applyOther(ev *Event) {
 	switch ev.Kind {
 	case NewShoe:
 		c.newShoe(ev)
@@ -428,7 +479,6 @@ func (c *Controller) Apply(ev *Event) []Effect {
 	default:
 		c.refuse(ev, "unknown event kind %d", ev.Kind)
 	}
-	return c.effects[:c.n]
 }
 
 // emit appends effect e, with its Shoe and Round those of the state now.
@@ -684,53 +734,6 @@ func (c *Controller) closeBets(ev *Event, ws []baccarat.Wager) {
 		k := c.st.Kept[0]
 		c.st.Kept = c.st.Kept[1:]
 		c.place(ev, k.Card, k.Seq)
-	}
-}
-
-func (c *Controller) cardDrawn(ev *Event) {
-	st := &c.st
-	card, seq, last := ev.Card, ev.Seq, st.LastCardNo
-	if st.Phase != Dealing || st.Held.ID != 0 || st.Order != nil || len(st.Offers) != 0 || c.checkByCheck ||
-		ev.Burned || ev.Renumbered || !card.Valid() || seq > last+1 && last != 0 ||
-		int(st.Seen[card.Index()]) >= st.Decks {
-		c.cardDrawnAny(ev)
-		return
-	}
-	if len(ev.Set) != 0 && ev.Set != st.Set && st.Set != "" { // apart: the comparison may call
-		c.cardDrawnAny(ev)
-		return
-	}
-	// The common card, in one pass: read in order, named, of the set, and drawn for a
-	// round being dealt, with nothing held, no recorded order to follow and no offer
-	// open. cardDrawnAny comes to the same for it, check by check.
-	st.CardsDrawn++
-	if seq != 0 {
-		st.LastCardNo = seq
-	}
-	st.LastCardAt = ev.At
-	lastShoe, lastTimed := st.LastShoeTime, st.LastShoeTimed
-	st.LastShoeTime, st.LastShoeTimed = ev.ShoeTime, ev.ShoeTimed
-	st.Seen[card.Index()]++
-	if st.Watch.Next(card) {
-		if what := st.Watch.Alarm(card); what != "" {
-			c.shuffleWarning(what)
-		}
-	}
-	if c.simultaneous(ev, lastShoe, lastTimed) {
-		c.drawnTogether(ev, card, seq, lastShoe)
-		return
-	}
-	// As place does, with no offer open.
-	slot, next := st.Coup.PlaceNext(card)
-	st.CardNos[slot-1] = seq
-	e := c.push(CardPlaced)
-	e.Slot, e.Card, e.Seq = slot, card, seq
-	if next == baccarat.NoSlot {
-		c.complete(ev)
-		return
-	}
-	if c.insurance && (slot == baccarat.B2 || slot == baccarat.P3 && !st.InsuranceWaived) {
-		c.offer()
 	}
 }
 
