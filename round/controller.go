@@ -691,6 +691,10 @@ func (c *Controller) betsClosed(ev *Event) {
 		c.refuse(ev, "betting is not open (%s): after \"No more Bets\" no bet may be placed, increased or withdrawn (%s)", c.st.Phase, c.noMoreBetsRule())
 	case c.st.Phase != BettingOpen:
 		c.refuse(ev, "betting is not open (%s)", c.st.Phase)
+	case len(ev.Wagers) == 0 && len(c.st.Kept) == 0:
+		// closeBets, for a layout the table does not know and no card kept: no call.
+		c.st.Phase = Dealing
+		c.push(BettingClosed)
 	default:
 		c.closeBets(ev, ev.Wagers)
 	}
