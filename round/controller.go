@@ -499,21 +499,24 @@ func (c *Controller) emitPart(e Effect, pt part) {
 // cheaper form of emit.
 func (c *Controller) push(k EffectKind) *Effect {
 	n := c.n
-	if n >= len(c.effects) {
-		c.grow()
+	effs := c.effects
+	if n >= len(effs) {
+		effs = c.grow()
 	}
 	c.n = n + 1
 	// Filled in place, field by field: an effect built apart and copied in would be read
 	// back whole while its narrow stores are still in flight, which stalls the copy.
-	e := &c.effects[n]
+	e := &effs[n]
 	*e = Effect{}
 	e.Kind, e.Shoe, e.Round, e.gen, e.x = k, c.st.Shoe, c.st.Round, c.x.gen, &c.x
 	return e
 }
 
-// grow doubles the effects' buffer, for a step with more effects than it holds.
-func (c *Controller) grow() {
+// grow doubles the effects' buffer, for a step with more effects than it holds, and
+// returns it.
+func (c *Controller) grow() []Effect {
 	c.effects = append(c.effects, make([]Effect, len(c.effects))...)
+	return c.effects
 }
 
 // pushPart is push for an effect with a larger part: it returns the effect and its part,
@@ -1115,7 +1118,14 @@ func (c *Controller) place(ev *Event, card baccarat.Card, seq uint64) {
 // complete ends the dealing of the round, its cards all placed.
 func (c *Controller) complete(ev *Event) {
 	c.st.Phase = Complete
-	p := c.pushRound(RoundComplete)
+	// pushRound, written out: the step's first round effect takes the round's own part.
+	p := &c.x.round
+	if c.x.roundGen != c.x.gen {
+		c.x.roundGen = c.x.gen
+		c.push(RoundComplete).ref = roundRef
+	} else {
+		p = c.pushRound(RoundComplete)
+	}
 	// The outcome written into both, not copied: one just written byte by byte is not
 	// read back whole while its stores are in flight.
 	c.st.Coup.OutcomeTo(&c.st.Outcome, &p.outcome)
@@ -1356,7 +1366,13 @@ func (c *Controller) confirm(ev *Event) {
 		c.applyOption(&s, o)
 		ss = append(ss, s)
 	}
-	p := c.pushRound(RoundSettled)
+	p := &c.x.round // as in complete
+	if c.x.roundGen != c.x.gen {
+		c.x.roundGen = c.x.gen
+		c.push(RoundSettled).ref = roundRef
+	} else {
+		p = c.pushRound(RoundSettled)
+	}
 	p.coup, p.outcome, p.settlements = c.st.Coup, o, ss
 	if c.st.EndPending {
 		c.pendingEnd(ev)
