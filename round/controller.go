@@ -688,18 +688,26 @@ func (c *Controller) nextRound(ev *Event) {
 
 func (c *Controller) betsClosed(ev *Event) {
 	switch {
-	case c.st.Held.ID != 0:
-		c.refuse(ev, "the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
-	case c.st.Phase == Dealing || c.st.Phase == Complete:
-		c.refuse(ev, "betting is not open (%s): after \"No more Bets\" no bet may be placed, increased or withdrawn (%s)", c.st.Phase, c.noMoreBetsRule())
-	case c.st.Phase != BettingOpen:
-		c.refuse(ev, "betting is not open (%s)", c.st.Phase)
+	case c.st.Held.ID != 0 || c.st.Phase != BettingOpen:
+		c.betsNotClosed(ev)
 	case len(ev.Wagers) == 0 && len(c.st.Kept) == 0:
 		// closeBets, for a layout the table does not know and no card kept: no call.
 		c.st.Phase = Dealing
 		c.push(BettingClosed)
 	default:
 		c.closeBets(ev, ev.Wagers)
+	}
+}
+
+// betsNotClosed refuses "No more Bets" while the table is held or betting is not open.
+func (c *Controller) betsNotClosed(ev *Event) {
+	switch {
+	case c.st.Held.ID != 0:
+		c.refuse(ev, "the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
+	case c.st.Phase == Dealing || c.st.Phase == Complete:
+		c.refuse(ev, "betting is not open (%s): after \"No more Bets\" no bet may be placed, increased or withdrawn (%s)", c.st.Phase, c.noMoreBetsRule())
+	default:
+		c.refuse(ev, "betting is not open (%s)", c.st.Phase)
 	}
 }
 
@@ -1339,18 +1347,45 @@ func (c *Controller) squeeze(ev *Event) {
 }
 
 func (c *Controller) confirm(ev *Event) {
-	switch {
-	case c.st.Held.ID != 0:
-		c.refuse(ev, "the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
-		return
-	case c.st.Phase != Complete:
-		c.refuse(ev, "the round is not complete (%s)", c.st.Phase)
-		return
-	case c.st.Voided:
-		c.refuse(ev, "round %d is void: there is no result to confirm", c.st.Round)
+	if c.st.Held.ID != 0 || c.st.Phase != Complete || c.st.Voided {
+		c.confirmRefused(ev)
 		return
 	}
 	o := c.st.Outcome
+	var ss []Settlement
+	if len(c.st.Wagers) != 0 || len(c.st.Insurance) != 0 {
+		ss = c.settleAll(o)
+	}
+	p := &c.x.round // as in complete
+	if c.x.roundGen != c.x.gen {
+		c.x.roundGen = c.x.gen
+		c.push(RoundSettled).ref = roundRef
+	} else {
+		p = c.pushRound(RoundSettled)
+	}
+	p.coup, p.outcome, p.settlements = c.st.Coup, o, ss
+	if c.st.EndPending {
+		c.pendingEnd(ev)
+		return
+	}
+	c.nextRound(ev)
+}
+
+// confirmRefused refuses a confirmation that does not apply: the table is held, the round
+// is not complete, or it is void.
+func (c *Controller) confirmRefused(ev *Event) {
+	switch {
+	case c.st.Held.ID != 0:
+		c.refuse(ev, "the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
+	case c.st.Phase != Complete:
+		c.refuse(ev, "the round is not complete (%s)", c.st.Phase)
+	default:
+		c.refuse(ev, "round %d is void: there is no result to confirm", c.st.Round)
+	}
+}
+
+// settleAll settles every wager and Insurance bet of the round on its outcome o.
+func (c *Controller) settleAll(o baccarat.Outcome) []Settlement {
 	var ss []Settlement
 	for i, w := range c.st.Wagers {
 		d := c.decision(i)
@@ -1366,19 +1401,7 @@ func (c *Controller) confirm(ev *Event) {
 		c.applyOption(&s, o)
 		ss = append(ss, s)
 	}
-	p := &c.x.round // as in complete
-	if c.x.roundGen != c.x.gen {
-		c.x.roundGen = c.x.gen
-		c.push(RoundSettled).ref = roundRef
-	} else {
-		p = c.pushRound(RoundSettled)
-	}
-	p.coup, p.outcome, p.settlements = c.st.Coup, o, ss
-	if c.st.EndPending {
-		c.pendingEnd(ev)
-		return
-	}
-	c.nextRound(ev)
+	return ss
 }
 
 // void ends the round in play with no result, returning every bet (RWS Baccarat 5.15;
