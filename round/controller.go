@@ -386,10 +386,61 @@ func (c *Controller) Apply(ev *Event) []Effect {
 	c.x.gen++
 	c.x.at = ev.At
 	c.x.parts = c.x.parts[:0]
-	if ev.Kind == CardDrawn { // most events: one compare, not the table of kinds
-		c.cardDrawn(ev)
+	if ev.Kind != CardDrawn { // most events are cards: one compare, not the table of kinds
+		c.applyOther(ev)
 		return c.effects[:c.n]
 	}
+	// A card, stepped here rather than in a function of its own: it saves a call for
+	// each card.
+	st := &c.st
+	card, seq, last := ev.Card, ev.Seq, st.LastCardNo
+	if st.Phase != Dealing || st.Held.ID != 0 || st.Order != nil || len(st.Offers) != 0 || c.checkByCheck ||
+		ev.Burned || ev.Renumbered || !card.Valid() || seq > last+1 && last != 0 ||
+		int(st.Seen[card.Index()]) >= st.Decks {
+		c.cardDrawnAny(ev)
+		return c.effects[:c.n]
+	}
+	if len(ev.Set) != 0 && ev.Set != st.Set && st.Set != "" { // apart: the comparison may call
+		c.cardDrawnAny(ev)
+		return c.effects[:c.n]
+	}
+	// The common card, in one pass: read in order, named, of the set, and drawn for a
+	// round being dealt, with nothing held, no recorded order to follow and no offer
+	// open. cardDrawnAny comes to the same for it, check by check.
+	st.CardsDrawn++
+	if seq != 0 {
+		st.LastCardNo = seq
+	}
+	st.LastCardAt = ev.At
+	lastShoe, lastTimed := st.LastShoeTime, st.LastShoeTimed
+	st.LastShoeTime, st.LastShoeTimed = ev.ShoeTime, ev.ShoeTimed
+	st.Seen[card.Index()]++
+	if st.Watch.Next(card) {
+		if what := st.Watch.Alarm(card); what != "" {
+			c.shuffleWarning(what)
+		}
+	}
+	if c.simultaneous(ev, lastShoe, lastTimed) {
+		c.drawnTogether(ev, card, seq, lastShoe)
+		return c.effects[:c.n]
+	}
+	// As place does, with no offer open.
+	slot, next := st.Coup.PlaceNext(card)
+	st.CardNos[slot-1] = seq
+	e := c.push(CardPlaced)
+	e.Slot, e.Card, e.Seq = slot, card, seq
+	if next == baccarat.NoSlot {
+		c.complete(ev)
+		return c.effects[:c.n]
+	}
+	if c.insurance && (slot == baccarat.B2 || slot == baccarat.P3 && !st.InsuranceWaived) {
+		c.offer()
+	}
+	return c.effects[:c.n]
+}
+
+// applyOther steps an event that is not a card.
+func (c *Controller) applyOther(ev *Event) {
 	switch ev.Kind {
 	case NewShoe:
 		c.newShoe(ev)
@@ -428,7 +479,6 @@ func (c *Controller) Apply(ev *Event) []Effect {
 	default:
 		c.refuse(ev, "unknown event kind %d", ev.Kind)
 	}
-	return c.effects[:c.n]
 }
 
 // emit appends effect e, with its Shoe and Round those of the state now.
@@ -449,21 +499,24 @@ func (c *Controller) emitPart(e Effect, pt part) {
 // cheaper form of emit.
 func (c *Controller) push(k EffectKind) *Effect {
 	n := c.n
-	if n >= len(c.effects) {
-		c.grow()
+	effs := c.effects
+	if n >= len(effs) {
+		effs = c.grow()
 	}
 	c.n = n + 1
 	// Filled in place, field by field: an effect built apart and copied in would be read
 	// back whole while its narrow stores are still in flight, which stalls the copy.
-	e := &c.effects[n]
+	e := &effs[n]
 	*e = Effect{}
 	e.Kind, e.Shoe, e.Round, e.gen, e.x = k, c.st.Shoe, c.st.Round, c.x.gen, &c.x
 	return e
 }
 
-// grow doubles the effects' buffer, for a step with more effects than it holds.
-func (c *Controller) grow() {
+// grow doubles the effects' buffer, for a step with more effects than it holds, and
+// returns it.
+func (c *Controller) grow() []Effect {
 	c.effects = append(c.effects, make([]Effect, len(c.effects))...)
+	return c.effects
 }
 
 // pushPart is push for an effect with a larger part: it returns the effect and its part,
@@ -635,14 +688,26 @@ func (c *Controller) nextRound(ev *Event) {
 
 func (c *Controller) betsClosed(ev *Event) {
 	switch {
+	case c.st.Held.ID != 0 || c.st.Phase != BettingOpen:
+		c.betsNotClosed(ev)
+	case len(ev.Wagers) == 0 && len(c.st.Kept) == 0:
+		// closeBets, for a layout the table does not know and no card kept: no call.
+		c.st.Phase = Dealing
+		c.push(BettingClosed)
+	default:
+		c.closeBets(ev, ev.Wagers)
+	}
+}
+
+// betsNotClosed refuses "No more Bets" while the table is held or betting is not open.
+func (c *Controller) betsNotClosed(ev *Event) {
+	switch {
 	case c.st.Held.ID != 0:
 		c.refuse(ev, "the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
 	case c.st.Phase == Dealing || c.st.Phase == Complete:
 		c.refuse(ev, "betting is not open (%s): after \"No more Bets\" no bet may be placed, increased or withdrawn (%s)", c.st.Phase, c.noMoreBetsRule())
-	case c.st.Phase != BettingOpen:
-		c.refuse(ev, "betting is not open (%s)", c.st.Phase)
 	default:
-		c.closeBets(ev, ev.Wagers)
+		c.refuse(ev, "betting is not open (%s)", c.st.Phase)
 	}
 }
 
@@ -684,53 +749,6 @@ func (c *Controller) closeBets(ev *Event, ws []baccarat.Wager) {
 		k := c.st.Kept[0]
 		c.st.Kept = c.st.Kept[1:]
 		c.place(ev, k.Card, k.Seq)
-	}
-}
-
-func (c *Controller) cardDrawn(ev *Event) {
-	st := &c.st
-	card, seq, last := ev.Card, ev.Seq, st.LastCardNo
-	if st.Phase != Dealing || st.Held.ID != 0 || st.Order != nil || len(st.Offers) != 0 || c.checkByCheck ||
-		ev.Burned || ev.Renumbered || !card.Valid() || seq > last+1 && last != 0 ||
-		int(st.Seen[card.Index()]) >= st.Decks {
-		c.cardDrawnAny(ev)
-		return
-	}
-	if len(ev.Set) != 0 && ev.Set != st.Set && st.Set != "" { // apart: the comparison may call
-		c.cardDrawnAny(ev)
-		return
-	}
-	// The common card, in one pass: read in order, named, of the set, and drawn for a
-	// round being dealt, with nothing held, no recorded order to follow and no offer
-	// open. cardDrawnAny comes to the same for it, check by check.
-	st.CardsDrawn++
-	if seq != 0 {
-		st.LastCardNo = seq
-	}
-	st.LastCardAt = ev.At
-	lastShoe, lastTimed := st.LastShoeTime, st.LastShoeTimed
-	st.LastShoeTime, st.LastShoeTimed = ev.ShoeTime, ev.ShoeTimed
-	st.Seen[card.Index()]++
-	if st.Watch.Next(card) {
-		if what := st.Watch.Alarm(card); what != "" {
-			c.shuffleWarning(what)
-		}
-	}
-	if c.simultaneous(ev, lastShoe, lastTimed) {
-		c.drawnTogether(ev, card, seq, lastShoe)
-		return
-	}
-	// As place does, with no offer open.
-	slot, next := st.Coup.PlaceNext(card)
-	st.CardNos[slot-1] = seq
-	e := c.push(CardPlaced)
-	e.Slot, e.Card, e.Seq = slot, card, seq
-	if next == baccarat.NoSlot {
-		c.complete(ev)
-		return
-	}
-	if c.insurance && (slot == baccarat.B2 || slot == baccarat.P3 && !st.InsuranceWaived) {
-		c.offer()
 	}
 }
 
@@ -1108,7 +1126,14 @@ func (c *Controller) place(ev *Event, card baccarat.Card, seq uint64) {
 // complete ends the dealing of the round, its cards all placed.
 func (c *Controller) complete(ev *Event) {
 	c.st.Phase = Complete
-	p := c.pushRound(RoundComplete)
+	// pushRound, written out: the step's first round effect takes the round's own part.
+	p := &c.x.round
+	if c.x.roundGen != c.x.gen {
+		c.x.roundGen = c.x.gen
+		c.push(RoundComplete).ref = roundRef
+	} else {
+		p = c.pushRound(RoundComplete)
+	}
 	// The outcome written into both, not copied: one just written byte by byte is not
 	// read back whole while its stores are in flight.
 	c.st.Coup.OutcomeTo(&c.st.Outcome, &p.outcome)
@@ -1322,18 +1347,45 @@ func (c *Controller) squeeze(ev *Event) {
 }
 
 func (c *Controller) confirm(ev *Event) {
-	switch {
-	case c.st.Held.ID != 0:
-		c.refuse(ev, "the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
-		return
-	case c.st.Phase != Complete:
-		c.refuse(ev, "the round is not complete (%s)", c.st.Phase)
-		return
-	case c.st.Voided:
-		c.refuse(ev, "round %d is void: there is no result to confirm", c.st.Round)
+	if c.st.Held.ID != 0 || c.st.Phase != Complete || c.st.Voided {
+		c.confirmRefused(ev)
 		return
 	}
 	o := c.st.Outcome
+	var ss []Settlement
+	if len(c.st.Wagers) != 0 || len(c.st.Insurance) != 0 {
+		ss = c.settleAll(o)
+	}
+	p := &c.x.round // as in complete
+	if c.x.roundGen != c.x.gen {
+		c.x.roundGen = c.x.gen
+		c.push(RoundSettled).ref = roundRef
+	} else {
+		p = c.pushRound(RoundSettled)
+	}
+	p.coup, p.outcome, p.settlements = c.st.Coup, o, ss
+	if c.st.EndPending {
+		c.pendingEnd(ev)
+		return
+	}
+	c.nextRound(ev)
+}
+
+// confirmRefused refuses a confirmation that does not apply: the table is held, the round
+// is not complete, or it is void.
+func (c *Controller) confirmRefused(ev *Event) {
+	switch {
+	case c.st.Held.ID != 0:
+		c.refuse(ev, "the table is held for irregularity #%d (%s)", c.st.Held.ID, c.st.Held.Kind)
+	case c.st.Phase != Complete:
+		c.refuse(ev, "the round is not complete (%s)", c.st.Phase)
+	default:
+		c.refuse(ev, "round %d is void: there is no result to confirm", c.st.Round)
+	}
+}
+
+// settleAll settles every wager and Insurance bet of the round on its outcome o.
+func (c *Controller) settleAll(o baccarat.Outcome) []Settlement {
 	var ss []Settlement
 	for i, w := range c.st.Wagers {
 		d := c.decision(i)
@@ -1349,13 +1401,7 @@ func (c *Controller) confirm(ev *Event) {
 		c.applyOption(&s, o)
 		ss = append(ss, s)
 	}
-	p := c.pushRound(RoundSettled)
-	p.coup, p.outcome, p.settlements = c.st.Coup, o, ss
-	if c.st.EndPending {
-		c.pendingEnd(ev)
-		return
-	}
-	c.nextRound(ev)
+	return ss
 }
 
 // void ends the round in play with no result, returning every bet (RWS Baccarat 5.15;
