@@ -51,6 +51,16 @@ type Config struct {
 	GPIO GPIO `yaml:"gpio"`
 	// Console is tablectl console's section (console.go); tablectl run ignores it.
 	Console Console `yaml:"console"`
+	// Archive is the table's side of the floor's archive (docs/archive.md, "Shipping").
+	Archive Archive `yaml:"archive"`
+}
+
+// Archive is the archive: section of a table's file.
+type Archive struct {
+	// Ship: send the journal's records and signed heads to the floor's archive over
+	// MQTT, and say in the status how far it is behind. Off, the table publishes and
+	// subscribes to nothing of the archive's.
+	Ship bool `yaml:"ship"`
 }
 
 // Board is the display board's language, game name and logo (docs/board.md).

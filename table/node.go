@@ -155,6 +155,9 @@ type Node struct {
 	early early
 	// now is the latest time Tick gave.
 	now time.Time
+	// archive is how far the floor's archive is behind, for a table that ships its
+	// journal (nil: it does not).
+	archive *api.ArchiveLag
 }
 
 // Replayed is how many events Open replayed from the journal (those after its snapshot).
@@ -482,10 +485,22 @@ func (n *Node) status(at time.Time) {
 // Status is the retained status message for state "online" or "offline", as of at.
 func (n *Node) Status(state string, at time.Time) []byte {
 	st := n.ctl.State()
-	b, _ := json.Marshal(n.statusOf(st, messages.StatusInfo{Table: n.cfg.Table, State: state,
+	s := n.statusOf(st, messages.StatusInfo{Table: n.cfg.Table, State: state,
 		Rules: n.cfg.Round.Rules.Name, TableDecks: n.cfg.Round.Decks, Version: n.cfg.Version, Devices: n.devices,
-		Call: n.call, Seq: n.build.Seq(), At: at, Limits: n.cfg.Round.Limits, PayRounded: n.cfg.Round.PayRounded}))
+		Call: n.call, Seq: n.build.Seq(), At: at, Limits: n.cfg.Round.Limits, PayRounded: n.cfg.Round.PayRounded})
+	s.Archive = n.archive
+	b, _ := json.Marshal(s)
 	return b
+}
+
+// SetArchive sets how far the floor's archive is behind the table's journal (nil: the
+// table does not ship it) and asks for the status again, as of at.
+func (n *Node) SetArchive(lag *api.ArchiveLag, at time.Time) {
+	if lag != nil {
+		lag = new(*lag)
+	}
+	n.archive = lag
+	n.status(at)
 }
 
 // retainedPicture asks for the retained state, and the roads of the shoe in play, as of
