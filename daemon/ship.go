@@ -138,6 +138,9 @@ func (s *Shipper) Written(seq uint64) {
 	signal(s.wake)
 }
 
+// Signed tells the shipper the journal has a new signed head. It never waits.
+func (s *Shipper) Signed() { signal(s.wake) }
+
 // Held takes a payload of the archive's retained held message (api.ArchiveHeld). It
 // never waits: the MQTT client's goroutine calls it.
 func (s *Shipper) Held(payload []byte) {
