@@ -269,13 +269,13 @@ func (s *Shipper) updateLag() {
 		done, s.caughtUp = s.caughtUp, nil
 	}
 	s.mu.Unlock()
-	for _, w := range done {
-		close(w)
-	}
 	s.setMetric(lag.Behind)
 	if behind := lag.Behind > 0; behind != s.lastBehind {
 		s.lastBehind = behind
 		signal(s.lagOut)
+	}
+	for _, w := range done { // after the signal: the table's loop takes it before it is idle
+		close(w)
 	}
 }
 

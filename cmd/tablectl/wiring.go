@@ -350,6 +350,8 @@ func serve(ctx context.Context, cancel context.CancelFunc, d *daemon.Daemon, tr 
 				log.Warn("messages not all acknowledged by the broker", "err", err)
 			} else if err := d.Archived(drained); err != nil {
 				log.Warn("the journal is not all in the floor's archive; the table sends the rest at its next start", "err", err)
+			} else if d.Shipping() {
+				_ = d.Drained(drained) // the status that says the archive holds everything
 			}
 			stop()
 		}
