@@ -69,9 +69,24 @@ func TestEmptyFileIsTheDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", content, err)
 		}
-		if cfg.Table != "table-1" || cfg.Rules != "classic" || cfg.Broker.Listen != "127.0.0.1:1883" || cfg.Shoe != nil {
+		if cfg.Table != "table-1" || cfg.Rules != "classic" || cfg.Broker.Listen != "127.0.0.1:1883" || cfg.Shoe != nil || cfg.Archive.Ship {
 			t.Errorf("%q: %+v", content, cfg)
 		}
+	}
+}
+
+// TestArchiveShip: archive.ship reads as it is written; left out, the table ships
+// nothing.
+func TestArchiveShip(t *testing.T) {
+	for content, want := range map[string]bool{"archive:\n  ship: true\n": true, "archive:\n  ship: false\n": false, "archive: {}\n": false} {
+		cfg, err := Parse("t.yaml", []byte(content))
+		if err != nil || cfg.Archive.Ship != want {
+			t.Errorf("%q: ship %v, %v; want %v", content, cfg.Archive.Ship, err, want)
+		}
+	}
+	r, err := ApplyFlags(Default(), false, Flags{Given: map[string]bool{"archive-ship": true}, ArchiveShip: true})
+	if err != nil || !r.Archive.Ship {
+		t.Errorf("--archive-ship: ship %v, %v", r.Archive.Ship, err)
 	}
 }
 
@@ -84,9 +99,12 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"unknown top-level key", "table: t1\nrule: rws\n",
-			`t.yaml:2: rule: unknown key (the file's top level has board, broker, console, dealer, decks, gpio, http, journal, journal_key, limits, log, metrics, mqtt, royal, rules, shoe, shuffler, table)`},
+			`t.yaml:2: rule: unknown key (the file's top level has archive, board, broker, console, dealer, decks, gpio, http, journal, journal_key, limits, log, metrics, mqtt, royal, rules, shoe, shuffler, table)`},
 		{"unknown nested key", "dealer:\n  auto: true\n  simultanous_window: 1s\n",
 			`t.yaml:3: dealer.simultanous_window: unknown key (dealer has auto, burn, burn_count, burn_excess_cards, insurance_pause, no_insurance, options_pause, pay_rounded, rounding, rounds_after_cut, shoe_start, simultaneous_window)`},
+		{"unknown key in the archive section", "archive:\n  ship: true\n  shipping: true\n",
+			`t.yaml:3: archive.shipping: unknown key (archive has ship)`},
+		{"archive.ship not a boolean", "archive:\n  ship: sometimes\n", `t.yaml:2: archive.ship: want true or false, not "sometimes"`},
 		{"unknown key in a list item", "gpio:\n  pins:\n    - role: confirm\n      pin: GPIO17\n      invert: true\n",
 			`t.yaml:5: gpio.pins[1].invert: unknown key`},
 		{"unknown rule set", "rules: punto\n", `t.yaml:1: rules: unknown rule set "punto"`},
@@ -118,7 +136,7 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 			"t.yaml:5: shuffler.port: /dev/ttyUSB0 is the shoe's port too"},
 		{"parity", "shoe:\n  port: /dev/ttyUSB0\n  format: ascii\n  parity: evenish\n", `t.yaml:4: shoe.parity: "evenish": want none, odd, even, mark or space`},
 		{"broker user with an unknown role", "broker:\n  users:\n    - {name: d1, role: croupier, password_hash: \"$2y$10$0123456789012345678901uMhx4BSWdE6MVJ8ZnMnK3Kk8ZsQb2O6\"}\n",
-			`t.yaml:3: broker.users[1].role: role "croupier": want dealer, supervisor, pitsystem or board`},
+			`t.yaml:3: broker.users[1].role: role "croupier": want dealer, supervisor, pitsystem, board or archive`},
 		{"broker user with a plain password", "broker:\n  users:\n    - {name: d1, role: dealer, password_hash: secret}\n",
 			`t.yaml:3: broker.users[1].password_hash: not a bcrypt hash`},
 		{"broker user tablectl", "broker:\n  users:\n    - {name: tablectl, role: dealer, password_hash: \"$2y$10$0123456789012345678901uMhx4BSWdE6MVJ8ZnMnK3Kk8ZsQb2O6\"}\n",
