@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/journal"
 )
 
@@ -436,5 +437,111 @@ func TestShipperStopsWithItsContext(t *testing.T) {
 	case <-sh.done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("Run did not return after its context was cancelled")
+	}
+}
+
+// archiveFields are the archive fields of the status messages published, in order ("-" for
+// a status without one).
+func archiveFields(t *testing.T, rec []display.Message) []string {
+	t.Helper()
+	var out []string
+	for _, m := range rec {
+		if m.Topic != "tablectl/v1/T7/status" {
+			continue
+		}
+		var s api.Status
+		if err := json.Unmarshal(m.Payload, &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Archive == nil {
+			out = append(out, "-")
+		} else {
+			out = append(out, fmt.Sprintf("held %d behind %d since %v", s.Archive.Held, s.Archive.Behind, !s.Archive.Since.IsZero()))
+		}
+	}
+	return out
+}
+
+// TestDaemonWithoutShipping: a table that does not ship publishes nothing on the
+// archive's topics and no archive field in its status.
+func TestDaemonWithoutShipping(t *testing.T) {
+	r := start(t, t.TempDir())
+	r.f.cards(t, "9H 5C KS KD")
+	r.settle(t)
+	r.close(t)
+	for _, m := range r.rec.Published() {
+		if strings.Contains(m.Topic, "/archive/") {
+			t.Errorf("published on %s", m.Topic)
+		}
+	}
+	for _, s := range archiveFields(t, r.rec.Published()) {
+		if s != "-" {
+			t.Errorf("a status with an archive field: %s", s)
+		}
+	}
+}
+
+// TestDaemonShipsAndSaysTheLag: a table that ships sends its records as it writes them,
+// and publishes its status again when the archive falls behind and when it holds every
+// record.
+func TestDaemonShipsAndSaysTheLag(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	cfg.Ship, cfg.ShipStall = true, time.Hour
+	r := startWith(t, cfg, nil)
+	r.d.ArchiveHeld([]byte(`{"schema":2,"table":"T7","seq":0}`))
+	r.f.cards(t, "9H 5C KS KD")
+	r.settle(t)
+	seq, hash := r.d.j.Head()
+	var sent uint64
+	for deadline := time.Now().Add(10 * time.Second); sent < seq; {
+		sent = 0
+		for _, m := range r.rec.Published() {
+			if m.Topic != "tablectl/v1/T7/archive/records" {
+				continue
+			}
+			var b api.ArchiveBatch
+			if err := json.Unmarshal(m.Payload, &b); err != nil || m.Retained {
+				t.Fatalf("batch %s: %v", m.Payload, err)
+			}
+			for _, rc := range b.Records {
+				if rc.Seq != sent+1 {
+					t.Fatalf("record %d after %d", rc.Seq, sent)
+				}
+				sent = rc.Seq
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("records sent up to %d, the journal holds %d", sent, seq)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	held, _ := json.Marshal(api.ArchiveHeld{Schema: api.Schema, Table: "T7", Seq: seq, Hash: hash})
+	r.d.ArchiveHeld(held)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.d.Archived(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.settle(t)
+	r.close(t)
+	st := archiveFields(t, r.rec.Published())
+	want := fmt.Sprintf("held %d behind 0 since false", seq)
+	if len(st) < 2 || st[len(st)-1] != want {
+		t.Fatalf("statuses %q, want the last %q", st, want)
+	}
+	behind := 0
+	for _, s := range st {
+		if strings.HasPrefix(s, "held 0 behind ") && strings.HasSuffix(s, "since true") {
+			behind++
+		}
+		if s == "-" {
+			t.Errorf("a shipping table's status without the archive field")
+		}
+	}
+	if behind == 0 {
+		t.Errorf("no status said the archive was behind: %q", st)
+	}
+	if len(st) > 6 {
+		t.Errorf("%d statuses: published at every record? %q", len(st), st)
 	}
 }
