@@ -15,6 +15,7 @@ import (
 	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/metrics"
 )
 
 // published is one batch the shipper published, and the channel its acknowledgement
@@ -487,6 +488,7 @@ func TestDaemonWithoutShipping(t *testing.T) {
 func TestDaemonShipsAndSaysTheLag(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
 	cfg.Ship, cfg.ShipStall = true, time.Hour
+	cfg.Metrics = metrics.New(nil)
 	r := startWith(t, cfg, nil)
 	r.d.ArchiveHeld([]byte(`{"schema":2,"table":"T7","seq":0}`))
 	r.f.cards(t, "9H 5C KS KD")
@@ -515,6 +517,9 @@ func TestDaemonShipsAndSaysTheLag(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	if got, want := scrape(t, cfg.Metrics), fmt.Sprintf("tablectl_archive_behind_records %d\n", seq); !strings.Contains(got, want) {
+		t.Errorf("metrics lack %q", want)
+	}
 	held, _ := json.Marshal(api.ArchiveHeld{Schema: api.Schema, Table: "T7", Seq: seq, Hash: hash})
 	r.d.ArchiveHeld(held)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -524,6 +529,9 @@ func TestDaemonShipsAndSaysTheLag(t *testing.T) {
 	}
 	r.settle(t)
 	r.close(t)
+	if got := scrape(t, cfg.Metrics); !strings.Contains(got, "tablectl_archive_behind_records 0\n") {
+		t.Errorf("metrics say the archive is behind:\n%s", got)
+	}
 	st := archiveFields(t, r.rec.Published())
 	want := fmt.Sprintf("held %d behind 0 since false", seq)
 	if len(st) < 2 || st[len(st)-1] != want {
