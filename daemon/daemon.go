@@ -5,7 +5,9 @@
 // external broker or the embedded one), the acknowledgements to the shoe, the tower light
 // and buzzer, and the replies to commands. On start it replays the journal, checks
 // itself, and only then publishes anything. Idle and Drained tell when the loop has
-// taken every input and the broker has every message.
+// taken every input and the broker has every message. A table that ships its journal
+// to the floor's archive does so from a goroutine of its own (Shipper), which the loop
+// only tells of records written.
 package daemon
 
 import (
@@ -155,8 +157,10 @@ type Daemon struct {
 	signed     uint64
 	// brokerSaw: the broker held a signed head of the table, checked at Open.
 	brokerSaw bool
-	// ship sends the journal to the floor's archive (nil: it is not shipped).
-	ship *Shipper
+	// ship sends the journal to the floor's archive (nil: it is not shipped);
+	// archiveLate: the last status published said the archive was late.
+	ship        *Shipper
+	archiveLate bool
 }
 
 // asked is a command waiting for its reply.
@@ -762,9 +766,15 @@ func (d *Daemon) Archived(ctx context.Context) error {
 	return d.ship.CaughtUp(ctx)
 }
 
-// archiveLag puts the archive's lag in the status and publishes it again.
+// archiveLag puts the archive's lag in the status; it publishes the status again when
+// the archive became late or is no longer (Shipper.Late).
 func (d *Daemon) archiveLag() error {
-	lag := d.ship.Lag()
+	lag, late := d.ship.Lag(), d.ship.Late()
+	if late == d.archiveLate {
+		d.node.NoteArchive(&lag)
+		return nil
+	}
+	d.archiveLate = late
 	d.node.SetArchive(&lag, d.clock.Now())
 	return nil
 }

@@ -66,11 +66,12 @@ type Shipper struct {
 	wake      chan struct{} // a record was written
 	heldIn    chan struct{} // a held message came
 	connected chan struct{} // the transport (re)connected
-	lagOut    chan struct{} // Behind went from 0 to more or back (LagChanged)
+	lagOut    chan struct{} // the lag changed (LagChanged)
 
 	mu       sync.Mutex
 	heldMsg  []byte // the latest held message, not yet taken
 	lag      api.ArchiveLag
+	late     bool            // behind for the stall time at least (Late)
 	caughtUp []chan struct{} // closed once the archive holds every record written
 
 	// The rest belongs to Run's goroutine.
@@ -78,13 +79,15 @@ type Shipper struct {
 	heldKnown  bool      // a held message came (or the wait for one ran out)
 	heldMoved  time.Time // when held last moved, or sending started again
 	stallWait  time.Duration
-	upSince    time.Time // when the transport connected (zero: down)
-	next       uint64    // the next record to send
-	headIdx    int       // the next entry of the heads file to send
-	diverged   string    // why the archive holds another history ("": it does not)
-	lastErr    string    // the last error reading the journal, logged once
-	unheld     []seen    // records written, and when first seen, not held yet
-	lastBehind bool
+	upSince    time.Time        // when the transport connected (zero: down)
+	next       uint64           // the next record to send
+	headIdx    int              // the next entry of the heads file to send
+	diverged   string           // why the archive holds another history ("": it does not)
+	lastErr    string           // the last error reading the journal, logged once
+	unheld     []seen           // records written, and when first seen, not held yet
+	heldAt     time.Time        // the At of the held message taken
+	lower      *api.ArchiveHeld // a held message below held, not taken yet
+	lowerSince time.Time        // when it came
 	tail       *journal.Tail
 	// sentHash holds the chain hash of each record sent and not yet held but the last,
 	// to check the held messages without reading the journal.
@@ -122,7 +125,6 @@ func NewShipper(opt ShipOptions) *Shipper {
 		now := s.clock.Now()
 		s.unheld = []seen{{last, now}}
 		s.lag = api.ArchiveLag{Behind: last, Since: now}
-		s.lastBehind = true
 	}
 	s.setMetric(s.lag.Behind)
 	return s
@@ -154,8 +156,8 @@ func (s *Shipper) Held(payload []byte) {
 // archive holds. It never waits.
 func (s *Shipper) Connected() { signal(s.connected) }
 
-// LagChanged receives a value when the archive's lag went from none to some records, or
-// back: the status is due again.
+// LagChanged receives a value when the archive's lag changed (Lag), several changes at
+// once being one value.
 func (s *Shipper) LagChanged() <-chan struct{} { return s.lagOut }
 
 // Lag is how far the archive is behind the table's journal now.
@@ -163,6 +165,15 @@ func (s *Shipper) Lag() api.ArchiveLag {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.lag
+}
+
+// Late reports whether the archive is behind by a record written the stall time ago or
+// more: it is not keeping up. An archive that holds each record a moment after it is
+// written is not late. The status goes out again when Late changes.
+func (s *Shipper) Late() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.late
 }
 
 // CaughtUp waits until the archive holds every record written, or until ctx is done.
@@ -194,7 +205,7 @@ func signal(c chan struct{}) {
 // batch goes once the broker acknowledged the one before. A failed publish stops
 // sending until the next Connected.
 func (s *Shipper) Run(ctx context.Context, pub display.Publisher) {
-	tick := time.NewTicker(max(s.opt.Stall/4, 10*time.Millisecond))
+	tick := time.NewTicker(min(max(s.opt.Stall/4, 10*time.Millisecond), time.Second))
 	defer tick.Stop()
 	var inflight <-chan error
 	var inflightEnd uint64
@@ -228,22 +239,20 @@ func (s *Shipper) Run(ctx context.Context, pub display.Publisher) {
 }
 
 // track notes the records written since the last call, for Since and Behind.
-func (s *Shipper) track() {
+func (s *Shipper) track() { s.updateLag() }
+
+// updateLag notes the records written since the last call, drops what is held from
+// unheld, sets the lag and whether the archive is late, and signals a change.
+func (s *Shipper) updateLag() {
 	d := s.durable.Load()
 	now := s.clock.Now()
-	if n := len(s.unheld); n > 0 && s.unheld[n-1].seq >= d {
-		return
-	} else if n > 0 && now.Sub(s.unheld[n-1].at) < time.Second {
-		s.unheld[n-1].seq = d // within a second: one entry, its time the earliest
-	} else if d > s.held {
-		s.unheld = append(s.unheld, seen{d, now})
+	if n := len(s.unheld); d > s.held && (n == 0 || s.unheld[n-1].seq < d) {
+		if n > 0 && now.Sub(s.unheld[n-1].at) < time.Second {
+			s.unheld[n-1].seq = d // within a second: one entry, its time the earliest
+		} else {
+			s.unheld = append(s.unheld, seen{d, now})
+		}
 	}
-	s.updateLag()
-}
-
-// updateLag sets the lag from held and the records written, drops what is held from
-// unheld, and signals a change of Behind from 0 to more or back.
-func (s *Shipper) updateLag() {
 	i := 0
 	for i < len(s.unheld) && s.unheld[i].seq <= s.held {
 		i++
@@ -254,24 +263,22 @@ func (s *Shipper) updateLag() {
 			delete(s.sentHash, seq)
 		}
 	}
-	d := s.durable.Load()
 	lag := api.ArchiveLag{Held: s.held}
 	if d > s.held {
 		lag.Behind = d - s.held
-		if len(s.unheld) > 0 {
-			lag.Since = s.unheld[0].at
-		}
+		lag.Since = s.unheld[0].at
 	}
+	late := lag.Behind > 0 && now.Sub(lag.Since) >= s.opt.Stall
 	s.mu.Lock()
-	s.lag = lag
+	changed := s.lag != lag || s.late != late
+	s.lag, s.late = lag, late
 	var done []chan struct{}
 	if lag.Behind == 0 {
 		done, s.caughtUp = s.caughtUp, nil
 	}
 	s.mu.Unlock()
-	s.setMetric(lag.Behind)
-	if behind := lag.Behind > 0; behind != s.lastBehind {
-		s.lastBehind = behind
+	if changed {
+		s.setMetric(lag.Behind)
 		signal(s.lagOut)
 	}
 	for _, w := range done { // after the signal: the table's loop takes it before it is idle
@@ -319,7 +326,17 @@ func (s *Shipper) takeHeld() {
 	}
 	now := s.clock.Now()
 	prev, known := s.held, s.heldKnown
-	s.held, s.heldKnown = h.Seq, true
+	if known && h.Seq < prev && !h.At.After(s.heldAt) {
+		// Held messages may come out of order: this one may be older than the one taken.
+		// It is taken if no later one comes within the stall time (checkStall).
+		if s.lower == nil {
+			s.lowerSince = now
+		}
+		s.lower = &h
+		return
+	}
+	s.lower = nil
+	s.held, s.heldKnown, s.heldAt = h.Seq, true, h.At
 	switch {
 	case known && h.Seq < prev:
 		s.log.Warn("archive: the archive holds less than it said: sending again from it", "held", h.Seq, "said", prev)
@@ -398,22 +415,27 @@ func (s *Shipper) seekHeads() {
 	s.headIdx = i
 }
 
-// checkStall sends again when the archive has not moved for the stall time while
-// records it does not hold were sent; it ends the wait for a first held message.
+// checkStall runs on the ticker: it takes a lower held message that no later one
+// followed within the stall time, follows the lag as time passes, ends the wait for a
+// first held message, and sends again when the archive has not moved for the stall time
+// while records it does not hold were sent.
 func (s *Shipper) checkStall() {
-	if s.upSince.IsZero() {
-		return
-	}
 	now := s.clock.Now()
-	if !s.heldKnown {
+	if s.lower != nil && now.Sub(s.lowerSince) >= s.opt.Stall {
+		s.log.Warn("archive: the archive holds less than it said: sending again from it", "held", s.lower.Seq, "said", s.held)
+		s.held, s.heldAt, s.lower = s.lower.Seq, s.lower.At, nil
+		s.sendAgain("held went back")
+	}
+	s.updateLag() // the time passing may make the archive late
+	switch {
+	case s.upSince.IsZero():
+	case !s.heldKnown:
 		if now.Sub(s.upSince) >= s.opt.Stall {
 			s.log.Info("archive: no held message from the archive: sending from the first record")
 			s.heldKnown = true
 			s.heldMoved = now
 		}
-		return
-	}
-	if s.next-1 > s.held && now.Sub(s.heldMoved) >= s.stallWait {
+	case s.next-1 > s.held && now.Sub(s.heldMoved) >= s.stallWait:
 		s.sendAgain(fmt.Sprintf("the archive has not moved for %s", s.stallWait))
 		s.stallWait = min(2*s.stallWait, MaxShipStall)
 	}

@@ -496,11 +496,17 @@ func (n *Node) Status(state string, at time.Time) []byte {
 // SetArchive sets how far the floor's archive is behind the table's journal (nil: the
 // table does not ship it) and asks for the status again, as of at.
 func (n *Node) SetArchive(lag *api.ArchiveLag, at time.Time) {
+	n.NoteArchive(lag)
+	n.status(at)
+}
+
+// NoteArchive sets how far the floor's archive is behind, for the next status, without
+// asking for one.
+func (n *Node) NoteArchive(lag *api.ArchiveLag) {
 	if lag != nil {
 		lag = new(*lag)
 	}
 	n.archive = lag
-	n.status(at)
 }
 
 // retainedPicture asks for the retained state, and the roads of the shoe in play, as of

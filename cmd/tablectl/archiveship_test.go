@@ -39,6 +39,7 @@ type fakeArchive struct {
 	keep      int
 	lost      chan struct{} // closed when it forgot records
 	connected bool
+	stored    time.Time // when it last stored a record
 }
 
 func (a *fakeArchive) connect() {
@@ -69,7 +70,7 @@ func (a *fakeArchive) disconnect() {
 
 // publishHeld publishes, retained, what the archive holds; the caller holds the lock.
 func (a *fakeArchive) publishHeld() {
-	h := api.ArchiveHeld{Schema: api.Schema, Table: a.topics.Table()}
+	h := api.ArchiveHeld{Schema: api.Schema, Table: a.topics.Table(), At: a.stored}
 	if n := len(a.recs); n > 0 {
 		h.Seq, h.Hash = a.recs[n-1].Seq, a.recs[n-1].Hash
 	}
@@ -105,7 +106,7 @@ func (a *fakeArchive) onBatch(_ mqtt.Client, m mqtt.Message) {
 				a.t.Errorf("fake archive: record %d sent again differs", r.Seq)
 			}
 		case r.Seq == held+1:
-			a.recs = append(a.recs, r)
+			a.recs, a.stored = append(a.recs, r), time.Now()
 		default:
 			a.gaps++
 		}
@@ -121,7 +122,7 @@ func (a *fakeArchive) onBatch(_ mqtt.Client, m mqtt.Message) {
 		a.t.Errorf("fake archive: batch says written %d, holds record %d", b.Written, last)
 	}
 	if a.lose > 0 && uint64(len(a.recs)) >= a.lose {
-		a.recs, a.lose = a.recs[:a.keep], 0
+		a.recs, a.lose, a.stored = a.recs[:a.keep], 0, time.Now()
 		close(a.lost)
 	}
 	a.publishHeld()
@@ -226,4 +227,13 @@ func TestShippingToTheArchiveThroughMosquitto(t *testing.T) {
 	}
 	last := status.waitFor(t, fmt.Sprintf(`"archive":{"held":%d,"behind":0}`, n), `"state":"offline"`)
 	t.Logf("last status: %s", last)
+	status.mu.Lock()
+	n = len(status.msgs)
+	for _, m := range status.msgs {
+		var st api.Status
+		_ = json.Unmarshal([]byte(m), &st)
+		t.Logf("status %s at %s, round %d: archive %+v", st.State, st.At.Format("15:04:05.000"), st.Round, st.Archive)
+	}
+	status.mu.Unlock()
+	t.Logf("%d status messages", n)
 }
