@@ -99,7 +99,9 @@ type Config struct {
 	// journal must bear it out (docs/journal.md, "What each layer catches").
 	BrokerHead *BrokerHead
 	// Ship: send the journal's records and signed heads to the floor's archive
-	// (docs/archive.md, "Shipping"), and say in the status how far it is behind. The
+	// (docs/archive.md, "Shipping"), and say in the status how far it is behind; the
+	// status goes out again when the archive becomes late or is no longer, and when it
+	// holds every record after a status said it did not. The
 	// transport must hand the archive's held message to ArchiveHeld. ShipWindow and
 	// ShipStall are the Shipper's Window and Stall (0: the defaults).
 	Ship       bool
@@ -157,10 +159,8 @@ type Daemon struct {
 	signed     uint64
 	// brokerSaw: the broker held a signed head of the table, checked at Open.
 	brokerSaw bool
-	// ship sends the journal to the floor's archive (nil: it is not shipped);
-	// archiveLate: the last status published said the archive was late.
-	ship        *Shipper
-	archiveLate bool
+	// ship sends the journal to the floor's archive (nil: it is not shipped).
+	ship *Shipper
 }
 
 // asked is a command waiting for its reply.
@@ -766,16 +766,10 @@ func (d *Daemon) Archived(ctx context.Context) error {
 	return d.ship.CaughtUp(ctx)
 }
 
-// archiveLag puts the archive's lag in the status; it publishes the status again when
-// the archive became late or is no longer (Shipper.Late).
+// archiveLag puts the archive's lag in the status (table.Node.NoteArchive).
 func (d *Daemon) archiveLag() error {
-	lag, late := d.ship.Lag(), d.ship.Late()
-	if late == d.archiveLate {
-		d.node.NoteArchive(&lag)
-		return nil
-	}
-	d.archiveLate = late
-	d.node.SetArchive(&lag, d.clock.Now())
+	lag := d.ship.Lag()
+	d.node.NoteArchive(&lag, d.ship.Late(), d.clock.Now())
 	return nil
 }
 
