@@ -30,6 +30,9 @@ const (
 	// maxBatchBytes bounds one batch's records' payloads: a batch holds at least one
 	// record, and no more once this is reached.
 	maxBatchBytes = 256 << 10
+	// sinceGrain is the precision of the lag's Since: records written within it of the
+	// first are taken as written with it, so a long lag takes little memory.
+	sinceGrain = 10 * time.Second
 )
 
 // ShipOptions sets a Shipper up.
@@ -247,8 +250,8 @@ func (s *Shipper) updateLag() {
 	d := s.durable.Load()
 	now := s.clock.Now()
 	if n := len(s.unheld); d > s.held && (n == 0 || s.unheld[n-1].seq < d) {
-		if n > 0 && now.Sub(s.unheld[n-1].at) < time.Second {
-			s.unheld[n-1].seq = d // within a second: one entry, its time the earliest
+		if n > 0 && now.Sub(s.unheld[n-1].at) < sinceGrain {
+			s.unheld[n-1].seq = d // one entry, its time the earliest
 		} else {
 			s.unheld = append(s.unheld, seen{d, now})
 		}

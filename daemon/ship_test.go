@@ -378,12 +378,12 @@ func TestShipperWakesOnAppendAndFollowsTheLag(t *testing.T) {
 	if lag := sh.s.Lag(); lag.Held != 10 || lag.Behind != 3 || !lag.Since.Equal(at) || sh.s.Late() {
 		t.Fatalf("lag %+v, late %v: want held 10, 3 behind since %v, not late", lag, sh.s.Late(), at)
 	}
-	sh.clock.add(5 * time.Second)
+	sh.clock.add(15 * time.Second)
 	sh.appendRecords(2)
 	sh.next(14, 15).ack()
 	sh.held(13)
-	if lag := sh.s.Lag(); lag.Held != 13 || lag.Behind != 2 || !lag.Since.Equal(at.Add(5*time.Second)) {
-		t.Fatalf("lag %+v, want held 13, 2 behind since %v", lag, at.Add(5*time.Second))
+	if lag := sh.s.Lag(); lag.Held != 13 || lag.Behind != 2 || !lag.Since.Equal(at.Add(15*time.Second)) {
+		t.Fatalf("lag %+v, want held 13, 2 behind since %v", lag, at.Add(15*time.Second))
 	}
 	sh.clock.add(time.Hour - 5*time.Second)
 	sh.none("not late yet")
