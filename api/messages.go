@@ -74,8 +74,9 @@ type Status struct {
 	// their payouts (dealer.pay_rounded), which the board says. Absent when false.
 	PayRounded bool `json:"pay_rounded,omitempty"`
 	// Archive is how far the floor's archive is behind the table's journal, for a table
-	// that ships it (archive.ship). The status is published again when Behind goes from
-	// 0 to more or back to 0.
+	// that ships it (archive.ship). The status is published again when the archive
+	// becomes late (a record it does not hold was written 5 s ago or more) or is no
+	// longer, and when it holds every record after a status said it did not.
 	Archive *ArchiveLag `json:"archive,omitempty"`
 }
 

@@ -10,11 +10,14 @@ import (
 	"strings"
 )
 
-// Archive is the archive: section of the file. Its keys mqtt, central, db, keys and
-// client_id are the floor's archive's (tablectl archive, ArchiveService); tablectl run
-// ignores them. A table's own settings for shipping its journal sit beside them in the
-// same section, under keys of their own.
+// Archive is the archive: section of the file. Its key ship is the table's: send the
+// journal's records and signed heads to the floor's archive over MQTT, and say in the
+// status how far it is behind (off, the table publishes and subscribes to nothing of the
+// archive's). Its keys mqtt, central, db, keys and client_id are the floor's archive's
+// (tablectl archive, ArchiveService); tablectl run ignores them, and tablectl archive
+// ignores ship.
 type Archive struct {
+	Ship           bool `yaml:"ship"`
 	ArchiveService `yaml:",inline"`
 }
 

@@ -51,7 +51,8 @@ type Config struct {
 	GPIO GPIO `yaml:"gpio"`
 	// Console is tablectl console's section (console.go); tablectl run ignores it.
 	Console Console `yaml:"console"`
-	// Archive is the archive section (archiveservice.go): tablectl archive's settings.
+	// Archive is the archive section (archiveservice.go): the table's side of the floor's
+	// archive (Ship, docs/archive.md, "Shipping") and tablectl archive's settings.
 	Archive Archive `yaml:"archive"`
 }
 

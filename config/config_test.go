@@ -69,9 +69,24 @@ func TestEmptyFileIsTheDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", content, err)
 		}
-		if cfg.Table != "table-1" || cfg.Rules != "classic" || cfg.Broker.Listen != "127.0.0.1:1883" || cfg.Shoe != nil {
+		if cfg.Table != "table-1" || cfg.Rules != "classic" || cfg.Broker.Listen != "127.0.0.1:1883" || cfg.Shoe != nil || cfg.Archive.Ship {
 			t.Errorf("%q: %+v", content, cfg)
 		}
+	}
+}
+
+// TestArchiveShip: archive.ship reads as it is written; left out, the table ships
+// nothing.
+func TestArchiveShip(t *testing.T) {
+	for content, want := range map[string]bool{"archive:\n  ship: true\n": true, "archive:\n  ship: false\n": false, "archive: {}\n": false} {
+		cfg, err := Parse("t.yaml", []byte(content))
+		if err != nil || cfg.Archive.Ship != want {
+			t.Errorf("%q: ship %v, %v; want %v", content, cfg.Archive.Ship, err, want)
+		}
+	}
+	r, err := ApplyFlags(Default(), false, Flags{Given: map[string]bool{"archive-ship": true}, ArchiveShip: true})
+	if err != nil || !r.Archive.Ship {
+		t.Errorf("--archive-ship: ship %v, %v", r.Archive.Ship, err)
 	}
 }
 
@@ -87,6 +102,9 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 			`t.yaml:2: rule: unknown key (the file's top level has archive, board, broker, console, dealer, decks, gpio, http, journal, journal_key, limits, log, metrics, mqtt, royal, rules, shoe, shuffler, table)`},
 		{"unknown nested key", "dealer:\n  auto: true\n  simultanous_window: 1s\n",
 			`t.yaml:3: dealer.simultanous_window: unknown key (dealer has auto, burn, burn_count, burn_excess_cards, insurance_pause, no_insurance, options_pause, pay_rounded, rounding, rounds_after_cut, shoe_start, simultaneous_window)`},
+		{"unknown key in the archive section", "archive:\n  ship: true\n  shipping: true\n",
+			`t.yaml:3: archive.shipping: unknown key (archive has central, client_id, db, keys, mqtt, ship)`},
+		{"archive.ship not a boolean", "archive:\n  ship: sometimes\n", `t.yaml:2: archive.ship: want true or false, not "sometimes"`},
 		{"unknown key in a list item", "gpio:\n  pins:\n    - role: confirm\n      pin: GPIO17\n      invert: true\n",
 			`t.yaml:5: gpio.pins[1].invert: unknown key`},
 		{"unknown rule set", "rules: punto\n", `t.yaml:1: rules: unknown rule set "punto"`},

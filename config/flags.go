@@ -35,6 +35,7 @@ type Flags struct {
 	OptionsPause                  time.Duration
 	HTTP, Metrics                 string
 	LogJSON                       bool
+	ArchiveShip                   bool
 	Simulate                      bool
 	Pace                          time.Duration
 	Scenario                      string
@@ -149,6 +150,7 @@ func ApplyFlags(base Config, fromFile bool, f Flags) (Run, error) {
 		"http":                func() { c.HTTP = f.HTTP },
 		"log-json":            func() { c.Log.JSON = f.LogJSON },
 		"metrics":             func() { c.Metrics = f.Metrics },
+		"archive-ship":        func() { c.Archive.Ship = f.ArchiveShip },
 	}
 	overridden := false
 	for _, name := range slices.Sorted(maps.Keys(f.Given)) {

@@ -5,7 +5,9 @@
 // external broker or the embedded one), the acknowledgements to the shoe, the tower light
 // and buzzer, and the replies to commands. On start it replays the journal, checks
 // itself, and only then publishes anything. Idle and Drained tell when the loop has
-// taken every input and the broker has every message.
+// taken every input and the broker has every message. A table that ships its journal
+// to the floor's archive does so from a goroutine of its own (Shipper), which the loop
+// only tells of records written.
 package daemon
 
 import (
@@ -96,6 +98,15 @@ type Config struct {
 	// BrokerHead, when set, is what the broker held of the table's last signed head: the
 	// journal must bear it out (docs/journal.md, "What each layer catches").
 	BrokerHead *BrokerHead
+	// Ship: send the journal's records and signed heads to the floor's archive
+	// (docs/archive.md, "Shipping"), and say in the status how far it is behind; the
+	// status goes out again when the archive becomes late or is no longer, and when it
+	// holds every record after a status said it did not. The
+	// transport must hand the archive's held message to ArchiveHeld. ShipWindow and
+	// ShipStall are the Shipper's Window and Stall (0: the defaults).
+	Ship       bool
+	ShipWindow uint64
+	ShipStall  time.Duration
 }
 
 // DefaultReportWait is Config.ReportWait's default.
@@ -148,6 +159,8 @@ type Daemon struct {
 	signed     uint64
 	// brokerSaw: the broker held a signed head of the table, checked at Open.
 	brokerSaw bool
+	// ship sends the journal to the floor's archive (nil: it is not shipped).
+	ship *Shipper
 }
 
 // asked is a command waiting for its reply.
@@ -207,6 +220,12 @@ func Open(cfg Config) (*Daemon, error) {
 	d.node, err = table.Open(tcfg, j, clock.Now())
 	if err != nil {
 		return nil, d.closeOnError(journalError(cfg.JournalDir, err))
+	}
+	if cfg.Ship {
+		d.ship = NewShipper(ShipOptions{Table: cfg.Table, Journal: j, Window: cfg.ShipWindow, Stall: cfg.ShipStall,
+			Clock: clock, Logger: cfg.Logger, Metrics: cfg.Metrics})
+		lag := d.ship.Lag()
+		d.node.SetArchive(&lag, clock.Now())
 	}
 	if err := d.checkSigning(rep); err != nil {
 		return nil, d.closeOnError(err)
@@ -291,6 +310,9 @@ func (d *Daemon) carryOut() error {
 	}
 	if err := d.signRounds(rd.Steps); err != nil {
 		return err
+	}
+	if d.ship != nil {
+		d.ship.Written(d.j.LastSeq()) // on disk: Persist synced it
 	}
 	if d.acker != nil {
 		for _, ev := range rd.Acks {
@@ -378,6 +400,19 @@ func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEv
 		echoCheck = t.C
 	}
 	d.out.attach(pub)
+	var archive <-chan struct{}
+	if d.ship != nil {
+		// The shipper publishes past the echo check: its topic is not among the table's
+		// own (api.Topics.OwnFilter).
+		shipCtx, stop := context.WithCancel(ctx)
+		shipped := make(chan struct{})
+		go func() {
+			defer close(shipped)
+			d.ship.Run(shipCtx, tr)
+		}()
+		defer func() { stop(); <-shipped }()
+		archive = d.ship.LagChanged()
+	}
 	var beat <-chan time.Time
 	if d.cfg.Watchdog != nil && d.cfg.HeartbeatEvery > 0 {
 		t := time.NewTicker(d.cfg.HeartbeatEvery)
@@ -388,7 +423,7 @@ func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEv
 	if d.panel != nil {
 		panel = d.panel.Events() // SetPanel lit the tower light as the journal left it
 	}
-	l := &loop{d: d, shoe: shoeEvents, shuffler: shufflerEvents, cmds: tr.Commands(), panel: panel, beat: beat, echo: echoCheck}
+	l := &loop{d: d, shoe: shoeEvents, shuffler: shufflerEvents, cmds: tr.Commands(), panel: panel, beat: beat, echo: echoCheck, archive: archive}
 	defer l.answerIdle()
 	defer l.due.stop()
 	if l.shuffler == nil {
@@ -436,6 +471,7 @@ type loop struct {
 	panel    <-chan gpio.Event
 	beat     <-chan time.Time
 	echo     <-chan time.Time // the check that the broker delivers (echoalarm.go)
+	archive  <-chan struct{}  // the archive's lag changed (Shipper.LagChanged)
 	due      dueTimer         // the time the node waits for (table.Node.Due)
 }
 
@@ -497,6 +533,8 @@ func (l *loop) take(ctx context.Context, wait bool) (took bool, err error) {
 			return true, l.onBeat()
 		case <-l.echo:
 			return true, l.d.checkEcho()
+		case <-l.archive:
+			return true, l.d.archiveLag()
 		case <-l.due.fire:
 			return true, l.onDue()
 		case w := <-l.d.idle:
@@ -521,6 +559,8 @@ func (l *loop) take(ctx context.Context, wait bool) (took bool, err error) {
 		return true, l.onBeat()
 	case <-l.echo:
 		return true, l.d.checkEcho()
+	case <-l.archive:
+		return true, l.d.archiveLag()
 	case <-l.due.fire:
 		return true, l.onDue()
 	case w := <-l.d.idle:
@@ -701,6 +741,36 @@ func (d *Daemon) OnConnect(resend display.Publisher) {
 		resend = d.echo.Publisher(resend)
 	}
 	d.out.onConnect(resend)
+	if d.ship != nil {
+		d.ship.Connected()
+	}
+}
+
+// ArchiveHeld is the transport's hook for the archive's retained held message
+// (display.Options.OnArchiveHeld) of a table that ships its journal. It never waits.
+func (d *Daemon) ArchiveHeld(payload []byte) {
+	if d.ship != nil {
+		d.ship.Held(payload)
+	}
+}
+
+// Shipping reports whether the table ships its journal to the floor's archive.
+func (d *Daemon) Shipping() bool { return d.ship != nil }
+
+// Archived waits until the floor's archive holds every record the table wrote, or until
+// ctx is done. A table that does not ship its journal is archived at once.
+func (d *Daemon) Archived(ctx context.Context) error {
+	if d.ship == nil {
+		return nil
+	}
+	return d.ship.CaughtUp(ctx)
+}
+
+// archiveLag puts the archive's lag in the status (table.Node.NoteArchive).
+func (d *Daemon) archiveLag() error {
+	lag := d.ship.Lag()
+	d.node.NoteArchive(&lag, d.ship.Late(), d.clock.Now())
+	return nil
 }
 
 // SetShoe sets how recorded cards and signals are acknowledged to the shoe (the shoe

@@ -71,6 +71,9 @@ func (d *Daemon) sign(shoe, round uint32, at time.Time) error {
 		return fmt.Errorf("sign the journal's head: %w", err)
 	}
 	d.signed = c.Seq
+	if d.ship != nil {
+		d.ship.Signed()
+	}
 	b, err := json.Marshal(api.JournalHead{Envelope: api.Envelope{Schema: api.Schema, Table: d.cfg.Table,
 		Shoe: shoe, Round: round, Seq: d.node.MessageSeq(), At: at}, Checkpoint: c})
 	if err != nil {

@@ -27,6 +27,7 @@ type Metrics struct {
 	reconnects     prometheus.Counter
 	denied         prometheus.Gauge
 	undelivered    prometheus.Counter
+	archiveBehind  prometheus.Gauge
 }
 
 // New registers the table's collectors, and the Go runtime's and the process's, on a
@@ -53,9 +54,11 @@ func New(queued func() int) *Metrics {
 			Help: "1 while the broker takes tablectl's publishes without delivering them (its ACL, say), 0 otherwise."}),
 		undelivered: prometheus.NewCounter(prometheus.CounterOpts{Name: "tablectl_mqtt_undelivered_total",
 			Help: "Publishes the broker acknowledged that did not come back on tablectl's own subscription."}),
+		archiveBehind: prometheus.NewGauge(prometheus.GaugeOpts{Name: "tablectl_archive_behind_records",
+			Help: "Journal records the floor's archive does not hold yet, for a table that ships its journal (archive.ship)."}),
 	}
 	m.reg.MustRegister(m.rounds, m.cards, m.irregularities, m.decodeErrors, m.link, m.journalSync, m.reconnects,
-		m.denied, m.undelivered,
+		m.denied, m.undelivered, m.archiveBehind,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if queued != nil {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tablectl_mqtt_queued_messages",
@@ -119,3 +122,6 @@ func (m *Metrics) Undelivered(n int) { m.undelivered.Add(float64(n)) }
 
 // Connected counts a connection to the MQTT broker.
 func (m *Metrics) Connected() { m.reconnects.Inc() }
+
+// ArchiveBehind sets how many journal records the floor's archive does not hold yet.
+func (m *Metrics) ArchiveBehind(n uint64) { m.archiveBehind.Set(float64(n)) }

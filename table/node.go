@@ -155,6 +155,12 @@ type Node struct {
 	early early
 	// now is the latest time Tick gave.
 	now time.Time
+	// archive is how far the floor's archive is behind, for a table that ships its
+	// journal (nil: it does not); archiveLate: it is not keeping up;
+	// archiveSaidBehind: the last status asked for said it was behind.
+	archive           *api.ArchiveLag
+	archiveLate       bool
+	archiveSaidBehind bool
 }
 
 // Replayed is how many events Open replayed from the journal (those after its snapshot).
@@ -476,16 +482,44 @@ func (n *Node) observe(name string, ev device.Event) {
 // status asks for the retained status message, online, as of at.
 func (n *Node) status(at time.Time) {
 	n.heldID = n.ctl.State().Held.ID
+	n.archiveSaidBehind = n.archive != nil && n.archive.Behind > 0
 	n.rd.Messages = append(n.rd.Messages, messages.Message{Topic: api.TopicStatus, Payload: n.Status("online", at)})
 }
 
 // Status is the retained status message for state "online" or "offline", as of at.
 func (n *Node) Status(state string, at time.Time) []byte {
 	st := n.ctl.State()
-	b, _ := json.Marshal(n.statusOf(st, messages.StatusInfo{Table: n.cfg.Table, State: state,
+	s := n.statusOf(st, messages.StatusInfo{Table: n.cfg.Table, State: state,
 		Rules: n.cfg.Round.Rules.Name, TableDecks: n.cfg.Round.Decks, Version: n.cfg.Version, Devices: n.devices,
-		Call: n.call, Seq: n.build.Seq(), At: at, Limits: n.cfg.Round.Limits, PayRounded: n.cfg.Round.PayRounded}))
+		Call: n.call, Seq: n.build.Seq(), At: at, Limits: n.cfg.Round.Limits, PayRounded: n.cfg.Round.PayRounded})
+	s.Archive = n.archive
+	b, _ := json.Marshal(s)
 	return b
+}
+
+// SetArchive sets how far the floor's archive is behind the table's journal (nil: the
+// table does not ship it) and asks for the status again, as of at.
+func (n *Node) SetArchive(lag *api.ArchiveLag, at time.Time) {
+	n.setArchive(lag)
+	n.status(at)
+}
+
+// NoteArchive sets how far the floor's archive is behind, and whether it is late (not
+// keeping up), for the next status. It asks for the status again, as of at, when late
+// changed, or when the archive holds every record and the last status said otherwise.
+func (n *Node) NoteArchive(lag *api.ArchiveLag, late bool, at time.Time) {
+	n.setArchive(lag)
+	if late != n.archiveLate || lag != nil && lag.Behind == 0 && n.archiveSaidBehind {
+		n.archiveLate = late
+		n.status(at)
+	}
+}
+
+func (n *Node) setArchive(lag *api.ArchiveLag) {
+	if lag != nil {
+		lag = new(*lag)
+	}
+	n.archive = lag
 }
 
 // retainedPicture asks for the retained state, and the roads of the shoe in play, as of

@@ -85,6 +85,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	cfg.SimulatedKey = r.Simulate
 	cfg.ConfigFile = *configFile
 	cfg.BrokerHead = brokerHead(ctx, r.Config, r.Password, log)
+	cfg.Ship = r.Archive.Ship
 	var d *daemon.Daemon
 	if r.Metrics != "" { // scraped only once d is open: the server starts after it
 		cfg.Metrics = metrics.New(func() int { n, _ := d.Pending(); return n })
@@ -121,11 +122,15 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("run: %w", err)
 	}
 	defer stopBroker() // after the client: its offline status goes out first
-	client, err := display.Dial(display.Options{Broker: mc.url, Table: r.Table, Username: mc.user, Password: mc.password,
+	opts := display.Options{Broker: mc.url, Table: r.Table, Username: mc.user, Password: mc.password,
 		TLS:    display.TLSFiles{CAFile: r.MQTT.CA, CertFile: r.MQTT.Cert, KeyFile: r.MQTT.Key},
 		Online: d.Status("online"), Offline: d.Status("offline"), OnConnect: d.OnConnect, OnEcho: d.Echo, Logger: log,
 		OnlineFunc:  func() []byte { return d.StatusNow("online") },
-		OfflineFunc: func() []byte { return d.StatusNow("offline") }})
+		OfflineFunc: func() []byte { return d.StatusNow("offline") }}
+	if d.Shipping() {
+		opts.OnArchiveHeld = d.ArchiveHeld
+	}
+	client, err := display.Dial(opts)
 	if err != nil {
 		return fmt.Errorf("run: mqtt: %w", err)
 	}
@@ -226,6 +231,7 @@ func runFlags(fs *flag.FlagSet) (f *config.Flags, configFile *string, sim *simul
 	fs.StringVar(&f.HTTP, "http", def.HTTP, "serve the display board here (\"\": none); :8080 serves it to the network")
 	fs.BoolVar(&f.LogJSON, "log-json", false, "log as JSON lines")
 	fs.StringVar(&f.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (\"\": none), for example 127.0.0.1:9464")
+	fs.BoolVar(&f.ArchiveShip, "archive-ship", false, "send the journal to the floor's archive (tablectl archive) over MQTT, as the file's archive.ship")
 	sim = simulationFlags(fs, f, time.Second)
 	return f, configFile, sim
 }

@@ -189,6 +189,7 @@ func (c *Client) connect() bool {
 		}
 	}
 	c.subscribeEcho()
+	c.subscribeArchiveHeld()
 	on := c.pc.Publish(c.topics.Status(), 1, true, c.opts.status(c.opts.OnlineFunc, c.opts.Online))
 	if c.wait(on) && on.Error() != nil {
 		c.log.Warn("publishing the online status failed", "error", on.Error())

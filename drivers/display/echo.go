@@ -39,3 +39,21 @@ func RefusedCode(tok mqtt.Token, filter string) string {
 	}
 	return ""
 }
+
+// subscribeArchiveHeld subscribes to the table's archive/held topic and hands each
+// message to Options.OnArchiveHeld.
+func (c *Client) subscribeArchiveHeld() {
+	if c.opts.OnArchiveHeld == nil {
+		return
+	}
+	topic := c.topics.ArchiveHeld()
+	sub := c.pc.Subscribe(topic, 1, func(_ mqtt.Client, m mqtt.Message) { c.opts.OnArchiveHeld(m.Payload()) })
+	if !c.wait(sub) {
+		return
+	}
+	if err := sub.Error(); err != nil {
+		c.log.Error("MQTT subscribe to the archive's held message failed: the journal is sent from the first record", "topic", topic, "error", err)
+	} else if code := RefusedCode(sub, topic); code != "" {
+		c.log.Error("broker refused tablectl reading the archive's held message (reason 0x80: check its ACL)", "topic", topic, "reason", code)
+	}
+}

@@ -96,6 +96,12 @@ type Options struct {
 	// acknowledged by the broker should come back here. It runs on a goroutine of the
 	// MQTT library's and must not block.
 	OnEcho func(topic string, payload []byte)
+	// OnArchiveHeld, when set, is given every message received on the table's
+	// tablectl/v1/<table>/archive/held, which the client subscribes to on every connect
+	// before OnConnect: the floor's archive's retained word of how far it holds the
+	// table (docs/archive.md, "Shipping"). It runs on a goroutine of the MQTT library's
+	// and must not block.
+	OnArchiveHeld func(payload []byte)
 	// CommandQueue is the capacity of each role's command queue (cmdqueue.go). A command
 	// arriving when its role's queue is full is answered "busy" on the reply topic.
 	// DefaultCommandQueue when zero.

@@ -1,0 +1,591 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/drivers/display"
+	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/metrics"
+)
+
+// published is one batch the shipper published, and the channel its acknowledgement
+// goes to.
+type published struct {
+	batch api.ArchiveBatch
+	res   chan error
+}
+
+// first and last are the batch's first and last records.
+func (p published) first() uint64 { return p.batch.Records[0].Seq }
+func (p published) last() uint64  { return p.batch.Records[len(p.batch.Records)-1].Seq }
+func (p published) ack()          { p.res <- nil }
+
+// shipPub is the shipper's publisher double: it hands each publish to the test, which
+// acknowledges it (or not).
+type shipPub struct {
+	t   *testing.T
+	got chan published
+}
+
+func (f *shipPub) Publish(topic string, b []byte, retained bool) <-chan error {
+	res := make(chan error, 1)
+	var batch api.ArchiveBatch
+	if err := json.Unmarshal(b, &batch); err != nil || topic != "tablectl/v1/T7/archive/records" || retained {
+		f.t.Errorf("publish to %s (retained %v): %v", topic, retained, err)
+	}
+	f.got <- published{batch, res}
+	return res
+}
+
+// manual is a clock moved by hand.
+type manual struct{ clock }
+
+func (m *manual) Now() time.Time { return m.now() }
+
+// syncBuf is a log that the test reads while the shipper writes.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// shipping is a shipper running on a journal of the test's.
+type shipping struct {
+	t     *testing.T
+	j     *journal.Journal
+	key   ed25519.PrivateKey
+	s     *Shipper
+	pub   *shipPub
+	clock *manual
+	log   *syncBuf
+	heldN int
+	stop  context.CancelFunc
+	done  chan struct{}
+}
+
+// startShipping opens a journal holding n records and runs a shipper on it with the
+// window given.
+func startShipping(t *testing.T, n int, window uint64) *shipping {
+	return startShippingStall(t, n, window, 40*time.Millisecond)
+}
+
+// startShippingStall is startShipping with the stall time given.
+func startShippingStall(t *testing.T, n int, window uint64, stall time.Duration) *shipping {
+	t.Helper()
+	j, _, err := journal.Open(t.TempDir(), journal.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, key, _ := ed25519.GenerateKey(nil)
+	sh := &shipping{t: t, j: j, key: key, pub: &shipPub{t: t, got: make(chan published, 64)},
+		clock: &manual{clock{t: time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)}}, log: &syncBuf{}, done: make(chan struct{})}
+	sh.appendRecords(n)
+	sh.s = NewShipper(ShipOptions{Table: "T7", Journal: j, Window: window, Stall: stall, Clock: sh.clock,
+		Logger: slog.New(slog.NewTextHandler(sh.log, nil))})
+	ctx, cancel := context.WithCancel(context.Background())
+	sh.stop = cancel
+	go func() {
+		defer close(sh.done)
+		sh.s.Run(ctx, sh.pub)
+	}()
+	t.Cleanup(func() {
+		sh.stop()
+		<-sh.done
+		j.Close()
+	})
+	return sh
+}
+
+func (sh *shipping) appendRecords(n int) {
+	sh.t.Helper()
+	for range n {
+		seq := sh.j.LastSeq() + 1
+		if _, err := sh.j.Append(fmt.Appendf(nil, `{"record":%d}`, seq)); err != nil {
+			sh.t.Fatal(err)
+		}
+	}
+	if sh.s != nil {
+		sh.s.Written(sh.j.LastSeq())
+	}
+}
+
+func (sh *shipping) sign() journal.Checkpoint {
+	sh.t.Helper()
+	c, err := sh.j.Checkpoint(sh.key)
+	if err != nil {
+		sh.t.Fatal(err)
+	}
+	return c
+}
+
+func (sh *shipping) hash(seq uint64) journal.Hash {
+	sh.t.Helper()
+	h, err := sh.j.HashAt(seq)
+	if err != nil {
+		sh.t.Fatal(err)
+	}
+	return h
+}
+
+// held sends the archive's held message of record seq, with the journal's hash of it,
+// and waits until the shipper took it.
+func (sh *shipping) held(seq uint64) {
+	sh.t.Helper()
+	var h journal.Hash
+	if seq > 0 {
+		h = sh.hash(seq)
+	}
+	sh.heldAs(seq, h)
+	for deadline := time.Now().Add(10 * time.Second); sh.s.Lag().Held != seq || !sh.heldTaken(); {
+		if time.Now().After(deadline) {
+			sh.t.Fatalf("the shipper did not take held %d", seq)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// heldTaken reports whether the last held message was taken.
+func (sh *shipping) heldTaken() bool {
+	sh.s.mu.Lock()
+	defer sh.s.mu.Unlock()
+	return sh.s.heldMsg == nil
+}
+
+// heldAs sends a held message of record seq with hash h, stamped later than the one
+// before.
+func (sh *shipping) heldAs(seq uint64, h journal.Hash) {
+	sh.heldN++
+	sh.heldAt(seq, h, time.Date(2026, 11, 27, 0, 0, 0, sh.heldN, time.UTC))
+}
+
+func (sh *shipping) heldAt(seq uint64, h journal.Hash, at time.Time) {
+	b, _ := json.Marshal(api.ArchiveHeld{Schema: api.Schema, Table: "T7", Seq: seq, Hash: h, At: at})
+	sh.s.Held(b)
+}
+
+// next waits for the next publish and checks that it holds records first to last,
+// each with the journal's hash and payload, and Written the journal's last record.
+func (sh *shipping) next(first, last uint64) published {
+	sh.t.Helper()
+	select {
+	case p := <-sh.pub.got:
+		if len(p.batch.Records) == 0 || p.first() != first || p.last() != last {
+			sh.t.Fatalf("published records %s, want %d to %d", span(p), first, last)
+		}
+		for i, r := range p.batch.Records {
+			if r.Seq != first+uint64(i) || r.Hash != sh.hash(r.Seq) || string(r.Data) != fmt.Sprintf(`{"record":%d}`, r.Seq) {
+				sh.t.Fatalf("record %d of the batch: %+v", i, r)
+			}
+		}
+		if p.batch.Written != sh.j.LastSeq() || p.batch.Table != "T7" || p.batch.Schema != api.Schema {
+			sh.t.Fatalf("batch written %d table %q schema %d, want %d T7 %d", p.batch.Written, p.batch.Table, p.batch.Schema, sh.j.LastSeq(), api.Schema)
+		}
+		return p
+	case <-time.After(10 * time.Second):
+		sh.t.Fatalf("nothing published, want records %d to %d", first, last)
+		return published{}
+	}
+}
+
+func span(p published) string {
+	if len(p.batch.Records) == 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%d to %d", p.first(), p.last())
+}
+
+// none checks that nothing was published (after the shipper's loop had its chance).
+func (sh *shipping) none(why string) {
+	sh.t.Helper()
+	time.Sleep(50 * time.Millisecond) // the shipper's loop turns; a publish would be here by now
+	select {
+	case p := <-sh.pub.got:
+		sh.t.Fatalf("%s: published records %s", why, span(p))
+	default:
+	}
+}
+
+// TestShipperSendsFromHeldWithinTheWindow: once connected and told what the archive
+// holds, the shipper sends from the record after it in batches of at most
+// MaxArchiveBatch, one at a time, each after the last one's acknowledgement, and no more
+// than the window past what is held.
+func TestShipperSendsFromHeldWithinTheWindow(t *testing.T) {
+	sh := startShipping(t, 1000, 2*api.MaxArchiveBatch)
+	sh.s.Connected()
+	sh.none("connected, before the archive's held message")
+	sh.held(100)
+	p := sh.next(101, 356)
+	sh.none("before the acknowledgement")
+	p.ack()
+	sh.next(357, 612).ack()
+	sh.none("the window is full")
+	sh.held(356)
+	sh.next(613, 868).ack()
+	sh.held(868)
+	sh.next(869, 1000).ack()
+	sh.none("everything sent")
+	if lag := sh.s.Lag(); lag.Held != 868 || lag.Behind != 132 {
+		t.Fatalf("lag %+v, want held 868, behind 132", lag)
+	}
+}
+
+// TestShipperSendsAgainFromHeld: on every connect, and at once when the archive's held
+// message goes back, the shipper sends again from the record after what it holds.
+func TestShipperSendsAgainFromHeld(t *testing.T) {
+	sh := startShipping(t, 600, 4*api.MaxArchiveBatch)
+	sh.s.Connected()
+	sh.held(0)
+	sh.next(1, 256).ack()
+	sh.held(256)
+	sh.next(257, 512).ack()
+	sh.next(513, 600).ack()
+	sh.held(512)
+	sh.s.Connected()
+	sh.next(513, 600).ack()
+	sh.held(600)
+	sh.none("everything held")
+	sh.held(300) // the archive lost records
+	sh.next(301, 556).ack()
+	sh.next(557, 600) // not acknowledged: the connection is lost
+	sh.s.Connected()  // and made again
+	sh.next(301, 556).ack()
+	if !strings.Contains(sh.log.String(), "holds less than it said") {
+		t.Errorf("no word of the archive holding less:\n%s", sh.log)
+	}
+}
+
+// TestShipperTakesAnOlderHeldMessageLate: a held message below the one taken, and
+// stamped no later, may be an older one delivered out of order: the shipper takes it
+// only when no later one came within the stall time.
+func TestShipperTakesAnOlderHeldMessageLate(t *testing.T) {
+	sh := startShipping(t, 100, 0)
+	sh.s.Connected()
+	sh.held(0)
+	sh.next(1, 100).ack()
+	sh.held(100)
+	old := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	sh.heldAt(60, sh.hash(60), old)
+	sh.none("an older message")
+	sh.held(100) // a later one: the older one is dropped
+	sh.clock.add(time.Minute)
+	sh.none("the older message was followed by a later one")
+	if lag := sh.s.Lag(); lag.Held != 100 {
+		t.Fatalf("lag %+v, want held 100", lag)
+	}
+	sh.heldAt(60, sh.hash(60), old)
+	sh.none("an older message")
+	sh.clock.add(40 * time.Millisecond)
+	sh.next(61, 100).ack()
+	if lag := sh.s.Lag(); lag.Held != 60 || lag.Behind != 40 {
+		t.Fatalf("lag %+v, want held 60, 40 behind", lag)
+	}
+}
+
+// TestShipperSendsAgainWhenTheArchiveStalls: when the archive's held message stays
+// below what was sent for the stall time, the shipper sends again from it, then waits
+// twice as long before the next time.
+func TestShipperSendsAgainWhenTheArchiveStalls(t *testing.T) {
+	sh := startShipping(t, 300, 4*api.MaxArchiveBatch)
+	sh.s.Connected()
+	sh.held(10)
+	sh.next(11, 266).ack()
+	sh.next(267, 300).ack()
+	sh.none("the archive has not stalled yet")
+	sh.clock.add(40 * time.Millisecond)
+	sh.next(11, 266).ack()
+	sh.next(267, 300).ack()
+	sh.clock.add(40 * time.Millisecond)
+	sh.none("the second wait is twice as long")
+	sh.clock.add(40 * time.Millisecond)
+	sh.next(11, 266).ack()
+	sh.next(267, 300).ack()
+	sh.held(300)
+	sh.clock.add(time.Minute)
+	sh.none("everything held")
+}
+
+// TestShipperWithNoHeldMessage: with no held message at all (an archive that never saw
+// the table), the shipper sends from the first record once the stall time has passed
+// since it connected.
+func TestShipperWithNoHeldMessage(t *testing.T) {
+	sh := startShipping(t, 20, 0)
+	sh.s.Connected()
+	sh.none("connected a moment ago")
+	sh.clock.add(40 * time.Millisecond)
+	sh.next(1, 20).ack()
+}
+
+// TestShipperRefusesAnotherHistory: a held message ahead of the journal, or naming a
+// hash that is not the journal's, says the archive holds another history: the shipper
+// logs both and sends nothing until the archive agrees.
+func TestShipperRefusesAnotherHistory(t *testing.T) {
+	sh := startShipping(t, 50, 0)
+	sh.s.Connected()
+	sh.heldAs(51+1000, journal.Hash{})
+	waitLog(t, sh.log, "the archive holds record 1051, the table's journal ends at record 50")
+	var other journal.Hash
+	other[0] = 0xAB
+	sh.heldAs(20, other)
+	waitLog(t, sh.log, fmt.Sprintf("record 20: the archive holds hash %s, the table's journal has %s", other, sh.hash(20)))
+	sh.clock.add(time.Minute) // no stall, no first sending either
+	sh.none("the archive holds another history")
+	sh.held(30)
+	sh.next(31, 50).ack()
+	waitLog(t, sh.log, "agrees with the journal again")
+}
+
+func waitLog(t *testing.T, log *syncBuf, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(log.String(), want); {
+		if time.Now().After(deadline) {
+			t.Fatalf("log lacks %q:\n%s", want, log)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestShipperWakesOnAppendAndFollowsTheLag: a record written wakes the shipper, which
+// sends it; the lag says how many records the archive does not hold and since when;
+// the archive is late once a record it does not hold was written the stall time ago.
+func TestShipperWakesOnAppendAndFollowsTheLag(t *testing.T) {
+	sh := startShippingStall(t, 10, 0, time.Hour)
+	if lag := sh.s.Lag(); lag.Behind != 10 || lag.Since.IsZero() || sh.s.Late() {
+		t.Fatalf("lag at start %+v, late %v: want 10 behind, not late", lag, sh.s.Late())
+	}
+	sh.s.Connected()
+	sh.held(10)
+	sh.none("everything held")
+	if lag := sh.s.Lag(); lag != (api.ArchiveLag{Held: 10}) {
+		t.Fatalf("lag %+v, want held 10, none behind", lag)
+	}
+	sh.clock.add(time.Hour)
+	at := sh.clock.now()
+	sh.appendRecords(3)
+	sh.next(11, 13).ack()
+	waitFor(t, "3 behind", func() bool { return sh.s.Lag().Behind == 3 })
+	if lag := sh.s.Lag(); lag.Held != 10 || lag.Behind != 3 || !lag.Since.Equal(at) || sh.s.Late() {
+		t.Fatalf("lag %+v, late %v: want held 10, 3 behind since %v, not late", lag, sh.s.Late(), at)
+	}
+	sh.clock.add(15 * time.Second)
+	sh.appendRecords(2)
+	sh.next(14, 15).ack()
+	sh.held(13)
+	if lag := sh.s.Lag(); lag.Held != 13 || lag.Behind != 2 || !lag.Since.Equal(at.Add(15*time.Second)) {
+		t.Fatalf("lag %+v, want held 13, 2 behind since %v", lag, at.Add(15*time.Second))
+	}
+	sh.clock.add(time.Hour - 5*time.Second)
+	sh.none("not late yet")
+	if sh.s.Late() {
+		t.Fatal("late before the stall time")
+	}
+	sh.clock.add(5 * time.Second)
+	waitFor(t, "late", sh.s.Late)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := sh.s.CaughtUp(ctx); err == nil {
+		t.Fatal("CaughtUp returned nil while 2 records are not held")
+	}
+	sh.held(15)
+	if lag := sh.s.Lag(); lag != (api.ArchiveLag{Held: 15}) || sh.s.Late() {
+		t.Fatalf("lag %+v, late %v: want held 15, none behind", lag, sh.s.Late())
+	}
+	if err := sh.s.CaughtUp(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !ok(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestShipperSendsHeadsWithTheirRecords: each signed head goes once, with the first
+// batch whose last record it covers; one signed after its records went goes with the
+// last record again; sending again from held sends the heads from held on again.
+func TestShipperSendsHeadsWithTheirRecords(t *testing.T) {
+	sh := startShipping(t, 50, 0)
+	h50 := sh.sign()
+	sh.appendRecords(70)
+	h120 := sh.sign()
+	sh.appendRecords(180)
+	h300 := sh.sign()
+	sh.s.Connected()
+	sh.held(0)
+	heads := func(p published, want ...journal.Checkpoint) {
+		t.Helper()
+		if len(p.batch.Heads) != len(want) {
+			t.Fatalf("batch %s: %d heads, want %d", span(p), len(p.batch.Heads), len(want))
+		}
+		for i, c := range want {
+			if got := p.batch.Heads[i]; got.Seq != c.Seq || got.Hash != c.Hash || !bytes.Equal(got.Sig, c.Sig) {
+				t.Fatalf("batch %s: head %d is %+v, want %+v", span(p), i, got, c)
+			}
+		}
+	}
+	p := sh.next(1, 256)
+	heads(p, h50, h120)
+	p.ack()
+	p = sh.next(257, 300)
+	heads(p, h300)
+	p.ack()
+	sh.appendRecords(10)
+	p = sh.next(301, 310)
+	heads(p)
+	p.ack()
+	h310 := sh.sign()
+	sh.s.Signed()
+	p = sh.next(310, 310)
+	heads(p, h310)
+	p.ack()
+	sh.none("every head sent")
+	sh.held(120)
+	sh.s.Connected()
+	p = sh.next(121, 310)
+	heads(p, h120, h300, h310)
+	p.ack()
+}
+
+// TestShipperStopsWithItsContext: Run returns when its context is done, with a publish
+// unacknowledged (goleak, in TestMain, checks nothing is left behind).
+func TestShipperStopsWithItsContext(t *testing.T) {
+	sh := startShipping(t, 5, 0)
+	sh.s.Connected()
+	sh.held(0)
+	sh.next(1, 5)
+	sh.stop()
+	select {
+	case <-sh.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after its context was cancelled")
+	}
+}
+
+// archiveFields are the archive fields of the status messages published, in order ("-" for
+// a status without one).
+func archiveFields(t *testing.T, rec []display.Message) []string {
+	t.Helper()
+	var out []string
+	for _, m := range rec {
+		if m.Topic != "tablectl/v1/T7/status" {
+			continue
+		}
+		var s api.Status
+		if err := json.Unmarshal(m.Payload, &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Archive == nil {
+			out = append(out, "-")
+		} else {
+			out = append(out, fmt.Sprintf("held %d behind %d since %v", s.Archive.Held, s.Archive.Behind, !s.Archive.Since.IsZero()))
+		}
+	}
+	return out
+}
+
+// TestDaemonWithoutShipping: a table that does not ship publishes nothing on the
+// archive's topics and no archive field in its status.
+func TestDaemonWithoutShipping(t *testing.T) {
+	r := start(t, t.TempDir())
+	r.f.cards(t, "9H 5C KS KD")
+	r.settle(t)
+	r.close(t)
+	for _, m := range r.rec.Published() {
+		if strings.Contains(m.Topic, "/archive/") {
+			t.Errorf("published on %s", m.Topic)
+		}
+	}
+	for _, s := range archiveFields(t, r.rec.Published()) {
+		if s != "-" {
+			t.Errorf("a status with an archive field: %s", s)
+		}
+	}
+}
+
+// TestDaemonShipsAndSaysTheLag: a table that ships sends its records as it writes them,
+// and publishes its status again when the archive is late and when it holds every
+// record.
+func TestDaemonShipsAndSaysTheLag(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	cfg.Ship, cfg.ShipStall = true, 3*time.Second // the clock goes on a second at each reading
+	cfg.Metrics = metrics.New(nil)
+	r := startWith(t, cfg, nil)
+	r.d.ArchiveHeld([]byte(`{"schema":2,"table":"T7","seq":0}`))
+	r.f.cards(t, "9H 5C KS KD")
+	r.settle(t)
+	seq, hash := r.d.j.Head()
+	var sent uint64
+	for deadline := time.Now().Add(10 * time.Second); sent < seq; {
+		sent = 0
+		for _, m := range r.rec.Published() {
+			if m.Topic != "tablectl/v1/T7/archive/records" {
+				continue
+			}
+			var b api.ArchiveBatch
+			if err := json.Unmarshal(m.Payload, &b); err != nil || m.Retained {
+				t.Fatalf("batch %s: %v", m.Payload, err)
+			}
+			for _, rc := range b.Records {
+				if rc.Seq > sent+1 {
+					t.Fatalf("record %d after %d", rc.Seq, sent)
+				}
+				sent = max(sent, rc.Seq) // sent again when the archive stalls
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("records sent up to %d, the journal holds %d", sent, seq)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got, want := scrape(t, cfg.Metrics), fmt.Sprintf("tablectl_archive_behind_records %d\n", seq); !strings.Contains(got, want) {
+		t.Errorf("metrics lack %q", want)
+	}
+	held, _ := json.Marshal(api.ArchiveHeld{Schema: api.Schema, Table: "T7", Seq: seq, Hash: hash})
+	r.d.ArchiveHeld(held)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.d.Archived(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.settle(t)
+	r.close(t)
+	if got := scrape(t, cfg.Metrics); !strings.Contains(got, "tablectl_archive_behind_records 0\n") {
+		t.Errorf("metrics say the archive is behind:\n%s", got)
+	}
+	st := archiveFields(t, r.rec.Published())
+	want := fmt.Sprintf("held %d behind 0 since false", seq)
+	if len(st) < 2 || st[len(st)-1] != want {
+		t.Fatalf("statuses %q, want the last %q", st, want)
+	}
+	behind := 0
+	for _, s := range st {
+		if strings.HasPrefix(s, "held 0 behind ") && strings.HasSuffix(s, "since true") {
+			behind++
+		}
+		if s == "-" {
+			t.Errorf("a shipping table's status without the archive field")
+		}
+	}
+	if behind == 0 {
+		t.Errorf("no status said the archive was behind: %q", st)
+	}
+	if len(st) > 6 {
+		t.Errorf("%d statuses: published at every record? %q", len(st), st)
+	}
+}
