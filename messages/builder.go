@@ -25,6 +25,7 @@ type Message struct {
 // events always give the same messages. It is not safe for concurrent use.
 type Builder struct {
 	table   string
+	tableJS []byte // table as JSON, for the card message
 	rules   *baccarat.RuleSet
 	seq     uint64
 	offered []baccarat.InsuranceOffer
@@ -37,7 +38,11 @@ func NewBuilder(table string, rs *baccarat.RuleSet, roads roadmap.Settings) (*Bu
 	if err != nil {
 		return nil, fmt.Errorf("messages: %w", err)
 	}
-	return &Builder{table: table, rules: rs, road: m}, nil
+	tj, err := json.Marshal(table)
+	if err != nil {
+		return nil, fmt.Errorf("messages: table name: %w", err)
+	}
+	return &Builder{table: table, tableJS: tj, rules: rs, road: m}, nil
 }
 
 // SetRules changes the rule set, for a journal whose settings change between shoes.
@@ -86,8 +91,14 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 		case round.CardPlaced:
 			b.seq++
 			p, bk := pointsThrough(st.Coup, e.Slot)
-			err = add(api.TopicCard, api.Card{Envelope: b.envelope(e, ev), SlotCard: api.SlotCard{Slot: e.Slot, Card: e.Card, CardNo: e.Seq},
-				PlayerPoints: p, BankerPoints: bk})
+			m := api.Card{Envelope: b.envelope(e, ev), SlotCard: api.SlotCard{Slot: e.Slot, Card: e.Card, CardNo: e.Seq},
+				PlayerPoints: p, BankerPoints: bk}
+			pl, cerr := cardJSON(&m, b.tableJS)
+			if cerr != nil {
+				err = fmt.Errorf("messages: %s: %w", api.TopicCard, cerr)
+			} else {
+				out = append(out, Message{Topic: api.TopicCard, Seq: b.seq, Payload: pl})
+			}
 		case round.RoundSettled:
 			b.seq++
 			err = add(api.TopicResult, b.result(e, ev))
