@@ -127,6 +127,40 @@ func (d *DB) SearchRounds(ctx context.Context, s Search) (Page, error) {
 	case limit > MaxSearchLimit:
 		limit = MaxSearchLimit
 	}
+	q, args := d.searchQuery(s, limit+1)
+	rows, err := d.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return Page{}, fmt.Errorf("archive: search: %w", err)
+	}
+	defer rows.Close()
+	var page Page
+	for rows.Next() {
+		r, err := scanRound(rows)
+		if err != nil {
+			return Page{}, fmt.Errorf("archive: search: %w", err)
+		}
+		page.Rounds = append(page.Rounds, r)
+	}
+	if err := rows.Err(); err != nil {
+		return Page{}, fmt.Errorf("archive: search: %w", err)
+	}
+	rows.Close()
+	if len(page.Rounds) > limit {
+		page.Rounds = page.Rounds[:limit]
+		c := page.Rounds[limit-1].Cursor()
+		page.Next = &c
+	}
+	if err := d.roundKinds(ctx, page.Rounds); err != nil {
+		return Page{}, err
+	}
+	if page.Rounds == nil {
+		page.Rounds = []RoundRow{}
+	}
+	return page, nil
+}
+
+// searchQuery is the query of s's rounds, at most limit of them, and its arguments.
+func (d *DB) searchQuery(s Search, limit int) (string, []any) {
 	var where []string
 	var args []any
 	arg := func(v any) string {
@@ -169,36 +203,8 @@ func (d *DB) SearchRounds(ctx context.Context, s Search) (Page, error) {
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	q += " ORDER BY r.ended_at, r.table_id, r.shoe, r.round, r.last_seq LIMIT " + arg(int64(limit+1))
-	rows, err := d.sql.QueryContext(ctx, q, args...)
-	if err != nil {
-		return Page{}, fmt.Errorf("archive: search: %w", err)
-	}
-	defer rows.Close()
-	var page Page
-	for rows.Next() {
-		r, err := scanRound(rows)
-		if err != nil {
-			return Page{}, fmt.Errorf("archive: search: %w", err)
-		}
-		page.Rounds = append(page.Rounds, r)
-	}
-	if err := rows.Err(); err != nil {
-		return Page{}, fmt.Errorf("archive: search: %w", err)
-	}
-	rows.Close()
-	if len(page.Rounds) > limit {
-		page.Rounds = page.Rounds[:limit]
-		c := page.Rounds[limit-1].Cursor()
-		page.Next = &c
-	}
-	if err := d.roundKinds(ctx, page.Rounds); err != nil {
-		return Page{}, err
-	}
-	if page.Rounds == nil {
-		page.Rounds = []RoundRow{}
-	}
-	return page, nil
+	q += " ORDER BY r.ended_at, r.table_id, r.shoe, r.round, r.last_seq LIMIT " + arg(int64(limit))
+	return q, args
 }
 
 // roundKinds fills each round's irregularity kinds, with one query for the page.

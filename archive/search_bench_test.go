@@ -2,6 +2,8 @@ package archive
 
 import (
 	"context"
+	"os"
+	"strings"
 
 	"testing"
 	"time"
@@ -67,6 +69,9 @@ func benchSearches(b *testing.B, db *DB, cs []searchCase) {
 			}
 			b.ReportMetric(float64(len(page.Rounds)), "rounds")
 			b.ReportMetric(float64(foundAll(b, db, c.s)), "found")
+			if benchExplain && db.Engine() == Postgres {
+				explain(b, db, c.s)
+			}
 		})
 	}
 	page, err := db.SearchRounds(ctx, Search{Kind: "incorrect_cards", Limit: 1})
@@ -86,6 +91,32 @@ func benchSearches(b *testing.B, db *DB, cs []searchCase) {
 		}
 		b.ReportMetric(float64(len(d.Settlements)+len(d.Irregularities)+len(d.Commands)), "rows")
 	})
+}
+
+// benchExplain is set (TABLECTL_BENCH_EXPLAIN=1) to log PostgreSQL's plan of each
+// search, run (EXPLAIN ANALYZE).
+var benchExplain = os.Getenv("TABLECTL_BENCH_EXPLAIN") == "1"
+
+// explain logs the plan of s's first page, as PostgreSQL runs it.
+func explain(b *testing.B, db *DB, s Search) {
+	q, args := db.searchQuery(s, DefaultSearchLimit+1)
+	rows, err := db.SQL().Query("EXPLAIN (ANALYZE, BUFFERS) "+q, args...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	var plan strings.Builder
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			b.Fatal(err)
+		}
+		plan.WriteString(line + "\n")
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%s\n%s", q, plan.String())
 }
 
 // foundAll counts the rounds s finds, a page of MaxSearchLimit at a time; -1 at full
