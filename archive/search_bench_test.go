@@ -2,6 +2,7 @@ package archive
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 
@@ -69,7 +70,7 @@ func benchSearches(b *testing.B, db *DB, cs []searchCase) {
 			}
 			b.ReportMetric(float64(len(page.Rounds)), "rounds")
 			b.ReportMetric(float64(foundAll(b, db, c.s)), "found")
-			if benchExplain && db.Engine() == Postgres {
+			if benchExplain {
 				explain(b, db, c.s)
 			}
 		})
@@ -93,25 +94,37 @@ func benchSearches(b *testing.B, db *DB, cs []searchCase) {
 	})
 }
 
-// benchExplain is set (TABLECTL_BENCH_EXPLAIN=1) to log PostgreSQL's plan of each
-// search, run (EXPLAIN ANALYZE).
+// benchExplain is set (TABLECTL_BENCH_EXPLAIN=1) to log the plan of each search:
+// PostgreSQL's as run (EXPLAIN ANALYZE), SQLite's query plan.
 var benchExplain = os.Getenv("TABLECTL_BENCH_EXPLAIN") == "1"
 
-// explain logs the plan of s's first page, as PostgreSQL runs it.
+// explain logs the plan of s's first page.
 func explain(b *testing.B, db *DB, s Search) {
 	q, args := db.searchQuery(s, DefaultSearchLimit+1)
-	rows, err := db.SQL().Query("EXPLAIN (ANALYZE, BUFFERS) "+q, args...)
+	prefix := "EXPLAIN (ANALYZE, BUFFERS) "
+	if db.Engine() == SQLite {
+		prefix = "EXPLAIN QUERY PLAN "
+	}
+	rows, err := db.SQL().Query(prefix+q, args...)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		b.Fatal(err)
+	}
 	var plan strings.Builder
 	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
 			b.Fatal(err)
 		}
-		plan.WriteString(line + "\n")
+		fmt.Fprintln(&plan, vals[len(vals)-1])
 	}
 	if err := rows.Err(); err != nil {
 		b.Fatal(err)
