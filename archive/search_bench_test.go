@@ -54,8 +54,8 @@ func searchCases(b *testing.B, db *DB, span time.Duration, pit []string) []searc
 }
 
 // benchSearches runs each search of cs as a sub-benchmark: "rounds" is the rounds of
-// its page, "found" every round the search finds (counted by paging through, untimed,
-// at the scale of CI only: at full scale it is -1). Then RoundDetail of an irregular
+// its page, "found" every round the search finds (counted by paging through, untimed).
+// Then RoundDetail of an irregular
 // round ("detail").
 func benchSearches(b *testing.B, db *DB, cs []searchCase) {
 	ctx := context.Background()
@@ -132,12 +132,8 @@ func explain(b *testing.B, db *DB, s Search) {
 	b.Logf("%s\n%s", q, plan.String())
 }
 
-// foundAll counts the rounds s finds, a page of MaxSearchLimit at a time; -1 at full
-// scale, where it would take long.
+// foundAll counts the rounds s finds, a page of MaxSearchLimit at a time.
 func foundAll(b *testing.B, db *DB, s Search) int {
-	if benchFull {
-		return -1
-	}
 	s.Limit = MaxSearchLimit
 	n := 0
 	for {
@@ -153,15 +149,29 @@ func foundAll(b *testing.B, db *DB, s Search) int {
 	}
 }
 
+// searchFill fills a new database of engine with tables tables of rounds rounds each,
+// one round in searchIrregularEvery irregular, and reports its records and rounds. On
+// PostgreSQL it then runs ANALYZE, as autovacuum does after a load, so that the
+// planner knows the rows.
+func searchFill(b *testing.B, engine Engine, tables, rounds, batch int) *DB {
+	db := benchDB(b, engine)
+	a := New(db, genKeys(tables), Options{Now: fixedNow})
+	n := fillTablesIrregular(b, a, tables, rounds, batch, searchIrregularEvery)
+	if engine == Postgres {
+		if _, err := db.SQL().Exec(`ANALYZE`); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("%s: %d records, %d rounds", engine, n, count(b, db, `SELECT COUNT(*) FROM rounds`))
+	return db
+}
+
 // BenchmarkSearchYear measures the History page's searches (searchCases) on "a year of
 // one table" (a week in CI; see yearRounds), one round in 50 irregular.
 func BenchmarkSearchYear(b *testing.B) {
 	for _, engine := range []Engine{SQLite, Postgres} {
 		b.Run(string(engine), func(b *testing.B) {
-			db := benchDB(b, engine)
-			a := New(db, genKeys(1), Options{Now: fixedNow})
-			n := fillTablesIrregular(b, a, 1, yearRounds(), 1000, searchIrregularEvery)
-			b.Logf("%s: %d records, %d rounds", engine, n, count(b, db, `SELECT COUNT(*) FROM rounds`))
+			db := searchFill(b, engine, 1, yearRounds(), 1000)
 			benchSearches(b, db, searchCases(b, db, time.Duration(yearRounds())*genRoundEvery, nil))
 		})
 	}
@@ -177,10 +187,7 @@ func BenchmarkSearchDay500(b *testing.B) {
 	}
 	for _, engine := range []Engine{SQLite, Postgres} {
 		b.Run(string(engine), func(b *testing.B) {
-			db := benchDB(b, engine)
-			a := New(db, genKeys(500), Options{Now: fixedNow})
-			n := fillTablesIrregular(b, a, 500, dayRounds(), 100, searchIrregularEvery)
-			b.Logf("%s: %d records, %d rounds", engine, n, count(b, db, `SELECT COUNT(*) FROM rounds`))
+			db := searchFill(b, engine, 500, dayRounds(), 100)
 			benchSearches(b, db, searchCases(b, db, time.Duration(dayRounds())*genRoundEvery, pit))
 		})
 	}
