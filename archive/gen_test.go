@@ -49,15 +49,15 @@ type tableGen struct {
 	pos    int
 	sets   int
 	rounds int
-	// irregularEvery, when above 0, makes every irregularEvery-th round irregular (see
-	// irregular).
-	irregularEvery int
+	// irregularEvery, when above 0, makes one round in irregularEvery irregular (see
+	// irregular): round n when n+irregularOffset is a multiple of it.
+	irregularEvery, irregularOffset int
 }
 
 // genSupervisors are the people who report and decide the generated irregularities.
 var genSupervisors = []string{"sup-ana", "sup-ben", "sup-cleo", "sup-dan", "sup-eva"}
 
-// irregular reports, after round n's last card, an incorrect_cards irregularity by a
+// irregular reports, after the last card of round n (plus irregularOffset), an incorrect_cards irregularity by a
 // supervisor of genSupervisors (taking turns), who decides it at once: void at every
 // second one, proceed at the others. It returns the records and whether the round was
 // voided.
@@ -152,9 +152,9 @@ func (g *tableGen) round(t testing.TB, out []Record) []Record {
 		}
 	}
 	g.rounds++
-	if g.irregularEvery > 0 && g.rounds%g.irregularEvery == 0 {
+	if n := g.rounds + g.irregularOffset; g.irregularEvery > 0 && n%g.irregularEvery == 0 {
 		var void bool
-		if out, void = g.irregular(t, g.rounds, out); void {
+		if out, void = g.irregular(t, n, out); void {
 			g.at = start.Add(genRoundEvery)
 			return out
 		}
@@ -210,8 +210,9 @@ func fillTables(t testing.TB, a *Archive, tables, rounds, batch int) int {
 	return fillTablesIrregular(t, a, tables, rounds, batch, 0)
 }
 
-// fillTablesIrregular is fillTables with every irregularEvery-th round of each table
-// irregular (tableGen.irregular), none when it is 0.
+// fillTablesIrregular is fillTables with one round in irregularEvery of each table
+// irregular (tableGen.irregular), none when it is 0. Table i's are rounds
+// irregularEvery-i, 2*irregularEvery-i...: a day of few rounds has some too.
 func fillTablesIrregular(t testing.TB, a *Archive, tables, rounds, batch, irregularEvery int) int {
 	t.Helper()
 	ctx := context.Background()
@@ -220,7 +221,7 @@ func fillTablesIrregular(t testing.TB, a *Archive, tables, rounds, batch, irregu
 	for i := range gens {
 		var first Record
 		gens[i], first = newTableGen(t, genTableID(i), uint64(i)+1, genStart)
-		gens[i].irregularEvery = irregularEvery
+		gens[i].irregularEvery, gens[i].irregularOffset = irregularEvery, i
 		pending[i] = append(make([]Record, 0, batch+16), first)
 	}
 	stored := 0
