@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/round"
 	"github.com/tablectl/tablectl/table"
@@ -47,6 +48,40 @@ type tableGen struct {
 	shoe   []baccarat.Card
 	pos    int
 	sets   int
+	rounds int
+	// irregularEvery, when above 0, makes one round in irregularEvery irregular (see
+	// irregular): round n when n+irregularOffset is a multiple of it.
+	irregularEvery, irregularOffset int
+}
+
+// genSupervisors are the people who report and decide the generated irregularities.
+var genSupervisors = []string{"sup-ana", "sup-ben", "sup-cleo", "sup-dan", "sup-eva"}
+
+// irregular reports, after the last card of round n (plus irregularOffset), an incorrect_cards irregularity by a
+// supervisor of genSupervisors (taking turns), who decides it at once: void at every
+// second one, proceed at the others. It returns the records and whether the round was
+// voided.
+func (g *tableGen) irregular(t testing.TB, n int, out []Record) ([]Record, bool) {
+	t.Helper()
+	k := n / g.irregularEvery
+	who := genSupervisors[k%len(genSupervisors)]
+	r, effs := g.event(t, round.Event{Kind: round.Report, Irregularity: irregularities.IncorrectCards,
+		Role: irregularities.Supervisor, Actor: who, Detail: "cards counted again"})
+	out = append(out, r)
+	if !hasEffect(effs, round.IrregularityRaised) {
+		t.Fatalf("table %s, record %d: no irregularity raised: %v", g.id, r.Seq, effs)
+	}
+	choice := irregularities.Proceed
+	if k%2 == 1 {
+		choice = irregularities.Void
+	}
+	g.at = g.at.Add(genCardEvery)
+	r, effs = g.event(t, round.Event{Kind: round.Decide, Choice: choice, Role: irregularities.Supervisor, Actor: who})
+	out = append(out, r)
+	if !hasEffect(effs, round.IrregularityResolved) {
+		t.Fatalf("table %s, record %d: the irregularity is not resolved: %v", g.id, r.Seq, effs)
+	}
+	return out, hasEffect(effs, round.RoundVoided)
 }
 
 // newTableGen starts table id's play at start, its shoes shuffled from seed.
@@ -116,6 +151,14 @@ func (g *tableGen) round(t testing.TB, out []Record) []Record {
 			out = append(out, r)
 		}
 	}
+	g.rounds++
+	if n := g.rounds + g.irregularOffset; g.irregularEvery > 0 && n%g.irregularEvery == 0 {
+		var void bool
+		if out, void = g.irregular(t, n, out); void {
+			g.at = start.Add(genRoundEvery)
+			return out
+		}
+	}
 	r, effs := g.event(t, round.Event{Kind: round.ConfirmResult})
 	if !hasEffect(effs, round.RoundSettled) {
 		t.Fatalf("table %s, record %d: the round is not settled: %v", g.id, r.Seq, effs)
@@ -164,12 +207,21 @@ func genKeys(n int) Keys {
 // turns by the round. It returns the number of records stored.
 func fillTables(t testing.TB, a *Archive, tables, rounds, batch int) int {
 	t.Helper()
+	return fillTablesIrregular(t, a, tables, rounds, batch, 0)
+}
+
+// fillTablesIrregular is fillTables with one round in irregularEvery of each table
+// irregular (tableGen.irregular), none when it is 0. Table i's are rounds
+// irregularEvery-i, 2*irregularEvery-i...: a day of few rounds has some too.
+func fillTablesIrregular(t testing.TB, a *Archive, tables, rounds, batch, irregularEvery int) int {
+	t.Helper()
 	ctx := context.Background()
 	gens := make([]*tableGen, tables)
 	pending := make([][]Record, tables)
 	for i := range gens {
 		var first Record
 		gens[i], first = newTableGen(t, genTableID(i), uint64(i)+1, genStart)
+		gens[i].irregularEvery, gens[i].irregularOffset = irregularEvery, i
 		pending[i] = append(make([]Record, 0, batch+16), first)
 	}
 	stored := 0

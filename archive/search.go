@@ -127,49 +127,7 @@ func (d *DB) SearchRounds(ctx context.Context, s Search) (Page, error) {
 	case limit > MaxSearchLimit:
 		limit = MaxSearchLimit
 	}
-	var where []string
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	if len(s.Tables) > 0 {
-		ph := make([]string, len(s.Tables))
-		for i, t := range s.Tables {
-			ph[i] = arg(t)
-		}
-		where = append(where, "r.table_id IN ("+strings.Join(ph, ", ")+")")
-	}
-	if !s.From.IsZero() {
-		where = append(where, "r.ended_at >= "+arg(d.ts(s.From)))
-	}
-	if !s.To.IsZero() {
-		where = append(where, "r.ended_at < "+arg(d.ts(s.To)))
-	}
-	// An irregularity is the round's when it has the round's table, shoe and number.
-	const ofRound = "i.table_id = r.table_id AND i.shoe = r.shoe AND i.round = r.round"
-	if s.Kind != "" {
-		where = append(where, "EXISTS (SELECT 1 FROM irregularities i WHERE "+ofRound+" AND i.kind = "+arg(s.Kind)+")")
-	}
-	if s.Decision != "" {
-		where = append(where, "EXISTS (SELECT 1 FROM irregularities i WHERE "+ofRound+" AND i.decision = "+arg(s.Decision)+")")
-	}
-	if s.Person != "" {
-		p1, p2 := arg(s.Person), arg(s.Person)
-		// A command is the round's when its record is one of the round's records.
-		where = append(where, "(EXISTS (SELECT 1 FROM irregularities i WHERE "+ofRound+" AND i.decided_by = "+p1+
-			") OR EXISTS (SELECT 1 FROM commands c WHERE c.table_id = r.table_id AND c.seq BETWEEN r.first_seq AND r.last_seq AND c.actor = "+p2+"))")
-	}
-	if c := s.After; c != nil {
-		where = append(where, fmt.Sprintf("(r.ended_at, r.table_id, r.shoe, r.round, r.last_seq) > (%s, %s, %s, %s, %s)",
-			arg(d.ts(c.Ended)), arg(c.Table), arg(int64(c.Shoe)), arg(int64(c.Round)), arg(int64(c.Seq))))
-	}
-	q := `SELECT r.table_id, r.shoe, r.round, r.first_seq, r.last_seq, r.started_at, r.ended_at, r.player_cards, r.banker_cards,
-		r.winner, r.player_points, r.banker_points, r.void, r.void_reason FROM rounds r`
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
-	q += " ORDER BY r.ended_at, r.table_id, r.shoe, r.round, r.last_seq LIMIT " + arg(int64(limit+1))
+	q, args := d.searchQuery(s, limit+1)
 	rows, err := d.sql.QueryContext(ctx, q, args...)
 	if err != nil {
 		return Page{}, fmt.Errorf("archive: search: %w", err)
@@ -199,6 +157,70 @@ func (d *DB) SearchRounds(ctx context.Context, s Search) (Page, error) {
 		page.Rounds = []RoundRow{}
 	}
 	return page, nil
+}
+
+// searchQuery is the query of s's rounds, at most limit of them, and its arguments.
+func (d *DB) searchQuery(s Search, limit int) (string, []any) {
+	var where []string
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	if len(s.Tables) > 0 {
+		ph := make([]string, len(s.Tables))
+		for i, t := range s.Tables {
+			ph[i] = arg(t)
+		}
+		where = append(where, "r.table_id IN ("+strings.Join(ph, ", ")+")")
+	}
+	if !s.From.IsZero() {
+		where = append(where, "r.ended_at >= "+arg(d.ts(s.From)))
+	}
+	if !s.To.IsZero() {
+		where = append(where, "r.ended_at < "+arg(d.ts(s.To)))
+	}
+	// Each of these conditions starts from the rows of the irregularity's kind, the
+	// decision or the person, by their indexes, rather than testing every round in the
+	// range: a rare one would walk them all. An irregularity is the round's when it has
+	// the round's table, shoe and number.
+	const ofRounds = "(r.table_id, r.shoe, r.round) IN (SELECT i.table_id, i.shoe, i.round FROM irregularities i WHERE "
+	if s.Kind != "" {
+		where = append(where, ofRounds+"i.kind = "+arg(s.Kind)+")")
+	}
+	if s.Decision != "" {
+		where = append(where, ofRounds+"i.decision = "+arg(s.Decision)+")")
+	}
+	if s.Person != "" {
+		// A command is the round's when its record is one of the round's records: the
+		// round is the table's first to end at or after it, if that one began by then.
+		const cmdRounds = "SELECT r2.table_id, r2.last_seq FROM commands c JOIN rounds r2 ON r2.table_id = c.table_id" +
+			" AND r2.last_seq = (SELECT MIN(r3.last_seq) FROM rounds r3 WHERE r3.table_id = c.table_id AND r3.last_seq >= c.seq)" +
+			" AND r2.first_seq <= c.seq WHERE c.actor = "
+		p1, p2 := arg(s.Person), arg(s.Person)
+		if d.engine == Postgres {
+			// One set of rounds, which PostgreSQL joins (an OR of two would be tested at
+			// every round).
+			where = append(where, "(r.table_id, r.last_seq) IN (SELECT r2.table_id, r2.last_seq FROM irregularities i JOIN rounds r2"+
+				" ON r2.table_id = i.table_id AND r2.shoe = i.shoe AND r2.round = i.round WHERE i.decided_by = "+p1+
+				" UNION "+cmdRounds+p2+")")
+		} else {
+			// Two sets, each looked up by its index (SQLite scans every round for an IN of
+			// a UNION).
+			where = append(where, "("+ofRounds+"i.decided_by = "+p1+") OR (r.table_id, r.last_seq) IN ("+cmdRounds+p2+"))")
+		}
+	}
+	if c := s.After; c != nil {
+		where = append(where, fmt.Sprintf("(r.ended_at, r.table_id, r.shoe, r.round, r.last_seq) > (%s, %s, %s, %s, %s)",
+			arg(d.ts(c.Ended)), arg(c.Table), arg(int64(c.Shoe)), arg(int64(c.Round)), arg(int64(c.Seq))))
+	}
+	q := `SELECT r.table_id, r.shoe, r.round, r.first_seq, r.last_seq, r.started_at, r.ended_at, r.player_cards, r.banker_cards,
+		r.winner, r.player_points, r.banker_points, r.void, r.void_reason FROM rounds r`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY r.ended_at, r.table_id, r.shoe, r.round, r.last_seq LIMIT " + arg(int64(limit))
+	return q, args
 }
 
 // roundKinds fills each round's irregularity kinds, with one query for the page.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -391,4 +392,53 @@ func TestOpenReader(t *testing.T) {
 	if _, err := os.Stat(missing); !os.IsNotExist(err) {
 		t.Fatalf("the reader made %s: %v", missing, err)
 	}
+}
+
+// TestSearchGeneratedIrregular: in generated play with one round in 50 irregular, the
+// searches by kind, decision and person find exactly those rounds, with the person's
+// decision and commands, on both engines.
+func TestSearchGeneratedIrregular(t *testing.T) {
+	onEngines(t, func(t *testing.T, dsn string) {
+		db := openDB(t, dsn)
+		a := New(db, genKeys(2), Options{Now: fixedNow})
+		fillTablesIrregular(t, a, 2, 200, 100, 50)
+		// Rounds 50, 100, 150 and 200 of each table: sup-ben, sup-cleo, sup-dan and
+		// sup-eva, who void the first and the third.
+		rounds := func(s Search) []string {
+			got, _ := searchAll(t, db, s)
+			var out []string
+			for _, r := range got {
+				out = append(out, fmt.Sprintf("%s %v %s", r.Table, r.Void, r.Irregularities))
+			}
+			slices.Sort(out) // the tables' rounds end at other times
+			return out
+		}
+		both := func(void bool) []string {
+			return []string{
+				fmt.Sprintf("%s %v [incorrect_cards]", genTableID(0), void),
+				fmt.Sprintf("%s %v [incorrect_cards]", genTableID(1), void),
+			}
+		}
+		if got := rounds(Search{Kind: "incorrect_cards"}); len(got) != 8 {
+			t.Errorf("kind: %d rounds: %v", len(got), got)
+		}
+		for _, c := range []struct {
+			s    Search
+			want []string
+		}{
+			{Search{Decision: "void", Person: "sup-ben"}, both(true)},
+			{Search{Person: "sup-ben"}, both(true)},
+			{Search{Person: "sup-cleo"}, both(false)},
+			{Search{Person: "sup-dan", Tables: []string{genTableID(1)}}, both(true)[1:]},
+			{Search{Person: "sup-ana"}, nil},
+			{Search{Decision: "continue", Person: "sup-dan"}, nil},
+		} {
+			if got := rounds(c.s); fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("%+v: %v, want %v", c.s, got, c.want)
+			}
+		}
+		if got := rounds(Search{Decision: "void"}); len(got) != 4 {
+			t.Errorf("decision void: %d rounds: %v", len(got), got)
+		}
+	})
 }
