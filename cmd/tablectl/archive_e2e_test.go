@@ -269,6 +269,14 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 		}
 	}
 	progress("with records")
+	for _, tb := range tables {
+		held.mu.Lock()
+		h := held.held[tb.id]
+		held.mu.Unlock()
+		if h.Seq == 0 {
+			t.Fatalf("table %s ended and the archive holds none of its records\n%s\n%s", tb.id, arch.log.String(), tb.run.log.String())
+		}
+	}
 
 	// A table killed and started again on its journal. A copy of its journal as it was
 	// killed is kept: it is rolled back below.
