@@ -51,9 +51,11 @@ func startProc(t *testing.T, args ...string) *proc {
 		p.exited <- err
 	}()
 	t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
+		select {
+		case <-p.done:
+		default:
 			_ = p.cmd.Process.Kill()
-			<-p.exited
+			<-p.done
 		}
 	})
 	return p
@@ -65,7 +67,7 @@ func (p *proc) kill(t *testing.T) {
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-p.exited
+	<-p.done
 }
 
 // heldWatch keeps the latest archive/held message of every table.
@@ -302,6 +304,9 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 	// The broker restarted.
 	b.Restart()
 	progress("after the broker's restart")
+	if !strings.Contains(arch.log.String(), "MQTT connection lost") {
+		t.Errorf("the archive did not see the broker go:\n%s", arch.log.String())
+	}
 
 	// The tables end cleanly; the archive catches up with each.
 	for _, tb := range tables {
