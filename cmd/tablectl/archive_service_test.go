@@ -214,7 +214,7 @@ func TestArchiveConfigFaults(t *testing.T) {
 		want       string
 	}{
 		{"unknown key", "archive:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  database: x.db\n", nil,
-			"archive.yaml:4: archive.database: unknown key (archive has central, client_id, db, keys, mqtt)"},
+			"archive.yaml:4: archive.database: unknown key (archive has central, client_id, db, keys, mqtt, ship)"},
 		{"no database", "archive:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  keys: " + keys + "\n", nil, "archive.db: no database: give --db"},
 		{"a flag's fault", "archive:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  db: x.db\n", []string{"--keys", filepath.Join(dir, "none")},
 			"--keys: " + filepath.Join(dir, "none") + " does not exist"},
