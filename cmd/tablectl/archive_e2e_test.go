@@ -234,13 +234,17 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 	startArchive := func() *proc {
 		p := startProc(t, "archive", "--mqtt", b.URL(), "--mqtt-password", users["archive"], "--db", dsn, "--keys", keysFile,
 			"--client-id", "archive-e2e")
-		for !strings.Contains(p.log.String(), "MQTT connected and subscribed") {
+		for {
+			ok, written := p.log.Holds("MQTT connected and subscribed")
+			if ok {
+				break
+			}
 			select {
 			case err := <-p.exited:
 				t.Fatalf("tablectl archive exited: %v\n%s", err, p.log.String())
 			case <-ctx.Done():
 				t.Fatalf("tablectl archive did not connect:\n%s", p.log.String())
-			case <-time.After(20 * time.Millisecond):
+			case <-written:
 			}
 		}
 		return p
@@ -435,11 +439,16 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 	// The held message can come before the archive's log line reaches the test's pipe:
 	// wait for the line, the test's deadline bounding a failure.
 	for _, want := range []string{"alarm=rollback", "table=" + killed.id, "alarm=not-chained", "table=" + first.id} {
-		for !strings.Contains(arch.log.String(), want) {
-			if ctx.Err() != nil {
-				t.Fatalf("the archive's log does not say %q", want)
+		for {
+			ok, written := arch.log.Holds(want)
+			if ok {
+				break
 			}
-			time.Sleep(20 * time.Millisecond)
+			select {
+			case <-ctx.Done():
+				t.Fatalf("the archive's log does not say %q", want)
+			case <-written:
+			}
 		}
 	}
 	// Nothing held changed: the same records, the same reports.

@@ -85,13 +85,17 @@ func TestArchiveCommand(t *testing.T) {
 	defer guard.Stop()
 	// The archive announces the tables it holds as it connects: none yet. It has
 	// subscribed once its log says so.
-	for !strings.Contains(stderr.String(), "MQTT connected and subscribed") {
+	for {
+		ok, written := stderr.Holds("MQTT connected and subscribed")
+		if ok {
+			break
+		}
 		select {
 		case err := <-exited:
 			t.Fatalf("tablectl archive exited: %v\n%s", err, stderr.String())
 		case <-guard.C:
 			t.Fatalf("tablectl archive did not connect:\n%s", stderr.String())
-		case <-time.After(20 * time.Millisecond):
+		case <-written:
 		}
 	}
 	j, _, err := journal.Open(filepath.Join(archivedTable, "journal"), journal.Options{ReadOnly: true})
@@ -286,11 +290,15 @@ func TestArchiveThroughBridge(t *testing.T) {
 	}
 	guard := time.NewTimer(60 * time.Second) // a guard against a hang, not a measure
 	defer guard.Stop()
-	for !strings.Contains(log.String(), "MQTT connected and subscribed") {
+	for {
+		ok, written := log.Holds("MQTT connected and subscribed")
+		if ok {
+			break
+		}
 		select {
 		case <-guard.C:
 			t.Fatalf("tablectl archive did not connect:\n%s", log.String())
-		case <-time.After(20 * time.Millisecond):
+		case <-written:
 		}
 	}
 	j, _, err := journal.Open(filepath.Join(archivedTable, "journal"), journal.Options{ReadOnly: true})
@@ -359,13 +367,17 @@ func TestArchiveKilled(t *testing.T) {
 				<-exited
 			}
 		})
-		for !strings.Contains(stderr.String(), "MQTT connected and subscribed") {
+		for {
+			ok, written := stderr.Holds("MQTT connected and subscribed")
+			if ok {
+				break
+			}
 			select {
 			case err := <-exited:
 				t.Fatalf("tablectl archive exited: %v\n%s", err, stderr.String())
 			case <-guard.C:
 				t.Fatalf("tablectl archive did not connect:\n%s", stderr.String())
-			case <-time.After(20 * time.Millisecond):
+			case <-written:
 			}
 		}
 		return cmd, exited, &stderr

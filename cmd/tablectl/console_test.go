@@ -18,16 +18,36 @@ import (
 	"github.com/tablectl/tablectl/internal/mosquittotest"
 )
 
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once. A reader waits
+// for a text with Holds, woken by each write.
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written chan struct{} // closed by the next write; nil until Holds asks
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.written != nil {
+		close(l.written)
+		l.written = nil
+	}
 	return l.b.Write(p)
+}
+
+// Holds reports whether the buffer holds want; when it does not, written is closed by
+// the next write, to wait on.
+func (l *lockedBuffer) Holds(want string) (ok bool, written <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if strings.Contains(l.b.String(), want) {
+		return true, nil
+	}
+	if l.written == nil {
+		l.written = make(chan struct{})
+	}
+	return false, l.written
 }
 
 func (l *lockedBuffer) String() string {
