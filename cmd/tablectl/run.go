@@ -126,7 +126,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		TLS:    display.TLSFiles{CAFile: r.MQTT.CA, CertFile: r.MQTT.Cert, KeyFile: r.MQTT.Key},
 		Online: d.Status("online"), Offline: d.Status("offline"), OnConnect: d.OnConnect, OnEcho: d.Echo, Logger: log,
 		OnlineFunc:  func() []byte { return d.StatusNow("online") },
-		OfflineFunc: func() []byte { return d.StatusNow("offline") }}
+		OfflineFunc: func() []byte { return d.StatusNow("offline") }, InProcess: mc.inProcess}
 	if d.Shipping() {
 		opts.OnArchiveHeld = d.ArchiveHeld
 	}
