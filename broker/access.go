@@ -198,17 +198,21 @@ func (a *access) role(name string) Role {
 
 // OnConnectAuthenticate lets in tablectl with its password, a configured user with
 // theirs, and an anonymous reader; it refuses anyone else tablectl's client id, and a
-// will on a topic the client may not write.
+// will on a topic the client may not write. It refuses everyone the broker's own client
+// id, "inline", with OpenAccess too.
 func (a *access) OnConnectAuthenticate(cl *mqtt.Client, pk packets.Packet) bool {
-	if a.open {
-		return true
-	}
 	name := string(pk.Connect.Username)
 	refuse := func(why string) bool {
 		if ok, leftOut := a.quiet.Allow("connect"); ok {
 			a.log.Warn("MQTT connection refused", "client", cl.ID, "user", name, "remote", cl.Net.Remote, "listener", cl.Net.Listener, "reason", why, "not_logged_since_last", leftOut)
 		}
 		return false
+	}
+	if cl.ID == mqtt.InlineClientId { // would take over the broker's own client (Broker.Publish)
+		return refuse("the client id is the broker's own")
+	}
+	if a.open {
+		return true
 	}
 	switch {
 	case name == "":

@@ -50,6 +50,9 @@ const DefaultMaxPacketSize = 256 << 10
 // taken by another process.
 var ErrAddressInUse = errors.New("address already in use")
 
+// ErrClosed is the error of a Publish on a broker that was closed.
+var ErrClosed = errors.New("broker closed")
+
 // Options configures the embedded broker.
 type Options struct {
 	// Listen is the host:port of the MQTT (TCP) listener; DefaultListen when empty.
@@ -125,7 +128,7 @@ func Start(ctx context.Context, opts Options) (*Broker, error) {
 	caps := mqtt.NewDefaultServerCapabilities()
 	caps.MaximumPacketSize = opts.MaxPacketSize
 	// The broker's own log is thinned and never repeats a packet whole (log.go).
-	server := mqtt.New(&mqtt.Options{Logger: newLimitedLogger(log, ratelog.New(0, nil)), InlineClient: false, Capabilities: caps})
+	server := mqtt.New(&mqtt.Options{Logger: newLimitedLogger(log, ratelog.New(0, nil)), InlineClient: true, Capabilities: caps})
 	// The access policy of the package comment, and no retained command (retain.go).
 	if err := server.AddHook(acc, nil); err != nil {
 		return nil, fmt.Errorf("broker: add access hook: %w", err)
@@ -154,6 +157,24 @@ func Start(ctx context.Context, opts Options) (*Broker, error) {
 	b.stop = context.AfterFunc(ctx, func() { b.Close() })
 	log.Info("embedded MQTT broker listening", "mqtt", b.addr, "websocket", b.wsAddr)
 	return b, nil
+}
+
+// Publish publishes payload to topic from inside the broker, at QoS 1 to each
+// subscriber, retained when asked. When it returns, the message is retained and queued
+// for every subscriber, as a client's publish is when the broker acknowledges it. It
+// never waits on a subscriber: one whose queue is full loses the message, as it would
+// a client's. It skips the access policy: it is for tablectl's own messages, in the
+// process that runs the broker (display.Options.InProcess).
+func (b *Broker) Publish(topic string, payload []byte, retained bool) error {
+	select {
+	case <-b.done:
+		return ErrClosed
+	default:
+	}
+	if err := b.server.Publish(topic, payload, retained, 1); err != nil {
+		return fmt.Errorf("broker: publish on %s: %w", topic, err)
+	}
+	return nil
 }
 
 // SelfPassword is the password of SelfUser, made at random when the broker started:

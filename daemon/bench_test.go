@@ -29,7 +29,9 @@ import (
 // journal (each event synced to disk), the round controller and the MQTT broker, to the
 // card message at a subscriber. One card at a time: the next is written once the
 // message of the last has arrived. One op is one card; it reports p50, p99 and max in
-// microseconds. Run with -benchtime=3000x for the figures of docs/BENCHMARKS.md.
+// microseconds. Run with -benchtime=3000x for the figures of docs/BENCHMARKS.md. The
+// table hands its messages to the embedded broker in process, as tablectl run does; to
+// Mosquitto through its connection.
 //
 // Beside each card it also times the disk's floor under the same load: a bare write of
 // a card's record (112 bytes) and its fsync, beside the journal's directory, after the

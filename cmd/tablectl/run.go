@@ -78,7 +78,11 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	if every := svc.heartbeatEvery(); every > 0 {
 		cfg.Watchdog, cfg.HeartbeatEvery = svc, every
 	}
-	cfg.EchoGrace = daemon.DefaultEchoGrace // the broker must deliver what the table publishes
+	if r.MQTT.URL != "" {
+		// An external broker must deliver what the table publishes. The embedded one
+		// takes the table's messages in process, past its access policy: no echo.
+		cfg.EchoGrace = daemon.DefaultEchoGrace
+	}
 	if cfg.KeyFile, err = keyPath(r.Config); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
@@ -124,9 +128,12 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	defer stopBroker() // after the client: its offline status goes out first
 	opts := display.Options{Broker: mc.url, Table: r.Table, Username: mc.user, Password: mc.password,
 		TLS:    display.TLSFiles{CAFile: r.MQTT.CA, CertFile: r.MQTT.Cert, KeyFile: r.MQTT.Key},
-		Online: d.Status("online"), Offline: d.Status("offline"), OnConnect: d.OnConnect, OnEcho: d.Echo, Logger: log,
+		Online: d.Status("online"), Offline: d.Status("offline"), OnConnect: d.OnConnect, Logger: log,
 		OnlineFunc:  func() []byte { return d.StatusNow("online") },
-		OfflineFunc: func() []byte { return d.StatusNow("offline") }}
+		OfflineFunc: func() []byte { return d.StatusNow("offline") }, InProcess: mc.inProcess}
+	if cfg.EchoGrace > 0 {
+		opts.OnEcho = d.Echo
+	}
 	if d.Shipping() {
 		opts.OnArchiveHeld = d.ArchiveHeld
 	}

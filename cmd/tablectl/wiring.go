@@ -309,7 +309,7 @@ func brokerURL(ctx context.Context, c config.Config, password string, log *slog.
 	}
 	fmt.Fprintln(io.out)
 	// tablectl logs in as itself; the board reads as an anonymous client.
-	return mqttLogins{url: b.URL(), user: broker.SelfUser, password: b.SelfPassword()}, func() { b.Close() }, nil
+	return mqttLogins{url: b.URL(), user: broker.SelfUser, password: b.SelfPassword(), inProcess: b.Publish}, func() { b.Close() }, nil
 }
 
 // mqttLogins are the broker's address and who logs in to it: tablectl itself, and its
@@ -317,6 +317,9 @@ func brokerURL(ctx context.Context, c config.Config, password string, log *slog.
 type mqttLogins struct {
 	url, user, password      string
 	boardUser, boardPassword string
+	// inProcess publishes through the embedded broker in this process; nil for an
+	// external broker.
+	inProcess func(topic string, payload []byte, retained bool) error
 }
 
 // serveMetrics serves m at addr/metrics.

@@ -151,6 +151,9 @@ func (c *Client) publish(mode publishMode, gen uint64, topic string, payload []b
 		c.refused = true
 		return result(ErrNotConnected)
 	}
+	if c.opts.InProcess != nil {
+		return result(c.opts.InProcess(topic, payload, retained))
+	}
 	res := make(chan error, 1)
 	tok := c.pc.Publish(topic, 1, retained, payload)
 	c.pending.Push(pendingResult{tok: tok, res: res, topic: topic})

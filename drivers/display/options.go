@@ -102,6 +102,14 @@ type Options struct {
 	// table (docs/archive.md, "Shipping"). It runs on a goroutine of the MQTT library's
 	// and must not block.
 	OnArchiveHeld func(payload []byte)
+	// InProcess, when set, publishes in the broker's own process: the embedded broker's
+	// Publish (broker.Broker.Publish). Publish, the Publisher given to OnConnect and the
+	// command replies then hand each message to it, not to the connection, and the
+	// result is its error, known at once. The connection still carries the commands,
+	// the echo, the online status and the will. Publish stays closed while it is down,
+	// as without InProcess. It saves the card's trip through the network and the
+	// broker's reader.
+	InProcess func(topic string, payload []byte, retained bool) error
 	// CommandQueue is the capacity of each role's command queue (cmdqueue.go). A command
 	// arriving when its role's queue is full is answered "busy" on the reply topic.
 	// DefaultCommandQueue when zero.
