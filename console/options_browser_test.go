@@ -120,6 +120,10 @@ func optionsFromThePage(t *testing.T, width, height int) {
 		t.Errorf("the choices in words: %q", got)
 	}
 	shot("options-open")
+	// The raised message names the dealer who reported it; the table did not raise it.
+	if got := text(t, ctx, "#held-who"); got != "Reported by dealer D4. No note given." {
+		t.Errorf("who reported the hold: %q", got)
+	}
 	words, effects := click("box 1's option", `#decisions button[data-box="1"][data-option="bet-returned"]`, "Box 1: Bet returned. The box's bets are returned; it takes no further part in the round (NC Insurance 5.12.3).")
 	if !strings.Contains(effects, "option-recorded box=1 bet-returned by dealer D4") || !strings.Contains(words, "Box 1: Bet returned recorded, by dealer D4") {
 		t.Errorf("box 1's option: %s (%s)", words, effects)

@@ -79,6 +79,17 @@ func (s Severity) String() string {
 // MarshalText prints the severity's name.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// UnmarshalText reads a severity's name, as MarshalText prints it.
+func (s *Severity) UnmarshalText(b []byte) error {
+	for i := 1; i < len(severityNames); i++ {
+		if string(b) == severityNames[i] {
+			*s = Severity(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("irregularities: unknown severity %q (want one of %s)", b, strings.Join(severityNames[1:], ", "))
+}
+
 // Action is what the table does about an irregularity.
 type Action uint8
 
@@ -113,6 +124,17 @@ func (a Action) String() string {
 
 // MarshalText prints the action's name.
 func (a Action) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// UnmarshalText reads an action's name, as MarshalText prints it.
+func (a *Action) UnmarshalText(b []byte) error {
+	for i := 1; i < len(actionNames); i++ {
+		if string(b) == actionNames[i] {
+			*a = Action(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("irregularities: unknown action %q (want one of %s)", b, strings.Join(actionNames[1:], ", "))
+}
 
 // Role is who may make a decision. Roles are ordered: each may make the decisions of the
 // roles below it (RWS Baccarat 1.13: Dealer, Pit Supervisor, Pit Manager; 5.17: Table
