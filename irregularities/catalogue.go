@@ -81,11 +81,9 @@ func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil
 
 // UnmarshalText reads a severity's name, as MarshalText prints it.
 func (s *Severity) UnmarshalText(b []byte) error {
-	for i := 1; i < len(severityNames); i++ {
-		if string(b) == severityNames[i] {
-			*s = Severity(i)
-			return nil
-		}
+	if i := nameIndex(severityNames[:], string(b)); i > 0 {
+		*s = Severity(i)
+		return nil
 	}
 	return fmt.Errorf("irregularities: unknown severity %q (want one of %s)", b, strings.Join(severityNames[1:], ", "))
 }
@@ -127,11 +125,9 @@ func (a Action) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
 
 // UnmarshalText reads an action's name, as MarshalText prints it.
 func (a *Action) UnmarshalText(b []byte) error {
-	for i := 1; i < len(actionNames); i++ {
-		if string(b) == actionNames[i] {
-			*a = Action(i)
-			return nil
-		}
+	if i := nameIndex(actionNames[:], string(b)); i > 0 {
+		*a = Action(i)
+		return nil
 	}
 	return fmt.Errorf("irregularities: unknown action %q (want one of %s)", b, strings.Join(actionNames[1:], ", "))
 }
@@ -165,10 +161,8 @@ func (r Role) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
 // ParseRole reads a role name.
 func ParseRole(s string) (Role, error) {
-	for i := Dealer; i <= ShiftManager; i++ {
-		if roleNames[i] == s {
-			return i, nil
-		}
+	if i := nameIndex(roleNames[:ShiftManager+1], s); i > 0 {
+		return Role(i), nil
 	}
 	return 0, fmt.Errorf("unknown role %q: want one of %s", s, strings.Join(roleNames[1:], ", "))
 }
@@ -207,10 +201,8 @@ func (c Choice) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
 // ParseChoice reads a choice name.
 func ParseChoice(s string) (Choice, error) {
-	for i := AsRead; i < choiceCount; i++ {
-		if choiceNames[i] == s {
-			return i, nil
-		}
+	if i := nameIndex(choiceNames[:choiceCount], s); i > 0 {
+		return Choice(i), nil
 	}
 	return 0, fmt.Errorf("unknown decision %q: want one of %s", s, strings.Join(choiceNames[1:], ", "))
 }
@@ -396,4 +388,15 @@ func (c *Choice) UnmarshalText(b []byte) error {
 	}
 	*c = v
 	return nil
+}
+
+// nameIndex is the index of s in names, an enum's names by value with "?" at 0; 0 when
+// s is none of them.
+func nameIndex(names []string, s string) int {
+	for i := 1; i < len(names); i++ {
+		if names[i] == s {
+			return i
+		}
+	}
+	return 0
 }
