@@ -70,6 +70,10 @@ type Shipper struct {
 	heldIn    chan struct{} // a held message came
 	connected chan struct{} // the transport (re)connected
 	lagOut    chan struct{} // the lag changed (LagChanged)
+	// probe is nil but in tests. A channel received on it asks Run for a turn that
+	// checks the stall, as a tick does, and sends what is due. Run then answers on it
+	// how many of its inputs are still waiting.
+	probe chan chan<- int
 
 	mu       sync.Mutex
 	heldMsg  []byte // the latest held message, not yet taken
@@ -213,9 +217,12 @@ func (s *Shipper) Run(ctx context.Context, pub display.Publisher) {
 	var inflight <-chan error
 	var inflightEnd uint64
 	for {
+		var probed chan<- int
 		select {
 		case <-ctx.Done():
 			return
+		case probed = <-s.probe:
+			s.checkStall()
 		case <-s.connected:
 			inflight = nil // its result, an error, is of the connection lost
 			s.upSince = s.clock.Now()
@@ -237,6 +244,9 @@ func (s *Shipper) Run(ctx context.Context, pub display.Publisher) {
 		}
 		if inflight == nil {
 			inflight, inflightEnd = s.send(pub)
+		}
+		if probed != nil {
+			probed <- len(s.connected) + len(s.heldIn) + len(s.wake) + len(inflight) + len(tick.C)
 		}
 	}
 }

@@ -94,6 +94,7 @@ func startShippingStall(t *testing.T, n int, window uint64, stall time.Duration)
 	sh.appendRecords(n)
 	sh.s = NewShipper(ShipOptions{Table: "T7", Journal: j, Window: window, Stall: stall, Clock: sh.clock,
 		Logger: slog.New(slog.NewTextHandler(sh.log, nil))})
+	sh.s.probe = make(chan chan<- int)
 	ctx, cancel := context.WithCancel(context.Background())
 	sh.stop = cancel
 	go func() {
@@ -199,6 +200,24 @@ func (sh *shipping) next(first, last uint64) published {
 	}
 }
 
+// settle asks the shipper's loop for turns until one leaves no input waiting: whatever
+// it would publish by then is published.
+func (sh *shipping) settle() {
+	sh.t.Helper()
+	guard := time.After(10 * time.Second)
+	for {
+		answer := make(chan int, 1)
+		select {
+		case sh.s.probe <- answer:
+		case <-guard:
+			sh.t.Fatal("the shipper's loop took no turn")
+		}
+		if waiting := <-answer; waiting == 0 {
+			return
+		}
+	}
+}
+
 func span(p published) string {
 	if len(p.batch.Records) == 0 {
 		return "none"
@@ -206,10 +225,11 @@ func span(p published) string {
 	return fmt.Sprintf("%d to %d", p.first(), p.last())
 }
 
-// none checks that nothing was published (after the shipper's loop had its chance).
+// none checks that nothing was published once the shipper's loop took every input
+// waiting for it and checked the stall.
 func (sh *shipping) none(why string) {
 	sh.t.Helper()
-	time.Sleep(50 * time.Millisecond) // the shipper's loop turns; a publish would be here by now
+	sh.settle()
 	select {
 	case p := <-sh.pub.got:
 		sh.t.Fatalf("%s: published records %s", why, span(p))
