@@ -143,6 +143,7 @@ func TestShippingToTheArchiveThroughMosquitto(t *testing.T) {
 	b := mosquittotest.Start(t, mosquittotest.Config{Users: users, ACL: string(acl)})
 	topics, _ := api.NewTopics("bac-07")
 	status := collect(t, b.URL(), "pitsystem", users["pitsystem"], topics.Status())
+	sent := collect(t, b.URL(), "archive", users["archive"], topics.ArchiveRecords()) // every batch, as the broker passed it on
 
 	a := &fakeArchive{t: t, url: b.URL(), pass: users["archive"], topics: topics, heads: map[uint64]journal.Checkpoint{}, times: map[uint64]int{},
 		lose: 120, keep: 40, lost: make(chan struct{})}
@@ -164,9 +165,25 @@ func TestShippingToTheArchiveThroughMosquitto(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatalf("the archive never held 120 records\n%s", logs)
 	}
-	// Away for a while: what the table sends meanwhile is lost to it.
+	// Away for a while: what the table sends meanwhile is lost to it. The archive comes
+	// back once the table sent a record it never got.
 	a.disconnect()
-	time.Sleep(200 * time.Millisecond)
+	a.mu.Lock()
+	got := uint64(0)
+	for seq := range a.times {
+		got = max(got, seq)
+	}
+	a.mu.Unlock()
+	for guard := time.Now().Add(60 * time.Second); sentPast(t, sent) <= got; time.Sleep(5 * time.Millisecond) {
+		select {
+		case err := <-done:
+			t.Fatalf("the run ended before the table sent a record past %d while the archive was away: %v\n%s", got, err, logs)
+		default:
+		}
+		if time.Now().After(guard) {
+			t.Fatalf("the table sent no record past %d while the archive was away\n%s", got, logs)
+		}
+	}
 	a.connect()
 	select {
 	case err := <-done:
@@ -236,4 +253,22 @@ func TestShippingToTheArchiveThroughMosquitto(t *testing.T) {
 	}
 	status.mu.Unlock()
 	t.Logf("%d status messages", n)
+}
+
+// sentPast is the last record of the batches col has seen (0: none).
+func sentPast(t *testing.T, col *collector) uint64 {
+	t.Helper()
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	last := uint64(0)
+	for _, m := range col.msgs {
+		var b api.ArchiveBatch
+		if err := json.Unmarshal([]byte(m), &b); err != nil {
+			t.Fatalf("a batch that does not read: %v", err)
+		}
+		for _, r := range b.Records {
+			last = max(last, r.Seq)
+		}
+	}
+	return last
 }
