@@ -13,6 +13,11 @@ import (
 )
 
 // play steps events through a controller and a builder and returns every message.
+// drawn is a card drawn from the shoe: card s, the shoe's number seq.
+func drawn(s string, seq uint64) round.Event {
+	return round.Event{Kind: round.CardDrawn, Card: baccarat.MustParseCard(s), Seq: seq}
+}
+
 func play(t *testing.T, rules string, evs []round.Event) []Message {
 	t.Helper()
 	rs := baccarat.MustLookup(rules, baccarat.Options{})

@@ -18,23 +18,20 @@ import (
 // a result, a void, a decision and the players' options decodes, unknown fields
 // refused, and encodes again to the same bytes.
 func TestEveryMessageDecodesAsItsType(t *testing.T) {
-	card := func(s string, seq uint64) round.Event {
-		return round.Event{Kind: round.CardDrawn, Card: baccarat.MustParseCard(s), Seq: seq}
-	}
 	wagers := []baccarat.Wager{{Box: "1", Bet: baccarat.BetPlayer, Stake: 100}, {Box: "2", Bet: baccarat.BetBanker, Stake: 100},
 		{Box: "1", Bet: baccarat.BetTie, Stake: 10}, {Box: "2", Bet: baccarat.BetPlayerPair, Stake: 10}}
 	plays := map[string][]round.Event{
 		// A round settled, then one void by a report.
 		"result and void": {{Kind: round.NewShoe, Set: "S", Decks: 8}, {Kind: round.BetsClosed, Wagers: wagers},
-			card("4H", 1), card("4D", 2), card("3S", 3), card("2C", 4), card("5H", 5), card("KD", 6),
+			drawn("4H", 1), drawn("4D", 2), drawn("3S", 3), drawn("2C", 4), drawn("5H", 5), drawn("KD", 6),
 			{Kind: round.ConfirmResult, Role: irregularities.Dealer, Actor: "D4"},
-			{Kind: round.BetsClosed, Wagers: wagers}, card("9H", 7),
+			{Kind: round.BetsClosed, Wagers: wagers}, drawn("9H", 7),
 			{Kind: round.Report, Irregularity: irregularities.InsufficientCards, Role: irregularities.Supervisor, Actor: "S1"}},
 		// A decision, and the players' options of RWS Baccarat 5.12.
 		"decision and options": {{Kind: round.NewShoe, Set: "S", Decks: 8}, {Kind: round.BetsClosed, Wagers: wagers},
-			card("4H", 1),
+			drawn("4H", 1),
 			{Kind: round.Report, Irregularity: irregularities.SimultaneousDraw, Role: irregularities.Dealer, Actor: "D4"},
-			card("3D", 2),
+			drawn("3D", 2),
 			{Kind: round.Decide, Choice: irregularities.AsRead, Role: irregularities.Supervisor, Actor: "S1"},
 			{Kind: round.BoxChoice, Box: "2", Option: irregularities.OptBetReturned, Role: irregularities.Dealer, Actor: "D4"},
 			{Kind: round.OptionsWindowClosed, Role: irregularities.Supervisor, Actor: "S1"}},

@@ -16,15 +16,12 @@ import (
 // (open, each box in play and its choice) and the hold it puts on the table; the
 // irregularity topic carries the window's opening, each box's choice and its closing.
 func TestOptionsWindowPublished(t *testing.T) {
-	card := func(s string, seq uint64) round.Event {
-		return round.Event{Kind: round.CardDrawn, Card: baccarat.MustParseCard(s), Seq: seq}
-	}
 	evs := []round.Event{{Kind: round.NewShoe, Set: "S", Decks: 8},
 		{Kind: round.BetsClosed, Wagers: []baccarat.Wager{{Box: "1", Bet: baccarat.BetPlayer, Stake: 100},
 			{Box: "2", Bet: baccarat.BetBanker, Stake: 100}, {Box: "1", Bet: baccarat.BetTie, Stake: 10}}},
-		card("4H", 1),
+		drawn("4H", 1),
 		{Kind: round.Report, Irregularity: irregularities.SimultaneousDraw, Role: irregularities.Dealer},
-		card("3D", 2),
+		drawn("3D", 2),
 		{Kind: round.Decide, Choice: irregularities.AsRead, Role: irregularities.Supervisor, Actor: "S1"},
 		{Kind: round.BoxChoice, Box: "2", Option: irregularities.OptBetReturned, Role: irregularities.Dealer, Actor: "D4"},
 		{Kind: round.OptionsWindowClosed, Role: irregularities.Supervisor, Actor: "S1"},

@@ -34,11 +34,12 @@ type collector struct {
 	mu   sync.Mutex
 	msgs []string
 	c    mqtt.Client
+	more chan struct{} // signalled after each message kept
 }
 
 func collect(t *testing.T, url, user, password, filter string) *collector {
 	t.Helper()
-	col := &collector{}
+	col := &collector{more: make(chan struct{}, 1)}
 	clients++
 	opts := mqtt.NewClientOptions().AddBroker(url).SetClientID(fmt.Sprintf("c%d-%s", clients, user)).SetUsername(user).SetPassword(password)
 	col.c = mqtt.NewClient(opts)
@@ -49,6 +50,10 @@ func collect(t *testing.T, url, user, password, filter string) *collector {
 		col.mu.Lock()
 		col.msgs = append(col.msgs, string(m.Payload()))
 		col.mu.Unlock()
+		select {
+		case col.more <- struct{}{}:
+		default:
+		}
 	}); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatalf("subscribe: %v", tok.Error())
 	}
