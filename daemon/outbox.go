@@ -105,12 +105,43 @@ func (o *outbox) prepend(msgs []*outMsg) {
 	o.queue = append(msgs, o.queue...)
 }
 
-// send hands m to p; the caller holds the lock.
+// send hands m to p; the caller holds the lock. A message at the head of the queue whose
+// delivery p confirms at once (a broker in process) is dropped here. The acknowledgement
+// loop is not woken for it: waking it would hand the processor to it just as the
+// broker's writers wait to take the message to the subscribers.
 func (o *outbox) send(m *outMsg, p display.Publisher) {
 	m.result = p.Publish(m.topic, m.payload, false)
+	if len(o.queue) > 0 && o.queue[0] == m {
+		select {
+		case err := <-m.result:
+			if err == nil {
+				o.delivered(m)
+				return
+			}
+			// A failure is the loop's to handle, as any other: it gets the error back.
+			res := make(chan error, 1)
+			res <- err
+			m.result = res
+		default:
+		}
+	}
 	select {
 	case o.wake <- struct{}{}:
 	default:
+	}
+}
+
+// delivered drops head, the queue's first message, now acknowledged; the caller holds
+// the lock.
+func (o *outbox) delivered(head *outMsg) {
+	o.acked = head.seq
+	o.queue[0] = nil
+	o.queue = o.queue[1:]
+	if len(o.queue) == 0 {
+		for _, w := range o.empty {
+			close(w)
+		}
+		o.empty = nil
 	}
 }
 
@@ -160,15 +191,7 @@ func (o *outbox) ackLoop() {
 		case len(o.queue) == 0 || o.queue[0] != head || head.result != ch:
 			// Re-published meanwhile: wait for the new result.
 		case err == nil:
-			o.acked = head.seq
-			o.queue[0] = nil
-			o.queue = o.queue[1:]
-			if len(o.queue) == 0 {
-				for _, w := range o.empty {
-					close(w)
-				}
-				o.empty = nil
-			}
+			o.delivered(head)
 		default:
 			if o.up && !errors.Is(err, display.ErrClosed) {
 				o.log.Warn("mqtt: publish failed; waiting for the connection", "seq", head.seq, "err", err)

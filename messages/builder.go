@@ -25,7 +25,7 @@ type Message struct {
 // events always give the same messages. It is not safe for concurrent use.
 type Builder struct {
 	table   string
-	tableJS []byte // table as JSON, for the card message
+	tableJS []byte // table as JSON, for the card and state messages
 	rules   *baccarat.RuleSet
 	seq     uint64
 	offered []baccarat.InsuranceOffer
@@ -162,9 +162,12 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 			return nil, err
 		}
 	}
-	if err := add(api.TopicState, b.State(st, env)); err != nil {
-		return nil, err
+	s := b.State(st, env)
+	p, err := stateJSON(&s, b.tableJS)
+	if err != nil {
+		return nil, fmt.Errorf("messages: %s: %w", api.TopicState, err)
 	}
+	out = append(out, Message{Topic: api.TopicState, Seq: b.seq, Payload: p})
 	for i := range out {
 		if out[i].Topic.Retained() {
 			out[i].Seq = 0

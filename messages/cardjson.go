@@ -23,41 +23,59 @@ func cardJSON(m *api.Card, table []byte) ([]byte, error) {
 // appendCardJSON appends the card message m as JSON to b. It reports false when m
 // needs what it does not write: then b is to be dropped.
 func appendCardJSON(b []byte, m *api.Card, table []byte) ([]byte, bool) {
-	if !m.Card.Valid() {
+	b, ok := appendEnvelopeJSON(b, &m.Envelope, table)
+	if !ok {
 		return b, false
 	}
-	var ok bool
-	b = append(b, `{"schema":`...)
-	b = strconv.AppendInt(b, int64(m.Schema), 10)
-	b = append(b, `,"table":`...)
-	b = append(b, table...)
-	b = append(b, `,"shoe":`...)
-	b = strconv.AppendUint(b, uint64(m.Shoe), 10)
-	b = append(b, `,"round":`...)
-	b = strconv.AppendUint(b, uint64(m.Round), 10)
-	b = append(b, `,"seq":`...)
-	b = strconv.AppendUint(b, m.Seq, 10)
-	b = append(b, `,"at":`...)
-	if b, ok = appendTimeJSON(b, m.At); !ok {
+	b = append(b, ',')
+	if b, ok = appendSlotCardFields(b, &m.SlotCard); !ok {
 		return b, false
-	}
-	b = append(b, `,"slot":`...)
-	if b, ok = appendPlainString(b, m.Slot.String()); !ok {
-		return b, false
-	}
-	b = append(b, `,"card":`...)
-	if b, ok = appendPlainString(b, m.Card.Rank.String(), m.Card.Suit.String()); !ok {
-		return b, false
-	}
-	if m.CardNo != 0 {
-		b = append(b, `,"shoe_seq":`...)
-		b = strconv.AppendUint(b, m.CardNo, 10)
 	}
 	b = append(b, `,"player_points":`...)
 	b = strconv.AppendInt(b, int64(m.PlayerPoints), 10)
 	b = append(b, `,"banker_points":`...)
 	b = strconv.AppendInt(b, int64(m.BankerPoints), 10)
 	return append(b, '}'), true
+}
+
+// appendEnvelopeJSON appends '{' and the envelope env's fields as JSON, table being its
+// table's name as json.Marshal writes it. It reports false when env needs what it does
+// not write.
+func appendEnvelopeJSON(b []byte, env *api.Envelope, table []byte) ([]byte, bool) {
+	b = append(b, `{"schema":`...)
+	b = strconv.AppendInt(b, int64(env.Schema), 10)
+	b = append(b, `,"table":`...)
+	b = append(b, table...)
+	b = append(b, `,"shoe":`...)
+	b = strconv.AppendUint(b, uint64(env.Shoe), 10)
+	b = append(b, `,"round":`...)
+	b = strconv.AppendUint(b, uint64(env.Round), 10)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, env.Seq, 10)
+	b = append(b, `,"at":`...)
+	return appendTimeJSON(b, env.At)
+}
+
+// appendSlotCardFields appends the fields of sc as JSON, without braces. It reports false
+// for a card that is not one, which json.Marshal refuses.
+func appendSlotCardFields(b []byte, sc *api.SlotCard) ([]byte, bool) {
+	if !sc.Card.Valid() {
+		return b, false
+	}
+	var ok bool
+	b = append(b, `"slot":`...)
+	if b, ok = appendPlainString(b, sc.Slot.String()); !ok {
+		return b, false
+	}
+	b = append(b, `,"card":`...)
+	if b, ok = appendPlainString(b, sc.Card.Rank.String(), sc.Card.Suit.String()); !ok {
+		return b, false
+	}
+	if sc.CardNo != 0 {
+		b = append(b, `,"shoe_seq":`...)
+		b = strconv.AppendUint(b, sc.CardNo, 10)
+	}
+	return b, true
 }
 
 // appendTimeJSON appends t quoted in RFC 3339 with nanoseconds, as time.Time's
