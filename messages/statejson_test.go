@@ -190,3 +190,46 @@ func FuzzStateJSON(f *testing.F) {
 		checkStateJSON(t, randomState(rand.New(rand.NewPCG(a, b))))
 	})
 }
+
+// BenchmarkStateJSON writes the state message of a round being dealt (two cards on the
+// table) with encoding/json, as before, and with stateJSON.
+func BenchmarkStateJSON(b *testing.B) {
+	rs := baccarat.MustLookup("classic", baccarat.Options{})
+	bl, err := NewBuilder("B1", rs, roadmap.Settings{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := round.DefaultConfig(rs)
+	cfg.Burn = round.BurnNone
+	ctl, err := round.New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	at := time.Date(2026, 11, 27, 12, 0, 0, 123456789, time.UTC)
+	ctl.Step(round.Event{Kind: round.NewShoe, Set: "A", Decks: 8, At: at})
+	ctl.Step(round.Event{Kind: round.BetsClosed, At: at})
+	for i, c := range []string{"9H", "4S"} {
+		ctl.Step(round.Event{Kind: round.CardDrawn, Card: baccarat.MustParseCard(c), Seq: uint64(i + 1), At: at})
+	}
+	st := ctl.State()
+	s := bl.State(st, api.Envelope{Schema: api.Schema, Table: "B1", Shoe: st.Shoe, Round: st.Round, Seq: 9, At: at})
+	if len(s.Cards) != 2 {
+		b.Fatalf("state %+v: want two cards on the table", s)
+	}
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := json.Marshal(&s); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("stateJSON", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := stateJSON(&s, bl.tableJS); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
