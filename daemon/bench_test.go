@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -155,6 +156,9 @@ func benchCards(b *testing.B, url string, inProcess func(string, []byte, bool) e
 	}
 	defer xd.Close()
 	d.SetShoe(sd) // each card acknowledged once journalled, as a table does
+	// The loop's stages of each card, stamped as the loop reaches them.
+	var stamps [stages]atomic.Int64
+	d.stamp = func(s stage, at time.Time) { stamps[s].Store(at.UnixNano()) }
 	served := make(chan error, 1)
 	go func() { served <- d.Serve(ctx, client, sd.Events(), xd.Events()) }()
 	if err := client.WaitConnected(ctx); err != nil {
@@ -200,6 +204,7 @@ func benchCards(b *testing.B, url string, inProcess func(string, []byte, bool) e
 	lat, syncs := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
 	ptys, hops := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
 	floorMsg := []byte(`{"table":"B1","shoe":1,"round":1,"slot":"P1","card":"9H","shoe_seq":1,"at":"2026-11-27T12:00:00.000Z"}`)
+	var staged [stages][]time.Duration // the stamps of each card, as times after its write
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if len(cards) < 10 { // end the shoe and load a new one
@@ -224,6 +229,10 @@ func benchCards(b *testing.B, url string, inProcess func(string, []byte, bool) e
 			mu.Unlock()
 			if ok {
 				lat = append(lat, at.Sub(written))
+				// Stamped before the card's message was published: this card's.
+				for s := range stages {
+					staged[s] = append(staged[s], time.Duration(stamps[s].Load()-written.UnixNano()))
+				}
 				break
 			}
 			select {
@@ -266,6 +275,10 @@ func benchCards(b *testing.B, url string, inProcess func(string, []byte, bool) e
 	b.ReportMetric(float64(ptys[len(ptys)/2].Microseconds()), "pty-p50-µs")
 	slices.Sort(hops)
 	b.ReportMetric(float64(hops[len(hops)/2].Microseconds()), "hop-p50-µs")
+	for s, unit := range [stages]string{"read-p50-µs", "taken-p50-µs", "stepped-p50-µs", "synced-p50-µs"} {
+		slices.Sort(staged[s])
+		b.ReportMetric(float64(staged[s][len(staged[s])/2].Microseconds()), unit)
+	}
 }
 
 // ptyFloor opens a pseudo-terminal at link, read as the shoe's driver reads its port.

@@ -150,6 +150,10 @@ type Daemon struct {
 	idle    chan chan struct{}
 	waiting []chan struct{}
 	served  chan struct{} // closed when Serve returns
+	// stamp, set by benchmarks only (nil otherwise), is told when a shoe event reaches
+	// each stage of its step, and the time; stamping: the step under way is a shoe event's.
+	stamp    func(stage, time.Time)
+	stamping bool
 	// replayed is how many records the journal held at Open.
 	replayed int
 	// key signs the journal's heads and snapshots (nil: none); keyMissing: its file was
@@ -276,13 +280,21 @@ func selfCheck(st round.State, rs *baccarat.RuleSet) error {
 // batch), then everything visible (messages, acknowledgements, lamps, replies); then it
 // advances the node. An error is the journal's: the table cannot go on.
 func (d *Daemon) carryOut() error {
+	stamping := d.stamping
+	d.stamping = false
 	if !d.node.HasReady() {
 		return nil
+	}
+	if stamping {
+		d.stamp(stageStepped, d.clock.Now())
 	}
 	rd := d.node.Ready()
 	start := time.Now()
 	if err := table.Persist(d.j, &rd); err != nil {
 		return fmt.Errorf("journal: %w", err)
+	}
+	if stamping {
+		d.stamp(stageSynced, d.clock.Now())
 	}
 	if d.cfg.Metrics != nil && len(rd.Records) > 0 {
 		d.cfg.Metrics.Recorded(time.Since(start))
@@ -574,13 +586,29 @@ func (l *loop) onShoe(ev device.Event, ok bool) error {
 		l.shoe = nil
 		return nil
 	}
+	if l.d.stamp != nil {
+		l.d.stamp(stageRead, ev.Time)
+		l.d.stamp(stageTaken, l.d.clock.Now())
+	}
 	// What the shuffler reported before this card concerns the set it came from.
 	if err := l.drainShuffler(); err != nil {
 		return err
 	}
+	l.d.stamping = l.d.stamp != nil
 	l.d.deviceEvent("shoe", ev)
 	return nil
 }
+
+// stage is a point that a shoe event's step reaches, for the benchmarks' stamp.
+type stage int
+
+const (
+	stageRead    stage = iota // the driver read the event: the time it stamped on it
+	stageTaken                // the loop took the event
+	stageStepped              // the node stepped it: its records and messages are made
+	stageSynced               // its records are on disk; its messages go out next
+	stages                    // the number of stages
+)
 
 // onShuffler hands a shuffler event to the node; its line closed, the node learns that
 // no report can come.

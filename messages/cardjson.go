@@ -3,9 +3,9 @@ package messages
 import (
 	"encoding/json"
 	"strconv"
-	"time"
 
 	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/internal/jsonw"
 )
 
 // cardJSON is the card message m as JSON, byte for byte what json.Marshal gives. It
@@ -53,7 +53,7 @@ func appendEnvelopeJSON(b []byte, env *api.Envelope, table []byte) ([]byte, bool
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendUint(b, env.Seq, 10)
 	b = append(b, `,"at":`...)
-	return appendTimeJSON(b, env.At)
+	return jsonw.AppendTime(b, env.At)
 }
 
 // appendSlotCardFields appends the fields of sc as JSON, without braces. It reports false
@@ -64,11 +64,11 @@ func appendSlotCardFields(b []byte, sc *api.SlotCard) ([]byte, bool) {
 	}
 	var ok bool
 	b = append(b, `"slot":`...)
-	if b, ok = appendPlainString(b, sc.Slot.String()); !ok {
+	if b, ok = jsonw.AppendPlain(b, sc.Slot.String()); !ok {
 		return b, false
 	}
 	b = append(b, `,"card":`...)
-	if b, ok = appendPlainString(b, sc.Card.Rank.String(), sc.Card.Suit.String()); !ok {
+	if b, ok = jsonw.AppendPlain(b, sc.Card.Rank.String(), sc.Card.Suit.String()); !ok {
 		return b, false
 	}
 	if sc.CardNo != 0 {
@@ -76,37 +76,4 @@ func appendSlotCardFields(b []byte, sc *api.SlotCard) ([]byte, bool) {
 		b = strconv.AppendUint(b, sc.CardNo, 10)
 	}
 	return b, true
-}
-
-// appendTimeJSON appends t quoted in RFC 3339 with nanoseconds, as time.Time's
-// MarshalJSON writes it. It reports false for the times MarshalJSON refuses: a year
-// outside 0 to 9999, or a zone offset of 24 hours or more.
-func appendTimeJSON(b []byte, t time.Time) ([]byte, bool) {
-	if y := t.Year(); y < 0 || y > 9999 {
-		return b, false
-	}
-	if _, off := t.Zone(); off <= -24*3600 || off >= 24*3600 {
-		return b, false
-	}
-	b = append(b, '"')
-	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"'), true
-}
-
-// appendPlainString appends the strings ss joined and quoted; it reports false when
-// they hold a byte that encoding/json would escape (a control byte, a quote, a
-// backslash, <, > or &, or any byte outside ASCII).
-func appendPlainString(b []byte, ss ...string) ([]byte, bool) {
-	for _, s := range ss {
-		for i := 0; i < len(s); i++ {
-			if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-				return b, false
-			}
-		}
-	}
-	b = append(b, '"')
-	for _, s := range ss {
-		b = append(b, s...)
-	}
-	return append(b, '"'), true
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/internal/jsonw"
 )
 
 // stateJSON is the state message s as JSON, byte for byte what json.Marshal gives. It
@@ -29,13 +30,13 @@ func appendStateJSON(b []byte, s *api.State, table []byte) ([]byte, bool) {
 		return b, false
 	}
 	b = append(b, `,"phase":`...)
-	if b, ok = appendPlainString(b, s.Phase.String()); !ok {
+	if b, ok = jsonw.AppendPlain(b, s.Phase.String()); !ok {
 		return b, false
 	}
 	b = append(b, `,"betting_open":`...)
 	b = strconv.AppendBool(b, s.BettingOpen)
 	b = append(b, `,"rules":`...)
-	if b, ok = appendPlainString(b, s.Rules); !ok {
+	if b, ok = jsonw.AppendPlain(b, s.Rules); !ok {
 		return b, false
 	}
 	if s.Decks != 0 {
@@ -44,7 +45,7 @@ func appendStateJSON(b []byte, s *api.State, table []byte) ([]byte, bool) {
 	}
 	if s.Set != "" {
 		b = append(b, `,"set":`...)
-		if b, ok = appendPlainString(b, s.Set); !ok {
+		if b, ok = jsonw.AppendPlain(b, s.Set); !ok {
 			return b, false
 		}
 	}
@@ -71,7 +72,7 @@ func appendStateJSON(b []byte, s *api.State, table []byte) ([]byte, bool) {
 	b = strconv.AppendInt(b, int64(s.BankerPoints), 10)
 	if s.Next != 0 {
 		b = append(b, `,"next_slot":`...)
-		if b, ok = appendPlainString(b, s.Next.String()); !ok {
+		if b, ok = jsonw.AppendPlain(b, s.Next.String()); !ok {
 			return b, false
 		}
 	}

@@ -322,8 +322,9 @@ func Open(cfg Config, j *journal.Journal, now time.Time) (*Node, error) {
 // returns; after an error the journal's state on disk is unknown and the table must stop.
 func Persist(j *journal.Journal, rd *Ready) error {
 	var snapshotRecord uint64 // the record number the snapshot covers up to
-	for i, e := range rd.Records {
-		b, err := json.Marshal(e)
+	for i := range rd.Records {
+		e := &rd.Records[i]
+		b, err := entryJSON(e)
 		if err != nil {
 			return fmt.Errorf("record: %w", err)
 		}
