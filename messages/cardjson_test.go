@@ -15,17 +15,24 @@ import (
 // error where json.Marshal gives one.
 func checkCardJSON(t *testing.T, m api.Card) {
 	t.Helper()
-	want, werr := json.Marshal(m)
 	tj, err := json.Marshal(m.Table)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, gerr := cardJSON(&m, tj)
+	got, err := cardJSON(&m, tj)
+	checkAsEncodingJSON(t, m, got, err)
+}
+
+// checkAsEncodingJSON fails unless got is json.Marshal's bytes for v, and gerr an error
+// exactly when json.Marshal gives one.
+func checkAsEncodingJSON(t *testing.T, v any, got []byte, gerr error) {
+	t.Helper()
+	want, werr := json.Marshal(v)
 	if (werr != nil) != (gerr != nil) {
-		t.Fatalf("card %+v: error %v, json.Marshal's %v", m, gerr, werr)
+		t.Fatalf("%+v: error %v, json.Marshal's %v", v, gerr, werr)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("card %+v:\n got %s\nwant %s", m, got, want)
+		t.Fatalf("%+v:\n got %s\nwant %s", v, got, want)
 	}
 }
 

@@ -1,7 +1,6 @@
 package messages
 
 import (
-	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"testing"
@@ -18,18 +17,12 @@ import (
 // error where json.Marshal gives one.
 func checkStateJSON(t *testing.T, s api.State) {
 	t.Helper()
-	want, werr := json.Marshal(s)
 	tj, err := json.Marshal(s.Table)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, gerr := stateJSON(&s, tj)
-	if (werr != nil) != (gerr != nil) {
-		t.Fatalf("state %+v: error %v, json.Marshal's %v", s, gerr, werr)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("state %+v:\n got %s\nwant %s", s, got, want)
-	}
+	got, err := stateJSON(&s, tj)
+	checkAsEncodingJSON(t, s, got, err)
 }
 
 // randomState is a state message with every field drawn from rng, valid or not: each
@@ -108,21 +101,28 @@ func TestStateJSONIsEncodingJSONs(t *testing.T) {
 	}
 }
 
+// builderAndController are a builder and a controller, with no burn, for rules.
+func builderAndController(tb testing.TB, rules string) (*Builder, *round.Controller) {
+	tb.Helper()
+	rs := baccarat.MustLookup(rules, baccarat.Options{})
+	b, err := NewBuilder("B1", rs, roadmap.Settings{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg := round.DefaultConfig(rs)
+	cfg.Burn = round.BurnNone
+	ctl, err := round.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b, ctl
+}
+
 // TestStateJSONOfDealtShoes checks the state messages of whole shoes, dealt through
 // the controller, against encoding/json: the states a table publishes.
 func TestStateJSONOfDealtShoes(t *testing.T) {
 	for _, rules := range []string{"classic", "nc-insurance"} {
-		rs := baccarat.MustLookup(rules, baccarat.Options{})
-		b, err := NewBuilder("B1", rs, roadmap.Settings{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := round.DefaultConfig(rs)
-		cfg.Burn = round.BurnNone
-		ctl, err := round.New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b, ctl := builderAndController(t, rules)
 		at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 		step := func(ev round.Event) {
 			ev.At = at
@@ -194,17 +194,7 @@ func FuzzStateJSON(f *testing.F) {
 // BenchmarkStateJSON writes the state message of a round being dealt (two cards on the
 // table) with encoding/json, as before, and with stateJSON.
 func BenchmarkStateJSON(b *testing.B) {
-	rs := baccarat.MustLookup("classic", baccarat.Options{})
-	bl, err := NewBuilder("B1", rs, roadmap.Settings{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg := round.DefaultConfig(rs)
-	cfg.Burn = round.BurnNone
-	ctl, err := round.New(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	bl, ctl := builderAndController(b, "classic")
 	at := time.Date(2026, 11, 27, 12, 0, 0, 123456789, time.UTC)
 	ctl.Step(round.Event{Kind: round.NewShoe, Set: "A", Decks: 8, At: at})
 	ctl.Step(round.Event{Kind: round.BetsClosed, At: at})
