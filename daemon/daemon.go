@@ -302,6 +302,11 @@ func (d *Daemon) carryOut() error {
 	if d.oldIDs && rd.Snapshot != nil && rd.SnapshotAt > 0 {
 		d.removeOldIDs()
 	}
+	for _, m := range rd.Messages {
+		d.out.add(d.topics.Of(m.Topic), m.Seq, m.Payload, m.Topic.Retained())
+	}
+	// The logs come after the messages: a log line written to a slow sink must not hold
+	// back what the board shows.
 	for _, err := range rd.Problems {
 		d.log.Error("building messages", "err", err)
 	}
@@ -316,9 +321,6 @@ func (d *Daemon) carryOut() error {
 				fmt.Fprintf(d.cfg.Trace, "%s %s\n", s.Event.At.Format("15:04:05.000"), e)
 			}
 		}
-	}
-	for _, m := range rd.Messages {
-		d.out.add(d.topics.Of(m.Topic), m.Seq, m.Payload, m.Topic.Retained())
 	}
 	if err := d.signRounds(rd.Steps); err != nil {
 		return err
