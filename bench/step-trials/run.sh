@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the round controller's trial builds and times them against the code they change,
-# as docs/BENCHMARKS.md ("On the AMD EPYC machine") gives them. Each trial is one patch
-# to the round package at commit 2281d92, the code the figures were measured on; most are
+# as docs/BENCHMARKS.md ("On the AMD EPYC machine") gives them. Each trial is one patch to
+# the round or baccarat package at commit 2281d92, the code the figures were measured on; most are
 # wrong on purpose, to find a floor, and none is part of tablectl. The builds alternate,
 # PASSES times (7 unless given), each running BenchmarkStep/classic for 4,000,000 rounds
 # on one CPU. It prints each build's median and range in ns a round.
