@@ -788,17 +788,29 @@ func (d *Daemon) ArchiveHeld(payload []byte) {
 func (d *Daemon) Shipping() bool { return d.ship != nil }
 
 // Archived waits until the floor's archive holds every record the table wrote, or until
-// ctx is done. A table that does not ship its journal is archived at once.
+// ctx is done. A table that does not ship its journal is archived at once. Once the
+// archive holds them, the table publishes its status again: an archive that kept up
+// never made it late, so the last status may say less than it holds. Drained then waits
+// for that status too.
 func (d *Daemon) Archived(ctx context.Context) error {
 	if d.ship == nil {
 		return nil
 	}
-	return d.ship.CaughtUp(ctx)
+	if err := d.ship.CaughtUp(ctx); err != nil {
+		return err
+	}
+	d.ship.Announce()
+	return nil
 }
 
-// archiveLag puts the archive's lag in the status (table.Node.NoteArchive).
+// archiveLag puts the archive's lag in the status (table.Node.NoteArchive), and
+// publishes the status when Archived asked for it (table.Node.AnnounceArchive).
 func (d *Daemon) archiveLag() error {
 	lag := d.ship.Lag()
+	if d.ship.Announced() {
+		d.node.AnnounceArchive(&lag, d.ship.Late(), d.clock.Now())
+		return nil
+	}
 	d.node.NoteArchive(&lag, d.ship.Late(), d.clock.Now())
 	return nil
 }

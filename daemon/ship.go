@@ -70,6 +70,7 @@ type Shipper struct {
 	heldIn    chan struct{} // a held message came
 	connected chan struct{} // the transport (re)connected
 	lagOut    chan struct{} // the lag changed (LagChanged)
+	announce  atomic.Bool   // the next lag taken goes into a status (Announce)
 	// probe is nil but in tests. A channel received on it asks Run for a turn that
 	// checks the stall, as a tick does, and sends what is due. Run then answers on it
 	// how many of its inputs are still waiting.
@@ -174,6 +175,16 @@ func (s *Shipper) Lag() api.ArchiveLag {
 	return s.lag
 }
 
+// Announce asks for the lag in a status now, whatever it is: the table's loop takes it
+// at once (LagChanged), and Announced then reports true. It never waits.
+func (s *Shipper) Announce() {
+	s.announce.Store(true)
+	signal(s.lagOut)
+}
+
+// Announced reports whether Announce was called since it last reported true.
+func (s *Shipper) Announced() bool { return s.announce.Swap(false) }
+
 // Late reports whether the archive is behind by a record written the stall time ago or
 // more: it is not keeping up. An archive that holds each record a moment after it is
 // written is not late. The status goes out again when Late changes.
@@ -186,7 +197,8 @@ func (s *Shipper) Late() bool {
 // CaughtUp waits until the archive holds every record written, or until ctx is done.
 func (s *Shipper) CaughtUp(ctx context.Context) error {
 	s.mu.Lock()
-	if s.lag.Behind == 0 {
+	// The lag is as of its last update: records written since are not in it yet.
+	if s.lag.Behind == 0 && s.lag.Held >= s.durable.Load() {
 		s.mu.Unlock()
 		return nil
 	}

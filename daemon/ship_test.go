@@ -609,3 +609,37 @@ func TestDaemonShipsAndSaysTheLag(t *testing.T) {
 		t.Errorf("%d statuses: published at every record? %q", len(st), st)
 	}
 }
+
+// TestDaemonArchivedSaysWhatTheArchiveHolds: an archive that keeps up never makes the
+// table late, so no status follows its held point on the way; once the table has waited
+// for the archive (Archived, as a run does before it stops), its status says the archive
+// holds every record, not what it held when a status was last published.
+func TestDaemonArchivedSaysWhatTheArchiveHolds(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	cfg.Ship, cfg.ShipStall = true, 24*time.Hour // never late
+	r := startWith(t, cfg, nil)
+	first, firstHash := r.d.j.Head()
+	held := func(seq uint64, hash journal.Hash) {
+		b, _ := json.Marshal(api.ArchiveHeld{Schema: api.Schema, Table: "T7", Seq: seq, Hash: hash})
+		r.d.ArchiveHeld(b)
+	}
+	held(first, firstHash)
+	r.f.cards(t, "9H 5C KS KD")
+	r.settle(t)
+	seq, hash := r.d.j.Head()
+	if seq <= first {
+		t.Fatalf("no record written after record %d", first)
+	}
+	held(seq, hash)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.d.Archived(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.settle(t)
+	r.close(t)
+	st := archiveFields(t, r.rec.Published())
+	if want := fmt.Sprintf("held %d behind 0 since false", seq); len(st) == 0 || st[len(st)-1] != want {
+		t.Fatalf("statuses %q, want the last %q", st, want)
+	}
+}
