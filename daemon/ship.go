@@ -197,8 +197,9 @@ func (s *Shipper) Late() bool {
 // CaughtUp waits until the archive holds every record written, or until ctx is done.
 func (s *Shipper) CaughtUp(ctx context.Context) error {
 	s.mu.Lock()
-	// The lag is as of its last update: records written since are not in it yet.
-	if s.lag.Behind == 0 && s.lag.Held >= s.durable.Load() {
+	// Held, not Behind: the lag is as of its last update, and records written since are
+	// not in it yet.
+	if s.lag.Held >= s.durable.Load() {
 		s.mu.Unlock()
 		return nil
 	}

@@ -576,15 +576,7 @@ func TestDaemonShipsAndSaysTheLag(t *testing.T) {
 	if got, want := scrape(t, cfg.Metrics), fmt.Sprintf("tablectl_archive_behind_records %d\n", seq); !strings.Contains(got, want) {
 		t.Errorf("metrics lack %q", want)
 	}
-	held, _ := json.Marshal(api.ArchiveHeld{Schema: api.Schema, Table: "T7", Seq: seq, Hash: hash})
-	r.d.ArchiveHeld(held)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := r.d.Archived(ctx); err != nil {
-		t.Fatal(err)
-	}
-	r.settle(t)
-	r.close(t)
+	holdAllAndStop(t, r, seq, hash)
 	if got := scrape(t, cfg.Metrics); !strings.Contains(got, "tablectl_archive_behind_records 0\n") {
 		t.Errorf("metrics say the archive is behind:\n%s", got)
 	}
@@ -619,18 +611,33 @@ func TestDaemonArchivedSaysWhatTheArchiveHolds(t *testing.T) {
 	cfg.Ship, cfg.ShipStall = true, 24*time.Hour // never late
 	r := startWith(t, cfg, nil)
 	first, firstHash := r.d.j.Head()
-	held := func(seq uint64, hash journal.Hash) {
-		b, _ := json.Marshal(api.ArchiveHeld{Schema: api.Schema, Table: "T7", Seq: seq, Hash: hash})
-		r.d.ArchiveHeld(b)
-	}
-	held(first, firstHash)
+	archiveHolds(r, first, firstHash)
 	r.f.cards(t, "9H 5C KS KD")
 	r.settle(t)
 	seq, hash := r.d.j.Head()
 	if seq <= first {
 		t.Fatalf("no record written after record %d", first)
 	}
-	held(seq, hash)
+	holdAllAndStop(t, r, seq, hash)
+	st := archiveFields(t, r.rec.Published())
+	if want := fmt.Sprintf("held %d behind 0 since false", seq); len(st) == 0 || st[len(st)-1] != want {
+		t.Fatalf("statuses %q, want the last %q", st, want)
+	}
+}
+
+// archiveHolds hands the table the archive's held message: it holds up to record seq,
+// whose chain hash is hash.
+func archiveHolds(r *running, seq uint64, hash journal.Hash) {
+	b, _ := json.Marshal(api.ArchiveHeld{Schema: api.Schema, Table: "T7", Seq: seq, Hash: hash})
+	r.d.ArchiveHeld(b)
+}
+
+// holdAllAndStop tells the table the archive holds up to record seq, the journal's last
+// (archiveHolds), waits for the table to know it (Daemon.Archived), lets the table carry
+// out what follows, and stops it.
+func holdAllAndStop(t *testing.T, r *running, seq uint64, hash journal.Hash) {
+	t.Helper()
+	archiveHolds(r, seq, hash)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := r.d.Archived(ctx); err != nil {
@@ -638,8 +645,4 @@ func TestDaemonArchivedSaysWhatTheArchiveHolds(t *testing.T) {
 	}
 	r.settle(t)
 	r.close(t)
-	st := archiveFields(t, r.rec.Published())
-	if want := fmt.Sprintf("held %d behind 0 since false", seq); len(st) == 0 || st[len(st)-1] != want {
-		t.Fatalf("statuses %q, want the last %q", st, want)
-	}
 }

@@ -518,9 +518,8 @@ func (n *Node) NoteArchive(lag *api.ArchiveLag, late bool, at time.Time) {
 // AnnounceArchive is NoteArchive that always asks for the status again: for the table's
 // last word on its archive, such as before a clean stop.
 func (n *Node) AnnounceArchive(lag *api.ArchiveLag, late bool, at time.Time) {
-	n.setArchive(lag)
 	n.archiveLate = late
-	n.status(at)
+	n.SetArchive(lag, at)
 }
 
 func (n *Node) setArchive(lag *api.ArchiveLag) {
