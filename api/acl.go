@@ -2,40 +2,64 @@ package api
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tablectl/tablectl/irregularities"
 )
 
-// BrokerUser is a user of the broker and what it may do with the tables' topics. The
-// embedded broker (broker.Allowed) and the shipped Mosquitto ACL (MosquittoACL) both
-// follow BrokerUsers.
+// Every table has its own identity at the broker: it logs in as its table id (a user
+// of the password file, or the name in its client certificate), and may write only its
+// own topics, tablectl/v1/<its id>/... (TableWrites), and read its own commands and the
+// archives' held messages of it (TableReads). Mosquitto grants this with "pattern"
+// lines, which substitute the user name for %u; the embedded broker grants it to the
+// table it runs (broker.Allowed). A pattern applies to every user, so the name of a
+// service user (BrokerUsers, ArchiveUser) can never be a table's id (CheckTableUser).
+
+// TableWrites reports whether a table may publish on rest, a part of a topic under its
+// own tablectl/v1/<table>/: one of TableTopics, or the records for any archive
+// (archive/<archive>/records).
+func TableWrites(rest string) bool {
+	if slices.Contains(TableTopics(), rest) {
+		return true
+	}
+	_, part, ok := ArchivePartOf(rest)
+	return ok && part == ArchiveRecordsPart
+}
+
+// TableReads reports whether a table may read rest, a part of a topic under its own
+// tablectl/v1/<table>/: what it writes, its commands (cmd/<role>), and any archive's
+// held message (archive/<archive>/held).
+func TableReads(rest string) bool {
+	if slices.Contains(TableTopics(), rest) {
+		return true
+	}
+	if _, ok := CommandRoleOf(rest); ok {
+		return true
+	}
+	_, part, ok := ArchivePartOf(rest)
+	return ok && part == ArchiveHeldPart
+}
+
+// BrokerUser is a service user of the broker (not a table) and what it may do with the
+// tables' topics. The embedded broker (broker.Allowed) and the shipped Mosquitto ACL
+// (MosquittoACL) both follow BrokerUsers and ArchiveUser.
 type BrokerUser struct {
 	Name string
 	// About says what the user is, as comment lines above it in the ACL.
 	About string
-	// Table: the user is the table controller. It alone writes the table's topics
-	// (TableTopics) and reads the commands.
-	Table bool
 	// Commands are the roles whose command topics (cmd/<role>) the user writes.
 	Commands []irregularities.Role
-	// Archive: the user is the floor's archive (tablectl archive). It alone reads the
-	// tables' journal records (archive/records) and alone writes archive/held.
-	Archive bool
+	// Archive is the id of the floor's archive the user is (tablectl archive): it alone
+	// reads the tables' records for that archive (archive/<id>/records) and alone writes
+	// its held messages (archive/<id>/held). "" for any other user.
+	Archive string
 }
 
-// BrokerUsers are the broker's users, in the ACL's order. Every user reads the table's
-// topics (TableTopics) and archive/held; the table writes archive/records and the
-// archive alone reads them; nothing else is granted.
+// BrokerUsers are the broker's service users but the archives' (ArchiveUser), in the
+// ACL's order. Every one reads the table's topics (TableTopics) and every archive's
+// held message; nothing else is granted but the commands each writes.
 var BrokerUsers = []BrokerUser{
-	{Name: "tablectl", Table: true, About: `The table controller publishes every table topic, including the answers to commands
-(cmd/reply) and its will on status, and reads them back (it watches its own status to
-notice a broker that drops its publishes; its display board subscribes with the
-controller's credentials; at start it reads its own retained journal head); it alone
-reads the commands.
-
-A command must never be published retained: the ACL cannot refuse the retain flag, and
-tablectl ignores a retained command; tablectl.conf says how to clear one.`},
 	{Name: "dealer", Commands: []irregularities.Role{irregularities.Dealer},
 		About: `The dealer's console publishes dealer commands only, and reads the table's topics and
 the replies (not the commands of others).`},
@@ -45,20 +69,47 @@ the replies (not the commands of others).`},
 		About: `The console (tablectl console) publishes the commands of the roles it serves and reads
 the table's topics and the replies; it checks each person's role and tables itself
 before it publishes, and the table checks the role again.`},
-	{Name: "archive", Archive: true, About: `The floor's archive (tablectl archive) reads every table's journal records
-(archive/records) and publishes, retained, how far it holds each table (archive/held).`},
 	{Name: "pitsystem", About: `The pit system and the display boards read the table's topics and publish nothing.`},
 	{Name: "board"},
 }
 
-// BrokerUserNamed is the broker user of that name; false when there is none.
+// ArchiveUserPrefix begins the broker user name of every archive: "archive-<id>".
+const ArchiveUserPrefix = "archive-"
+
+// ArchiveUser is the broker user of the floor's archive of that id ("archive-<id>"),
+// which reads the tables' records for it and writes its held messages, nothing else.
+func ArchiveUser(archiveID string) BrokerUser {
+	return BrokerUser{Name: ArchiveUserPrefix + archiveID, Archive: archiveID,
+		About: fmt.Sprintf(`The floor's archive %q (tablectl archive, archive.id %s) reads every table's journal
+records for it (archive/%s/records) and publishes, retained, how far it holds each
+table (archive/%s/held). It reads and writes no other archive's topics.`, archiveID, archiveID, archiveID, archiveID)}
+}
+
+// BrokerUserNamed is the service user of that name, an archive's included; false when
+// there is none (a table's id, or no user at all).
 func BrokerUserNamed(name string) (BrokerUser, bool) {
 	for _, u := range BrokerUsers {
 		if u.Name == name {
 			return u, true
 		}
 	}
+	if id, ok := strings.CutPrefix(name, ArchiveUserPrefix); ok && CheckArchiveID(id) == nil {
+		return ArchiveUser(id), true
+	}
 	return BrokerUser{}, false
+}
+
+// CheckTableUser checks that a table id can be the table's broker user: not the name
+// of a service user (BrokerUsers), not an archive's ("archive-..."), not "tablectl"
+// (the embedded broker's own client), and one topic level (NewTopics).
+func CheckTableUser(id string) error {
+	if _, err := NewTopics(id); err != nil {
+		return err
+	}
+	if _, ok := BrokerUserNamed(id); ok || id == "tablectl" || strings.HasPrefix(id, ArchiveUserPrefix) {
+		return fmt.Errorf("table id %q is the name of a broker user that is not a table: a table logs in as its id, so choose another", id)
+	}
+	return nil
 }
 
 // WritesCommands reports whether u may publish on the command topic of role.
@@ -71,20 +122,73 @@ func (u BrokerUser) WritesCommands(role string) bool {
 	return false
 }
 
-// MosquittoACL is the Mosquitto ACL file for BrokerUsers, as shipped in
-// deploy/mosquitto/acl (`tablectl mosquitto-acl` writes it).
-func MosquittoACL() []byte {
+// ACLOptions choose what MosquittoACL covers.
+type ACLOptions struct {
+	// Archives are the ids of the floor's archives, each with its user
+	// (DefaultArchiveID when empty).
+	Archives []string
+	// Central also grants every line under a central broker's casino-wide layout,
+	// casino/<site>/<pit>/tablectl/v1/... (docs/mqtt.md, "Many tables"), where each
+	// table's bridge logs in as the table id.
+	Central bool
+}
+
+// CentralRoot is the first level of a central broker's casino-wide layout,
+// casino/<site>/<pit>/tablectl/v1/<table>/...
+const CentralRoot = "casino"
+
+// MosquittoACL is the Mosquitto ACL file for the tables (pattern lines) and the service
+// users, as shipped in deploy/mosquitto/acl (`tablectl mosquitto-acl` writes it). An
+// archive id CheckArchiveID refuses is an error.
+func MosquittoACL(o ACLOptions) ([]byte, error) {
+	archives := o.Archives
+	if len(archives) == 0 {
+		archives = []string{DefaultArchiveID}
+	}
+	for _, id := range archives {
+		if err := CheckArchiveID(id); err != nil {
+			return nil, fmt.Errorf("mosquitto-acl: %w", err)
+		}
+	}
+	roots := []string{""}
+	if o.Central {
+		roots = append(roots, CentralRoot+"/+/+/")
+	}
 	var b strings.Builder
 	b.WriteString(`# Mosquitto ACL for tablectl topics: tablectl/v1/<table>/... (docs/mqtt.md).
 # Install as /etc/mosquitto/tablectl/acl. A "+" stands for any table id.
 # Generated by "tablectl mosquitto-acl" from the package api: do not edit.
-#
-# Each user gets exactly the lines under its "user" line. No "pattern" lines are used:
-# a pattern applies to every user, so "pattern write tablectl/v1/+/cmd/%u" would also
-# let the board and pit system publish commands under their own names.
 `)
-	all := Prefix + "/+/"
-	for _, u := range BrokerUsers {
+	if o.Central {
+		b.WriteString(`# For a central broker: every line also under casino/<site>/<pit>/ (docs/mqtt.md,
+# "Many tables"), where each table's bridge logs in as the table id.
+`)
+	}
+	b.WriteString(`
+# Each table logs in as its own table id (its user in the password file, or the name in
+# its client certificate with use_identity_as_username), and %u below is that id: a
+# table publishes only its own topics, and reads back only those, its own commands and
+# the archives' held messages of it. It cannot write another table's topics, nor any
+# held message. No service user below has a table's name (tablectl refuses such a table
+# id), so these lines give the service users nothing.
+#
+# A command must never be published retained: the ACL cannot refuse the retain flag, and
+# tablectl ignores a retained command; tablectl.conf says how to clear one.
+`)
+	own := func(root string) string { return root + Prefix + "/%u/" }
+	for _, root := range roots {
+		for _, t := range TableTopics() {
+			fmt.Fprintf(&b, "pattern readwrite %s%s\n", own(root), t)
+		}
+		fmt.Fprintf(&b, "pattern read %s%s/+\n", own(root), CommandLevel)
+		fmt.Fprintf(&b, "pattern write %s%s/+/%s\n", own(root), ArchiveLevel, ArchiveRecordsPart)
+		fmt.Fprintf(&b, "pattern read %s%s/+/%s\n", own(root), ArchiveLevel, ArchiveHeldPart)
+	}
+	users := slices.Clone(BrokerUsers)
+	for _, id := range archives {
+		users = append(users, ArchiveUser(id))
+	}
+	for _, u := range users {
 		b.WriteString("\n")
 		if u.About != "" {
 			for _, line := range strings.Split(u.About, "\n") {
@@ -92,30 +196,21 @@ func MosquittoACL() []byte {
 			}
 		}
 		fmt.Fprintf(&b, "user %s\n", u.Name)
-		access := "read"
-		if u.Table {
-			access = "readwrite"
+		for _, root := range roots {
+			all := root + Prefix + "/+/"
+			if u.Archive != "" {
+				fmt.Fprintf(&b, "topic read %s%s/%s/%s\n", all, ArchiveLevel, u.Archive, ArchiveRecordsPart)
+				fmt.Fprintf(&b, "topic readwrite %s%s/%s/%s\n", all, ArchiveLevel, u.Archive, ArchiveHeldPart)
+				continue
+			}
+			for _, r := range u.Commands {
+				fmt.Fprintf(&b, "topic write %s%s/%s\n", all, CommandLevel, r)
+			}
+			for _, t := range TableTopics() {
+				fmt.Fprintf(&b, "topic read %s%s\n", all, t)
+			}
+			fmt.Fprintf(&b, "topic read %s%s/+/%s\n", all, ArchiveLevel, ArchiveHeldPart)
 		}
-		for _, r := range u.Commands {
-			fmt.Fprintf(&b, "topic write %s%s/%s\n", all, CommandLevel, r)
-		}
-		for _, t := range TableTopics() {
-			fmt.Fprintf(&b, "topic %s %s%s\n", access, all, t)
-		}
-		if u.Table {
-			fmt.Fprintf(&b, "topic read %s%s/+\n", all, CommandLevel)
-		}
-		switch {
-		case u.Table:
-			fmt.Fprintf(&b, "topic write %s%s\n", all, ArchiveRecordsTopic)
-		case u.Archive:
-			fmt.Fprintf(&b, "topic read %s%s\n", all, ArchiveRecordsTopic)
-		}
-		heldAccess := "read"
-		if u.Archive {
-			heldAccess = "readwrite"
-		}
-		fmt.Fprintf(&b, "topic %s %s%s\n", heldAccess, all, ArchiveHeldTopic)
 	}
-	return []byte(b.String())
+	return []byte(b.String()), nil
 }

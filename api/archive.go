@@ -1,78 +1,148 @@
 package api
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tablectl/tablectl/journal"
 )
 
-// The archive's topics (docs/archive.md, "Shipping"). A table that ships its journal
-// publishes batches of records on tablectl/v1/<table>/archive/records, QoS 1, never
-// retained; the archive (tablectl archive) stores them and publishes, retained, how far
-// it holds the table on tablectl/v1/<table>/archive/held. The table reads that message
-// and sends again from the record after it. Neither topic is one of TableTopics: the
-// display boards and the pit system's "+" filters do not see the records.
+// The archive's topics (docs/archive.md, "Shipping"). Each archive of a floor has an
+// id (DefaultArchiveID unless its configuration names another), and its own two topics
+// under each table: a table that ships its journal to it publishes batches of records
+// on tablectl/v1/<table>/archive/<archive>/records, QoS 1, never retained; the archive
+// (tablectl archive) stores them and publishes, retained, how far it holds the table on
+// tablectl/v1/<table>/archive/<archive>/held. The table reads that message and sends
+// again from the record after it. No archive's topics are among TableTopics: the
+// display boards and the pit system's "+" filters do not see the records, and no
+// archive reads or moves another's.
 
-// ArchiveLevel is the level under a table's topics where the archive's topics are.
+// ArchiveLevel is the level under a table's topics where the archives' topics are.
 const ArchiveLevel = "archive"
 
-// ArchiveRecordsTopic and ArchiveHeldTopic are the archive's topics' parts under
-// tablectl/v1/<table>/.
+// ArchiveRecordsPart and ArchiveHeldPart are the last levels of an archive's topics.
 const (
-	ArchiveRecordsTopic = ArchiveLevel + "/records"
-	ArchiveHeldTopic    = ArchiveLevel + "/held"
+	ArchiveRecordsPart = "records"
+	ArchiveHeldPart    = "held"
 )
 
-// ArchiveRecordsFilter is the filter the archive subscribes to for every table's records.
-const ArchiveRecordsFilter = Prefix + "/+/" + ArchiveRecordsTopic
+// DefaultArchiveID is the id of a floor's archive whose configuration names none, and
+// the archive a shipping table ships to when its configuration names none.
+const DefaultArchiveID = "floor"
 
-// ArchiveHeldFilter is the filter for every table's archive/held message (the console's).
-const ArchiveHeldFilter = Prefix + "/+/" + ArchiveHeldTopic
+// MaxArchiveIDLen is the longest archive id, in bytes.
+const MaxArchiveIDLen = 32
 
-// ArchiveRecords is tablectl/v1/<table>/archive/records: the table's journal records
-// for the archive, QoS 1, not retained.
-func (t Topics) ArchiveRecords() string { return t.Base() + ArchiveRecordsTopic }
-
-// ArchiveHeld is tablectl/v1/<table>/archive/held (retained, the archive's): how far the
-// archive holds the table.
-func (t Topics) ArchiveHeld() string { return t.Base() + ArchiveHeldTopic }
-
-// TableOfArchiveTopic returns the table id of an archive topic,
-// tablectl/v1/<table>/archive/records or .../archive/held, and which of the two parts it
-// is (ArchiveRecordsTopic or ArchiveHeldTopic). ok is false for any other topic or a
-// table id NewTopics would refuse.
-func TableOfArchiveTopic(topic string) (table, part string, ok bool) {
-	for _, p := range []string{ArchiveRecordsTopic, ArchiveHeldTopic} {
-		rest, found := cutAffixes(topic, Prefix+"/", "/"+p)
-		if found && checkLevel("table id", rest, MaxTableIDLen) == nil {
-			return rest, p, true
+// CheckArchiveID checks an archive's id: 1 to MaxArchiveIDLen lower-case letters,
+// digits, '-' or '_', beginning with a letter or a digit.
+func CheckArchiveID(id string) error {
+	if id == "" || len(id) > MaxArchiveIDLen {
+		return fmt.Errorf("archive id %q: want 1 to %d characters", id, MaxArchiveIDLen)
+	}
+	for i, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+		case (r == '-' || r == '_') && i > 0:
+		default:
+			return fmt.Errorf("archive id %q: want lower-case letters, digits, '-' or '_', beginning with a letter or a digit", id)
 		}
 	}
-	return "", "", false
+	return nil
 }
 
-func cutAffixes(s, prefix, suffix string) (string, bool) {
-	if len(s) < len(prefix)+len(suffix) || s[:len(prefix)] != prefix || s[len(s)-len(suffix):] != suffix {
-		return "", false
+// ArchiveRecordsFilter is the filter archive archiveID subscribes to for every table's
+// records: tablectl/v1/+/archive/<archive>/records.
+func ArchiveRecordsFilter(archiveID string) string {
+	return Prefix + "/+/" + ArchiveLevel + "/" + archiveID + "/" + ArchiveRecordsPart
+}
+
+// ArchiveHeldFilter is the filter of every table's held message of archive archiveID:
+// tablectl/v1/+/archive/<archive>/held.
+func ArchiveHeldFilter(archiveID string) string {
+	return Prefix + "/+/" + ArchiveLevel + "/" + archiveID + "/" + ArchiveHeldPart
+}
+
+// ArchivesHeldFilter is the filter of every table's held message of every archive
+// (the console's): tablectl/v1/+/archive/+/held.
+const ArchivesHeldFilter = Prefix + "/+/" + ArchiveLevel + "/+/" + ArchiveHeldPart
+
+// ArchiveRecords is tablectl/v1/<table>/archive/<archive>/records: the table's journal
+// records for archive archiveID, QoS 1, not retained.
+func (t Topics) ArchiveRecords(archiveID string) string {
+	return t.Base() + ArchiveLevel + "/" + archiveID + "/" + ArchiveRecordsPart
+}
+
+// ArchiveHeld is tablectl/v1/<table>/archive/<archive>/held (retained, archive
+// archiveID's): how far that archive holds the table.
+func (t Topics) ArchiveHeld(archiveID string) string {
+	return t.Base() + ArchiveLevel + "/" + archiveID + "/" + ArchiveHeldPart
+}
+
+// ArchiveHeldAny is tablectl/v1/<table>/archive/+/held: the held messages of every
+// archive of the table (the table's own subscription).
+func (t Topics) ArchiveHeldAny() string {
+	return t.Base() + ArchiveLevel + "/+/" + ArchiveHeldPart
+}
+
+// ArchiveTopic is an archive topic taken apart.
+type ArchiveTopic struct {
+	// Table and Archive are the ids of the table and the archive.
+	Table, Archive string
+	// Part is ArchiveRecordsPart or ArchiveHeldPart.
+	Part string
+}
+
+// ParseArchiveTopic takes apart tablectl/v1/<table>/archive/<archive>/records (or
+// .../held). ok is false for any other topic, a table id NewTopics would refuse or an
+// archive id CheckArchiveID would.
+func ParseArchiveTopic(topic string) (at ArchiveTopic, ok bool) {
+	rest, found := strings.CutPrefix(topic, Prefix+"/")
+	if !found {
+		return ArchiveTopic{}, false
 	}
-	return s[len(prefix) : len(s)-len(suffix)], true
+	levels := strings.Split(rest, "/")
+	if len(levels) != 4 || levels[1] != ArchiveLevel || (levels[3] != ArchiveRecordsPart && levels[3] != ArchiveHeldPart) {
+		return ArchiveTopic{}, false
+	}
+	if checkLevel("table id", levels[0], MaxTableIDLen) != nil || CheckArchiveID(levels[2]) != nil {
+		return ArchiveTopic{}, false
+	}
+	return ArchiveTopic{Table: levels[0], Archive: levels[2], Part: levels[3]}, true
+}
+
+// ArchivePartOf returns the archive id and the part of rest, the part of a topic under
+// tablectl/v1/<table>/, when it is an archive topic archive/<archive>/records or
+// archive/<archive>/held.
+func ArchivePartOf(rest string) (archiveID, part string, ok bool) {
+	at, ok := ParseArchiveTopic(Prefix + "/t/" + rest)
+	return at.Archive, at.Part, ok
 }
 
 // MaxArchiveBatch is the most records one ArchiveBatch carries.
 const MaxArchiveBatch = 256
 
-// ArchiveBatch is one message on archive/records: journal records of the table in
-// order, with no gap, and the signed heads of the table's journal that cover records up
-// to the batch's last (each head at most once over the batches, in order of Seq).
+// ArchiveBatch is one message on archive/<archive>/records: journal records of the
+// table in order, with no gap, the head of the last of them that the table signed for
+// the batch, naming itself, and the signed heads of the table's journal that cover
+// records up to the batch's last (each head at most once over the batches, in order of
+// Seq). The archive stores the records only under Signed: a record that no signature of
+// the table covers is never held.
 type ArchiveBatch struct {
-	Schema  int             `json:"schema"`
-	Table   string          `json:"table"`
+	Schema int    `json:"schema"`
+	Table  string `json:"table"`
+	// Archive is the id of the archive the batch is for, as its topic names it.
+	Archive string          `json:"archive"`
 	Records []ArchiveRecord `json:"records"`
+	// Signed is the head of the batch's last record, naming the table
+	// (journal.SignTable), signed with the table's key: it covers every record of the
+	// batch, and every record before them, through the chain.
+	Signed journal.Checkpoint `json:"signed"`
 	// Heads are signed journal heads (docs/journal.md, "Tamper evidence") whose Seq is
 	// at most the last record's of this batch.
 	Heads []journal.Checkpoint `json:"heads,omitempty"`
 	// Written is the number of the last record the table had written when it sent
-	// the batch: how far the archive has to go.
+	// the batch: how far the archive has to go. It is at least the last record's.
 	Written uint64 `json:"written"`
 }
 
@@ -84,15 +154,22 @@ type ArchiveRecord struct {
 	Data []byte       `json:"data"`
 }
 
-// ArchiveHeld is the retained message on archive/held: how far the archive holds the
-// table, and what it refused of it.
+// ArchiveHeld is the retained message on archive/<archive>/held: how far the archive
+// holds the table, and what it refused of it.
 type ArchiveHeld struct {
 	Schema int    `json:"schema"`
 	Table  string `json:"table"`
+	// Archive is the id of the archive that holds the table.
+	Archive string `json:"archive"`
 	// Seq is the last record held in order (0: none); Hash its chain hash. The table
 	// sends again from Seq+1.
 	Seq  uint64       `json:"seq"`
 	Hash journal.Hash `json:"hash"`
+	// Signed is the table's own head of record Seq, naming the table, under which the
+	// archive holds it (absent when Seq is 0). A table believes a held message only
+	// when Signed verifies with its key: a held message someone else wrote cannot stop
+	// its shipping or move it.
+	Signed *journal.Checkpoint `json:"signed,omitempty"`
 	// Written is the last record number the table said it had written (ArchiveBatch).
 	Written uint64 `json:"written"`
 	// At is when the archive last stored a record of the table (zero: never).
@@ -103,9 +180,9 @@ type ArchiveHeld struct {
 }
 
 // ArchiveAlarm is an item the archive refused and kept apart (docs/archive.md, "What
-// the archive checks"): what (a "record" or a "head") at which sequence number, the
-// alarm's kind (not-chained, rollback, bad-signature, unknown-table) and the reason, in
-// words naming the table and the place.
+// the archive checks"): what (a "record", a "batch" or a "head") at which sequence
+// number, the alarm's kind (not-chained, rollback, bad-signature, not-signed,
+// not-stored) and the reason, in words naming the table and the place.
 type ArchiveAlarm struct {
 	At     time.Time `json:"at"`
 	Item   string    `json:"item"`
@@ -117,6 +194,9 @@ type ArchiveAlarm struct {
 // ArchiveLag is, in a table's status, how far the archive is behind the table's
 // journal. Absent from the status of a table that does not ship its journal.
 type ArchiveLag struct {
+	// Archive names the archive, for a table that ships to more than one: the status
+	// then says the lag of the one furthest behind. Absent for a table of one archive.
+	Archive string `json:"archive,omitempty"`
 	// Held is the last record the archive holds, as its archive/held message said (0:
 	// none, or no message yet).
 	Held uint64 `json:"held"`

@@ -88,17 +88,27 @@ func Allowed(role Role, topic string, write bool) bool {
 	if role == Anonymous {
 		name = string(RoleBoard) // an anonymous client reads like a board
 	}
+	if role == RoleTablectl {
+		if write {
+			return api.TableWrites(rest)
+		}
+		return api.TableReads(rest)
+	}
+	if role == RoleArchive {
+		name = api.ArchiveUserPrefix + api.DefaultArchiveID
+	}
 	u, known := api.BrokerUserNamed(name)
+	archiveID, part, isArchive := api.ArchivePartOf(rest)
 	switch {
 	case !known:
 		return false
-	case rest == api.ArchiveRecordsTopic:
-		return write && u.Table || !write && u.Archive
-	case rest == api.ArchiveHeldTopic:
-		return !write || u.Archive
+	case isArchive && part == api.ArchiveRecordsPart:
+		return !write && u.Archive == archiveID
+	case isArchive:
+		return !write || u.Archive == archiveID
+	case u.Archive != "":
+		return false
 	case !write:
-		return isTable || isCommand && u.Table
-	case u.Table:
 		return isTable
 	}
 	return isCommand && u.WritesCommands(cmdRole)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/tablectl/tablectl/api"
 )
 
 // Archive is the archive: section of the file. Its key ship is the table's: send the
@@ -17,7 +19,10 @@ import (
 // (tablectl archive, ArchiveService); tablectl run ignores them, and tablectl archive
 // ignores ship.
 type Archive struct {
-	Ship           bool `yaml:"ship"`
+	Ship bool `yaml:"ship"`
+	// To are the ids of the archives the table ships to, each on its own topics
+	// (api.DefaultArchiveID when empty): the floor's archive, and a standby.
+	To             []string `yaml:"to"`
 	ArchiveService `yaml:",inline"`
 }
 
@@ -25,8 +30,12 @@ type Archive struct {
 // archive"): the floor's broker it reads the tables' records from, its database and the
 // tables' keys.
 type ArchiveService struct {
+	// ID is the archive's id (api.DefaultArchiveID when empty): it reads the records
+	// on archive/<id>/records and writes archive/<id>/held alone.
+	ID string `yaml:"id"`
 	// MQTT is the floor's broker, with the archive's own user (deploy/mosquitto/acl's
-	// "archive"): url, username, password_file, ca, cert and key, as the table's mqtt.
+	// "archive-<id>", the default username): url, username, password_file, ca, cert and
+	// key, as the table's mqtt.
 	MQTT MQTT `yaml:"mqtt"`
 	// Central: the broker is a central one; the archive also takes the tables of the
 	// casino-wide layout casino/<site>/<pit>/tablectl/v1/... (docs/mqtt.md).
@@ -35,14 +44,31 @@ type ArchiveService struct {
 	DB string `yaml:"db"`
 	// Keys is the keys file: one line "TABLE-ID PUBLIC-KEY" a table.
 	Keys string `yaml:"keys"`
-	// ClientID is the archive's MQTT client id, whose session the broker keeps.
+	// ClientID is the archive's MQTT client id, whose session the broker keeps
+	// ("tablectl-archive-<id>" when empty).
 	ClientID string `yaml:"client_id"`
 }
 
 // DefaultArchiveService is tablectl archive's settings that the file and the flags
-// leave out.
+// leave out (WithDefaults fills in those that follow from the id).
 func DefaultArchiveService() ArchiveService {
-	return ArchiveService{MQTT: MQTT{Username: "archive"}, ClientID: "tablectl-archive"}
+	return ArchiveService{}
+}
+
+// WithDefaults fills in what follows from the archive's id: the id itself
+// (api.DefaultArchiveID), its broker user "archive-<id>" and its client id
+// "tablectl-archive-<id>", where they are not set.
+func (c ArchiveService) WithDefaults() ArchiveService {
+	if c.ID == "" {
+		c.ID = api.DefaultArchiveID
+	}
+	if c.MQTT.Username == "" {
+		c.MQTT.Username = api.ArchiveUserPrefix + c.ID
+	}
+	if c.ClientID == "" {
+		c.ClientID = "tablectl-archive-" + c.ID
+	}
+	return c
 }
 
 // ArchiveFlags are the settings of tablectl archive's command line. Only the flags
@@ -54,7 +80,7 @@ type ArchiveFlags struct {
 	MQTT, MQTTUser, MQTTPassword string
 	MQTTCA, MQTTCert, MQTTKey    string
 	Central                      bool
-	DB, Keys, ClientID           string
+	ID, DB, Keys, ClientID       string
 	LogJSON                      bool
 }
 
@@ -70,6 +96,7 @@ type ArchiveRun struct {
 
 // archiveFlagKeys names the key each of tablectl archive's flags overrides.
 var archiveFlagKeys = map[string]string{
+	"id":   "archive.id",
 	"mqtt": "archive.mqtt.url", "mqtt-user": "archive.mqtt.username", "mqtt-ca": "archive.mqtt.ca",
 	"mqtt-cert": "archive.mqtt.cert", "mqtt-key": "archive.mqtt.key", "central": "archive.central",
 	"db": "archive.db", "keys": "archive.keys", "client-id": "archive.client_id", "log-json": "log.json",
@@ -105,6 +132,7 @@ func ApplyArchiveFlags(base Config, f ArchiveFlags) (ArchiveRun, error) {
 	r := ArchiveRun{ArchiveService: base.Archive.ArchiveService, LogJSON: base.Log.JSON}
 	c := &r.ArchiveService
 	overrides := map[string]func(){
+		"id":        func() { c.ID = f.ID },
 		"mqtt":      func() { c.MQTT.URL = f.MQTT },
 		"mqtt-user": func() { c.MQTT.Username = f.MQTTUser },
 		"mqtt-ca":   func() { c.MQTT.CA = f.MQTTCA },
@@ -121,6 +149,7 @@ func ApplyArchiveFlags(base Config, f ArchiveFlags) (ArchiveRun, error) {
 			apply()
 		}
 	}
+	*c = c.WithDefaults()
 	chk := &file{lines: map[string]int{}}
 	chk.checkArchiveService(*c)
 	for _, need := range []struct{ key, v, msg string }{
@@ -169,6 +198,12 @@ var clientIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 // is not faulted: only tablectl archive needs its broker, database and keys
 // (ApplyArchiveFlags).
 func (f *file) checkArchiveService(c ArchiveService) {
+	if c.ID != "" {
+		if err := api.CheckArchiveID(c.ID); err != nil {
+			f.at("archive.id", "%v", err)
+		}
+	}
+	c = c.WithDefaults()
 	m := c.MQTT
 	if m.URL == "" {
 		for _, k := range []string{"password_file", "ca", "cert", "key"} {
@@ -210,5 +245,19 @@ func (f *file) checkArchiveService(c ArchiveService) {
 	}
 	if !clientIDPattern.MatchString(c.ClientID) {
 		f.at("archive.client_id", "%q: want 1 to 64 letters, digits, '.', '_' or '-'", c.ClientID)
+	}
+}
+
+// checkArchiveTo checks the ids of the archives a table ships to: each one an archive
+// id, none twice.
+func (f *file) checkArchiveTo(ids []string) {
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if err := api.CheckArchiveID(id); err != nil {
+			f.at("archive.to", "%v", err)
+		} else if seen[id] {
+			f.at("archive.to", "archive %q is named twice", id)
+		}
+		seen[id] = true
 	}
 }

@@ -66,6 +66,7 @@ func (f *file) check(c *Config) error {
 	f.checkGPIO(c.GPIO)
 	f.checkConsole(c.Console)
 	f.checkArchiveService(c.Archive.ArchiveService)
+	f.checkArchiveTo(c.Archive.To)
 	if len(f.errs) > 0 {
 		return f.errs
 	}

@@ -36,6 +36,7 @@ type Flags struct {
 	HTTP, Metrics                 string
 	LogJSON                       bool
 	ArchiveShip                   bool
+	ArchiveTo                     []string
 	Simulate                      bool
 	Pace                          time.Duration
 	Scenario                      string
@@ -151,6 +152,7 @@ func ApplyFlags(base Config, fromFile bool, f Flags) (Run, error) {
 		"log-json":            func() { c.Log.JSON = f.LogJSON },
 		"metrics":             func() { c.Metrics = f.Metrics },
 		"archive-ship":        func() { c.Archive.Ship = f.ArchiveShip },
+		"archive-to":          func() { c.Archive.To = f.ArchiveTo },
 	}
 	overridden := false
 	for _, name := range slices.Sorted(maps.Keys(f.Given)) {

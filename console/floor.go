@@ -221,7 +221,7 @@ func (f *floor) ingest(topic string, payload []byte) error {
 	if api.IsCommandLevel(p.rest) {
 		return nil // another client's command: not the console's business
 	}
-	if p.rest == api.ArchiveHeldTopic {
+	if _, part, ok := api.ArchivePartOf(p.rest); ok && part == api.ArchiveHeldPart {
 		return f.ingestArchive(p, payload)
 	}
 	event := p.rest

@@ -102,9 +102,13 @@ type Config struct {
 	// (docs/archive.md, "Shipping"), and say in the status how far it is behind; the
 	// status goes out again when the archive becomes late or is no longer, and when it
 	// holds every record after a status said it did not. The
-	// transport must hand the archive's held message to ArchiveHeld. ShipWindow and
-	// ShipStall are the Shipper's Window and Stall (0: the defaults).
+	// transport must hand the archives' held messages to ArchiveHeld. ShipTo names the
+	// archives shipped to, each on its own topics (api.DefaultArchiveID when empty);
+	// the status says the lag of the one furthest behind. ShipWindow and ShipStall are
+	// the Shipper's Window and Stall (0: the defaults). Shipping needs the signing key:
+	// every batch carries the table's signature.
 	Ship       bool
+	ShipTo     []string
 	ShipWindow uint64
 	ShipStall  time.Duration
 }
@@ -163,8 +167,8 @@ type Daemon struct {
 	signed     uint64
 	// brokerSaw: the broker held a signed head of the table, checked at Open.
 	brokerSaw bool
-	// ship sends the journal to the floor's archive (nil: it is not shipped).
-	ship *Shipper
+	// ship sends the journal to the floor's archives (nil: it is not shipped).
+	ship *shippers
 }
 
 // asked is a command waiting for its reply.
@@ -226,9 +230,12 @@ func Open(cfg Config) (*Daemon, error) {
 		return nil, d.closeOnError(journalError(cfg.JournalDir, err))
 	}
 	if cfg.Ship {
-		d.ship = NewShipper(ShipOptions{Table: cfg.Table, Journal: j, Window: cfg.ShipWindow, Stall: cfg.ShipStall,
-			Clock: clock, Logger: cfg.Logger, Metrics: cfg.Metrics})
-		lag := d.ship.Lag()
+		if d.key == nil {
+			return nil, d.closeOnError(errors.New("the table ships its journal (archive.ship) but has no signing key: every batch the archive stores is signed"))
+		}
+		d.ship = newShippers(ShipOptions{Table: cfg.Table, Key: d.key, Journal: j, Window: cfg.ShipWindow, Stall: cfg.ShipStall,
+			Clock: clock, Logger: cfg.Logger, Metrics: cfg.Metrics}, cfg.ShipTo)
+		lag, _ := d.ship.lag()
 		d.node.SetArchive(&lag, clock.Now())
 	}
 	if err := d.checkSigning(rep); err != nil {
@@ -326,7 +333,7 @@ func (d *Daemon) carryOut() error {
 		return err
 	}
 	if d.ship != nil {
-		d.ship.Written(d.j.LastSeq()) // on disk: Persist synced it
+		d.ship.written(d.j.LastSeq()) // on disk: Persist synced it
 	}
 	if d.acker != nil {
 		for _, ev := range rd.Acks {
@@ -422,10 +429,10 @@ func (d *Daemon) Serve(ctx context.Context, tr Transport, shoeEvents, shufflerEv
 		shipped := make(chan struct{})
 		go func() {
 			defer close(shipped)
-			d.ship.Run(shipCtx, tr)
+			d.ship.run(shipCtx, tr)
 		}()
 		defer func() { stop(); <-shipped }()
-		archive = d.ship.LagChanged()
+		archive = d.ship.changed
 	}
 	var beat <-chan time.Time
 	if d.cfg.Watchdog != nil && d.cfg.HeartbeatEvery > 0 {
@@ -772,15 +779,16 @@ func (d *Daemon) OnConnect(resend display.Publisher) {
 	}
 	d.out.onConnect(resend)
 	if d.ship != nil {
-		d.ship.Connected()
+		d.ship.connected()
 	}
 }
 
-// ArchiveHeld is the transport's hook for the archive's retained held message
-// (display.Options.OnArchiveHeld) of a table that ships its journal. It never waits.
-func (d *Daemon) ArchiveHeld(payload []byte) {
+// ArchiveHeld is the transport's hook for an archive's retained held message
+// (display.Options.OnArchiveHeld) of a table that ships its journal. A message of an
+// archive the table does not ship to is ignored. It never waits.
+func (d *Daemon) ArchiveHeld(archiveID string, payload []byte) {
 	if d.ship != nil {
-		d.ship.Held(payload)
+		d.ship.held(archiveID, payload)
 	}
 }
 
@@ -796,22 +804,22 @@ func (d *Daemon) Archived(ctx context.Context) error {
 	if d.ship == nil {
 		return nil
 	}
-	if err := d.ship.CaughtUp(ctx); err != nil {
+	if err := d.ship.caughtUp(ctx); err != nil {
 		return err
 	}
-	d.ship.Announce()
+	d.ship.announceNext()
 	return nil
 }
 
 // archiveLag puts the archive's lag in the status (table.Node.NoteArchive), and
 // publishes the status when Archived asked for it (table.Node.AnnounceArchive).
 func (d *Daemon) archiveLag() error {
-	lag := d.ship.Lag()
-	if d.ship.Announced() {
-		d.node.AnnounceArchive(&lag, d.ship.Late(), d.clock.Now())
+	lag, late := d.ship.lag()
+	if d.ship.announced() {
+		d.node.AnnounceArchive(&lag, late, d.clock.Now())
 		return nil
 	}
-	d.node.NoteArchive(&lag, d.ship.Late(), d.clock.Now())
+	d.node.NoteArchive(&lag, late, d.clock.Now())
 	return nil
 }
 

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +40,13 @@ const (
 type ShipOptions struct {
 	// Table is the table's id.
 	Table string
+	// Archive is the id of the floor's archive shipped to (api.DefaultArchiveID when
+	// empty): the batches go on its records topic, and only its held message is read.
+	Archive string
+	// Key is the table's signing key. Each batch carries the head of its last record,
+	// naming the table, signed with it (api.ArchiveBatch.Signed); a held message is
+	// believed only under the table's own signature (api.ArchiveHeld.Signed).
+	Key ed25519.PrivateKey
 	// Journal is the table's journal, which the table's loop appends to. The shipper
 	// reads it without its lock held (journal.Records, journal.CheckpointsFrom).
 	Journal *journal.Journal
@@ -51,6 +59,9 @@ type ShipOptions struct {
 	Logger *slog.Logger
 	// Metrics, when set, gets the records the archive is behind.
 	Metrics *metrics.Metrics
+	// Changed, when set, is signalled in place of LagChanged's own channel, so that
+	// the shippers of several archives wake one loop.
+	Changed chan struct{}
 }
 
 // Shipper sends the table's journal records, in order, and its signed heads to the
@@ -62,9 +73,11 @@ type ShipOptions struct {
 type Shipper struct {
 	opt     ShipOptions
 	log     *slog.Logger
-	clock   Clock
-	topic   string
-	durable atomic.Uint64 // the last record on disk, as the table's loop said
+	clock     Clock
+	topic     string // the archive's records topic
+	heldTopic string // the archive's held topic
+	pub       ed25519.PublicKey
+	durable   atomic.Uint64 // the last record on disk, as the table's loop said
 
 	wake      chan struct{} // a record was written
 	heldIn    chan struct{} // a held message came
@@ -91,6 +104,7 @@ type Shipper struct {
 	next       uint64           // the next record to send
 	headIdx    int              // the next entry of the heads file to send
 	diverged   string           // why the archive holds another history ("": it does not)
+	unproven   string           // why the last held message refused was not believed, logged once
 	lastErr    string           // the last error reading the journal, logged once
 	unheld     []seen           // records written, and when first seen, not held yet
 	heldAt     time.Time        // the At of the held message taken
@@ -123,10 +137,21 @@ func NewShipper(opt ShipOptions) *Shipper {
 	if opt.Clock == nil {
 		opt.Clock = systemClock{}
 	}
+	if opt.Archive == "" {
+		opt.Archive = api.DefaultArchiveID
+	}
+	lagOut := opt.Changed
+	if lagOut == nil {
+		lagOut = make(chan struct{}, 1)
+	}
 	topics, _ := api.NewTopics(opt.Table)
-	s := &Shipper{opt: opt, log: opt.Logger.With("component", "archive-shipping"), clock: opt.Clock, topic: topics.ArchiveRecords(),
-		wake: make(chan struct{}, 1), heldIn: make(chan struct{}, 1), connected: make(chan struct{}, 1), lagOut: make(chan struct{}, 1),
+	s := &Shipper{opt: opt, log: opt.Logger.With("component", "archive-shipping", "archive", opt.Archive), clock: opt.Clock,
+		topic: topics.ArchiveRecords(opt.Archive), heldTopic: topics.ArchiveHeld(opt.Archive),
+		wake: make(chan struct{}, 1), heldIn: make(chan struct{}, 1), connected: make(chan struct{}, 1), lagOut: lagOut,
 		stallWait: opt.Stall, next: 1, tail: opt.Journal.Tail(1), sentHash: map[uint64]journal.Hash{}}
+	if opt.Key != nil {
+		s.pub, _ = opt.Key.Public().(ed25519.PublicKey)
+	}
 	last := opt.Journal.LastSeq()
 	s.durable.Store(last)
 	if last > 0 {
@@ -331,13 +356,17 @@ func (s *Shipper) takeHeld() {
 	}
 	var h api.ArchiveHeld
 	if err := json.Unmarshal(b, &h); err != nil {
-		s.log.Error("archive: a held message that does not read: ignored", "topic", s.heldTopic(), "err", err)
+		s.log.Error("archive: a held message that does not read: ignored", "topic", s.heldTopic, "err", err)
 		return
 	}
-	if h.Table != s.opt.Table {
-		s.log.Error("archive: a held message of another table: ignored", "topic", s.heldTopic(), "table", h.Table)
+	if why := s.unbelieved(h); why != "" {
+		if why != s.unproven {
+			s.log.Error("archive: a held message the table cannot believe: ignored", "topic", s.heldTopic, "reason", why)
+		}
+		s.unproven = why
 		return
 	}
+	s.unproven = ""
 	if why := s.disagreement(h); why != "" {
 		if why != s.diverged {
 			s.log.Error("archive: the archive holds another history than the table's journal: nothing is sent until it agrees",
@@ -380,6 +409,29 @@ func (s *Shipper) takeHeld() {
 	s.updateLag()
 }
 
+// unbelieved says why the held message h cannot be believed ("" when it can): it is of
+// another table or archive, or it says the archive holds a record without the table's
+// own signature of that record, naming the table. Anyone who may publish on the held
+// topic can write a message; only the table can sign one.
+func (s *Shipper) unbelieved(h api.ArchiveHeld) string {
+	switch {
+	case h.Table != s.opt.Table:
+		return fmt.Sprintf("it is table %q's", h.Table)
+	case h.Archive != s.opt.Archive:
+		return fmt.Sprintf("it is archive %q's, on archive %q's topic", h.Archive, s.opt.Archive)
+	case h.Seq == 0:
+		return "" // holds nothing: nothing to prove
+	case h.Signed == nil:
+		return fmt.Sprintf("it says the archive holds record %d but carries no head the table signed of it", h.Seq)
+	case h.Signed.Table != s.opt.Table || h.Signed.Seq != h.Seq || h.Signed.Hash != h.Hash:
+		return fmt.Sprintf("it says the archive holds record %d with hash %s, but its signed head is table %q's record %d with hash %s",
+			h.Seq, h.Hash, h.Signed.Table, h.Signed.Seq, h.Signed.Hash)
+	case s.pub == nil || !h.Signed.Verify(s.pub):
+		return fmt.Sprintf("its head of record %d is not signed with the table's key", h.Seq)
+	}
+	return ""
+}
+
 // disagreement says why h does not agree with the journal ("" when it does): the archive
 // holds a record the journal has not written, or one of another hash.
 func (s *Shipper) disagreement(h api.ArchiveHeld) string {
@@ -414,11 +466,6 @@ func (s *Shipper) hashAt(seq uint64) (journal.Hash, error) {
 		return r.Hash, nil
 	}
 	return journal.Hash{}, fmt.Errorf("journal: no record %d", seq)
-}
-
-func (s *Shipper) heldTopic() string {
-	t, _ := api.NewTopics(s.opt.Table)
-	return t.ArchiveHeld()
 }
 
 // sendAgain starts sending again from the record after held, with the heads from held
@@ -489,7 +536,7 @@ func (s *Shipper) send(pub display.Publisher) (<-chan error, uint64) {
 		}
 		from, end = from-1, from-1
 	}
-	batch := api.ArchiveBatch{Schema: api.Schema, Table: s.opt.Table, Written: durable}
+	batch := api.ArchiveBatch{Schema: api.Schema, Table: s.opt.Table, Archive: s.opt.Archive, Written: durable}
 	size := 0
 	s.tail.Seek(from)
 	err = s.tail.Read(end, func(r journal.Record) bool {
@@ -504,7 +551,17 @@ func (s *Shipper) send(pub display.Publisher) (<-chan error, uint64) {
 	if len(batch.Records) == 0 {
 		return nil, 0
 	}
-	last := batch.Records[len(batch.Records)-1].Seq
+	lastRec := batch.Records[len(batch.Records)-1]
+	last := lastRec.Seq
+	if s.opt.Key == nil {
+		err = errors.New("the table has no signing key")
+	} else {
+		batch.Signed, err = journal.SignTable(s.opt.Key, s.opt.Table, last, lastRec.Hash)
+	}
+	if err != nil {
+		s.readError(fmt.Errorf("a batch that cannot be signed is not sent: %w", err))
+		return nil, 0
+	}
 	n := 0
 	for n < len(heads) && heads[n].Seq <= last {
 		n++

@@ -72,7 +72,7 @@ func (d *Daemon) sign(shoe, round uint32, at time.Time) error {
 	}
 	d.signed = c.Seq
 	if d.ship != nil {
-		d.ship.Signed()
+		d.ship.signed()
 	}
 	b, err := json.Marshal(api.JournalHead{Envelope: api.Envelope{Schema: api.Schema, Table: d.cfg.Table,
 		Shoe: shoe, Round: round, Seq: d.node.MessageSeq(), At: at}, Checkpoint: c})

@@ -15,7 +15,7 @@ func TestShippedACLIsGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := api.MosquittoACL(); !bytes.Equal(shipped, want) {
+	if want := mustACL(t); !bytes.Equal(shipped, want) {
 		t.Errorf("deploy/mosquitto/acl is not the generated ACL: run go generate ./deploy; it should read:\n%s", want)
 	}
 }

@@ -19,8 +19,30 @@ func ChainHash(prev Hash, seq uint64, p []byte) Hash {
 // the last checkpoint of the heads file. The signature is not checked here: `journal
 // verify --key` checks it.
 func (j *Journal) AddCheckpoint(c Checkpoint) error {
+	if c.Table != "" {
+		return fmt.Errorf("journal: add checkpoint of record %d: it names table %s: the heads file holds unnamed heads (AddTableHead)", c.Seq, c.Table)
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if err := j.checkAdd(c); err != nil {
+		return err
+	}
+	last, err := lastCheckpoint(j.dir)
+	if err != nil {
+		return err
+	}
+	if last != nil && c.Seq < last.Seq {
+		return fmt.Errorf("journal: add checkpoint of record %d after one of record %d", c.Seq, last.Seq)
+	}
+	if err := j.appendHead(c); err != nil {
+		return j.fail(fmt.Errorf("journal: add checkpoint of record %d: %w", c.Seq, err))
+	}
+	return nil
+}
+
+// checkAdd checks a checkpoint signed elsewhere against the journal, with j.mu held: the
+// journal holds record c.Seq, synced, with exactly the chain hash c.Hash.
+func (j *Journal) checkAdd(c Checkpoint) error {
 	if err := j.writable(); err != nil {
 		return err
 	}
@@ -42,16 +64,6 @@ func (j *Journal) AddCheckpoint(c Checkpoint) error {
 	}
 	if h != c.Hash {
 		return fmt.Errorf("journal: add checkpoint of record %d: it signs chain hash %s, the journal holds %s", c.Seq, c.Hash, h)
-	}
-	last, err := lastCheckpoint(j.dir)
-	if err != nil {
-		return err
-	}
-	if last != nil && c.Seq < last.Seq {
-		return fmt.Errorf("journal: add checkpoint of record %d after one of record %d", c.Seq, last.Seq)
-	}
-	if err := j.appendHead(c); err != nil {
-		return j.fail(fmt.Errorf("journal: add checkpoint of record %d: %w", c.Seq, err))
 	}
 	return nil
 }

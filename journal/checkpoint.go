@@ -29,10 +29,23 @@ const (
 	headsName     = "heads"
 	headEntrySize = 108
 	headContext   = "tablectl journal head\x00"
+	// tableHeadContext begins the message of a head that names its table (Checkpoint
+	// Table): the context, the table id's length (one byte) and the id, then the
+	// sequence number and the chain hash as for an unnamed head.
+	tableHeadContext = "tablectl table head\x00"
 )
 
-// Checkpoint is a signed chain head.
+// MaxTableLen is the longest table id a head names, in bytes.
+const MaxTableLen = 64
+
+// Checkpoint is a signed chain head. A head that names its table (Table set) is signed
+// over the table id too, so it vouches for that table's records alone: the head the
+// table signs for each batch it ships to the floor's archive names the table. The
+// heads file holds unnamed heads only.
 type Checkpoint struct {
+	// Table is the id of the table whose chain the head is; "" for an unnamed head
+	// (the heads file's).
+	Table string `json:"table,omitempty"`
 	// Seq is the sequence number of the record the checkpoint vouches for.
 	Seq uint64 `json:"seq"`
 	// Hash is that record's chain hash, which stands for every record up to it.
@@ -49,15 +62,46 @@ func headMessage(seq uint64, h Hash) []byte {
 	return append(m, h[:]...)
 }
 
+// tableHeadMessage is the message a named head's signature covers:
+// tableHeadContext, the table id's length (one byte) and the id, the sequence number
+// (8 bytes, little-endian) and the chain hash. The context differs from an unnamed
+// head's, so neither signature can stand for the other.
+func tableHeadMessage(table string, seq uint64, h Hash) []byte {
+	m := make([]byte, 0, len(tableHeadContext)+1+len(table)+8+len(h))
+	m = append(m, tableHeadContext...)
+	m = append(m, byte(len(table)))
+	m = append(m, table...)
+	m = binary.LittleEndian.AppendUint64(m, seq)
+	return append(m, h[:]...)
+}
+
+// message is the message c's signature covers.
+func (c Checkpoint) message() []byte {
+	if c.Table != "" {
+		return tableHeadMessage(c.Table, c.Seq, c.Hash)
+	}
+	return headMessage(c.Seq, c.Hash)
+}
+
 // Sign returns the checkpoint of record seq with chain hash h, signed with key.
 func Sign(key ed25519.PrivateKey, seq uint64, h Hash) Checkpoint {
 	return Checkpoint{Seq: seq, Hash: h, Sig: ed25519.Sign(key, headMessage(seq, h))}
 }
 
-// Verify reports whether the checkpoint's signature is pub's.
+// SignTable returns the head of table's record seq with chain hash h, naming the table,
+// signed with key. The table id must be 1 to MaxTableLen bytes.
+func SignTable(key ed25519.PrivateKey, table string, seq uint64, h Hash) (Checkpoint, error) {
+	if table == "" || len(table) > MaxTableLen {
+		return Checkpoint{}, fmt.Errorf("journal: a head names a table of 1 to %d bytes, not %q", MaxTableLen, table)
+	}
+	return Checkpoint{Table: table, Seq: seq, Hash: h, Sig: ed25519.Sign(key, tableHeadMessage(table, seq, h))}, nil
+}
+
+// Verify reports whether the checkpoint's signature is pub's: over the table id too for
+// a head that names one.
 func (c Checkpoint) Verify(pub ed25519.PublicKey) bool {
 	return len(pub) == ed25519.PublicKeySize && len(c.Sig) == ed25519.SignatureSize &&
-		ed25519.Verify(pub, headMessage(c.Seq, c.Hash), c.Sig)
+		len(c.Table) <= MaxTableLen && ed25519.Verify(pub, c.message(), c.Sig)
 }
 
 // MarshalText writes the hash in hexadecimal, for JSON.
@@ -73,7 +117,8 @@ func (h *Hash) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// MarshalJSON writes the checkpoint as {"seq":N,"hash":"HEX","sig":"BASE64"}.
+// MarshalJSON writes the checkpoint as {"seq":N,"hash":"HEX","sig":"BASE64"}, with
+// "table" first for a head that names its table.
 func (c Checkpoint) MarshalJSON() ([]byte, error) {
 	type plain Checkpoint
 	return json.Marshal(struct {
@@ -85,9 +130,10 @@ func (c Checkpoint) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a checkpoint written by MarshalJSON.
 func (c *Checkpoint) UnmarshalJSON(b []byte) error {
 	var v struct {
-		Seq  *uint64 `json:"seq"`
-		Hash *Hash   `json:"hash"`
-		Sig  *string `json:"sig"`
+		Table string  `json:"table"`
+		Seq   *uint64 `json:"seq"`
+		Hash  *Hash   `json:"hash"`
+		Sig   *string `json:"sig"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
@@ -99,7 +145,10 @@ func (c *Checkpoint) UnmarshalJSON(b []byte) error {
 	if err != nil || len(sig) != ed25519.SignatureSize {
 		return fmt.Errorf("checkpoint of record %d: sig: want %d bytes in base64", *v.Seq, ed25519.SignatureSize)
 	}
-	*c = Checkpoint{Seq: *v.Seq, Hash: *v.Hash, Sig: sig}
+	if len(v.Table) > MaxTableLen {
+		return fmt.Errorf("checkpoint of record %d: table: at most %d bytes", *v.Seq, MaxTableLen)
+	}
+	*c = Checkpoint{Table: v.Table, Seq: *v.Seq, Hash: *v.Hash, Sig: sig}
 	return nil
 }
 

@@ -60,6 +60,9 @@ type Options struct {
 	Central bool
 	// ClientID is the MQTT client id; DefaultClientID when empty.
 	ClientID string
+	// Archive is the archive's id (api.DefaultArchiveID when empty): it reads the
+	// records on archive/<id>/records and publishes on archive/<id>/held alone.
+	Archive string
 	// Logger receives the service's log; slog.Default() when nil.
 	Logger *slog.Logger
 	// RetryMax is the longest wait between two attempts to store a batch the database
@@ -171,6 +174,9 @@ func New(store Store, opt Options) (*Service, error) {
 	if opt.ClientID == "" {
 		opt.ClientID = DefaultClientID
 	}
+	if opt.Archive == "" {
+		opt.Archive = api.DefaultArchiveID
+	}
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
@@ -178,10 +184,10 @@ func New(store Store, opt Options) (*Service, error) {
 		opt.RetryMax = 10 * time.Second
 	}
 	s := &Service{store: store, opt: opt, log: opt.Logger.With("component", "archive-mqtt", "broker", u.Redacted()),
-		lost: make(chan error, 1), ready: make(chan struct{}), filters: map[string]byte{api.ArchiveRecordsFilter: 1, api.ArchiveHeldFilter: 1}, tables: map[string]*worker{}}
+		lost: make(chan error, 1), ready: make(chan struct{}), filters: map[string]byte{api.ArchiveRecordsFilter(opt.Archive): 1, api.ArchiveHeldFilter(opt.Archive): 1}, tables: map[string]*worker{}}
 	if opt.Central {
-		s.filters[centralRoot+"+/+/"+api.ArchiveRecordsFilter] = 1
-		s.filters[centralRoot+"+/+/"+api.ArchiveHeldFilter] = 1
+		s.filters[centralRoot+"+/+/"+api.ArchiveRecordsFilter(opt.Archive)] = 1
+		s.filters[centralRoot+"+/+/"+api.ArchiveHeldFilter(opt.Archive)] = 1
 	}
 	po := mqtt.NewClientOptions().
 		AddBroker(opt.Broker).
@@ -309,7 +315,7 @@ func (s *Service) receive(m mqtt.Message) {
 		return
 	}
 	j := job{msg: m, prefix: prefix}
-	if part == api.ArchiveHeldTopic {
+	if part == api.ArchiveHeldPart {
 		// A held message: the broker's retained one from before this run, or the echo
 		// of the service's own. Only the first needs an answer (worker.do).
 		m.Ack()
@@ -365,11 +371,11 @@ func archiveTopic(topic string, central bool) (prefix, table, part string, ok bo
 		}
 		prefix, rest = strings.Join(parts[:3], "/")+"/", parts[3]
 	}
-	table, part, ok = api.TableOfArchiveTopic(rest)
+	at, ok := api.ParseArchiveTopic(rest)
 	if !ok {
 		return "", "", "", false
 	}
-	return prefix, table, part, true
+	return prefix, at.Table, at.Part, true
 }
 
 // do carries out one job of w's table.
@@ -515,7 +521,7 @@ func (s *Service) publishHeld(ctx context.Context, w *worker) {
 		return
 	}
 	for _, p := range prefixes {
-		topic := p + topics.ArchiveHeld()
+		topic := p + topics.ArchiveHeld(s.opt.Archive)
 		tok := s.pc.Publish(topic, 1, true, payload)
 		t := time.NewTimer(publishWait)
 		select {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/tablectl/tablectl/api"
 )
@@ -13,17 +14,32 @@ import (
 func runMosquittoACL(_ context.Context, args []string, io stdio) error {
 	fs := newFlagSet("mosquitto-acl", io)
 	out := fs.String("o", "", "write the ACL to this file instead of standard output")
+	var o api.ACLOptions
+	fs.Func("archive", fmt.Sprintf("the id of a floor's archive, with its user archive-ID (again for each; %s when none)", api.DefaultArchiveID), func(s string) error {
+		for _, id := range strings.Split(s, ",") {
+			if err := api.CheckArchiveID(id); err != nil {
+				return err
+			}
+			o.Archives = append(o.Archives, id)
+		}
+		return nil
+	})
+	fs.BoolVar(&o.Central, "central", false, "for a central broker: every line also under casino/<site>/<pit>/, where each table's bridge logs in as the table id")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
 		return fmt.Errorf("mosquitto-acl: unexpected argument %q", fs.Arg(0))
 	}
-	if *out == "" {
-		_, err := io.out.Write(api.MosquittoACL())
+	acl, err := api.MosquittoACL(o)
+	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(*out, api.MosquittoACL(), 0o644); err != nil {
+	if *out == "" {
+		_, err := io.out.Write(acl)
+		return err
+	}
+	if err := os.WriteFile(*out, acl, 0o644); err != nil {
 		return fmt.Errorf("mosquitto-acl: %w", err)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/archive"
 	"github.com/tablectl/tablectl/archive/service"
 	"github.com/tablectl/tablectl/config"
@@ -80,11 +81,11 @@ func runArchive(ctx context.Context, args []string, io stdio) error {
 	a := archive.New(db, keys, archive.Options{Logger: log})
 	svc, err := service.New(a, service.Options{Broker: cfg.MQTT.URL, Username: cfg.MQTT.Username, Password: cfg.Password,
 		CAFile: cfg.MQTT.CA, CertFile: cfg.MQTT.Cert, KeyFile: cfg.MQTT.Key, Central: cfg.Central, ClientID: cfg.ClientID,
-		Logger: log})
+		Archive: cfg.ID, Logger: log})
 	if err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
-	fmt.Fprintf(io.out, "archive: %d tables in %s, database %s (%s), MQTT %s\n", len(keys), cfg.Keys, archive.Redact(cfg.DB), db.Engine(), cfg.MQTT.URL)
+	fmt.Fprintf(io.out, "archive %s: %d tables in %s, database %s (%s), MQTT %s as %s\n", cfg.ID, len(keys), cfg.Keys, archive.Redact(cfg.DB), db.Engine(), cfg.MQTT.URL, cfg.MQTT.Username)
 	return svc.Run(ctx)
 }
 
@@ -95,7 +96,8 @@ func archiveFlags(fs *flag.FlagSet) (f *config.ArchiveFlags, configFile *string)
 	def := config.DefaultArchiveService()
 	configFile = fs.String("config", "", "a configuration file whose archive section (and log) the archive takes (docs/config.md); the flags given override it")
 	fs.StringVar(&f.MQTT, "mqtt", "", "the floor's MQTT broker, tcp://host:1883 or ssl://host:8883 (required here or in the file)")
-	fs.StringVar(&f.MQTTUser, "mqtt-user", def.MQTT.Username, "MQTT username (the archive user of deploy/mosquitto/acl)")
+	fs.StringVar(&f.ID, "id", "", "the archive's id: it takes the records on archive/<id>/records and publishes archive/<id>/held (default "+api.DefaultArchiveID+")")
+	fs.StringVar(&f.MQTTUser, "mqtt-user", def.MQTT.Username, "MQTT username (the archive's user of deploy/mosquitto/acl; default archive-<id>)")
 	fs.StringVar(&f.MQTTPassword, "mqtt-password", "", "MQTT password (default: the file's archive.mqtt.password_file, or TABLECTL_MQTT_PASSWORD)")
 	fs.StringVar(&f.MQTTCA, "mqtt-ca", "", "CA certificates (PEM) that sign the broker's certificate")
 	fs.StringVar(&f.MQTTCert, "mqtt-cert", "", "client certificate (PEM)")
@@ -103,7 +105,7 @@ func archiveFlags(fs *flag.FlagSet) (f *config.ArchiveFlags, configFile *string)
 	fs.BoolVar(&f.Central, "central", false, "the broker is a central one: also take casino/<site>/<pit>/tablectl/v1/... (docs/mqtt.md)")
 	fs.StringVar(&f.DB, "db", "", "the database: a postgres:// URL or a SQLite file's path (required here or in the file)")
 	fs.StringVar(&f.Keys, "keys", "", "the keys file: one line TABLE-ID PUBLIC-KEY a table (required here or in the file)")
-	fs.StringVar(&f.ClientID, "client-id", def.ClientID, "the MQTT client id, whose session the broker keeps (one archive a broker)")
+	fs.StringVar(&f.ClientID, "client-id", def.ClientID, "the MQTT client id, whose session the broker keeps (default tablectl-archive-<id>)")
 	fs.BoolVar(&f.LogJSON, "log-json", false, "log as JSON lines")
 	return f, configFile
 }

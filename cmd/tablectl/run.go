@@ -5,12 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/tablectl/tablectl/journal"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tablectl/tablectl/board"
@@ -18,6 +18,7 @@ import (
 	"github.com/tablectl/tablectl/daemon"
 	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/drivers/shoe"
+	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/metrics"
 )
 
@@ -89,7 +90,7 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	cfg.SimulatedKey = r.Simulate
 	cfg.ConfigFile = *configFile
 	cfg.BrokerHead = brokerHead(ctx, r.Config, r.Password, log)
-	cfg.Ship = r.Archive.Ship
+	cfg.Ship, cfg.ShipTo = r.Archive.Ship, r.Archive.To
 	var d *daemon.Daemon
 	if r.Metrics != "" { // scraped only once d is open: the server starts after it
 		cfg.Metrics = metrics.New(func() int { n, _ := d.Pending(); return n })
@@ -239,6 +240,10 @@ func runFlags(fs *flag.FlagSet) (f *config.Flags, configFile *string, sim *simul
 	fs.BoolVar(&f.LogJSON, "log-json", false, "log as JSON lines")
 	fs.StringVar(&f.Metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics (\"\": none), for example 127.0.0.1:9464")
 	fs.BoolVar(&f.ArchiveShip, "archive-ship", false, "send the journal to the floor's archive (tablectl archive) over MQTT, as the file's archive.ship")
+	fs.Func("archive-to", "the ids of the archives to ship to, comma-separated, as the file's archive.to (floor when none)", func(s string) error {
+		f.ArchiveTo = strings.Split(s, ",")
+		return nil
+	})
 	sim = simulationFlags(fs, f, time.Second)
 	return f, configFile, sim
 }

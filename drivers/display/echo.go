@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/tablectl/tablectl/api"
 )
 
 // subscribeEcho subscribes to the table's own topics and hands each message to
@@ -40,14 +42,18 @@ func RefusedCode(tok mqtt.Token, filter string) string {
 	return ""
 }
 
-// subscribeArchiveHeld subscribes to the table's archive/held topic and hands each
-// message to Options.OnArchiveHeld.
+// subscribeArchiveHeld subscribes to the held messages of every archive of the table
+// (archive/+/held) and hands each, with its archive's id, to Options.OnArchiveHeld.
 func (c *Client) subscribeArchiveHeld() {
 	if c.opts.OnArchiveHeld == nil {
 		return
 	}
-	topic := c.topics.ArchiveHeld()
-	sub := c.pc.Subscribe(topic, 1, func(_ mqtt.Client, m mqtt.Message) { c.opts.OnArchiveHeld(m.Payload()) })
+	topic := c.topics.ArchiveHeldAny()
+	sub := c.pc.Subscribe(topic, 1, func(_ mqtt.Client, m mqtt.Message) {
+		if at, ok := api.ParseArchiveTopic(m.Topic()); ok && at.Table == c.topics.Table() && at.Part == api.ArchiveHeldPart {
+			c.opts.OnArchiveHeld(at.Archive, m.Payload())
+		}
+	})
 	if !c.wait(sub) {
 		return
 	}

@@ -97,11 +97,11 @@ type Options struct {
 	// MQTT library's and must not block.
 	OnEcho func(topic string, payload []byte)
 	// OnArchiveHeld, when set, is given every message received on the table's
-	// tablectl/v1/<table>/archive/held, which the client subscribes to on every connect
-	// before OnConnect: the floor's archive's retained word of how far it holds the
-	// table (docs/archive.md, "Shipping"). It runs on a goroutine of the MQTT library's
-	// and must not block.
-	OnArchiveHeld func(payload []byte)
+	// tablectl/v1/<table>/archive/<archive>/held, with the archive's id, which the client
+	// subscribes to (archive/+/held) on every connect before OnConnect: a floor's
+	// archive's retained word of how far it holds the table (docs/archive.md,
+	// "Shipping"). It runs on a goroutine of the MQTT library's and must not block.
+	OnArchiveHeld func(archiveID string, payload []byte)
 	// InProcess, when set, publishes in the broker's own process: the embedded broker's
 	// Publish (broker.Broker.Publish). Publish, the Publisher given to OnConnect and the
 	// command replies then hand each message to it, not to the connection, and the
