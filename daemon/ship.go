@@ -71,8 +71,8 @@ type ShipOptions struct {
 // at every connect, when that message goes back, and when it stays below what was sent
 // for the stall time. It stays at most Window records ahead of it.
 type Shipper struct {
-	opt     ShipOptions
-	log     *slog.Logger
+	opt       ShipOptions
+	log       *slog.Logger
 	clock     Clock
 	topic     string // the archive's records topic
 	heldTopic string // the archive's held topic
