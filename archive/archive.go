@@ -1,17 +1,17 @@
 package archive
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
 	"sync"
 	"time"
 
+	"github.com/tablectl/tablectl/internal/ratelog"
 	"github.com/tablectl/tablectl/journal"
 )
 
@@ -21,6 +21,25 @@ type Record struct {
 	Seq  uint64
 	Hash journal.Hash
 	Data []byte
+}
+
+// Batch is what a table sends at once: records in order with no gap, the head of the
+// last of them that the table signed for the batch, naming itself (journal.SignTable),
+// the unnamed heads of its journal that the records cover, and how far it had written.
+type Batch struct {
+	Records []Record
+	// Signed is the table's head of the last record, naming the table. It covers every
+	// record of the batch (and every one before them) through the chain: the archive
+	// stores the records under it alone.
+	Signed journal.Checkpoint
+	// Heads are the journal's own signed heads (unnamed, docs/journal.md) of records up
+	// to the last.
+	Heads []journal.Checkpoint
+	// Written is the last record the table had written: at least the last record's.
+	Written uint64
+	// Inbox, when not 0, is the inbox row the batch came in (Receive): it is removed in
+	// the transaction that stores the batch.
+	Inbox int64
 }
 
 // Position is how far the archive holds a table: the sequence number of its last
@@ -35,22 +54,32 @@ type AlarmKind string
 
 // The alarms.
 const (
-	// NotChained: a record's hash is not the chain hash of the record held before it
-	// and its own payload (a forged or damaged record).
+	// NotChained: a record's hash is not the chain hash of the record before it and
+	// its own payload (a forged or damaged record).
 	NotChained AlarmKind = "not-chained"
 	// Rollback: a record or a signed head disagrees with what the archive holds at its
-	// number (the table's journal was rolled back or rewritten).
+	// number, under the table's own signature (the table's journal was rolled back or
+	// rewritten).
 	Rollback AlarmKind = "rollback"
-	// BadSignature: a head whose signature is none of the table's keys'.
+	// BadSignature: a head, or a batch's head, whose signature is none of the table's
+	// keys'.
 	BadSignature AlarmKind = "bad-signature"
-	// UnknownTable: a record or head of a table the keys file does not name.
-	UnknownTable AlarmKind = "unknown-table"
+	// NotSigned: a batch whose records no head of the table covers: it carries none, or
+	// one of another table or another record than its last.
+	NotSigned AlarmKind = "not-signed"
+	// NotDerived: records stored whose searchable rows the database refused: the
+	// records are held, their rows left out.
+	NotDerived AlarmKind = "not-derived"
+	// NotStored: a batch the database refuses to store: kept apart, not held.
+	NotStored AlarmKind = "not-stored"
 )
 
-// Alarm is something received that the archive did not store, kept in quarantine.
+// Alarm is something received that the archive did not store as it came, kept in
+// quarantine.
 type Alarm struct {
 	Table string
-	// Item is "record" or "head"; Seq its sequence number.
+	// Item is "batch", "record", "rows" or "head"; Seq its sequence number (a batch's
+	// first record's).
 	Item string
 	Seq  uint64
 	Kind AlarmKind
@@ -63,16 +92,33 @@ func (a Alarm) String() string {
 	return fmt.Sprintf("table %s, %s %d: %s: %s", a.Table, a.Item, a.Seq, a.Kind, a.Reason)
 }
 
-// Result is what became of what was handed to Ingest or IngestHead.
+// ErrUnknownTable is Ingest's error for a batch of a table the keys file does not name:
+// nothing of it is stored (CountUnknown counts such batches).
+var ErrUnknownTable = errors.New("the keys file has no key for this table")
+
+// BatchError is a batch that is not one: no records, records out of order or with a
+// gap, a record numbered 0, heads that name a table. Nothing of it is stored or kept
+// apart; the table never sends such a batch.
+type BatchError struct {
+	Table  string
+	Reason string
+}
+
+func (e *BatchError) Error() string {
+	return fmt.Sprintf("table %s: not a batch: %s", e.Table, e.Reason)
+}
+
+// Result is what became of what was handed to Ingest or IngestHeads.
 type Result struct {
 	// Stored is the number of records (or heads) stored now.
 	Stored int
 	// Duplicates is the number already held, taken once.
 	Duplicates int
-	// Waiting is the number of records that came ahead of a gap: kept in memory, they
-	// are stored once the records before them come (the table sends again from Held).
+	// Waiting is the number of records that came ahead of a gap and wait, signed, for
+	// the records before them (the table sends again from Held).
 	Waiting int
-	// Dropped is the number of records ahead of a gap that did not fit the wait.
+	// Dropped is the number of records ahead of a gap that were not kept: beyond the
+	// shipping window, or past the bytes a table may keep waiting.
 	Dropped int
 	// Alarms are the items kept in quarantine.
 	Alarms []Alarm
@@ -84,32 +130,63 @@ type Result struct {
 type Options struct {
 	// Now stamps what the archive receives; nil means time.Now.
 	Now func() time.Time
-	// Logger receives the archive's log; nil means none.
+	// Logger receives the archive's log; nil means none. Alarms are logged at most one
+	// line every few seconds, with the count left out.
 	Logger *slog.Logger
-	// MaxWaiting bounds the records kept per table ahead of a gap (0: 4096).
-	MaxWaiting int
+	// Window is how far past what is held a batch may end and still wait for the
+	// records before it: the tables' shipping window (0: DefaultWindow).
+	Window uint64
+	// MaxWaitingBytes bounds the payload a table's batches ahead of a gap keep in memory
+	// (0: DefaultMaxWaitingBytes).
+	MaxWaitingBytes int
+	// MaxUnknownTables bounds the table ids not in the keys file counted one row each
+	// (0: DefaultMaxUnknownTables); any more are counted together, under the id "".
+	MaxUnknownTables int
 }
+
+// Options' defaults.
+const (
+	// DefaultWindow is the tables' shipping window: a table sends at most this many
+	// records past what the archive holds.
+	DefaultWindow = 1024
+	// DefaultMaxWaitingBytes is 4 MiB: four full batches.
+	DefaultMaxWaitingBytes = 4 << 20
+	// DefaultMaxUnknownTables is how many ids of tables not in the keys file are
+	// counted one row each.
+	DefaultMaxUnknownTables = 1000
+)
 
 // Archive checks and stores the records and signed heads of the tables of its keys. Its
 // methods are safe for concurrent use; it writes one table's batch at a time.
 type Archive struct {
-	db   *DB
-	keys Keys
-	opt  Options
-	log  *slog.Logger
+	db     *DB
+	keys   Keys
+	opt    Options
+	log    *slog.Logger
+	alarms *ratelog.Limiter
 
 	mu         sync.Mutex
 	tables     map[string]*tableState
-	quarantine int64    // the last quarantine id used (-1: not read yet)
-	batch      []Record // the records the batch stores, in order, not written yet
-	writes     []stmt   // what the batch writes, in one transaction when it is checked
+	quarantine int64           // the last quarantine id used (-1: not read yet)
+	inbox      int64           // the last inbox id used (-1: not read yet)
+	unknown    map[string]bool // the unknown tables counted one row each (nil: not read yet)
+	batch      []Record        // the records the batch stores, in order, not written yet
+	writes     []stmt          // what the batch writes, in one transaction when it is checked
+	noRows     bool            // the rows of the records are left out (the database refused them)
 }
 
 // tableState is what the archive keeps in memory of a table.
 type tableState struct {
-	held    Position
-	ahead   map[uint64]journal.Hash // signed heads of records not held yet
-	waiting map[uint64]Record       // records that came ahead of a gap
+	held Position // the last record held in order, which the next must chain from
+	// signed is the table's head, naming it, of the last record held under its
+	// signature (Seq 0: none yet); the held message says it. It is held's but for a
+	// table whose records were stored before the archive asked for signed batches.
+	signed  journal.Checkpoint
+	written uint64
+	dirty   bool                    // held, signed or written changed: the table's row is written
+	ahead   map[uint64]journal.Hash // unnamed signed heads of records not held yet
+	waiting map[uint64]Batch        // signed batches ahead of a gap, by their first record
+	bytes   int                     // the payload of waiting
 	der     *deriver
 }
 
@@ -118,17 +195,30 @@ func New(db *DB, keys Keys, opt Options) *Archive {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	if opt.MaxWaiting == 0 {
-		opt.MaxWaiting = 4096
+	if opt.Window == 0 {
+		opt.Window = DefaultWindow
+	}
+	if opt.MaxWaitingBytes == 0 {
+		opt.MaxWaitingBytes = DefaultMaxWaitingBytes
+	}
+	if opt.MaxUnknownTables == 0 {
+		opt.MaxUnknownTables = DefaultMaxUnknownTables
 	}
 	log := opt.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Archive{db: db, keys: keys, opt: opt, log: log, tables: map[string]*tableState{}, quarantine: -1}
+	return &Archive{db: db, keys: keys, opt: opt, log: log, alarms: ratelog.New(0, nil),
+		tables: map[string]*tableState{}, quarantine: -1, inbox: -1}
 }
 
 func nowUTC() time.Time { return time.Now().UTC() }
+
+// Known reports whether the keys file names table id.
+func (a *Archive) Known(id string) bool {
+	_, ok := a.keys[id]
+	return ok
+}
 
 // Held returns how far the archive holds table id: the last record held in order.
 func (a *Archive) Held(ctx context.Context, id string) (Position, error) {
@@ -137,10 +227,12 @@ func (a *Archive) Held(ctx context.Context, id string) (Position, error) {
 	if st, ok := a.tables[id]; ok {
 		return st.held, nil
 	}
-	return a.position(ctx, a.db.sql, id)
+	row, err := a.tableRow(ctx, id)
+	return row.held, err
 }
 
-// Tables returns every table the archive holds records of, with how far, by id.
+// Tables returns every table of the keys file the archive holds records of, with how
+// far, by id.
 func (a *Archive) Tables(ctx context.Context) (map[string]Position, error) {
 	rows, err := a.db.sql.QueryContext(ctx, `SELECT table_id, last_seq, last_hash FROM tables ORDER BY table_id`)
 	if err != nil {
@@ -155,6 +247,9 @@ func (a *Archive) Tables(ctx context.Context) (map[string]Position, error) {
 		if err := rows.Scan(&id, &seq, &h); err != nil {
 			return nil, fmt.Errorf("archive: tables: %w", err)
 		}
+		if !a.Known(id) {
+			continue
+		}
 		p := Position{Seq: uint64(seq)}
 		copy(p.Hash[:], h)
 		out[id] = p
@@ -162,19 +257,38 @@ func (a *Archive) Tables(ctx context.Context) (map[string]Position, error) {
 	return out, rows.Err()
 }
 
-func (a *Archive) position(ctx context.Context, q queryer, id string) (Position, error) {
-	var seq int64
-	var h []byte
-	err := q.QueryRowContext(ctx, `SELECT last_seq, last_hash FROM tables WHERE table_id = $1`, id).Scan(&seq, &h)
+// tableRow is a table's row of the tables table.
+type tableRow struct {
+	held    Position
+	signed  journal.Checkpoint
+	written uint64
+	at      time.Time
+}
+
+// tableRow reads table id's row; a table not held has a zero one.
+func (a *Archive) tableRow(ctx context.Context, id string) (tableRow, error) {
+	var r tableRow
+	var seq, signedSeq, written int64
+	var h, signedHash, sig []byte
+	var at any
+	err := a.db.sql.QueryRowContext(ctx, `SELECT last_seq, last_hash, signed_seq, signed_hash, sig, written, updated_at
+		FROM tables WHERE table_id = $1`, id).Scan(&seq, &h, &signedSeq, &signedHash, &sig, &written, &at)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Position{}, nil
+		return r, nil
 	}
 	if err != nil {
-		return Position{}, fmt.Errorf("archive: table %s: %w", id, err)
+		return r, fmt.Errorf("archive: table %s: %w", id, err)
 	}
-	p := Position{Seq: uint64(seq)}
-	copy(p.Hash[:], h)
-	return p, nil
+	r.held.Seq, r.written = uint64(seq), uint64(written)
+	copy(r.held.Hash[:], h)
+	if signedSeq > 0 && len(sig) == ed25519.SignatureSize {
+		r.signed = journal.Checkpoint{Table: id, Seq: uint64(signedSeq), Sig: sig}
+		copy(r.signed.Hash[:], signedHash)
+	}
+	if r.at, err = scanTime(at); err != nil {
+		return r, fmt.Errorf("archive: table %s: updated_at: %w", id, err)
+	}
+	return r, nil
 }
 
 // load returns the table's state, reading it from the database (and replaying its
@@ -183,13 +297,13 @@ func (a *Archive) load(ctx context.Context, id string) (*tableState, error) {
 	if st, ok := a.tables[id]; ok {
 		return st, nil
 	}
-	held, err := a.position(ctx, a.db.sql, id)
+	row, err := a.tableRow(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	st := &tableState{held: held, ahead: map[uint64]journal.Hash{}, waiting: map[uint64]Record{},
-		der: &deriver{db: a.db, table: id}}
-	rows, err := a.db.sql.QueryContext(ctx, `SELECT seq, hash FROM heads WHERE table_id = $1 AND seq > $2`, id, int64(held.Seq))
+	st := &tableState{held: row.held, signed: row.signed, written: row.written, ahead: map[uint64]journal.Hash{},
+		waiting: map[uint64]Batch{}, der: &deriver{db: a.db, table: id}}
+	rows, err := a.db.sql.QueryContext(ctx, `SELECT seq, hash FROM heads WHERE table_id = $1 AND seq > $2`, id, int64(st.held.Seq))
 	if err != nil {
 		return nil, fmt.Errorf("archive: table %s: heads: %w", id, err)
 	}
@@ -248,139 +362,417 @@ func (a *Archive) restoreState(ctx context.Context, id string, der *deriver) (ui
 	return uint64(seq) + 1, nil
 }
 
-// Ingest checks table id's records and stores those that follow what the archive
-// holds, in one transaction. Records may come in any order and more than once: one
-// already held is taken once; one ahead of a gap waits for those before it. A record
-// that does not chain, or that disagrees with what is held or with a signed head, is
-// kept in quarantine and returned as an alarm. An error is the database's: nothing of
-// the batch is stored then, and the table is read back from the database at its next.
-func (a *Archive) Ingest(ctx context.Context, id string, recs []Record) (Result, error) {
+// Ingest checks a batch of table id and stores the records that follow what the
+// archive holds, with their rows and the batch's heads, in one transaction. A batch is
+// stored only under its signed head: the head must name the table, be of the batch's
+// last record and verify with one of the table's keys, and every record must chain to
+// the next. A batch already held is taken once; one ahead of a gap waits, signed, for
+// the records before it (within the window and the bytes of Options). A batch that
+// fails a check, or that disagrees with what is held, is kept in quarantine and returned
+// as an alarm; nothing of it is held.
+//
+// A table the keys file does not name is ErrUnknownTable (CountUnknown counts its
+// batches); a batch that is not one is a *BatchError. Any other error is the
+// database's: nothing of the batch is stored then, and the table is read back from the
+// database at its next. When the database refuses the batch's rows (a fault of the
+// data, not of the connection), its records are stored one by one and each one's rows
+// the database refuses are left out, with an alarm; a record the database refuses
+// itself is kept apart (NotStored) and the table is held before it.
+func (a *Archive) Ingest(ctx context.Context, id string, b Batch) (Result, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	res, err := a.ingest(ctx, id, recs)
+	keys, known := a.keys[id]
+	if !known {
+		return Result{}, fmt.Errorf("archive: table %s: %w", id, ErrUnknownTable)
+	}
+	if err := checkShape(id, b); err != nil {
+		return Result{}, err
+	}
+	res, err := a.ingest(ctx, id, keys, b)
+	if err != nil && Refused(err) {
+		delete(a.tables, id)
+		a.log.Error("archive: the database refused a batch's rows: storing its records one by one", "table", id,
+			"from", b.Records[0].Seq, "to", b.Signed.Seq, "err", err)
+		res, err = a.ingestEach(ctx, id, keys, b, err)
+	}
 	if err != nil {
 		delete(a.tables, id) // the memory may be ahead of the database: read it again
 		return Result{}, fmt.Errorf("archive: table %s: %w", id, err)
 	}
+	a.logAlarms(res.Alarms)
 	return res, nil
 }
 
-func (a *Archive) ingest(ctx context.Context, id string, recs []Record) (Result, error) {
-	now := a.opt.Now()
-	_, known := a.keys[id]
-	var st *tableState
-	if known {
-		var err error
-		if st, err = a.load(ctx, id); err != nil {
-			return Result{}, err
+// checkShape checks that b is a batch: records numbered from 1, in order, with no gap,
+// and heads that name no table.
+func checkShape(id string, b Batch) error {
+	bad := func(format string, args ...any) error {
+		return &BatchError{Table: id, Reason: fmt.Sprintf(format, args...)}
+	}
+	if len(b.Records) == 0 {
+		return bad("no records")
+	}
+	for i, r := range b.Records {
+		switch {
+		case r.Seq == 0:
+			return bad("record number 0: records are numbered from 1")
+		case i > 0 && r.Seq != b.Records[i-1].Seq+1:
+			return bad("record %d after record %d: a batch's records are in order, with no gap", r.Seq, b.Records[i-1].Seq)
 		}
+	}
+	for _, c := range b.Heads {
+		if c.Table != "" {
+			return bad("the head of record %d names a table: a batch's heads are its journal's own", c.Seq)
+		}
+	}
+	if last := b.Records[len(b.Records)-1].Seq; b.Written < last {
+		return bad("written %d, below its last record %d", b.Written, last)
+	}
+	return nil
+}
+
+// ingest stores b and what waits behind it, and its heads, in one transaction.
+func (a *Archive) ingest(ctx context.Context, id string, keys []ed25519.PublicKey, b Batch) (Result, error) {
+	now := a.opt.Now()
+	st, err := a.load(ctx, id)
+	if err != nil {
+		return Result{}, err
 	}
 	// The batch is checked and its rows derived first, reading what it needs; then
 	// everything it writes is written in one transaction (db.write).
 	a.batch, a.writes = a.batch[:0], a.writes[:0]
 	var res Result
-	if !known {
-		for _, r := range recs {
-			al := Alarm{Table: id, Item: "record", Seq: r.Seq, Kind: UnknownTable, Reason: "the keys file has no key for this table"}
-			if err := a.quarantineRecord(ctx, al, r, now); err != nil {
-				return Result{}, err
-			}
-			res.Alarms = append(res.Alarms, al)
-		}
-		return res, a.commit(ctx)
+	if err := a.take(ctx, id, keys, st, b, now, &res); err != nil {
+		return Result{}, err
 	}
-	start := st.held
-	sorted := append([]Record(nil), recs...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Seq < sorted[j].Seq })
-	for _, r := range sorted {
-		switch {
-		case r.Seq == 0:
-			al := Alarm{Table: id, Item: "record", Seq: 0, Kind: NotChained, Reason: "record number 0: records are numbered from 1"}
-			if err := a.quarantineRecord(ctx, al, r, now); err != nil {
-				return Result{}, err
-			}
-			res.Alarms = append(res.Alarms, al)
-		case r.Seq <= st.held.Seq:
-			al, dup, err := a.checkHeld(ctx, id, r)
-			if err != nil {
-				return Result{}, err
-			}
-			if dup {
-				res.Duplicates++
-				continue
-			}
-			if err := a.quarantineRecord(ctx, al, r, now); err != nil {
-				return Result{}, err
-			}
-			res.Alarms = append(res.Alarms, al)
-		case r.Seq > st.held.Seq+1:
-			if w, ok := st.waiting[r.Seq]; ok && w.Hash == r.Hash && bytes.Equal(w.Data, r.Data) {
-				res.Duplicates++
-				continue
-			}
-			if len(st.waiting) >= a.opt.MaxWaiting {
-				res.Dropped++
-				continue
-			}
-			st.waiting[r.Seq] = r
-		default:
-			ok, err := a.next(ctx, id, st, r, now, &res)
-			if err != nil {
-				return Result{}, err
-			}
-			if ok {
-				if err := a.drain(ctx, id, st, now, &res); err != nil {
-					return Result{}, err
-				}
-			}
-		}
+	if err := a.drain(ctx, id, keys, st, now, &res); err != nil {
+		return Result{}, err
 	}
-	a.insertRecords(id, now)
-	if st.held != start {
-		a.writes = append(a.writes, stmt{query: `INSERT INTO tables (table_id, last_seq, last_hash, updated_at) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (table_id) DO UPDATE SET last_seq = excluded.last_seq, last_hash = excluded.last_hash, updated_at = excluded.updated_at`,
-			args: []any{id, int64(st.held.Seq), st.held.Hash[:], a.db.ts(now)}})
+	if err := a.checkHeads(ctx, id, keys, st, b.Heads, now, &res); err != nil {
+		return Result{}, err
 	}
+	a.finish(id, st, b.Inbox, now)
 	if err := a.commit(ctx); err != nil {
 		return Result{}, err
 	}
-	res.Waiting, res.Held = len(st.waiting), st.held
-	for _, al := range res.Alarms {
-		a.log.Error("archive: alarm", "table", al.Table, "item", al.Item, "seq", al.Seq, "alarm", string(al.Kind), "reason", al.Reason)
+	st.dirty = false
+	res.Waiting, res.Held = waitingRecords(st), st.held
+	return res, nil
+}
+
+// ingestEach stores b record by record after the database refused its transaction
+// (refused): each record with its rows, or, when the database refuses those, without
+// them and with a NotDerived alarm; a record the database refuses itself is kept apart
+// (NotStored), and the batch ends there.
+func (a *Archive) ingestEach(ctx context.Context, id string, keys []ed25519.PublicKey, b Batch, refused error) (Result, error) {
+	now := a.opt.Now()
+	var res Result
+	// The batch is checked whole first: records are stored under its signature alone.
+	st, err := a.load(ctx, id)
+	if err != nil {
+		return Result{}, err
+	}
+	a.batch, a.writes = a.batch[:0], a.writes[:0]
+	if al := verifyBatch(id, keys, b, st.held); al != nil {
+		if err := a.keepBatchApart(ctx, *al, b, now); err != nil {
+			return Result{}, err
+		}
+		a.finish(id, st, b.Inbox, now)
+		res.Alarms = append(res.Alarms, *al)
+		return res, a.commit(ctx)
+	}
+	for i, r := range b.Records {
+		if r.Seq <= st.held.Seq {
+			res.Duplicates++
+			continue
+		}
+		one := Batch{Records: []Record{r}, Signed: b.Signed, Written: b.Written}
+		last := i == len(b.Records)-1
+		if last {
+			one.Heads, one.Inbox = b.Heads, b.Inbox
+		}
+		stored := false
+		for _, noRows := range []bool{false, true} {
+			st, err = a.load(ctx, id)
+			if err != nil {
+				return Result{}, err
+			}
+			a.batch, a.writes, a.noRows = a.batch[:0], a.writes[:0], noRows
+			var r1 Result
+			err = a.storeRun(id, st, one, &r1)
+			if err == nil && last {
+				err = a.checkHeads(ctx, id, keys, st, one.Heads, now, &r1)
+			}
+			if err == nil && noRows {
+				al := Alarm{Table: id, Item: "rows", Seq: r.Seq, Kind: NotDerived,
+					Reason: fmt.Sprintf("the database refused the rows of record %d (%v): the record is held, its rows are left out of the searches", r.Seq, refused)}
+				if err = a.keepApart(ctx, al, r.Hash, r.Data, nil, now); err == nil {
+					r1.Alarms = append(r1.Alarms, al)
+				}
+			}
+			if err == nil {
+				a.finish(id, st, one.Inbox, now)
+				err = a.commit(ctx)
+			}
+			a.noRows = false
+			if err == nil {
+				st.dirty = false
+				res.Stored += r1.Stored
+				res.Alarms = append(res.Alarms, r1.Alarms...)
+				stored = true
+				break
+			}
+			delete(a.tables, id)
+			if !Refused(err) {
+				return Result{}, err
+			}
+			refused = err
+		}
+		if !stored {
+			al := Alarm{Table: id, Item: "record", Seq: r.Seq, Kind: NotStored,
+				Reason: fmt.Sprintf("the database refuses record %d (%v): it is kept apart, and the table is held before it", r.Seq, refused)}
+			a.batch, a.writes = a.batch[:0], a.writes[:0]
+			if err := a.keepApart(ctx, al, r.Hash, r.Data, nil, now); err != nil {
+				return Result{}, err
+			}
+			a.writes = append(a.writes, a.inboxDone(b.Inbox)...)
+			if err := a.commit(ctx); err != nil {
+				return Result{}, err
+			}
+			res.Alarms = append(res.Alarms, al)
+			break
+		}
+	}
+	if st, ok := a.tables[id]; ok {
+		res.Held = st.held
 	}
 	return res, nil
 }
 
-// next takes r, the record after the last held: it stores it when it chains and agrees
-// with any signed head of its number, or quarantines it. ok says it was stored.
-func (a *Archive) next(ctx context.Context, id string, st *tableState, r Record, now time.Time, res *Result) (ok bool, err error) {
-	var al *Alarm
-	if want := journal.ChainHash(st.held.Hash, r.Seq, r.Data); want != r.Hash {
-		al = &Alarm{Table: id, Item: "record", Seq: r.Seq, Kind: NotChained,
-			Reason: fmt.Sprintf("its hash %s is not the chain hash %s of record %d held and its payload", r.Hash, want, st.held.Seq)}
-	} else if h, signed := st.ahead[r.Seq]; signed && h != r.Hash {
-		al = &Alarm{Table: id, Item: "record", Seq: r.Seq, Kind: Rollback,
-			Reason: fmt.Sprintf("its hash %s is not the hash %s the table signed for it", r.Hash, h)}
-	}
-	if al != nil {
-		res.Alarms = append(res.Alarms, *al)
-		return false, a.quarantineRecord(ctx, *al, r, now)
-	}
-	a.batch = append(a.batch, r) // one run: each record stored follows the one before
-	if stmts, err := st.der.take(r.Seq, r.Data); err == nil {
-		a.writes = append(a.writes, stmts...)
-	} else {
-		var re replayError
-		if !errors.As(err, &re) {
-			return false, err
+// finish queues the writes that end a batch: its records, the table's row when it
+// changed, and the removal of its inbox row.
+func (a *Archive) finish(id string, st *tableState, inbox int64, now time.Time) {
+	a.insertRecords(id, now)
+	if st.dirty {
+		var sig, signedHash any
+		if st.signed.Seq > 0 {
+			sig, signedHash = st.signed.Sig, st.signed.Hash[:]
 		}
-		// Stored as received, chained: the table wrote it. Its rows are left out.
-		a.log.Warn("archive: a record does not replay: stored, its rows are not searchable", "table", id, "seq", r.Seq, "err", err)
+		a.writes = append(a.writes, stmt{query: `INSERT INTO tables (table_id, last_seq, last_hash, signed_seq, signed_hash, sig, written, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+			ON CONFLICT (table_id) DO UPDATE SET last_seq = excluded.last_seq, last_hash = excluded.last_hash,
+				signed_seq = excluded.signed_seq, signed_hash = excluded.signed_hash, sig = excluded.sig,
+				written = excluded.written, updated_at = excluded.updated_at`,
+			args: []any{id, int64(st.held.Seq), st.held.Hash[:], int64(st.signed.Seq), signedHash, sig, int64(st.written), a.db.ts(now)}})
 	}
-	delete(st.ahead, r.Seq)
-	st.held = Position{Seq: r.Seq, Hash: r.Hash}
-	res.Stored++
-	return true, nil
+	a.writes = append(a.writes, a.inboxDone(inbox)...)
+}
+
+// verifyBatch checks that b is covered by the table's signature: its signed head names
+// the table, is of its last record, verifies with one of keys, and each record chains
+// to the next. held is what the archive holds: the record after it must chain from it.
+// It returns the alarm of the first check that fails, nil when all hold.
+func verifyBatch(id string, keys []ed25519.PublicKey, b Batch, held Position) *Alarm {
+	first, last := b.Records[0], b.Records[len(b.Records)-1]
+	alarm := func(kind AlarmKind, seq uint64, reason string) *Alarm {
+		return &Alarm{Table: id, Item: "batch", Seq: seq, Kind: kind, Reason: reason}
+	}
+	span := fmt.Sprintf("records %d to %d", first.Seq, last.Seq)
+	s := b.Signed
+	switch {
+	case len(s.Sig) == 0:
+		return alarm(NotSigned, first.Seq, span+": the batch carries no head the table signed: no record of it is held")
+	case s.Table != id:
+		return alarm(NotSigned, first.Seq, fmt.Sprintf("%s: the batch's signed head names table %q: a table's signature covers its own records alone", span, s.Table))
+	case s.Seq != last.Seq || s.Hash != last.Hash:
+		return alarm(NotSigned, first.Seq, fmt.Sprintf("%s: the batch's signed head is of record %d with hash %s, its last record %d has hash %s",
+			span, s.Seq, s.Hash, last.Seq, last.Hash))
+	case !verifies(keys, s):
+		return alarm(BadSignature, first.Seq, span+": the batch's head is signed with none of the table's keys")
+	}
+	for i := 1; i < len(b.Records); i++ {
+		r, prev := b.Records[i], b.Records[i-1]
+		if want := journal.ChainHash(prev.Hash, r.Seq, r.Data); want != r.Hash {
+			return alarm(NotChained, r.Seq, fmt.Sprintf("%s: record %d's hash %s is not the chain hash %s of record %d and its payload",
+				span, r.Seq, r.Hash, want, prev.Seq))
+		}
+	}
+	if first.Seq == held.Seq+1 {
+		if want := journal.ChainHash(held.Hash, first.Seq, first.Data); want != first.Hash {
+			return alarm(NotChained, first.Seq, fmt.Sprintf("%s: record %d's hash %s is not the chain hash %s of record %d held and its payload",
+				span, first.Seq, first.Hash, want, held.Seq))
+		}
+	}
+	return nil
+}
+
+// take stores b, which the table signed, when it follows what is held; keeps it waiting
+// when it comes ahead of a gap; takes it once when it is held already. A batch that
+// fails verifyBatch, or disagrees with what is held, is kept apart.
+func (a *Archive) take(ctx context.Context, id string, keys []ed25519.PublicKey, st *tableState, b Batch, now time.Time, res *Result) error {
+	if al := verifyBatch(id, keys, b, st.held); al != nil {
+		res.Alarms = append(res.Alarms, *al)
+		return a.keepBatchApart(ctx, *al, b, now)
+	}
+	first, last := b.Records[0].Seq, b.Signed.Seq
+	switch {
+	case first > st.held.Seq+1:
+		a.wait(st, b, res)
+		return nil
+	case last <= st.held.Seq:
+		// Held already: the same history when the hash the table signed of its last
+		// record is the one held there (the chain stands for every record before it).
+		h, err := a.heldHash(ctx, id, st, last)
+		if err != nil {
+			return err
+		}
+		if h != b.Signed.Hash {
+			al := Alarm{Table: id, Item: "batch", Seq: first, Kind: Rollback,
+				Reason: fmt.Sprintf("the table signed record %d with hash %s, the archive holds it with hash %s", last, b.Signed.Hash, h)}
+			res.Alarms = append(res.Alarms, al)
+			return a.keepBatchApart(ctx, al, b, now)
+		}
+		res.Duplicates += len(b.Records)
+		if last > st.signed.Seq {
+			// A table whose records were stored before batches were signed: its
+			// signature now covers them.
+			st.signed, st.dirty = b.Signed, true
+		}
+		return nil
+	}
+	// The batch holds the record after the last held: its records before it must be
+	// the ones held (the junction's hash; the chain carries the rest).
+	if first <= st.held.Seq {
+		if h := b.Records[st.held.Seq-first].Hash; h != st.held.Hash {
+			al := Alarm{Table: id, Item: "batch", Seq: first, Kind: Rollback,
+				Reason: fmt.Sprintf("the table signed record %d with hash %s, the archive holds it with hash %s", st.held.Seq, h, st.held.Hash)}
+			res.Alarms = append(res.Alarms, al)
+			return a.keepBatchApart(ctx, al, b, now)
+		}
+	}
+	for _, r := range b.Records[st.held.Seq+1-first:] {
+		if h, signed := st.ahead[r.Seq]; signed && h != r.Hash {
+			al := Alarm{Table: id, Item: "batch", Seq: first, Kind: Rollback,
+				Reason: fmt.Sprintf("record %d has hash %s, not the hash %s the table signed for it in its journal's head", r.Seq, r.Hash, h)}
+			res.Alarms = append(res.Alarms, al)
+			return a.keepBatchApart(ctx, al, b, now)
+		}
+	}
+	return a.storeRun(id, st, b, res)
+}
+
+// storeRun stores the records of b, checked, after the last held.
+func (a *Archive) storeRun(id string, st *tableState, b Batch, res *Result) error {
+	first := b.Records[0].Seq
+	res.Duplicates += int(st.held.Seq + 1 - min(first, st.held.Seq+1))
+	for _, r := range b.Records[st.held.Seq+1-min(first, st.held.Seq+1):] {
+		a.batch = append(a.batch, r) // one run: each record stored follows the one before
+		if !a.noRows {
+			if stmts, err := st.der.take(r.Seq, r.Data); err == nil {
+				a.writes = append(a.writes, stmts...)
+			} else {
+				var re replayError
+				if !errors.As(err, &re) {
+					return err
+				}
+				// Stored as received, signed: the table wrote it. Its rows are left out.
+				a.log.Warn("archive: a record does not replay: stored, its rows are not searchable", "table", id, "seq", r.Seq, "err", err)
+			}
+		} else if _, err := st.der.take(r.Seq, r.Data); err != nil {
+			var re replayError
+			if !errors.As(err, &re) {
+				return err
+			}
+		}
+		delete(st.ahead, r.Seq)
+		st.held = Position{Seq: r.Seq, Hash: r.Hash}
+		res.Stored++
+	}
+	if b.Signed.Seq == st.held.Seq {
+		st.signed = b.Signed
+	}
+	st.written, st.dirty = max(b.Written, st.held.Seq), true
+	return nil
+}
+
+// wait keeps b, signed and ahead of a gap, until the records before it come: only when
+// it ends within the window past what is held, and only within the table's bytes.
+func (a *Archive) wait(st *tableState, b Batch, res *Result) {
+	first, last := b.Records[0].Seq, b.Signed.Seq
+	if w, ok := st.waiting[first]; ok && w.Signed.Seq >= last {
+		res.Duplicates += len(b.Records)
+		return
+	}
+	size := batchBytes(b)
+	if w, ok := st.waiting[first]; ok {
+		size -= batchBytes(w)
+	}
+	if last > st.held.Seq+a.opt.Window || st.bytes+size > a.opt.MaxWaitingBytes {
+		res.Dropped += len(b.Records)
+		return
+	}
+	b.Heads, b.Inbox = nil, 0 // the heads are checked with the batch that brought them
+	st.waiting[first] = b
+	st.bytes += size
+}
+
+// batchBytes is what a batch waiting keeps in memory, about.
+func batchBytes(b Batch) int {
+	n := 0
+	for _, r := range b.Records {
+		n += len(r.Data) + 64
+	}
+	return n
+}
+
+// waitingRecords counts the records waiting.
+func waitingRecords(st *tableState) int {
+	n := 0
+	for _, w := range st.waiting {
+		n += len(w.Records)
+	}
+	return n
+}
+
+// drain takes the waiting batches that now follow what is held, and lets go of those
+// held since.
+func (a *Archive) drain(ctx context.Context, id string, keys []ed25519.PublicKey, st *tableState, now time.Time, res *Result) error {
+	for {
+		var next *Batch
+		for first, w := range st.waiting {
+			if w.Signed.Seq <= st.held.Seq || first <= st.held.Seq+1 {
+				delete(st.waiting, first)
+				st.bytes -= batchBytes(w)
+				if w.Signed.Seq > st.held.Seq && (next == nil || w.Signed.Seq > next.Signed.Seq) {
+					next = &w
+				}
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		if err := a.take(ctx, id, keys, st, *next, now, res); err != nil {
+			return err
+		}
+	}
+}
+
+// heldHash returns the hash of record seq held: stored by this batch, held last, or
+// read from the database.
+func (a *Archive) heldHash(ctx context.Context, id string, st *tableState, seq uint64) (journal.Hash, error) {
+	if seq == st.held.Seq {
+		return st.held.Hash, nil
+	}
+	if n := len(a.batch); n > 0 && seq >= a.batch[0].Seq && seq <= a.batch[n-1].Seq {
+		return a.batch[seq-a.batch[0].Seq].Hash, nil
+	}
+	var h []byte
+	if err := a.db.sql.QueryRowContext(ctx, `SELECT hash FROM records WHERE table_id = $1 AND seq = $2`, id, int64(seq)).Scan(&h); err != nil {
+		return journal.Hash{}, fmt.Errorf("record %d held: %w", seq, err)
+	}
+	var hh journal.Hash
+	copy(hh[:], h)
+	return hh, nil
 }
 
 // insertRecords queues the INSERTs of the records of a.batch.
@@ -394,52 +786,26 @@ func (a *Archive) insertRecords(id string, now time.Time) {
 }
 
 // commit writes what the batch queued in one transaction. After an error nothing of it
-// is written, and the quarantine's last id is read again.
+// is written, and the last ids used are read again.
 func (a *Archive) commit(ctx context.Context) error {
 	err := a.db.write(ctx, a.writes)
 	clear(a.writes) // let the arguments go
 	a.writes = a.writes[:0]
 	if err != nil {
-		a.quarantine = -1
+		a.quarantine, a.inbox = -1, -1
 	}
 	return err
 }
 
-// drain takes the waiting records that now follow what is held.
-func (a *Archive) drain(ctx context.Context, id string, st *tableState, now time.Time, res *Result) error {
-	for {
-		r, ok := st.waiting[st.held.Seq+1]
-		if !ok {
-			return nil
-		}
-		delete(st.waiting, r.Seq)
-		stored, err := a.next(ctx, id, st, r, now, res)
-		if err != nil || !stored {
-			return err
+// logAlarms logs each alarm as an error, at most a line every few seconds for each
+// table and kind, with the count left out.
+func (a *Archive) logAlarms(alarms []Alarm) {
+	for _, al := range alarms {
+		if ok, leftOut := a.alarms.Allow(al.Table + " " + string(al.Kind)); ok {
+			a.log.Error("archive: alarm", "table", al.Table, "item", al.Item, "seq", al.Seq, "alarm", string(al.Kind),
+				"reason", al.Reason, "not_logged_since_last", leftOut)
 		}
 	}
-}
-
-// checkHeld compares r with the record held at its number: dup when it is the same;
-// otherwise the alarm.
-func (a *Archive) checkHeld(ctx context.Context, id string, r Record) (Alarm, bool, error) {
-	var h, data []byte
-	if n := len(a.batch); n > 0 && r.Seq >= a.batch[0].Seq {
-		b := a.batch[r.Seq-a.batch[0].Seq] // stored in this batch, not written yet
-		h, data = b.Hash[:], b.Data
-	} else if err := a.db.sql.QueryRowContext(ctx, `SELECT hash, payload FROM records WHERE table_id = $1 AND seq = $2`, id, int64(r.Seq)).Scan(&h, &data); err != nil {
-		return Alarm{}, false, fmt.Errorf("record %d held: %w", r.Seq, err)
-	}
-	if bytes.Equal(h, r.Hash[:]) && bytes.Equal(data, r.Data) {
-		return Alarm{}, true, nil
-	}
-	var held journal.Hash
-	copy(held[:], h)
-	reason := fmt.Sprintf("the archive holds record %d with hash %s, this one has %s", r.Seq, held, r.Hash)
-	if held == r.Hash {
-		reason = fmt.Sprintf("the archive holds record %d with the same hash and another payload", r.Seq)
-	}
-	return Alarm{Table: id, Item: "record", Seq: r.Seq, Kind: Rollback, Reason: reason}, false, nil
 }
 
 // IngestHead checks a signed head of table id and stores it when its signature is one
@@ -448,55 +814,65 @@ func (a *Archive) checkHeld(ctx context.Context, id string, r Record) (Alarm, bo
 // already held is taken once. A bad signature, or a head that disagrees with what is
 // held, is kept in quarantine and returned as an alarm.
 func (a *Archive) IngestHead(ctx context.Context, id string, c journal.Checkpoint) (Result, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	res, err := a.ingestHeads(ctx, id, []journal.Checkpoint{c})
-	if err != nil {
-		delete(a.tables, id)
-		return Result{}, fmt.Errorf("archive: table %s: head of record %d: %w", id, c.Seq, err)
-	}
-	return res, nil
+	return a.IngestHeads(ctx, id, []journal.Checkpoint{c})
 }
 
 // IngestHeads is IngestHead for several heads of table id, checked in order, what they
 // store and keep apart written in one transaction. An error is the database's: nothing
-// of them is stored then.
+// of them is stored then. A table the keys file does not name is ErrUnknownTable.
 func (a *Archive) IngestHeads(ctx context.Context, id string, cs []journal.Checkpoint) (Result, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	res, err := a.ingestHeads(ctx, id, cs)
+	keys, known := a.keys[id]
+	if !known {
+		return Result{}, fmt.Errorf("archive: table %s: %w", id, ErrUnknownTable)
+	}
+	res, err := a.ingestHeads(ctx, id, keys, cs)
 	if err != nil {
 		delete(a.tables, id)
 		return Result{}, fmt.Errorf("archive: table %s: heads: %w", id, err)
 	}
+	a.logAlarms(res.Alarms)
 	return res, nil
 }
 
-func (a *Archive) ingestHeads(ctx context.Context, id string, cs []journal.Checkpoint) (Result, error) {
-	now := a.opt.Now()
-	keys, known := a.keys[id]
-	var st *tableState
-	if known {
-		var err error
-		if st, err = a.load(ctx, id); err != nil {
-			return Result{}, err
-		}
+func (a *Archive) ingestHeads(ctx context.Context, id string, keys []ed25519.PublicKey, cs []journal.Checkpoint) (Result, error) {
+	st, err := a.load(ctx, id)
+	if err != nil {
+		return Result{}, err
 	}
-	a.writes = a.writes[:0]
+	a.batch, a.writes = a.batch[:0], a.writes[:0]
 	var res Result
+	if err := a.checkHeads(ctx, id, keys, st, cs, a.opt.Now(), &res); err != nil {
+		return Result{}, err
+	}
+	if err := a.commit(ctx); err != nil {
+		return Result{}, err
+	}
+	res.Held = st.held
+	return res, nil
+}
+
+// checkHeads checks the unnamed heads cs of table id in order and queues storing each
+// that verifies and agrees with what is held (and with the records this batch stores),
+// or keeping it apart.
+func (a *Archive) checkHeads(ctx context.Context, id string, keys []ed25519.PublicKey, st *tableState, cs []journal.Checkpoint, now time.Time, res *Result) error {
+	if len(cs) == 0 {
+		return nil
+	}
 	stored := map[uint64]journal.Hash{} // the heads stored by this call
 	held, err := a.heldHashes(ctx, id, st, cs)
 	if err != nil {
-		return Result{}, err
+		return err
 	}
 	for _, c := range cs {
 		al, dup, err := a.checkHead(ctx, id, keys, st, stored, held, c)
 		switch {
 		case err != nil:
-			return Result{}, err
+			return err
 		case al != nil:
-			if err := a.quarantineHead(ctx, *al, c, now); err != nil {
-				return Result{}, err
+			if err := a.keepApart(ctx, *al, c.Hash, nil, c.Sig, now); err != nil {
+				return err
 			}
 			res.Alarms = append(res.Alarms, *al)
 		case dup:
@@ -508,33 +884,23 @@ func (a *Archive) ingestHeads(ctx context.Context, id string, cs []journal.Check
 			res.Stored++
 		}
 	}
-	if err := a.commit(ctx); err != nil {
-		return Result{}, err
-	}
-	if st != nil {
-		for seq, h := range stored {
-			if seq > st.held.Seq {
-				st.ahead[seq] = h
-			}
+	for seq, h := range stored {
+		if seq > st.held.Seq {
+			st.ahead[seq] = h
 		}
-		res.Held = st.held
 	}
-	for _, al := range res.Alarms {
-		a.log.Error("archive: alarm", "table", id, "item", "head", "seq", al.Seq, "alarm", string(al.Kind), "reason", al.Reason)
-	}
-	return res, nil
+	return nil
 }
 
-// checkHead checks head c of table id (st: its state, nil for a table the keys file
-// does not name; stored: the heads stored by the call so far): dup when it is held
-// already; otherwise the alarm, if any.
+// checkHead checks head c of table id (stored: the heads stored by the call so far):
+// dup when it is held already; otherwise the alarm, if any.
 func (a *Archive) checkHead(ctx context.Context, id string, keys []ed25519.PublicKey, st *tableState,
 	stored map[uint64]journal.Hash, held *heldRange, c journal.Checkpoint) (*Alarm, bool, error) {
 	alarm := func(kind AlarmKind, reason string) (*Alarm, bool, error) {
 		return &Alarm{Table: id, Item: "head", Seq: c.Seq, Kind: kind, Reason: reason}, false, nil
 	}
-	if st == nil {
-		return alarm(UnknownTable, "the keys file has no key for this table")
+	if c.Table != "" {
+		return alarm(NotSigned, fmt.Sprintf("a head naming table %q among the journal's own heads", c.Table))
 	}
 	if !verifies(keys, c) {
 		return alarm(BadSignature, "the signature is none of the table's keys'")
@@ -565,15 +931,11 @@ func (a *Archive) checkHead(ctx context.Context, id string, keys []ed25519.Publi
 		return alarm(Rollback, fmt.Sprintf("the archive holds a head of record %d signing hash %s, this one signs %s", c.Seq, signed, c.Hash))
 	}
 	if c.Seq <= st.held.Seq {
-		rec := st.held.Hash
-		if c.Seq < st.held.Seq {
-			var ok bool
-			if rec, ok = held.record(c.Seq); !ok {
-				var h []byte
-				if err := a.db.sql.QueryRowContext(ctx, `SELECT hash FROM records WHERE table_id = $1 AND seq = $2`, id, int64(c.Seq)).Scan(&h); err != nil {
-					return nil, false, err
-				}
-				copy(rec[:], h)
+		rec, ok := held.record(c.Seq)
+		if !ok {
+			var err error
+			if rec, err = a.heldHash(ctx, id, st, c.Seq); err != nil {
+				return nil, false, err
 			}
 		}
 		if rec != c.Hash {
@@ -609,9 +971,10 @@ const maxHeldRange = 4096
 
 // heldHashes reads, in two queries, what the heads cs of a table held to st need to be
 // checked against: the heads held at their numbers and the hashes of the records held
-// there. Nil when there is nothing to read or the heads are too far apart.
+// there (those this batch stores are not written yet: heldHash finds them). Nil when
+// there is nothing to read or the heads are too far apart.
 func (a *Archive) heldHashes(ctx context.Context, id string, st *tableState, cs []journal.Checkpoint) (*heldRange, error) {
-	if st == nil || len(cs) < 2 {
+	if len(cs) < 2 {
 		return nil, nil
 	}
 	var lo, hi uint64
@@ -655,17 +1018,22 @@ func (a *Archive) heldHashes(ctx context.Context, id string, st *tableState, cs 
 			return nil, err
 		}
 	}
+	for _, r := range a.batch {
+		if r.Seq >= lo && r.Seq <= hi {
+			h.records[r.Seq] = r.Hash
+		}
+	}
 	return h, nil
 }
 
-// quarantineRecord queues keeping a record apart with its alarm.
-func (a *Archive) quarantineRecord(ctx context.Context, al Alarm, r Record, now time.Time) error {
-	return a.keepApart(ctx, al, r.Hash, r.Data, nil, now)
-}
-
-// quarantineHead queues keeping a head apart with its alarm.
-func (a *Archive) quarantineHead(ctx context.Context, al Alarm, c journal.Checkpoint, now time.Time) error {
-	return a.keepApart(ctx, al, c.Hash, nil, c.Sig, now)
+// keepBatchApart queues keeping a batch apart with its alarm: one row, the records as
+// JSON in its payload, its signed head's hash and signature.
+func (a *Archive) keepBatchApart(ctx context.Context, al Alarm, b Batch, now time.Time) error {
+	payload, err := json.Marshal(b.Records)
+	if err != nil {
+		return fmt.Errorf("quarantine: %w", err)
+	}
+	return a.keepApart(ctx, al, b.Signed.Hash, payload, b.Signed.Sig, now)
 }
 
 func (a *Archive) keepApart(ctx context.Context, al Alarm, h journal.Hash, payload, sig []byte, now time.Time) error {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
@@ -116,9 +117,20 @@ func (d *DB) TimeArg(t time.Time) any { return d.ts(t) }
 // one implicit transaction, committed at the Sync (or rolled back whole on the first
 // error). The answer to the Sync comes after the commit is durable (synchronous_commit).
 // SQLite, in process, runs them in a transaction of database/sql.
+//
+// Every text argument is written as the database can hold it (storable): a table may
+// journal any byte, and its records are kept whole as BYTEA, but a NUL or a byte that is
+// not UTF-8 in a row's text would stop PostgreSQL from storing the row.
 func (d *DB) write(ctx context.Context, stmts []stmt) error {
 	if len(stmts) == 0 {
 		return nil
+	}
+	for _, s := range stmts {
+		for i, a := range s.args {
+			if t, ok := a.(string); ok {
+				s.args[i] = storable(t)
+			}
+		}
 	}
 	stmts = mergeInserts(stmts)
 	if d.engine == Postgres {
@@ -179,4 +191,31 @@ func redact(dsn string) string {
 		return dsn[:scheme+colon] + ":xxxxx" + dsn[at:]
 	}
 	return dsn
+}
+
+// storable returns s as a text column holds it on every engine: each byte that is not
+// UTF-8 as U+FFFD, and each control character but tab and newline (NUL among them,
+// which PostgreSQL's text cannot hold) written out as \u and its four hex digits, so a
+// reader of the row sees it was there. The record itself keeps the bytes as they came.
+func storable(s string) string {
+	for i, r := range s {
+		if control(r) || r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
+			var b strings.Builder
+			for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+				if control(r) {
+					fmt.Fprintf(&b, "\\u%04x", r)
+				} else {
+					b.WriteRune(r)
+				}
+			}
+			return b.String()
+		}
+	}
+	return s
+}
+
+// control reports whether r is a control character a text row does not keep as it is:
+// C0 but tab and newline, DEL and C1.
+func control(r rune) bool {
+	return r < 0x20 && r != '\t' && r != '\n' || r == 0x7f || r >= 0x80 && r <= 0x9f
 }

@@ -2,6 +2,7 @@ package archive
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"iter"
@@ -74,15 +75,21 @@ type Exported struct {
 	// Records is the number of records, LastSeq the last one's number.
 	Records int
 	LastSeq uint64
-	// Heads is the number of signed heads.
+	// Heads is the number of signed heads of the journal (unnamed).
 	Heads int
+	// Signed is the record the table's head naming it covers (0: none): every record up
+	// to it is under the table's signature. Records after it, stored before the archive
+	// asked for signed batches, are vouched for by their chain alone.
+	Signed uint64
 }
 
 // Export writes table id's records and signed heads held into a new journal in dir,
 // which must not exist or be empty: a journal `tablectl journal verify --key` calls
 // intact, from which a replaced table starts. Each record is checked on the way: its
 // chain hash must be the one the journal writes. A signed head of a record not held
-// (the archive is behind the table) is left out.
+// (the archive is behind the table) is left out. The table's head naming it, under
+// which the archive holds its records, goes in the journal's table heads file, so that
+// verify finds every record covered by the table's signature.
 func Export(ctx context.Context, d *DB, id, dir string) (Exported, error) {
 	var ex Exported
 	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
@@ -130,6 +137,20 @@ func Export(ctx context.Context, d *DB, id, dir string) (Exported, error) {
 			return ex, fmt.Errorf("archive: export %s: %w", id, err)
 		}
 		ex.Heads++
+	}
+	var seq int64
+	var h, sig []byte
+	err = d.sql.QueryRowContext(ctx, `SELECT signed_seq, signed_hash, sig FROM tables WHERE table_id = $1`, id).Scan(&seq, &h, &sig)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return ex, fmt.Errorf("archive: export %s: %w", id, err)
+	}
+	if err == nil && seq > 0 && uint64(seq) <= ex.LastSeq {
+		c := journal.Checkpoint{Table: id, Seq: uint64(seq), Sig: sig}
+		copy(c.Hash[:], h)
+		if err := j.AddTableHead(c); err != nil {
+			return ex, fmt.Errorf("archive: export %s: %w", id, err)
+		}
+		ex.Signed = c.Seq
 	}
 	if err := j.Close(); err != nil {
 		return ex, fmt.Errorf("archive: export %s: %w", id, err)

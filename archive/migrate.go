@@ -130,6 +130,35 @@ var migrations = [][]string{
 		`CREATE INDEX rounds_order ON rounds (ended_at, table_id, shoe, round, last_seq)`,
 		`DROP INDEX rounds_time`,
 	},
+	// 5: a table's records held under its signature: the table's head, naming it, of
+	// the last record it signed and the archive holds (a table's records stored before
+	// have none until its next batch covers them), and how far it had written; the
+	// inbox of batches received and not yet stored; the tables not in the keys file,
+	// counted; the archive whose database it is.
+	{
+		`ALTER TABLE tables ADD COLUMN signed_seq BIGINT NOT NULL DEFAULT 0`,
+		`ALTER TABLE tables ADD COLUMN signed_hash BYTEA`,
+		`ALTER TABLE tables ADD COLUMN sig BYTEA`,
+		`ALTER TABLE tables ADD COLUMN written BIGINT NOT NULL DEFAULT 0`,
+		`CREATE TABLE inbox (
+			id          BIGINT PRIMARY KEY,
+			table_id    TEXT NOT NULL,
+			topic       TEXT NOT NULL,
+			payload     BYTEA NOT NULL,
+			received_at TIMESTAMPTZ NOT NULL
+		)`,
+		`CREATE TABLE unknown_tables (
+			table_id TEXT PRIMARY KEY,
+			first_at TIMESTAMPTZ NOT NULL,
+			last_at  TIMESTAMPTZ NOT NULL,
+			batches  BIGINT NOT NULL,
+			bytes    BIGINT NOT NULL
+		)`,
+		`CREATE TABLE archive_meta (
+			key   TEXT PRIMARY KEY,
+			value TEXT NOT NULL
+		)`,
+	},
 }
 
 // SchemaVersion is the newest schema version this archive knows.

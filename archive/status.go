@@ -2,16 +2,24 @@ package archive
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
+
+	"github.com/tablectl/tablectl/journal"
 )
 
 // Status is what the archive says of a table on the broker (api.ArchiveHeld): how far it
 // holds it, when it last stored a record of it, and what it refused of it.
 type Status struct {
 	Held Position
+	// Signed is the table's head, naming it, of the last record it signed that the
+	// archive holds: the held message's (Seq 0: none yet). It is Held's but for records
+	// stored before the archive asked for signed batches, until the table's next batch
+	// covers them.
+	Signed journal.Checkpoint
+	// Written is the last record the table said it had written, in the last batch
+	// stored.
+	Written uint64
 	// At is when the archive last stored a record of the table (zero: never).
 	At time.Time
 	// Alarms counts the table's items in quarantine; Latest is the newest (nil: none).
@@ -29,21 +37,17 @@ type QuarantinedAlarm struct {
 // Status, with the alarms of anything of it refused.
 func (a *Archive) Status(ctx context.Context, id string) (Status, error) {
 	var st Status
-	var err error
-	if st.Held, err = a.Held(ctx, id); err != nil {
+	a.mu.Lock()
+	row, err := a.tableRow(ctx, id)
+	if mem, ok := a.tables[id]; ok && err == nil {
+		row.held, row.signed, row.written = mem.held, mem.signed, mem.written
+	}
+	a.mu.Unlock()
+	if err != nil {
 		return Status{}, err
 	}
+	st.Held, st.Signed, st.Written, st.At = row.held, row.signed, row.written, row.at
 	var at any
-	err = a.db.sql.QueryRowContext(ctx, `SELECT updated_at FROM tables WHERE table_id = $1`, id).Scan(&at)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
-		return Status{}, fmt.Errorf("archive: status of %s: %w", id, err)
-	default:
-		if st.At, err = scanTime(at); err != nil {
-			return Status{}, fmt.Errorf("archive: status of %s: updated_at: %w", id, err)
-		}
-	}
 	if err := a.db.sql.QueryRowContext(ctx, `SELECT COUNT(*) FROM quarantine WHERE table_id = $1`, id).Scan(&st.Alarms); err != nil {
 		return Status{}, fmt.Errorf("archive: status of %s: quarantine: %w", id, err)
 	}

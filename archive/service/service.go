@@ -1,12 +1,16 @@
-// Package service runs the floor's archive on MQTT (tablectl archive): it takes each
-// table's journal records and signed heads from tablectl/v1/<table>/archive/records,
-// stores them through package archive, and publishes, retained, how far it holds each
-// table on tablectl/v1/<table>/archive/held (docs/archive.md, "Running the archive").
+// Package service runs one of the floor's archives on MQTT (tablectl archive): it takes
+// each table's batches from tablectl/v1/<table>/archive/<archive>/records, stores them
+// through package archive, and publishes, retained, how far it holds each table on
+// tablectl/v1/<table>/archive/<archive>/held (docs/archive.md, "Running the archive").
 //
-// The broker keeps the archive's session (clean session off, a stable client id). A
-// batch is acknowledged to the broker only once its records are committed to the
-// database, or once it is refused as malformed: a batch the database failed is never
-// acknowledged and lost. Each table's batches are taken in order, one at a time.
+// The broker keeps the archive's session (clean session off, a client id of its own).
+// A batch is acknowledged to the broker once it is committed to the archive's inbox;
+// each table's worker then stores its batches in order, one at a time, and removes each
+// from the inbox in the transaction that stores it. So a batch acknowledged is never
+// lost, and a table whose batches are slow to store (or refused) never holds back
+// another's: the broker's window of messages not yet acknowledged is shared by every
+// table of the session. Only tables of the keys file get a worker and a held message;
+// the batches of any other id are counted, one row an id, and dropped.
 package service
 
 import (
@@ -29,59 +33,80 @@ import (
 	"github.com/tablectl/tablectl/archive"
 	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/internal/fifo"
-	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/internal/ratelog"
 )
 
 // Store is what the service needs of the archive (an *archive.Archive).
 type Store interface {
-	Ingest(ctx context.Context, table string, recs []archive.Record) (archive.Result, error)
-	IngestHeads(ctx context.Context, table string, cs []journal.Checkpoint) (archive.Result, error)
+	// Known reports whether the keys file names the table.
+	Known(table string) bool
+	// Receive keeps batches in the inbox and sets their ids; Inbox returns those kept;
+	// Done removes one.
+	Receive(ctx context.Context, items []archive.InboxItem) error
+	Inbox(ctx context.Context) ([]archive.InboxItem, error)
+	Done(ctx context.Context, id int64) error
+	// Ingest stores a batch, removing its inbox row in the same transaction.
+	Ingest(ctx context.Context, table string, b archive.Batch) (archive.Result, error)
+	// CountUnknown counts a batch of a table the keys file does not name.
+	CountUnknown(ctx context.Context, table string, bytes int) error
 	Status(ctx context.Context, table string) (archive.Status, error)
 	Tables(ctx context.Context) (map[string]archive.Position, error)
 }
-
-// DefaultClientID is the archive's MQTT client id when Options leave it out. The broker
-// keeps the session of this id: two archives with the same id push each other off.
-const DefaultClientID = "tablectl-archive"
 
 // Options configure a Service.
 type Options struct {
 	// Broker is the MQTT broker URL: tcp://host:1883, ssl://host:8883 (also tls:// and
 	// mqtts://), ws:// or wss://.
 	Broker string
-	// Username and Password authenticate to the broker (the "archive" user of
-	// deploy/mosquitto/acl).
+	// Username and Password authenticate to the broker (the archive's user of
+	// deploy/mosquitto/acl, "archive-<id>").
 	Username, Password string
 	// CAFile, CertFile and KeyFile are PEM files for a TLS broker: the CA that signs the
 	// broker's certificate (the system's roots when empty), and a client certificate.
 	CAFile, CertFile, KeyFile string
 	// Central also takes the tables of a central broker's casino-wide layout,
-	// casino/<site>/<pit>/tablectl/v1/<table>/archive/records, and answers each there.
+	// casino/<site>/<pit>/tablectl/v1/<table>/archive/<archive>/records, and answers
+	// each there.
 	Central bool
-	// ClientID is the MQTT client id; DefaultClientID when empty.
-	ClientID string
 	// Archive is the archive's id (api.DefaultArchiveID when empty): it reads the
 	// records on archive/<id>/records and publishes on archive/<id>/held alone.
 	Archive string
+	// ClientID is the MQTT client id, whose session the broker keeps;
+	// "tablectl-archive-<id>" when empty. Two archives must not share one.
+	ClientID string
 	// Logger receives the service's log; slog.Default() when nil.
 	Logger *slog.Logger
-	// RetryMax is the longest wait between two attempts to store a batch the database
-	// failed; 10 seconds when zero.
+	// RetryMax is the longest wait between two attempts at what the database failed;
+	// 10 seconds when zero.
 	RetryMax time.Duration
+	// MaxQueued bounds the payload of one table's batches received and not yet stored
+	// (DefaultMaxQueued when zero). A batch past it is acknowledged and dropped: the
+	// table sends it again from the held message.
+	MaxQueued int
 }
+
+// DefaultMaxQueued is 8 MiB of one table's batches waiting to be stored: more than
+// its shipping window.
+const DefaultMaxQueued = 8 << 20
 
 // Stats count what the service took since it started.
 type Stats struct {
-	// Batches is the number of batches taken (stored, or found already held).
+	// Batches is the number of batches taken (stored, found already held, or waiting).
 	Batches int64
 	// Stored is the number of records stored.
 	Stored int64
 	// Alarms is the number of items refused and kept in quarantine.
 	Alarms int64
 	// Malformed is the number of messages dropped as malformed: bad JSON, another
-	// table's batch, a schema this archive does not know.
+	// table's or archive's batch, a schema this archive does not know.
 	Malformed int64
-	// Retries is the number of attempts to store a batch that the database failed.
+	// Unknown is the number of batches of tables the keys file does not name, counted
+	// and dropped.
+	Unknown int64
+	// Dropped is the number of batches dropped because their table had too many
+	// waiting to be stored (Options.MaxQueued).
+	Dropped int64
+	// Retries is the number of attempts at what the database failed.
 	Retries int64
 }
 
@@ -95,16 +120,26 @@ const (
 	publishWait = 10 * time.Second
 	// firstRetry is the first wait after a database error.
 	firstRetry = 100 * time.Millisecond
+	// maxPrefixes bounds the topic prefixes one table's held message goes out under.
+	maxPrefixes = 8
+	// maxEchoes bounds the held messages a table's worker remembers publishing, to
+	// tell them when they come back.
+	maxEchoes = 16
+	// maxUnknownQueued bounds the batches of unknown tables waiting to be counted.
+	maxUnknownQueued = 1024
+	// maxTake bounds the messages one inbox transaction keeps.
+	maxTake = 512
 )
 
 // centralRoot is the first level of a central broker's casino-wide layout.
-const centralRoot = "casino/"
+const centralRoot = api.CentralRoot + "/"
 
 // Service takes the tables' batches from the broker into the archive.
 type Service struct {
 	store Store
 	opt   Options
 	log   *slog.Logger
+	quiet *ratelog.Limiter // thins the lines a flood could repeat
 	pc    mqtt.Client
 	lost  chan error
 
@@ -113,34 +148,47 @@ type Service struct {
 	ready     chan struct{}
 	readyOnce sync.Once
 
+	in       *fifo.Queue[mqtt.Message] // messages from the broker, for the intake
+	unknown  *fifo.Queue[unknownBatch] // batches of unknown tables, to count
+	unknownN atomic.Int64              // in unknown
+
 	mu      sync.Mutex
 	tables  map[string]*worker
 	running context.Context // the context of Run, for the workers
 	wg      sync.WaitGroup
 
-	batches, stored, alarms, malformed, retries atomic.Int64
+	batches, stored, alarms, malformed, unknownBatches, dropped, retries atomic.Int64
+}
+
+// unknownBatch is a batch of a table the keys file does not name.
+type unknownBatch struct {
+	table string
+	bytes int
 }
 
 // worker takes one table's jobs in order.
 type worker struct {
-	table string
-	jobs  *fifo.Queue[job]
+	table  string
+	jobs   *fifo.Queue[job]
+	queued atomic.Int64 // the payload bytes of the batches in jobs
+	// The rest belongs to the worker's goroutine.
 	// prefixes are the topics' prefixes the table was seen under ("" for
-	// tablectl/v1/..., "casino/<site>/<pit>/" on a central broker); only the worker
-	// reads and writes it.
+	// tablectl/v1/..., "casino/<site>/<pit>/" on a central broker).
 	prefixes map[string]bool
-	// published are the prefixes the held message went out under in this run.
-	published map[string]bool
-	written   uint64 // the highest Written a batch of the table said
+	// echoes are, by prefix, the held messages published and not yet seen back.
+	echoes map[string][][]byte
+	// corrected is when a held message of another's was last replaced, by prefix.
+	corrected map[string]time.Time
 }
 
-// job is a batch to store; or, msg nil, a call to publish the table's held message:
-// every table's as the service connects, or (seen) a table's whose held message the
-// broker had under prefix.
+// job is a batch received (item); or a held message seen on the broker under prefix
+// (seen, its payload in held); or, with neither, a call to publish the table's held
+// message (as the service connects).
 type job struct {
-	msg    mqtt.Message
+	item   *archive.InboxItem
 	prefix string
 	seen   bool
+	held   []byte
 }
 
 // New checks the options and makes the service; Run connects it. An error names the
@@ -171,11 +219,14 @@ func New(store Store, opt Options) (*Service, error) {
 	} else if files != (display.TLSFiles{}) {
 		return nil, fmt.Errorf("archive: broker URL %q is not a TLS URL but TLS files are given (use ssl:// or wss://)", u.Redacted())
 	}
-	if opt.ClientID == "" {
-		opt.ClientID = DefaultClientID
-	}
 	if opt.Archive == "" {
 		opt.Archive = api.DefaultArchiveID
+	}
+	if err := api.CheckArchiveID(opt.Archive); err != nil {
+		return nil, fmt.Errorf("archive: %w", err)
+	}
+	if opt.ClientID == "" {
+		opt.ClientID = "tablectl-archive-" + opt.Archive
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
@@ -183,8 +234,13 @@ func New(store Store, opt Options) (*Service, error) {
 	if opt.RetryMax <= 0 {
 		opt.RetryMax = 10 * time.Second
 	}
-	s := &Service{store: store, opt: opt, log: opt.Logger.With("component", "archive-mqtt", "broker", u.Redacted()),
-		lost: make(chan error, 1), ready: make(chan struct{}), filters: map[string]byte{api.ArchiveRecordsFilter(opt.Archive): 1, api.ArchiveHeldFilter(opt.Archive): 1}, tables: map[string]*worker{}}
+	if opt.MaxQueued <= 0 {
+		opt.MaxQueued = DefaultMaxQueued
+	}
+	s := &Service{store: store, opt: opt, log: opt.Logger.With("component", "archive-mqtt", "archive", opt.Archive, "broker", u.Redacted()),
+		quiet: ratelog.New(0, nil), lost: make(chan error, 1), ready: make(chan struct{}), in: fifo.New[mqtt.Message](),
+		unknown: fifo.New[unknownBatch](), tables: map[string]*worker{},
+		filters: map[string]byte{api.ArchiveRecordsFilter(opt.Archive): 1, api.ArchiveHeldFilter(opt.Archive): 1}}
 	if opt.Central {
 		s.filters[centralRoot+"+/+/"+api.ArchiveRecordsFilter(opt.Archive)] = 1
 		s.filters[centralRoot+"+/+/"+api.ArchiveHeldFilter(opt.Archive)] = 1
@@ -196,7 +252,8 @@ func New(store Store, opt Options) (*Service, error) {
 		// and those it had not acknowledged, are delivered when it connects again.
 		SetCleanSession(false).
 		SetStore(display.NewSessionStore()). // no race when paho sends its session again
-		// A batch is acknowledged once stored (worker.take), not when the handler returns.
+		// A batch is acknowledged once it is in the inbox (intake), not when the handler
+		// returns.
 		SetAutoAckDisabled(true).
 		SetAutoReconnect(false).
 		SetConnectRetry(false).
@@ -207,7 +264,7 @@ func New(store Store, opt Options) (*Service, error) {
 		SetWriteTimeout(writeTimeout).
 		// The session's messages can come before the subscription is made again: every
 		// message goes to the one handler.
-		SetDefaultPublishHandler(func(_ mqtt.Client, m mqtt.Message) { s.receive(m) }).
+		SetDefaultPublishHandler(func(_ mqtt.Client, m mqtt.Message) { s.in.Push(m) }).
 		SetConnectionLostHandler(func(_ mqtt.Client, err error) {
 			select {
 			case s.lost <- err:
@@ -227,7 +284,7 @@ func New(store Store, opt Options) (*Service, error) {
 // Stats returns the counts so far.
 func (s *Service) Stats() Stats {
 	return Stats{Batches: s.batches.Load(), Stored: s.stored.Load(), Alarms: s.alarms.Load(),
-		Malformed: s.malformed.Load(), Retries: s.retries.Load()}
+		Malformed: s.malformed.Load(), Unknown: s.unknownBatches.Load(), Dropped: s.dropped.Load(), Retries: s.retries.Load()}
 }
 
 // Ready is closed once the service is first connected to the broker and subscribed.
@@ -235,10 +292,10 @@ func (s *Service) Stats() Stats {
 // kept for it by the broker; the table sends them again from the held message.
 func (s *Service) Ready() <-chan struct{} { return s.ready }
 
-// Run connects to the broker and takes the tables' batches until ctx ends, reconnecting
-// whenever the connection is lost. It returns once every goroutine it started has
-// ended; a batch being stored then is not acknowledged, and the broker delivers it
-// again at the next start.
+// Run takes up the batches the inbox kept, connects to the broker and takes the tables'
+// batches until ctx ends, reconnecting whenever the connection is lost. It returns once
+// every goroutine it started has ended; a batch received and not yet in the inbox is
+// not acknowledged, and the broker delivers it again at the next start.
 func (s *Service) Run(ctx context.Context) error {
 	s.mu.Lock()
 	if s.running != nil {
@@ -247,6 +304,18 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 	s.running = ctx
 	s.mu.Unlock()
+	if !s.resume(ctx) {
+		return nil
+	}
+	s.wg.Add(2)
+	go func() {
+		defer s.wg.Done()
+		s.intake(ctx)
+	}()
+	go func() {
+		defer s.wg.Done()
+		s.countUnknown(ctx)
+	}()
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
@@ -258,6 +327,58 @@ func (s *Service) Run(ctx context.Context) error {
 	<-done
 	s.wg.Wait()
 	return nil
+}
+
+// resume hands the batches the inbox kept from before to their tables' workers, before
+// any new one, trying again while the database fails. It reports false when ctx ended
+// first.
+func (s *Service) resume(ctx context.Context) bool {
+	var items []archive.InboxItem
+	if !s.retry(ctx, "the inbox could not be read: trying again", func() error {
+		var err error
+		items, err = s.store.Inbox(ctx)
+		return err
+	}) {
+		return false
+	}
+	if len(items) > 0 {
+		s.log.Info("taking up the batches received before the archive stopped", "batches", len(items))
+	}
+	for i := range items {
+		it := items[i]
+		prefix, _, _ := archiveTopic(it.Topic, s.opt.Central)
+		s.mu.Lock()
+		w := s.workerOf(it.Table)
+		w.queued.Add(int64(len(it.Payload)))
+		w.jobs.Push(job{item: &it, prefix: prefix})
+		s.mu.Unlock()
+	}
+	return true
+}
+
+// retry runs f until it succeeds, waiting twice as long after each error, up to
+// RetryMax, and logging why. It reports false when ctx ended first.
+func (s *Service) retry(ctx context.Context, why string, f func() error, attrs ...any) bool {
+	wait := firstRetry
+	for {
+		err := f()
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		s.retries.Add(1)
+		s.log.Error(why, append(attrs, "in", wait, "error", err)...)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C:
+		}
+		wait = min(wait*2, s.opt.RetryMax)
+	}
 }
 
 // connect makes one connection attempt, subscribes, and has every table's held message
@@ -278,7 +399,8 @@ func (s *Service) connect(ctx context.Context, quit <-chan struct{}) bool {
 	}
 	for f := range s.filters {
 		if code := display.RefusedCode(tok, f); code != "" {
-			s.log.Error("the broker refused the archive's subscription (reason 0x80: check its ACL: user archive)", "filter", f, "reason", code)
+			s.log.Error("the broker refused the archive's subscription (reason 0x80: check its ACL: user "+api.ArchiveUser(s.opt.Archive).Name+")",
+				"filter", f, "reason", code)
 		}
 	}
 	s.log.Info("MQTT connected and subscribed")
@@ -293,9 +415,7 @@ func (s *Service) connect(ctx context.Context, quit <-chan struct{}) bool {
 	}
 	s.mu.Lock()
 	for id := range tables {
-		if _, ok := s.tables[id]; !ok {
-			s.startWorker(id)
-		}
+		s.workerOf(id)
 	}
 	for _, w := range s.tables {
 		w.jobs.Push(job{})
@@ -304,38 +424,133 @@ func (s *Service) connect(ctx context.Context, quit <-chan struct{}) bool {
 	return true
 }
 
-// receive hands a message to its table's worker; it runs on paho's goroutine and does
-// not block.
-func (s *Service) receive(m mqtt.Message) {
-	prefix, table, part, ok := archiveTopic(m.Topic(), s.opt.Central)
-	if !ok {
-		s.malformed.Add(1)
-		s.log.Error("a message on a topic that is not a table's archive topic: dropped", "topic", m.Topic())
-		m.Ack()
-		return
+// intake takes the messages from the broker: it keeps each batch of a table of the
+// keys file in the inbox, acknowledges it once committed and hands it to its table's
+// worker; it counts a batch of any other table, and hands each held message seen to its
+// table's worker. It runs until ctx ends.
+func (s *Service) intake(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.in.Wake():
+		}
+		for ctx.Err() == nil {
+			var msgs []mqtt.Message
+			for len(msgs) < maxTake {
+				m, ok := s.in.Pop()
+				if !ok {
+					break
+				}
+				msgs = append(msgs, m)
+			}
+			if len(msgs) == 0 {
+				break
+			}
+			s.take(ctx, msgs)
+		}
 	}
-	j := job{msg: m, prefix: prefix}
-	if part == api.ArchiveHeldPart {
-		// A held message: the broker's retained one from before this run, or the echo
-		// of the service's own. Only the first needs an answer (worker.do).
-		m.Ack()
-		j = job{prefix: prefix, seen: true}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.running == nil || s.running.Err() != nil {
-		return // stopping: not acknowledged, the broker delivers it again
-	}
-	w, ok := s.tables[table]
-	if !ok {
-		w = s.startWorker(table)
-	}
-	w.jobs.Push(j)
 }
 
-// startWorker starts table's worker; s.mu is held.
-func (s *Service) startWorker(table string) *worker {
-	w := &worker{table: table, jobs: fifo.New[job](), prefixes: map[string]bool{}, published: map[string]bool{}}
+// take is one turn of intake over msgs.
+func (s *Service) take(ctx context.Context, msgs []mqtt.Message) {
+	type received struct {
+		msg    mqtt.Message
+		w      *worker
+		prefix string
+	}
+	var items []archive.InboxItem
+	var got []received
+	now := time.Now().UTC()
+	for _, m := range msgs {
+		prefix, at, ok := archiveTopic(m.Topic(), s.opt.Central)
+		switch {
+		case !ok || at.Archive != s.opt.Archive:
+			s.malformed.Add(1)
+			s.thin("topic", "a message on a topic that is not this archive's: dropped", "topic", m.Topic())
+			m.Ack()
+			continue
+		case !s.store.Known(at.Table):
+			m.Ack()
+			if at.Part == api.ArchiveRecordsPart {
+				s.unknownBatches.Add(1)
+				if s.unknownN.Load() < maxUnknownQueued {
+					s.unknownN.Add(1)
+					s.unknown.Push(unknownBatch{table: at.Table, bytes: len(m.Payload())})
+				}
+			}
+			continue
+		}
+		s.mu.Lock()
+		w := s.workerOf(at.Table)
+		s.mu.Unlock()
+		if at.Part == api.ArchiveHeldPart {
+			m.Ack() // the broker's retained one, an echo of the worker's own, or another's
+			w.jobs.Push(job{prefix: prefix, seen: true, held: bytes.Clone(m.Payload())})
+			continue
+		}
+		if n := int64(len(m.Payload())); w.queued.Load()+n > int64(s.opt.MaxQueued) {
+			s.dropped.Add(1)
+			s.thin("queued "+at.Table, "a table's batches come faster than they are stored: dropped, the table sends it again from the held message",
+				"table", at.Table, "queued_bytes", w.queued.Load())
+			m.Ack()
+			continue
+		}
+		items = append(items, archive.InboxItem{Table: at.Table, Topic: m.Topic(), Payload: m.Payload(), At: now})
+		got = append(got, received{msg: m, w: w, prefix: prefix})
+	}
+	if len(items) == 0 {
+		return
+	}
+	if !s.retry(ctx, "the database failed to keep batches received: not acknowledged, trying again",
+		func() error { return s.store.Receive(ctx, items) }, "batches", len(items)) {
+		return // stopping: not acknowledged, the broker delivers them again
+	}
+	for i, r := range got {
+		r.msg.Ack()
+		r.w.queued.Add(int64(len(items[i].Payload)))
+		r.w.jobs.Push(job{item: &items[i], prefix: r.prefix})
+	}
+}
+
+// countUnknown counts the batches of tables the keys file does not name, one at a
+// time, until ctx ends. A count the database fails is lost: it is a count.
+func (s *Service) countUnknown(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.unknown.Wake():
+		}
+		for {
+			u, ok := s.unknown.Pop()
+			if !ok || ctx.Err() != nil {
+				break
+			}
+			s.unknownN.Add(-1)
+			s.thin("unknown", "batches of a table the keys file does not name: counted (table unknown_tables), not stored", "table", u.table)
+			if err := s.store.CountUnknown(ctx, u.table, u.bytes); err != nil && ctx.Err() == nil {
+				s.thin("unknown count", "a batch of an unknown table could not be counted", "table", u.table, "error", err)
+			}
+		}
+	}
+}
+
+// thin logs an error line of kind at most once every few seconds, with the count left
+// out.
+func (s *Service) thin(kind, msg string, attrs ...any) {
+	if ok, leftOut := s.quiet.Allow(kind); ok {
+		s.log.Error(msg, append(attrs, "not_logged_since_last", leftOut)...)
+	}
+}
+
+// workerOf returns table's worker, starting it; s.mu is held.
+func (s *Service) workerOf(table string) *worker {
+	if w, ok := s.tables[table]; ok {
+		return w
+	}
+	w := &worker{table: table, jobs: fifo.New[job](), prefixes: map[string]bool{}, echoes: map[string][][]byte{},
+		corrected: map[string]time.Time{}}
 	s.tables[table] = w
 	ctx := s.running
 	s.wg.Add(1)
@@ -359,132 +574,125 @@ func (s *Service) startWorker(table string) *worker {
 	return w
 }
 
-// archiveTopic takes apart [casino/<site>/<pit>/]tablectl/v1/<table>/archive/records
-// (or .../archive/held): the prefix before tablectl/, the table id and the part
-// (api.ArchiveRecordsTopic or api.ArchiveHeldTopic). casino/ is taken with central only.
-func archiveTopic(topic string, central bool) (prefix, table, part string, ok bool) {
+// archiveTopic takes apart [casino/<site>/<pit>/]tablectl/v1/<table>/archive/<archive>/
+// records (or .../held): the prefix before tablectl/, and the topic's parts. casino/ is
+// taken with central only.
+func archiveTopic(topic string, central bool) (prefix string, at api.ArchiveTopic, ok bool) {
 	rest := topic
 	if central && strings.HasPrefix(topic, centralRoot) {
 		parts := strings.SplitN(topic, "/", 4)
 		if len(parts) < 4 || parts[1] == "" || parts[2] == "" {
-			return "", "", "", false
+			return "", api.ArchiveTopic{}, false
 		}
 		prefix, rest = strings.Join(parts[:3], "/")+"/", parts[3]
 	}
-	at, ok := api.ParseArchiveTopic(rest)
+	at, ok = api.ParseArchiveTopic(rest)
 	if !ok {
-		return "", "", "", false
+		return "", api.ArchiveTopic{}, false
 	}
-	return prefix, at.Table, at.Part, true
+	return prefix, at, true
 }
 
 // do carries out one job of w's table.
 func (s *Service) do(ctx context.Context, w *worker, j job) {
-	if j.seen {
-		// A held message the service has not published under this prefix in this run
-		// is the broker's from before: stale, perhaps (a database restored from a
-		// backup holds less). It is replaced by what the archive holds.
-		if !w.published[j.prefix] {
-			w.prefixes[j.prefix] = true
-			s.publishHeld(ctx, w)
-		}
+	switch {
+	case j.seen:
+		s.seen(ctx, w, j.prefix, j.held)
 		return
-	}
-	if j.msg == nil {
+	case j.item == nil:
 		s.publishHeld(ctx, w)
 		return
 	}
-	b, err := decode(j.msg.Payload(), w.table)
-	if err != nil {
-		s.malformed.Add(1)
-		s.log.Error("a malformed batch: dropped", "table", w.table, "topic", j.msg.Topic(), "error", err)
-		j.msg.Ack()
-		return
+	defer w.queued.Add(-int64(len(j.item.Payload)))
+	b, err := decode(j.item.Payload, w.table, s.opt.Archive)
+	if err == nil {
+		b.Inbox = j.item.ID
+		var res archive.Result
+		if !s.retry(ctx, "the database failed a batch: trying again", func() error {
+			var ierr error
+			res, ierr = s.store.Ingest(ctx, w.table, b)
+			var be *archive.BatchError
+			if errors.As(ierr, &be) || errors.Is(ierr, archive.ErrUnknownTable) {
+				err = ierr // not a batch: dropped below
+				return nil
+			}
+			return ierr
+		}, "table", w.table, "records", len(b.Records)) {
+			return // stopping: the batch stays in the inbox
+		}
+		if err == nil {
+			s.batches.Add(1)
+			s.stored.Add(int64(res.Stored))
+			s.alarms.Add(int64(len(res.Alarms)))
+			if len(w.prefixes) < maxPrefixes {
+				w.prefixes[j.prefix] = true
+			}
+			s.publishHeld(ctx, w)
+			return
+		}
 	}
-	w.prefixes[j.prefix] = true
-	w.written = max(w.written, b.Written)
-	if !s.keep(ctx, w.table, b) {
-		return // stopping: not acknowledged
-	}
-	j.msg.Ack()
-	s.publishHeld(ctx, w)
+	s.malformed.Add(1)
+	s.thin("malformed "+w.table, "a malformed batch: dropped", "table", w.table, "topic", j.item.Topic, "error", err)
+	s.retry(ctx, "the inbox row of a malformed batch could not be removed: trying again",
+		func() error { return s.store.Done(ctx, j.item.ID) }, "table", w.table)
 }
 
 // decode reads a batch strictly: one JSON object of api.ArchiveBatch's fields alone, of
-// this schema, of the topic's table, at most api.MaxArchiveBatch records and heads.
-func decode(payload []byte, table string) (api.ArchiveBatch, error) {
+// this schema, of the topic's table and archive, at most api.MaxArchiveBatch records
+// and heads, with its signed head.
+func decode(payload []byte, table, archiveID string) (archive.Batch, error) {
 	var b api.ArchiveBatch
 	d := json.NewDecoder(bytes.NewReader(payload))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&b); err != nil {
-		return api.ArchiveBatch{}, fmt.Errorf("not a batch: %w", err)
+		return archive.Batch{}, fmt.Errorf("not a batch: %w", err)
 	}
 	if d.More() {
-		return api.ArchiveBatch{}, errors.New("not a batch: more after the JSON object")
+		return archive.Batch{}, errors.New("not a batch: more after the JSON object")
 	}
 	switch {
 	case b.Schema != api.Schema:
-		return api.ArchiveBatch{}, fmt.Errorf("schema %d: this archive reads schema %d", b.Schema, api.Schema)
+		return archive.Batch{}, fmt.Errorf("schema %d: this archive reads schema %d", b.Schema, api.Schema)
 	case b.Table != table:
-		return api.ArchiveBatch{}, fmt.Errorf("the batch is table %q's, the topic table %q's", b.Table, table)
+		return archive.Batch{}, fmt.Errorf("the batch is table %q's, the topic table %q's", b.Table, table)
+	case b.Archive != archiveID:
+		return archive.Batch{}, fmt.Errorf("the batch is for archive %q, the topic archive %q's", b.Archive, archiveID)
+	case len(b.Records) == 0:
+		return archive.Batch{}, errors.New("no records")
 	case len(b.Records) > api.MaxArchiveBatch:
-		return api.ArchiveBatch{}, fmt.Errorf("%d records: at most %d a batch", len(b.Records), api.MaxArchiveBatch)
+		return archive.Batch{}, fmt.Errorf("%d records: at most %d a batch", len(b.Records), api.MaxArchiveBatch)
 	case len(b.Heads) > api.MaxArchiveBatch:
-		return api.ArchiveBatch{}, fmt.Errorf("%d heads: at most %d a batch", len(b.Heads), api.MaxArchiveBatch)
+		return archive.Batch{}, fmt.Errorf("%d heads: at most %d a batch", len(b.Heads), api.MaxArchiveBatch)
+	case b.Written < b.Records[len(b.Records)-1].Seq:
+		return archive.Batch{}, fmt.Errorf("written %d, below the last record %d", b.Written, b.Records[len(b.Records)-1].Seq)
 	}
-	return b, nil
-}
-
-// keep stores a batch's records, then its heads, trying again while the database
-// fails. It reports false when ctx ended first.
-func (s *Service) keep(ctx context.Context, table string, b api.ArchiveBatch) bool {
-	recs := make([]archive.Record, len(b.Records))
+	out := archive.Batch{Records: make([]archive.Record, len(b.Records)), Signed: b.Signed, Heads: b.Heads, Written: b.Written}
 	for i, r := range b.Records {
-		recs[i] = archive.Record{Seq: r.Seq, Hash: r.Hash, Data: r.Data}
+		out.Records[i] = archive.Record{Seq: r.Seq, Hash: r.Hash, Data: r.Data}
 	}
-	wait := firstRetry
-	for {
-		err := s.storeOnce(ctx, table, recs, b.Heads)
-		if err == nil {
-			s.batches.Add(1)
-			return true
-		}
-		if ctx.Err() != nil {
-			return false
-		}
-		s.retries.Add(1)
-		s.log.Error("the database failed a batch: not acknowledged, trying again", "table", table,
-			"records", len(recs), "heads", len(b.Heads), "in", wait, "error", err)
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return false
-		case <-t.C:
-		}
-		wait = min(wait*2, s.opt.RetryMax)
-	}
+	return out, nil
 }
 
-// storeOnce is one attempt: what it stored before an error is held, and taken once
-// when the batch comes again.
-func (s *Service) storeOnce(ctx context.Context, table string, recs []archive.Record, heads []journal.Checkpoint) error {
-	if len(recs) > 0 {
-		res, err := s.store.Ingest(ctx, table, recs)
-		if err != nil {
-			return err
+// seen takes a held message of w's table seen on the broker under prefix: an echo of
+// one the worker published is let go; any other (the broker's retained one from before
+// this run, one written by someone else, an empty one) is replaced by what the archive
+// holds, at most once a second for a prefix.
+func (s *Service) seen(ctx context.Context, w *worker, prefix string, payload []byte) {
+	for i, e := range w.echoes[prefix] {
+		if bytes.Equal(e, payload) {
+			w.echoes[prefix] = w.echoes[prefix][i+1:]
+			return
 		}
-		s.stored.Add(int64(res.Stored))
-		s.alarms.Add(int64(len(res.Alarms)))
 	}
-	if len(heads) > 0 {
-		res, err := s.store.IngestHeads(ctx, table, heads)
-		if err != nil {
-			return err
-		}
-		s.alarms.Add(int64(len(res.Alarms)))
+	if !w.prefixes[prefix] && len(w.prefixes) >= maxPrefixes {
+		return
 	}
-	return nil
+	if last, ok := w.corrected[prefix]; ok && time.Since(last) < time.Second {
+		return
+	}
+	w.corrected[prefix] = time.Now()
+	w.prefixes[prefix] = true
+	s.publishHeld(ctx, w)
 }
 
 // publishHeld publishes the table's api.ArchiveHeld, retained, under every prefix the
@@ -497,8 +705,12 @@ func (s *Service) publishHeld(ctx context.Context, w *worker) {
 		}
 		return
 	}
-	h := api.ArchiveHeld{Schema: api.Schema, Table: w.table, Seq: st.Held.Seq, Hash: st.Held.Hash,
-		Written: max(w.written, st.Held.Seq), At: st.At, Alarms: st.Alarms}
+	h := api.ArchiveHeld{Schema: api.Schema, Table: w.table, Archive: s.opt.Archive, Seq: st.Signed.Seq, Hash: st.Signed.Hash,
+		Written: max(st.Written, st.Signed.Seq), At: st.At, Alarms: st.Alarms}
+	if st.Signed.Seq > 0 {
+		signed := st.Signed
+		h.Signed = &signed
+	}
 	if st.Latest != nil {
 		h.Alarm = &api.ArchiveAlarm{At: st.Latest.At, Item: st.Latest.Item, Seq: st.Latest.Seq,
 			Kind: string(st.Latest.Kind), Reason: st.Latest.Reason}
@@ -522,13 +734,15 @@ func (s *Service) publishHeld(ctx context.Context, w *worker) {
 	}
 	for _, p := range prefixes {
 		topic := p + topics.ArchiveHeld(s.opt.Archive)
+		w.echoes[p] = append(w.echoes[p], payload)
+		if n := len(w.echoes[p]); n > maxEchoes {
+			w.echoes[p] = w.echoes[p][n-maxEchoes:]
+		}
 		tok := s.pc.Publish(topic, 1, true, payload)
 		t := time.NewTimer(publishWait)
 		select {
 		case <-tok.Done():
-			if err := tok.Error(); err == nil {
-				w.published[p] = true
-			} else {
+			if err := tok.Error(); err != nil {
 				s.log.Warn("the held message was not published: it goes again at the next batch or connection", "table", w.table, "topic", topic, "error", err)
 			}
 		case <-t.C:

@@ -71,13 +71,16 @@ func runArchive(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("archive: %w", err)
 	}
 	if len(keys) == 0 {
-		log.Warn("the keys file names no table: every record is refused as of an unknown table", "keys", cfg.Keys)
+		log.Warn("the keys file names no table: every batch is counted as of an unknown table, none stored", "keys", cfg.Keys)
 	}
 	db, err := archive.OpenDB(ctx, cfg.DB)
 	if err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
 	defer db.Close()
+	if err := db.Claim(ctx, cfg.ID); err != nil {
+		return err
+	}
 	a := archive.New(db, keys, archive.Options{Logger: log})
 	svc, err := service.New(a, service.Options{Broker: cfg.MQTT.URL, Username: cfg.MQTT.Username, Password: cfg.Password,
 		CAFile: cfg.MQTT.CA, CertFile: cfg.MQTT.Cert, KeyFile: cfg.MQTT.Key, Central: cfg.Central, ClientID: cfg.ClientID,
