@@ -83,7 +83,6 @@ type Shipper struct {
 	heldIn    chan struct{} // a held message came
 	connected chan struct{} // the transport (re)connected
 	lagOut    chan struct{} // the lag changed (LagChanged)
-	announce  atomic.Bool   // the next lag taken goes into a status (Announce)
 	// probe is nil but in tests. A channel received on it asks Run for a turn that
 	// checks the stall, as a tick does, and sends what is due. Run then answers on it
 	// how many of its inputs are still waiting.
@@ -199,16 +198,6 @@ func (s *Shipper) Lag() api.ArchiveLag {
 	defer s.mu.Unlock()
 	return s.lag
 }
-
-// Announce asks for the lag in a status now, whatever it is: the table's loop takes it
-// at once (LagChanged), and Announced then reports true. It never waits.
-func (s *Shipper) Announce() {
-	s.announce.Store(true)
-	signal(s.lagOut)
-}
-
-// Announced reports whether Announce was called since it last reported true.
-func (s *Shipper) Announced() bool { return s.announce.Swap(false) }
 
 // Late reports whether the archive is behind by a record written the stall time ago or
 // more: it is not keeping up. An archive that holds each record a moment after it is
@@ -416,15 +405,17 @@ func (s *Shipper) takeHeld() {
 func (s *Shipper) unbelieved(h api.ArchiveHeld) string {
 	switch {
 	case h.Table != s.opt.Table:
-		return fmt.Sprintf("it is table %q's", h.Table)
+		return fmt.Sprintf("it is table %s's", h.Table)
 	case h.Archive != s.opt.Archive:
-		return fmt.Sprintf("it is archive %q's, on archive %q's topic", h.Archive, s.opt.Archive)
+		return fmt.Sprintf("it is archive %s's, on archive %s's topic", h.Archive, s.opt.Archive)
 	case h.Seq == 0:
 		return "" // holds nothing: nothing to prove
 	case h.Signed == nil:
 		return fmt.Sprintf("it says the archive holds record %d but carries no head the table signed of it", h.Seq)
+	case h.Signed.Table == "":
+		return fmt.Sprintf("its head of record %d names no table: a journal's own head does not say which table's it is", h.Signed.Seq)
 	case h.Signed.Table != s.opt.Table || h.Signed.Seq != h.Seq || h.Signed.Hash != h.Hash:
-		return fmt.Sprintf("it says the archive holds record %d with hash %s, but its signed head is table %q's record %d with hash %s",
+		return fmt.Sprintf("it says the archive holds record %d with hash %s, but its signed head is table %s's record %d with hash %s",
 			h.Seq, h.Hash, h.Signed.Table, h.Signed.Seq, h.Signed.Hash)
 	case s.pub == nil || !h.Signed.Verify(s.pub):
 		return fmt.Sprintf("its head of record %d is not signed with the table's key", h.Seq)

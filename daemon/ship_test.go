@@ -40,7 +40,7 @@ type shipPub struct {
 func (f *shipPub) Publish(topic string, b []byte, retained bool) <-chan error {
 	res := make(chan error, 1)
 	var batch api.ArchiveBatch
-	if err := json.Unmarshal(b, &batch); err != nil || topic != "tablectl/v1/T7/archive/records" || retained {
+	if err := json.Unmarshal(b, &batch); err != nil || topic != "tablectl/v1/T7/archive/floor/records" || retained {
 		f.t.Errorf("publish to %s (retained %v): %v", topic, retained, err)
 	}
 	f.got <- published{batch, res}
@@ -92,7 +92,7 @@ func startShippingStall(t *testing.T, n int, window uint64, stall time.Duration)
 	sh := &shipping{t: t, j: j, key: key, pub: &shipPub{t: t, got: make(chan published, 64)},
 		clock: &manual{clock{t: time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)}}, log: &syncBuf{}, done: make(chan struct{})}
 	sh.appendRecords(n)
-	sh.s = NewShipper(ShipOptions{Table: "T7", Journal: j, Window: window, Stall: stall, Clock: sh.clock,
+	sh.s = NewShipper(ShipOptions{Table: "T7", Key: key, Journal: j, Window: window, Stall: stall, Clock: sh.clock,
 		Logger: slog.New(slog.NewTextHandler(sh.log, nil))})
 	sh.s.probe = make(chan chan<- int)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -172,8 +172,27 @@ func (sh *shipping) heldAs(seq uint64, h journal.Hash) {
 }
 
 func (sh *shipping) heldAt(seq uint64, h journal.Hash, at time.Time) {
-	b, _ := json.Marshal(api.ArchiveHeld{Schema: api.Schema, Table: "T7", Seq: seq, Hash: h, At: at})
-	sh.s.Held(b)
+	sh.s.Held(heldMessage(sh.t, sh.key, "T7", "floor", seq, h, at))
+}
+
+// heldMessage is archive archiveID's held message of record seq with hash h, as the
+// archive writes it: with the table's head of that record, naming the table, signed with
+// key.
+func heldMessage(t *testing.T, key ed25519.PrivateKey, table, archiveID string, seq uint64, h journal.Hash, at time.Time) []byte {
+	t.Helper()
+	m := api.ArchiveHeld{Schema: api.Schema, Table: table, Archive: archiveID, Seq: seq, Hash: h, At: at}
+	if seq > 0 {
+		c, err := journal.SignTable(key, table, seq, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Signed = &c
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // next waits for the next publish and checks that it holds records first to last,
@@ -190,8 +209,12 @@ func (sh *shipping) next(first, last uint64) published {
 				sh.t.Fatalf("record %d of the batch: %+v", i, r)
 			}
 		}
-		if p.batch.Written != sh.j.LastSeq() || p.batch.Table != "T7" || p.batch.Schema != api.Schema {
-			sh.t.Fatalf("batch written %d table %q schema %d, want %d T7 %d", p.batch.Written, p.batch.Table, p.batch.Schema, sh.j.LastSeq(), api.Schema)
+		if p.batch.Written != sh.j.LastSeq() || p.batch.Table != "T7" || p.batch.Archive != "floor" || p.batch.Schema != api.Schema {
+			sh.t.Fatalf("batch written %d table %q archive %q schema %d, want %d T7 floor %d",
+				p.batch.Written, p.batch.Table, p.batch.Archive, p.batch.Schema, sh.j.LastSeq(), api.Schema)
+		}
+		if s := p.batch.Signed; s.Table != "T7" || s.Seq != last || s.Hash != sh.hash(last) || !s.Verify(sh.key.Public().(ed25519.PublicKey)) {
+			sh.t.Fatalf("batch %s: signed head %+v: want T7's head of record %d, signed with the table's key", span(p), s, last)
 		}
 		return p
 	case <-time.After(10 * time.Second):
@@ -544,9 +567,10 @@ func TestDaemonWithoutShipping(t *testing.T) {
 func TestDaemonShipsAndSaysTheLag(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
 	cfg.Ship, cfg.ShipStall = true, 3*time.Second // the clock goes on a second at each reading
+	_, cfg.SigningKey, _ = ed25519.GenerateKey(nil)
 	cfg.Metrics = metrics.New(nil)
 	r := startWith(t, cfg, nil)
-	r.d.ArchiveHeld([]byte(`{"schema":2,"table":"T7","seq":0}`))
+	r.d.ArchiveHeld("floor", []byte(`{"schema":2,"table":"T7","archive":"floor","seq":0}`))
 	r.f.cards(t, "9H 5C KS KD")
 	r.settle(t)
 	seq, hash := r.d.j.Head()
@@ -554,7 +578,7 @@ func TestDaemonShipsAndSaysTheLag(t *testing.T) {
 	for deadline := time.Now().Add(10 * time.Second); sent < seq; {
 		sent = 0
 		for _, m := range r.rec.Published() {
-			if m.Topic != "tablectl/v1/T7/archive/records" {
+			if m.Topic != "tablectl/v1/T7/archive/floor/records" {
 				continue
 			}
 			var b api.ArchiveBatch
@@ -609,9 +633,10 @@ func TestDaemonShipsAndSaysTheLag(t *testing.T) {
 func TestDaemonArchivedSaysWhatTheArchiveHolds(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
 	cfg.Ship, cfg.ShipStall = true, 24*time.Hour // never late
+	_, cfg.SigningKey, _ = ed25519.GenerateKey(nil)
 	r := startWith(t, cfg, nil)
 	first, firstHash := r.d.j.Head()
-	archiveHolds(r, first, firstHash)
+	archiveHolds(t, r, first, firstHash)
 	r.f.cards(t, "9H 5C KS KD")
 	r.settle(t)
 	seq, hash := r.d.j.Head()
@@ -627,9 +652,8 @@ func TestDaemonArchivedSaysWhatTheArchiveHolds(t *testing.T) {
 
 // archiveHolds hands the table the archive's held message: it holds up to record seq,
 // whose chain hash is hash.
-func archiveHolds(r *running, seq uint64, hash journal.Hash) {
-	b, _ := json.Marshal(api.ArchiveHeld{Schema: api.Schema, Table: "T7", Seq: seq, Hash: hash})
-	r.d.ArchiveHeld(b)
+func archiveHolds(t *testing.T, r *running, seq uint64, hash journal.Hash) {
+	r.d.ArchiveHeld(api.DefaultArchiveID, heldMessage(t, r.d.key, "T7", "floor", seq, hash, time.Time{}))
 }
 
 // holdAllAndStop tells the table the archive holds up to record seq, the journal's last
@@ -637,7 +661,7 @@ func archiveHolds(r *running, seq uint64, hash journal.Hash) {
 // out what follows, and stops it.
 func holdAllAndStop(t *testing.T, r *running, seq uint64, hash journal.Hash) {
 	t.Helper()
-	archiveHolds(r, seq, hash)
+	archiveHolds(t, r, seq, hash)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := r.d.Archived(ctx); err != nil {
@@ -645,4 +669,123 @@ func holdAllAndStop(t *testing.T, r *running, seq uint64, hash journal.Hash) {
 	}
 	r.settle(t)
 	r.close(t)
+}
+
+// TestShipperBelievesOnlyItsOwnSignature: a held message is believed only when it is of
+// the table and the archive shipped to, and carries the table's own head of the record
+// it says is held, naming the table, signed with its key. Anyone who may publish on the
+// held topic can write one; a message that fails any of these moves nothing and stops
+// nothing: the table goes on from the last it believed.
+func TestShipperBelievesOnlyItsOwnSignature(t *testing.T) {
+	sh := startShipping(t, 50, 0)
+	sh.s.Connected()
+	sh.held(10)
+	sh.next(11, 50).ack()
+	_, other, _ := ed25519.GenerateKey(nil)
+	h50 := sh.hash(50)
+	sign := func(key ed25519.PrivateKey, table string, seq uint64, h journal.Hash) *journal.Checkpoint {
+		c, err := journal.SignTable(key, table, seq, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &c
+	}
+	base := api.ArchiveHeld{Schema: api.Schema, Table: "T7", Archive: "floor", Seq: 50, Hash: h50}
+	unnamed := journal.Sign(sh.key, 50, h50)
+	for _, tc := range []struct {
+		name   string
+		edit   func(m *api.ArchiveHeld)
+		reason string
+	}{
+		{"no signed head", func(m *api.ArchiveHeld) {}, "carries no head the table signed of it"},
+		{"another key", func(m *api.ArchiveHeld) { m.Signed = sign(other, "T7", 50, h50) }, "is not signed with the table's key"},
+		{"another table's head", func(m *api.ArchiveHeld) { m.Signed = sign(sh.key, "T8", 50, h50) }, "its signed head is table T8's record 50"},
+		{"the head of another record", func(m *api.ArchiveHeld) { m.Signed = sign(sh.key, "T7", 40, sh.hash(40)) }, "its signed head is table T7's record 40"},
+		{"an unnamed head", func(m *api.ArchiveHeld) { m.Signed = &unnamed }, "its head of record 50 names no table"},
+		{"another archive's", func(m *api.ArchiveHeld) { m.Archive, m.Signed = "standby", sign(sh.key, "T7", 50, h50) }, "it is archive standby's"},
+		{"another table's", func(m *api.ArchiveHeld) { m.Table = "T8" }, "it is table T8's"},
+	} {
+		m := base
+		tc.edit(&m)
+		b, _ := json.Marshal(m)
+		sh.s.Held(b)
+		waitLog(t, sh.log, tc.reason)
+		sh.none(tc.name + ": nothing to send")
+		if lag := sh.s.Lag(); lag.Held != 10 || lag.Behind != 40 {
+			t.Fatalf("%s: lag %+v, want held 10 as believed, 40 behind", tc.name, lag)
+		}
+	}
+	// The stall goes on from what was believed: the table sends again from record 11.
+	sh.clock.add(40 * time.Millisecond)
+	sh.next(11, 50).ack()
+	sh.held(50)
+	sh.clock.add(time.Minute)
+	sh.none("everything held")
+}
+
+// TestDaemonShipsToEachArchive: a table that ships to two archives sends its journal to
+// each on its own topic, from what each holds: the archive that holds everything gets
+// nothing again when the other holds nothing; the status says the lag of the one
+// furthest behind, by name; a held message of an archive the table does not ship to
+// changes nothing; Archived waits for both.
+func TestDaemonShipsToEachArchive(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	cfg.Ship, cfg.ShipTo, cfg.ShipStall = true, []string{"floor", "standby"}, 24*time.Hour
+	_, cfg.SigningKey, _ = ed25519.GenerateKey(nil)
+	r := startWith(t, cfg, nil)
+	first, firstHash := r.d.j.Head()
+	for _, id := range []string{"floor", "standby"} {
+		r.d.ArchiveHeld(id, []byte(`{"schema":2,"table":"T7","archive":"`+id+`","seq":0}`))
+	}
+	r.f.cards(t, "9H 5C KS KD")
+	r.settle(t)
+	seq, hash := r.d.j.Head()
+	sent := func(id string) uint64 {
+		var last uint64
+		for _, m := range r.rec.Published() {
+			if m.Topic != "tablectl/v1/T7/archive/"+id+"/records" {
+				continue
+			}
+			var b api.ArchiveBatch
+			if err := json.Unmarshal(m.Payload, &b); err != nil || b.Archive != id {
+				t.Fatalf("batch on %s: archive %q, %v", m.Topic, b.Archive, err)
+			}
+			last = max(last, b.Records[len(b.Records)-1].Seq)
+		}
+		return last
+	}
+	waitFor(t, "every record sent to both archives", func() bool { return sent("floor") == seq && sent("standby") == seq })
+	r.d.ArchiveHeld("floor", heldMessage(t, cfg.SigningKey, "T7", "floor", seq, hash, time.Time{}))
+	r.d.ArchiveHeld("nowhere", heldMessage(t, cfg.SigningKey, "T7", "nowhere", first, firstHash, time.Time{}))
+	waitFor(t, "the lag of standby alone", func() bool {
+		lag, _ := r.d.ship.lag()
+		return lag.Archive == "standby" && lag.Behind == seq && lag.Held == 0
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	if err := r.d.Archived(ctx); err == nil {
+		t.Fatal("Archived returned while archive standby holds nothing")
+	}
+	cancel()
+	r.d.ArchiveHeld("standby", heldMessage(t, cfg.SigningKey, "T7", "standby", seq, hash, time.Time{}))
+	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.d.Archived(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.settle(t)
+	r.close(t)
+	st := archiveFields(t, r.rec.Published())
+	if want := fmt.Sprintf("held %d behind 0 since false", seq); len(st) == 0 || st[len(st)-1] != want {
+		t.Fatalf("statuses %q, want the last %q", st, want)
+	}
+}
+
+// TestDaemonShipsOnlySigned: a table with no signing key does not start shipping:
+// every batch the archive stores is signed.
+func TestDaemonShipsOnlySigned(t *testing.T) {
+	cfg := testConfig(t, t.TempDir())
+	cfg.Ship = true
+	if _, err := Open(cfg); err == nil || !strings.Contains(err.Error(), "no signing key") {
+		t.Fatalf("Open without a key: %v, want it refused", err)
+	}
 }
