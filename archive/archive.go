@@ -473,7 +473,7 @@ func (a *Archive) ingestEach(ctx context.Context, id string, keys []ed25519.Publ
 		return Result{}, err
 	}
 	a.batch, a.writes = a.batch[:0], a.writes[:0]
-	if al := verifyBatch(id, keys, b, st.held); al != nil {
+	if al := VerifyBatch(id, keys, b, st.held); al != nil {
 		if err := a.keepBatchApart(ctx, *al, b, now); err != nil {
 			return Result{}, err
 		}
@@ -568,11 +568,15 @@ func (a *Archive) finish(id string, st *tableState, inbox int64, now time.Time) 
 	a.writes = append(a.writes, a.inboxDone(inbox)...)
 }
 
-// verifyBatch checks that b is covered by the table's signature: its signed head names
-// the table, is of its last record, verifies with one of keys, and each record chains
-// to the next. held is what the archive holds: the record after it must chain from it.
-// It returns the alarm of the first check that fails, nil when all hold.
-func verifyBatch(id string, keys []ed25519.PublicKey, b Batch, held Position) *Alarm {
+// VerifyBatch checks that b, a batch of table id (in order, with no gap), is covered
+// by the table's signature: its signed head names the table, is of its last record,
+// verifies with one of keys, and each record chains to the next. held is what the
+// archive holds: the record after it must chain from it. It returns the alarm of the
+// first check that fails, nil when all hold. It reads nothing but its arguments.
+func VerifyBatch(id string, keys []ed25519.PublicKey, b Batch, held Position) *Alarm {
+	if len(b.Records) == 0 {
+		return &Alarm{Table: id, Item: "batch", Kind: NotSigned, Reason: "a batch of no records"}
+	}
 	first, last := b.Records[0], b.Records[len(b.Records)-1]
 	alarm := func(kind AlarmKind, seq uint64, reason string) *Alarm {
 		return &Alarm{Table: id, Item: "batch", Seq: seq, Kind: kind, Reason: reason}
@@ -608,9 +612,9 @@ func verifyBatch(id string, keys []ed25519.PublicKey, b Batch, held Position) *A
 
 // take stores b, which the table signed, when it follows what is held; keeps it waiting
 // when it comes ahead of a gap; takes it once when it is held already. A batch that
-// fails verifyBatch, or disagrees with what is held, is kept apart.
+// fails VerifyBatch, or disagrees with what is held, is kept apart.
 func (a *Archive) take(ctx context.Context, id string, keys []ed25519.PublicKey, st *tableState, b Batch, now time.Time, res *Result) error {
-	if al := verifyBatch(id, keys, b, st.held); al != nil {
+	if al := VerifyBatch(id, keys, b, st.held); al != nil {
 		res.Alarms = append(res.Alarms, *al)
 		return a.keepBatchApart(ctx, *al, b, now)
 	}
