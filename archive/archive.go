@@ -110,8 +110,10 @@ func (e *BatchError) Error() string {
 
 // Result is what became of what was handed to Ingest or IngestHeads.
 type Result struct {
-	// Stored is the number of records (or heads) stored now.
+	// Stored is the number of records stored now (of heads, for IngestHeads).
 	Stored int
+	// Heads is the number of the journal's signed heads stored now.
+	Heads int
 	// Duplicates is the number already held, taken once.
 	Duplicates int
 	// Waiting is the number of records that came ahead of a gap and wait, signed, for
@@ -853,7 +855,7 @@ func (a *Archive) ingestHeads(ctx context.Context, id string, keys []ed25519.Pub
 	if err := a.commit(ctx); err != nil {
 		return Result{}, err
 	}
-	res.Held = st.held
+	res.Stored, res.Held = res.Heads, st.held
 	return res, nil
 }
 
@@ -885,7 +887,7 @@ func (a *Archive) checkHeads(ctx context.Context, id string, keys []ed25519.Publ
 			a.writes = append(a.writes, stmt{query: `INSERT INTO heads (table_id, seq, hash, sig, received_at) VALUES ($1, $2, $3, $4, $5)`,
 				args: []any{id, int64(c.Seq), c.Hash[:], c.Sig, a.db.ts(now)}})
 			stored[c.Seq] = c.Hash
-			res.Stored++
+			res.Heads++
 		}
 	}
 	for seq, h := range stored {

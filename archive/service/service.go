@@ -632,9 +632,31 @@ func (s *Service) do(ctx context.Context, w *worker, j job) {
 		}
 	}
 	s.malformed.Add(1)
-	s.thin("malformed "+w.table, "a malformed batch: dropped", "table", w.table, "topic", j.item.Topic, "error", err)
+	// One line every few seconds for each table and kind of fault, so a flood of one
+	// kind does not hide another.
+	s.thin("malformed "+w.table+" "+faultKind(err), "a malformed batch: dropped", "table", w.table, "topic", j.item.Topic, "error", err)
 	s.retry(ctx, "the inbox row of a malformed batch could not be removed: trying again",
 		func() error { return s.store.Done(ctx, j.item.ID) }, "table", w.table)
+}
+
+// faultKind is err's text without what varies from one message to the next (numbers,
+// quoted words), at most 40 bytes: one kind of fault.
+func faultKind(err error) string {
+	var b strings.Builder
+	quoted := false
+	for _, r := range err.Error() {
+		switch {
+		case r == '"' || r == '\'':
+			quoted = !quoted
+		case quoted || r >= '0' && r <= '9':
+		default:
+			b.WriteRune(r)
+		}
+		if b.Len() >= 40 {
+			break
+		}
+	}
+	return b.String()
 }
 
 // decode reads a batch strictly: one JSON object of api.ArchiveBatch's fields alone, of

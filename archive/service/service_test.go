@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"log/slog"
 	"os"
@@ -74,6 +76,7 @@ func onEngines(t *testing.T, f func(t *testing.T, dsn string)) {
 type fixture struct {
 	records []archive.Record
 	heads   []journal.Checkpoint
+	key     ed25519.PrivateKey
 	pub     ed25519.PublicKey
 	seg     []byte // the journal's segment file
 	headsB  []byte // its heads file
@@ -104,6 +107,16 @@ func loadFixture(t *testing.T) fixture {
 	if f.pub, err = journal.ParsePublicKey(string(pubText)); err != nil {
 		t.Fatal(err)
 	}
+	keyPEM, err := os.ReadFile(filepath.Join(dir, "test-only.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(keyPEM)
+	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.key = k.(ed25519.PrivateKey)
 	if f.seg, err = os.ReadFile(filepath.Join(dir, "journal", "00000000000000000001.seg")); err != nil {
 		t.Fatal(err)
 	}
@@ -118,18 +131,30 @@ func loadFixture(t *testing.T) fixture {
 
 func (f fixture) last() uint64 { return f.records[len(f.records)-1].Seq }
 
-// The broker's users in the tests, with the shipped ACL.
+// The broker's users in the tests, with the shipped ACL: the archives floor and
+// standby, the fixture's table and a second table, each logged in as its id.
 const (
 	archivePassword = "archive-pw"
 	tablePassword   = "table-pw"
+	otherTable      = "pit3-bac08"
 )
 
 func startBroker(t *testing.T) *mosquittotest.Broker {
+	acl, err := api.MosquittoACL(api.ACLOptions{Archives: []string{"floor", "standby"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return mosquittotest.Start(t, mosquittotest.Config{
-		Users:       map[string]string{"archive": archivePassword, "tablectl": tablePassword},
-		ACL:         string(api.MosquittoACL()),
+		Users: map[string]string{"archive-floor": archivePassword, "archive-standby": archivePassword,
+			fixtureTable: tablePassword, otherTable: tablePassword},
+		ACL:         string(acl),
 		Persistence: true,
 	})
+}
+
+// startOpenBroker is a broker that lets anyone publish and read anything.
+func startOpenBroker(t *testing.T) *mosquittotest.Broker {
+	return mosquittotest.Start(t, mosquittotest.Config{Persistence: true})
 }
 
 // logBuffer is a log the service writes to and the test reads.
@@ -171,8 +196,8 @@ func startArchive(t *testing.T, b *mosquittotest.Broker, dsn string, keys archiv
 	if wrap != nil {
 		store = wrap(store)
 	}
-	opt := Options{Broker: b.URL(), Username: "archive", Password: archivePassword,
-		ClientID: "tablectl-archive-test", Logger: logger, RetryMax: 200 * time.Millisecond}
+	opt := Options{Broker: b.URL(), Username: "archive-floor", Password: archivePassword,
+		Logger: logger, RetryMax: 200 * time.Millisecond}
 	for _, m := range mods {
 		m(&opt)
 	}
@@ -205,24 +230,32 @@ func (r *running) stop() {
 	r.cancel = nil
 }
 
-// fakeTable is a table shipping its journal: a paho client of the broker user tablectl
-// that publishes batches and reads its archive/held message.
+// fakeTable is a table shipping its journal: a paho client logged in as the table's
+// id that publishes batches, signed with the table's key, and reads the archive's
+// held message.
 type fakeTable struct {
-	t    *testing.T
-	pc   mqtt.Client
-	f    fixture
-	held chan api.ArchiveHeld
+	t       *testing.T
+	pc      mqtt.Client
+	f       fixture
+	id      string // the table's id: fixtureTable unless another
+	archive string // the archive shipped to: floor unless another
+	held    chan api.ArchiveHeld
 }
 
 func newFakeTable(t *testing.T, b *mosquittotest.Broker, f fixture) *fakeTable {
+	return newFakeTableOf(t, b, f, fixtureTable, "floor")
+}
+
+// newFakeTableOf is a fake table of id shipping f's journal to archive archiveID.
+func newFakeTableOf(t *testing.T, b *mosquittotest.Broker, f fixture, id, archiveID string) *fakeTable {
 	t.Helper()
-	ft := &fakeTable{t: t, f: f, held: make(chan api.ArchiveHeld, 100000)}
-	topics, _ := api.NewTopics(fixtureTable)
-	opts := mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("fake-" + fixtureTable).
-		SetUsername("tablectl").SetPassword(tablePassword).SetAutoReconnect(true).
+	ft := &fakeTable{t: t, f: f, id: id, archive: archiveID, held: make(chan api.ArchiveHeld, 100000)}
+	topics, _ := api.NewTopics(id)
+	opts := mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("fake-" + id + "-" + archiveID).
+		SetUsername(id).SetPassword(tablePassword).SetAutoReconnect(true).
 		SetMaxReconnectInterval(200 * time.Millisecond).SetConnectRetry(true).SetConnectRetryInterval(100 * time.Millisecond).
 		SetOnConnectHandler(func(c mqtt.Client) {
-			c.Subscribe(topics.ArchiveHeld(), 1, func(_ mqtt.Client, m mqtt.Message) {
+			c.Subscribe(topics.ArchiveHeld(archiveID), 1, func(_ mqtt.Client, m mqtt.Message) {
 				var h api.ArchiveHeld
 				if err := json.Unmarshal(m.Payload(), &h); err != nil {
 					t.Errorf("held message %s: %v", m.Payload(), err)
@@ -239,19 +272,20 @@ func newFakeTable(t *testing.T, b *mosquittotest.Broker, f fixture) *fakeTable {
 	return ft
 }
 
-// publish sends payload on the table's archive/records topic and waits for the broker.
+// publish sends payload on the table's records topic and waits for the broker.
 func (ft *fakeTable) publish(payload []byte) {
 	ft.t.Helper()
-	topics, _ := api.NewTopics(fixtureTable)
-	tok := ft.pc.Publish(topics.ArchiveRecords(), 1, false, payload)
+	topics, _ := api.NewTopics(ft.id)
+	tok := ft.pc.Publish(topics.ArchiveRecords(ft.archive), 1, false, payload)
 	if !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
 		ft.t.Fatalf("publish: %v", tok.Error())
 	}
 }
 
-// batch is the batch of records from..to (by number) with the heads of their records.
+// batch is the batch of records from..to (by number) with the heads of their records,
+// signed as the table signs it: the head of its last record, naming the table.
 func (ft *fakeTable) batch(from, to uint64) api.ArchiveBatch {
-	b := api.ArchiveBatch{Schema: api.Schema, Table: fixtureTable, Written: ft.f.last()}
+	b := api.ArchiveBatch{Schema: api.Schema, Table: ft.id, Archive: ft.archive, Written: ft.f.last()}
 	for _, r := range ft.f.records {
 		if r.Seq >= from && r.Seq <= to {
 			b.Records = append(b.Records, api.ArchiveRecord{Seq: r.Seq, Hash: r.Hash, Data: r.Data})
@@ -262,7 +296,19 @@ func (ft *fakeTable) batch(from, to uint64) api.ArchiveBatch {
 			b.Heads = append(b.Heads, c)
 		}
 	}
+	ft.sign(&b)
 	return b
+}
+
+// sign signs b's last record with the fixture's key, naming the table.
+func (ft *fakeTable) sign(b *api.ArchiveBatch) {
+	ft.t.Helper()
+	last := b.Records[len(b.Records)-1]
+	c, err := journal.SignTable(ft.f.key, ft.id, last.Seq, last.Hash)
+	if err != nil {
+		ft.t.Fatal(err)
+	}
+	b.Signed = c
 }
 
 // send publishes records from..to in batches of n.
@@ -314,6 +360,18 @@ func heldAt(seq uint64) func(api.ArchiveHeld) bool {
 	return func(h api.ArchiveHeld) bool { return h.Seq == seq }
 }
 
+// checkSigned checks that h carries the table's own head of the record it says is
+// held, naming the table, signed with the fixture's key.
+func checkSigned(t *testing.T, f fixture, table string, h api.ArchiveHeld) {
+	t.Helper()
+	if h.Seq == 0 {
+		return
+	}
+	if h.Signed == nil || h.Signed.Table != table || h.Signed.Seq != h.Seq || h.Signed.Hash != h.Hash || !h.Signed.Verify(f.pub) {
+		t.Fatalf("held message %+v: want the table's signed head of record %d (%+v)", h, h.Seq, h.Signed)
+	}
+}
+
 // checkJournal checks that the database holds the table's journal whole, each record
 // once and in order: the journal exported from it is the table's, byte for byte.
 func checkJournal(t *testing.T, dsn string, f fixture) {
@@ -363,10 +421,11 @@ func TestEveryRecordOnce(t *testing.T) {
 		ft := newFakeTable(t, b, f)
 		ft.send(1, f.last(), 17)
 		h := ft.waitHeld("at the last record", heldAt(f.last()))
-		if h.Table != fixtureTable || h.Hash != f.records[len(f.records)-1].Hash || h.Written != f.last() ||
+		if h.Table != fixtureTable || h.Archive != "floor" || h.Hash != f.records[len(f.records)-1].Hash || h.Written != f.last() ||
 			h.At.IsZero() || h.Alarms != 0 || h.Alarm != nil || h.Schema != api.Schema {
 			t.Fatalf("held message %+v", h)
 		}
+		checkSigned(t, f, fixtureTable, h)
 		st := r.svc.Stats()
 		if st.Stored != int64(len(f.records)) || st.Malformed != 0 || st.Alarms != 0 {
 			t.Fatalf("stats %+v", st)
@@ -459,9 +518,10 @@ func TestBrokerRestarted(t *testing.T) {
 	})
 }
 
-// TestAlarmsInHeld: a forged record and a rolled-back batch are refused, raised in the
-// held message (count and latest, naming the place) and in the log, and not stored; the
-// true records are taken after them.
+// TestAlarmsInHeld: a forged record (its payload changed, its hash and the table's
+// signature replayed) and a rolled-back journal the table's key signed are refused,
+// raised in the held message (count and latest, naming the place) and in the log, and
+// not stored; the true records are taken after them.
 func TestAlarmsInHeld(t *testing.T) {
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
@@ -478,14 +538,15 @@ func TestAlarmsInHeld(t *testing.T) {
 		forged.Heads = nil
 		ft.sendBatch(forged)
 		h := ft.waitHeld("with the forged record's alarm", func(h api.ArchiveHeld) bool { return h.Alarms == 1 })
-		if h.Seq != k || h.Alarm == nil || h.Alarm.Kind != string(archive.NotChained) || h.Alarm.Item != "record" ||
+		if h.Seq != k || h.Alarm == nil || h.Alarm.Kind != string(archive.NotChained) || h.Alarm.Item != "batch" ||
 			h.Alarm.Seq != k+1 || h.Alarm.At.IsZero() || !strings.Contains(h.Alarm.Reason, "chain hash") {
 			t.Fatalf("held after a forged record: %+v alarm %+v", h, h.Alarm)
 		}
+		checkSigned(t, f, fixtureTable, h)
 
 		// A rolled-back journal: records k-5 to k-3 written again, otherwise, chained on
-		// their own from record k-6.
-		rb := api.ArchiveBatch{Schema: api.Schema, Table: fixtureTable, Written: k - 3}
+		// their own from record k-6, and signed with the table's key.
+		rb := api.ArchiveBatch{Schema: api.Schema, Table: fixtureTable, Archive: "floor", Written: k - 3}
 		prev := f.records[k-7].Hash // record k-6's
 		for s := k - 5; s <= k-3; s++ {
 			data := []byte(fmt.Sprintf(`{"event":{"kind":"power-restored","at":"2026-11-27T05:00:0%dZ"}}`, s-(k-5)))
@@ -493,9 +554,10 @@ func TestAlarmsInHeld(t *testing.T) {
 			rb.Records = append(rb.Records, api.ArchiveRecord{Seq: s, Hash: hh, Data: data})
 			prev = hh
 		}
+		ft.sign(&rb)
 		ft.sendBatch(rb)
-		h = ft.waitHeld("with the rollback's alarms", func(h api.ArchiveHeld) bool { return h.Alarms == 4 })
-		if h.Seq != k || h.Alarm == nil || h.Alarm.Kind != string(archive.Rollback) || h.Alarm.Seq != k-3 {
+		h = ft.waitHeld("with the rollback's alarm", func(h api.ArchiveHeld) bool { return h.Alarms == 2 })
+		if h.Seq != k || h.Alarm == nil || h.Alarm.Kind != string(archive.Rollback) || h.Alarm.Seq != k-5 {
 			t.Fatalf("held after a rolled-back batch: %+v alarm %+v", h, h.Alarm)
 		}
 		for _, want := range []string{"alarm=not-chained", fmt.Sprintf("seq=%d", k+1), "alarm=rollback", fmt.Sprintf("seq=%d", k-5), "table=" + fixtureTable} {
@@ -505,7 +567,7 @@ func TestAlarmsInHeld(t *testing.T) {
 		}
 		ft.send(k+1, f.last(), 20)
 		h = ft.waitHeld("at the last record", heldAt(f.last()))
-		if h.Alarms != 4 {
+		if h.Alarms != 2 {
 			t.Fatalf("held at the end: %+v", h)
 		}
 		checkJournal(t, dsn, f)
@@ -532,23 +594,30 @@ func TestMalformedDropped(t *testing.T) {
 		future := ft.batch(third+1, third+3)
 		future.Schema = api.Schema + 1
 		ft.sendBatch(future)
+		elsewhere := ft.batch(third+1, third+3)
+		elsewhere.Archive = "standby"
+		ft.sendBatch(elsewhere)
+		gap := ft.batch(third+1, third+3)
+		gap.Records = append(gap.Records[:1], gap.Records[2])
+		ft.sendBatch(gap)
 		ft.send(third+1, f.last(), 25)
 		ft.waitHeld("at the last record", heldAt(f.last()))
-		if st := r.svc.Stats(); st.Malformed != 4 || st.Alarms != 0 || st.Stored != int64(len(f.records)) {
-			t.Fatalf("stats %+v: want 4 malformed, no alarm, every record stored", st)
+		if st := r.svc.Stats(); st.Malformed != 6 || st.Alarms != 0 || st.Stored != int64(len(f.records)) {
+			t.Fatalf("stats %+v: want 6 malformed, no alarm, every record stored", st)
 		}
 		topics, _ := api.NewTopics(fixtureTable)
 		n := 0
 		for _, line := range strings.Split(log.String(), "\n") {
 			if strings.Contains(line, `msg="a malformed batch: dropped"`) && strings.Contains(line, " table="+fixtureTable+" ") &&
-				strings.Contains(line, " topic="+topics.ArchiveRecords()+" ") {
+				strings.Contains(line, " topic="+topics.ArchiveRecords("floor")+" ") {
 				n++
 			}
 		}
-		if n != 4 {
-			t.Fatalf("%d malformed batches logged with table and topic, want 4:\n%s", n, log.String())
+		if n == 0 {
+			t.Fatalf("no malformed batch logged with table and topic:\n%s", log.String())
 		}
-		for _, want := range []string{"unexpected EOF", `the batch is table \"pit3-bac08\"'s`, `unknown field \"extra\"`, fmt.Sprintf("schema %d", api.Schema+1)} {
+		for _, want := range []string{"unexpected EOF", `the batch is table \"pit3-bac08\"'s`, `unknown field \"extra\"`, fmt.Sprintf("schema %d", api.Schema+1),
+			`the batch is for archive \"standby\"`, "with no gap"} {
 			if !strings.Contains(log.String(), want) {
 				t.Fatalf("the log does not say %q:\n%s", want, log.String())
 			}
@@ -565,7 +634,7 @@ type failingStore struct {
 	n  int
 }
 
-func (s *failingStore) Ingest(ctx context.Context, table string, recs []archive.Record) (archive.Result, error) {
+func (s *failingStore) Ingest(ctx context.Context, table string, b archive.Batch) (archive.Result, error) {
 	s.mu.Lock()
 	fail := s.n > 0
 	s.n--
@@ -573,7 +642,7 @@ func (s *failingStore) Ingest(ctx context.Context, table string, recs []archive.
 	if fail {
 		return archive.Result{}, fmt.Errorf("the database is away")
 	}
-	return s.Store.Ingest(ctx, table, recs)
+	return s.Store.Ingest(ctx, table, b)
 }
 
 // TestDatabaseErrorRetried: a batch the database fails is not dropped: the archive
@@ -591,33 +660,36 @@ func TestDatabaseErrorRetried(t *testing.T) {
 	if st := r.svc.Stats(); st.Retries != 3 {
 		t.Fatalf("stats %+v: want 3 retries", st)
 	}
-	if !strings.Contains(log.String(), "the database failed a batch: not acknowledged") {
+	if !strings.Contains(log.String(), "the database failed a batch: trying again") {
 		t.Fatalf("the log does not say the database failed:\n%s", log.String())
 	}
 	r.stop()
 	checkJournal(t, dsn, f)
 }
 
-// TestArchiveTopic: the table's id is taken from the topic, on a table's broker and,
-// with central, under casino/<site>/<pit>/.
+// TestArchiveTopic: the table's id and the archive's are taken from the topic, on a
+// table's broker and, with central, under casino/<site>/<pit>/.
 func TestArchiveTopic(t *testing.T) {
 	for _, c := range []struct {
-		topic               string
-		central             bool
-		prefix, table, part string
-		ok                  bool
+		topic           string
+		central         bool
+		prefix          string
+		table, id, part string
+		ok              bool
 	}{
-		{"tablectl/v1/pit3-bac07/archive/records", false, "", "pit3-bac07", api.ArchiveRecordsTopic, true},
-		{"tablectl/v1/pit3-bac07/archive/held", false, "", "pit3-bac07", api.ArchiveHeldTopic, true},
-		{"casino/macau/pit3/tablectl/v1/pit3-bac07/archive/records", true, "casino/macau/pit3/", "pit3-bac07", api.ArchiveRecordsTopic, true},
-		{"casino/macau/pit3/tablectl/v1/pit3-bac07/archive/records", false, "", "", "", false},
-		{"tablectl/v1/pit3-bac07/result", false, "", "", "", false},
-		{"casino//pit3/tablectl/v1/t/archive/records", true, "", "", "", false},
-		{"tablectl/v1/a/b/archive/records", false, "", "", "", false},
+		{"tablectl/v1/pit3-bac07/archive/floor/records", false, "", "pit3-bac07", "floor", api.ArchiveRecordsPart, true},
+		{"tablectl/v1/pit3-bac07/archive/standby/held", false, "", "pit3-bac07", "standby", api.ArchiveHeldPart, true},
+		{"casino/macau/pit3/tablectl/v1/pit3-bac07/archive/floor/records", true, "casino/macau/pit3/", "pit3-bac07", "floor", api.ArchiveRecordsPart, true},
+		{"casino/macau/pit3/tablectl/v1/pit3-bac07/archive/floor/records", false, "", "", "", "", false},
+		{"tablectl/v1/pit3-bac07/archive/records", false, "", "", "", "", false},
+		{"tablectl/v1/pit3-bac07/archive/Floor/records", false, "", "", "", "", false},
+		{"tablectl/v1/pit3-bac07/result", false, "", "", "", "", false},
+		{"casino//pit3/tablectl/v1/t/archive/floor/records", true, "", "", "", "", false},
+		{"tablectl/v1/a/b/archive/floor/records", false, "", "", "", "", false},
 	} {
-		p, tb, part, ok := archiveTopic(c.topic, c.central)
-		if p != c.prefix || tb != c.table || part != c.part || ok != c.ok {
-			t.Errorf("archiveTopic(%q, %v) = %q %q %q %v; want %q %q %q %v", c.topic, c.central, p, tb, part, ok, c.prefix, c.table, c.part, c.ok)
+		p, at, ok := archiveTopic(c.topic, c.central)
+		if p != c.prefix || at.Table != c.table || at.Archive != c.id || at.Part != c.part || ok != c.ok {
+			t.Errorf("archiveTopic(%q, %v) = %q %+v %v; want %q %q %q %q %v", c.topic, c.central, p, at, ok, c.prefix, c.table, c.id, c.part, c.ok)
 		}
 	}
 }
@@ -642,7 +714,7 @@ func TestCentralStaleHeldReplaced(t *testing.T) {
 		t.Fatalf("connect: %v", tok.Error())
 	}
 	defer pc.Disconnect(100)
-	if tok := pc.Subscribe(prefix+topics.ArchiveHeld(), 1, func(_ mqtt.Client, m mqtt.Message) {
+	if tok := pc.Subscribe(prefix+topics.ArchiveHeld("floor"), 1, func(_ mqtt.Client, m mqtt.Message) {
 		var h api.ArchiveHeld
 		if json.Unmarshal(m.Payload(), &h) == nil {
 			held <- h
@@ -650,7 +722,7 @@ func TestCentralStaleHeldReplaced(t *testing.T) {
 	}); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
 		t.Fatalf("subscribe: %v", tok.Error())
 	}
-	ft := &fakeTable{t: t, f: f, held: held}
+	ft := &fakeTable{t: t, f: f, id: fixtureTable, archive: "floor", held: held}
 	publish := func(topic string, retained bool, v any) {
 		t.Helper()
 		payload, _ := json.Marshal(v)
@@ -659,18 +731,18 @@ func TestCentralStaleHeldReplaced(t *testing.T) {
 		}
 	}
 	k := uint64(40)
-	publish(prefix+topics.ArchiveRecords(), false, ft.batch(1, k))
+	publish(prefix+topics.ArchiveRecords("floor"), false, ft.batch(1, k))
 	ft.waitHeld("at k under the casino prefix", heldAt(k))
 	r.stop()
 
 	// The broker's retained message says more than the database holds.
-	publish(prefix+topics.ArchiveHeld(), true, api.ArchiveHeld{Schema: api.Schema, Table: fixtureTable, Seq: 999999})
+	publish(prefix+topics.ArchiveHeld("floor"), true, api.ArchiveHeld{Schema: api.Schema, Table: fixtureTable, Archive: "floor", Seq: 999999})
 	ft.waitHeld("stale", heldAt(999999))
 	startArchive(t, b, dsn, keysOf(f), &log, nil, central)
 	h := ft.waitHeld("from the new archive under the casino prefix", func(api.ArchiveHeld) bool { return true })
 	if h.Seq != k || h.Hash != f.records[k-1].Hash {
 		t.Fatalf("the new archive's held message under %s: %+v, want record %d", prefix, h, k)
 	}
-	publish(prefix+topics.ArchiveRecords(), false, ft.batch(k+1, 2*k))
+	publish(prefix+topics.ArchiveRecords("floor"), false, ft.batch(k+1, 2*k))
 	ft.waitHeld("at 2k", heldAt(2*k))
 }
