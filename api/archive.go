@@ -136,8 +136,9 @@ type ArchiveBatch struct {
 	Records []ArchiveRecord `json:"records"`
 	// Signed is the head of the batch's last record, naming the table
 	// (journal.SignTable), signed with the table's key: it covers every record of the
-	// batch, and every record before them, through the chain.
-	Signed journal.Checkpoint `json:"signed"`
+	// batch, and every record before them, through the chain. A batch without it is
+	// never stored: it is kept apart with an alarm.
+	Signed *journal.Checkpoint `json:"signed,omitempty"`
 	// Heads are signed journal heads (docs/journal.md, "Tamper evidence") whose Seq is
 	// at most the last record's of this batch.
 	Heads []journal.Checkpoint `json:"heads,omitempty"`

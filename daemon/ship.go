@@ -544,10 +544,12 @@ func (s *Shipper) send(pub display.Publisher) (<-chan error, uint64) {
 	}
 	lastRec := batch.Records[len(batch.Records)-1]
 	last := lastRec.Seq
+	var signed journal.Checkpoint
 	if s.opt.Key == nil {
 		err = errors.New("the table has no signing key")
 	} else {
-		batch.Signed, err = journal.SignTable(s.opt.Key, s.opt.Table, last, lastRec.Hash)
+		signed, err = journal.SignTable(s.opt.Key, s.opt.Table, last, lastRec.Hash)
+		batch.Signed = &signed
 	}
 	if err != nil {
 		s.readError(fmt.Errorf("a batch that cannot be signed is not sent: %w", err))

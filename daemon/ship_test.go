@@ -213,7 +213,7 @@ func (sh *shipping) next(first, last uint64) published {
 			sh.t.Fatalf("batch written %d table %q archive %q schema %d, want %d T7 floor %d",
 				p.batch.Written, p.batch.Table, p.batch.Archive, p.batch.Schema, sh.j.LastSeq(), api.Schema)
 		}
-		if s := p.batch.Signed; s.Table != "T7" || s.Seq != last || s.Hash != sh.hash(last) || !s.Verify(sh.key.Public().(ed25519.PublicKey)) {
+		if s := p.batch.Signed; s == nil || s.Table != "T7" || s.Seq != last || s.Hash != sh.hash(last) || !s.Verify(sh.key.Public().(ed25519.PublicKey)) {
 			sh.t.Fatalf("batch %s: signed head %+v: want T7's head of record %d, signed with the table's key", span(p), s, last)
 		}
 		return p

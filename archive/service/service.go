@@ -688,7 +688,10 @@ func decode(payload []byte, table, archiveID string) (archive.Batch, error) {
 	case b.Written < b.Records[len(b.Records)-1].Seq:
 		return archive.Batch{}, fmt.Errorf("written %d, below the last record %d", b.Written, b.Records[len(b.Records)-1].Seq)
 	}
-	out := archive.Batch{Records: make([]archive.Record, len(b.Records)), Signed: b.Signed, Heads: b.Heads, Written: b.Written}
+	out := archive.Batch{Records: make([]archive.Record, len(b.Records)), Heads: b.Heads, Written: b.Written}
+	if b.Signed != nil {
+		out.Signed = *b.Signed
+	}
 	for i, r := range b.Records {
 		out.Records[i] = archive.Record{Seq: r.Seq, Hash: r.Hash, Data: r.Data}
 	}

@@ -82,7 +82,7 @@ type fixture struct {
 	headsB  []byte // its heads file
 }
 
-func loadFixture(t *testing.T) fixture {
+func loadFixture(t testing.TB) fixture {
 	t.Helper()
 	dir := filepath.Join("..", "testdata", "table")
 	j, _, err := journal.Open(filepath.Join(dir, "journal"), journal.Options{ReadOnly: true})
@@ -234,7 +234,7 @@ func (r *running) stop() {
 // id that publishes batches, signed with the table's key, and reads the archive's
 // held message.
 type fakeTable struct {
-	t       *testing.T
+	t       testing.TB
 	pc      mqtt.Client
 	f       fixture
 	id      string // the table's id: fixtureTable unless another
@@ -293,7 +293,7 @@ func (ft *fakeTable) batch(from, to uint64) api.ArchiveBatch {
 	}
 	for _, c := range ft.f.heads {
 		if c.Seq >= from && c.Seq <= to {
-			b.Heads = append(b.Heads, c)
+			b.Heads = append(b.Heads, journal.Sign(ft.f.key, c.Seq, c.Hash)) // the table's own key
 		}
 	}
 	ft.sign(&b)
@@ -308,7 +308,7 @@ func (ft *fakeTable) sign(b *api.ArchiveBatch) {
 	if err != nil {
 		ft.t.Fatal(err)
 	}
-	b.Signed = c
+	b.Signed = &c
 }
 
 // send publishes records from..to in batches of n.
