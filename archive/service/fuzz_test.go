@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/tablectl/tablectl/archive"
 	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/archive"
 	"github.com/tablectl/tablectl/journal"
 )
 

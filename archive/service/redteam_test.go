@@ -16,8 +16,8 @@ import (
 
 	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/archive"
-	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/internal/mosquittotest"
+	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/round"
 	"github.com/tablectl/tablectl/table"
