@@ -48,7 +48,8 @@ func CheckCommandSize(payload []byte) error {
 var textLimits = map[string]int{"id": MaxIDLen, "actor": MaxIDLen, "detail": MaxDetailLen}
 
 // textFields are Command's text fields, in order: each is bounded by its entry in
-// textLimits, else by MaxNameLen, so a text field added to Command is bounded at once.
+// textLimits, else by MaxNameLen, and takes no control character but those of its
+// entry in textControls, so a text field added to Command is checked at once.
 var textFields = func() (fs []struct {
 	index int
 	name  string
@@ -68,7 +69,19 @@ var textFields = func() (fs []struct {
 	return fs
 }()
 
-// CheckFields refuses a decoded command whose fields exceed the limits.
+// commandFieldNames are the JSON names of every field of Command.
+var commandFieldNames = func() (names []string) {
+	t := reflect.TypeFor[Command]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		names = append(names, name)
+	}
+	return names
+}()
+
+// CheckFields refuses a decoded command whose fields exceed the limits (a
+// *LimitError), or whose text holds a control character its field does not take or is
+// not UTF-8 (a *TextError, as CheckCommandText).
 func (c Command) CheckFields() error {
 	v := reflect.ValueOf(c)
 	for _, f := range textFields {
@@ -76,24 +89,38 @@ func (c Command) CheckFields() error {
 		if !ok {
 			limit = MaxNameLen
 		}
-		if n := v.Field(f.index).Len(); n > limit {
-			return &LimitError{Field: f.name, Size: n, Limit: limit, Unit: "bytes"}
+		s := v.Field(f.index).String()
+		if len(s) > limit {
+			return &LimitError{Field: f.name, Size: len(s), Limit: limit, Unit: "bytes"}
+		}
+		if err := checkText(f.name, s); err != nil {
+			return err
 		}
 	}
 	if len(c.Wagers) > MaxWagers {
 		return &LimitError{Field: "wagers", Size: len(c.Wagers), Limit: MaxWagers, Unit: "wagers"}
 	}
-	ws := c.Wagers
-	if c.Wager != nil {
-		ws = append(ws[:len(ws):len(ws)], *c.Wager)
+	for i, w := range c.Wagers {
+		if err := checkWagerBox(fmt.Sprintf("wager %d's box", i+1), w.Box); err != nil {
+			return err
+		}
 	}
-	for i, w := range ws {
-		if len(w.Box) > MaxNameLen {
-			return &LimitError{Field: fmt.Sprintf("wager %d's box", i+1), Size: len(w.Box), Limit: MaxNameLen, Unit: "bytes"}
+	if c.Wager != nil {
+		if err := checkWagerBox("the wager's box", c.Wager.Box); err != nil {
+			return err
 		}
 	}
 	if c.Decks < 0 || c.Decks > 16 {
 		return fmt.Errorf("command refused: decks %d: want 1 to 16", c.Decks)
 	}
 	return nil
+}
+
+// checkWagerBox refuses a wager's box, named field, over MaxNameLen bytes or holding a
+// control character.
+func checkWagerBox(field, box string) error {
+	if len(box) > MaxNameLen {
+		return &LimitError{Field: field, Size: len(box), Limit: MaxNameLen, Unit: "bytes"}
+	}
+	return checkText(field, box)
 }

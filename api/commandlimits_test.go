@@ -20,7 +20,7 @@ func TestCommandFieldLimits(t *testing.T) {
 		{`{"cmd":"new_shoe","set":"` + long(MaxNameLen+1) + `","decks":8}`, "set"},
 		{`{"cmd":"decide","irregularity":1,"choice":"` + long(MaxNameLen+1) + `"}`, "choice"},
 		{`{"cmd":"report","kind":"` + long(MaxNameLen+1) + `"}`, "kind"},
-		{`{"cmd":"insurance_bet","wager":{"box":"` + long(MaxNameLen+1) + `","bet":"player_insurance","stake":1}}`, "wager 1's box"},
+		{`{"cmd":"insurance_bet","wager":{"box":"` + long(MaxNameLen+1) + `","bet":"player_insurance","stake":1}}`, "the wager's box"},
 		{`{"cmd":"bets_closed","wagers":[` + strings.TrimSuffix(strings.Repeat(`{"box":"1","bet":"banker","stake":1},`, MaxWagers+1), ",") + `]}`, "wagers"},
 		{`{"cmd":"report","kind":"wrong_hand","detail":"` + long(MaxCommandBytes) + `"}`, "the command"},
 	} {

@@ -209,10 +209,17 @@ func LookupCommand(name string) (CommandSpec, bool) {
 }
 
 // ParseCommand reads a command given by role. Anything malformed, unknown or not allowed
-// to the role is an error saying so; it changes nothing.
+// to the role is an error saying so; it changes nothing. A payload over a limit is
+// refused with a *LimitError; one whose text holds a control character or is not UTF-8,
+// with a *TextError, before it is decoded (CheckCommandText): the Command returned then
+// holds only the id, when one was read before the fault.
 func ParseCommand(roleName string, payload []byte) (Command, round.Event, error) {
 	var c Command
 	if err := CheckCommandSize(payload); err != nil {
+		return c, round.Event{}, err
+	}
+	if id, err := checkCommandText(payload); err != nil {
+		c.ID = id // the id read before the fault, for the reply
 		return c, round.Event{}, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(payload))

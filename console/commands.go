@@ -47,9 +47,14 @@ func refuse(status int, format string, args ...any) error {
 }
 
 // parseCommand reads a command object (api.Command): malformed JSON, an unknown field or
-// a second value is refused.
+// a second value is refused, and first a control character or a byte that is not UTF-8
+// in its text, with the table's words (api.CheckCommandText): the body is checked as
+// sent, before decoding would replace such a byte.
 func parseCommand(body []byte) (api.Command, error) {
 	var c api.Command
+	if err := api.CheckCommandText(body); err != nil {
+		return c, refuse(400, "%s", err.Error())
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {

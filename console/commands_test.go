@@ -2,6 +2,7 @@ package console
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -183,5 +184,53 @@ func TestResultSentAgainKeepsTheNewest(t *testing.T) {
 	s, ok := tc.srv.floor.summary("t1")
 	if !ok || s.LastResult == nil || s.LastResult.Round != 5 || s.LastResult.Winner != "banker" {
 		t.Errorf("last result %+v, want round 5's", s.LastResult)
+	}
+}
+
+// TestCommandTextRefusedBeforePublishing: a command whose text holds a control
+// character, escaped or raw, or a byte that is not UTF-8, is refused with 400 and the
+// very words the table would answer, and nothing is published; a report's detail of two
+// lines and a tab goes out as given.
+func TestCommandTextRefusedBeforePublishing(t *testing.T) {
+	tc := newTestConsole(t)
+	tc.srv.Ingest("tablectl/v1/t1/status", []byte(`{"schema":1,"table":"t1","state":"online","rules":"rws"}`))
+	replyAsTable(tc)
+	dealer := tc.login(t, "D4", "dealer-password-4")
+	for _, body := range []string{
+		`{"cmd":"report","kind":"wrong_hand","detail":"card\u0007 seen"}`,
+		`{"cmd":"report","kind":"wrong_hand","detail":"a\u0000b"}`,
+		`{"cmd":"report","kind":"wrong_hand","detail":"a\r\nb"}`,
+		`{"cmd":"report","kind":"wrong_hand","detail":"` + "caf\xe9" + `"}`,
+		`{"cmd":"report","kind":"wrong_hand","detail":"` + "tab\x01" + `"}`,
+		`{"id":"r` + "\u0085" + `1","cmd":"report","kind":"wrong_hand"}`,
+		`{"cmd":"new_shoe","set":"S1\u001b[31m"}`,
+		`{"cmd":"bets_closed","wagers":[{"box":"1\u007f","bet":"banker","stake":5}]}`,
+	} {
+		_, _, tableErr := api.ParseCommand("dealer", []byte(body))
+		var te *api.TextError
+		if !errors.As(tableErr, &te) {
+			t.Fatalf("%q: the table's answer %v is no text error", body, tableErr)
+		}
+		code, resp := dealer.post(t, "/api/tables/t1/commands", body)
+		var e struct{ Error string }
+		json.Unmarshal([]byte(resp), &e)
+		if code != 400 || e.Error != tableErr.Error() {
+			t.Errorf("%q: %d %s, want 400 with the table's words %q", body, code, resp, tableErr)
+		}
+	}
+	if sent := tc.table.sent(); len(sent) != 0 {
+		t.Fatalf("refused commands were published: %v", sent)
+	}
+	if !strings.Contains(tc.log.String(), "detail holds control character U+0007 at byte 4") {
+		t.Errorf("the refusal is not in the audit log:\n%s", tc.log)
+	}
+	code, resp := dealer.post(t, "/api/tables/t1/commands", `{"cmd":"report","kind":"wrong_hand","detail":"box 3\nseen\tby D4"}`)
+	if code != 200 || !strings.Contains(resp, `"ok":true`) {
+		t.Fatalf("a detail of two lines and a tab: %d %s", code, resp)
+	}
+	sent := tc.table.sent()
+	var c api.Command
+	if len(sent) != 1 || json.Unmarshal([]byte(sent[0].payload), &c) != nil || c.Detail != "box 3\nseen\tby D4" {
+		t.Errorf("published %v", sent)
 	}
 }

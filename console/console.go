@@ -234,9 +234,18 @@ func New(opts Options) (*Server, error) {
 // Ingest takes one MQTT message of a table (any topic under tablectl/v1/, or under
 // casino/<site>/<pit>/tablectl/v1/ on a central broker). It never blocks for long: call
 // it from the MQTT client's message handler. A message the console cannot use is logged
-// and dropped.
+// and dropped. A message under a table id that is a service user's name
+// (api.CheckTableUser) is dropped too, with one log line every few seconds.
 func (s *Server) Ingest(topic string, payload []byte) {
-	if err := s.floor.ingest(topic, payload); err != nil {
+	err := s.floor.ingest(topic, payload)
+	var nt *notTableError
+	switch {
+	case errors.As(err, &nt):
+		// Any service user may publish under its own name: one line now and then.
+		if ok, leftOut := s.quiet.Allow("not a table"); ok {
+			s.log.Warn("ignoring messages under a table id that is a service user's", "error", err, "not_logged_since_last", leftOut)
+		}
+	case err != nil:
 		s.log.Warn("ignoring an MQTT message", "error", err)
 	}
 }

@@ -21,6 +21,20 @@ const maxPayload = 1 << 20
 // maxIrregularities bounds the irregularity messages kept for one table's shoe.
 const maxIrregularities = 500
 
+// Bounds of what the console keeps of the archives' held messages
+// (tablectl/v1/<table>/archive/<archive>/held).
+const (
+	// maxHeldPayload is the largest held message taken, in bytes: an archive's is a few
+	// hundred.
+	maxHeldPayload = 16 << 10
+	// maxArchives is the most archives kept of one table; a message of one more is
+	// refused.
+	maxArchives = 8
+	// maxAside is the most tables whose held messages are kept aside, waiting for the
+	// table's own first message; the one kept aside longest is dropped first.
+	maxAside = 1024
+)
+
 // Summary is one table on the floor, as GET /api/tables gives it: what its retained
 // status and state say, the last result seen, and where on the floor it is.
 type Summary struct {
@@ -64,11 +78,15 @@ type Summary struct {
 	Archive *ArchiveState `json:"archive,omitempty"`
 }
 
-// ArchiveState is a table's archive as the console shows it: from the table's status
-// (api.ArchiveLag) and the archive's retained archive/held message (api.ArchiveHeld).
+// ArchiveState is a table's archives as the console shows them: from the table's
+// status (api.ArchiveLag) and each archive's retained archive/<archive>/held message
+// (api.ArchiveHeld). A table may ship to more than one archive ("floor" and "standby"):
+// the state then counts the alarms of them all and shows the archive furthest behind.
 type ArchiveState struct {
-	// Held is the last record the archive holds.
+	// Held is the last record the archive furthest behind holds.
 	Held uint64 `json:"held"`
+	// Archive names that archive when the table has more than one; empty otherwise.
+	Archive string `json:"archive,omitempty"`
 	// Behind is the number of records the table wrote that the archive does not hold;
 	// Since when the oldest of them was written.
 	Behind uint64 `json:"behind,omitempty"`
@@ -76,10 +94,18 @@ type ArchiveState struct {
 	// LateMinutes, above 0, says the table has not been archived for that many minutes:
 	// Since is older than console.archive_late, by the console's clock.
 	LateMinutes int `json:"late_minutes,omitempty"`
-	// Alarms counts the table's items the archive refused and keeps apart; Alarm is the
-	// latest, naming the place (item, seq), the kind and the reason.
-	Alarms int               `json:"alarms,omitempty"`
-	Alarm  *api.ArchiveAlarm `json:"alarm,omitempty"`
+	// Alarms counts the table's items the archives refused and keep apart, summed over
+	// the archives; Alarm is the latest of them all, naming its archive, the place (item,
+	// seq), the kind and the reason.
+	Alarms int           `json:"alarms,omitempty"`
+	Alarm  *ArchiveAlarm `json:"alarm,omitempty"`
+}
+
+// ArchiveAlarm is an archive's latest alarm of a table (api.ArchiveAlarm), with the id
+// of the archive that raised it, as its topic names it.
+type ArchiveAlarm struct {
+	api.ArchiveAlarm
+	Archive string `json:"archive"`
 }
 
 // LastResult is a round's result as the floor shows it.
@@ -113,29 +139,53 @@ type tableData struct {
 	arch      archiveData
 }
 
-// archiveData is what the console keeps of a table's archive.
+// archiveData is what the console keeps of a table's archives.
 type archiveData struct {
-	lag      *api.ArchiveLag  // from the status; nil: the table does not ship its journal
-	held     *api.ArchiveHeld // the archive's message; nil: none seen
-	lateSent int              // the LateMinutes the streams were last told
+	lag      *api.ArchiveLag             // from the status; nil: the table does not ship its journal
+	held     map[string]*api.ArchiveHeld // each archive's message, by archive id; none seen: absent
+	lateSent int                         // the LateMinutes the streams were last told
 }
 
 // state is the table's ArchiveState at now, nil when there is nothing to show.
 func (a archiveData) state(now time.Time, late time.Duration) *ArchiveState {
-	if a.lag == nil && a.held == nil {
+	if a.lag == nil && len(a.held) == 0 {
 		return nil
 	}
 	st := &ArchiveState{}
-	if a.held != nil {
-		st.Held, st.Alarms = a.held.Seq, a.held.Alarms
-		if a.held.Alarms > 0 {
-			st.Alarm = a.held.Alarm
+	// How far each archive holds the table: its message, or the status's lag where
+	// that is further (the messages cross).
+	holds := map[string]uint64{}
+	for id, h := range a.held {
+		holds[id] = h.Seq
+		st.Alarms += h.Alarms
+		if h.Alarms > 0 && h.Alarm != nil && (st.Alarm == nil || h.Alarm.At.After(st.Alarm.At) ||
+			h.Alarm.At.Equal(st.Alarm.At) && id < st.Alarm.Archive) {
+			st.Alarm = &ArchiveAlarm{ArchiveAlarm: *h.Alarm, Archive: id}
 		}
 	}
 	if a.lag != nil {
-		if a.lag.Held > st.Held {
-			st.Held = a.lag.Held
+		id := a.lag.Archive
+		if id == "" {
+			// The status names no archive: the table ships to one, the one that spoke.
+			id = api.DefaultArchiveID
+			if len(a.held) == 1 {
+				for only := range a.held {
+					id = only
+				}
+			}
 		}
+		holds[id] = max(holds[id], a.lag.Held)
+	}
+	first := true
+	for id, seq := range holds {
+		if first || seq < st.Held || seq == st.Held && id < st.Archive {
+			st.Held, st.Archive, first = seq, id, false
+		}
+	}
+	if len(holds) < 2 {
+		st.Archive = ""
+	}
+	if a.lag != nil {
 		st.Behind = a.lag.Behind
 		if a.lag.Behind > 0 && !a.lag.Since.IsZero() {
 			st.Since = stamp(a.lag.Since)
@@ -157,6 +207,7 @@ type raisedMsg struct {
 type floor struct {
 	mu     sync.Mutex
 	tables map[string]*tableData
+	aside  heldAside
 	now    func() time.Time
 	late   time.Duration // console.archive_late
 	// changed is called (outside the lock) with a table id and the topic's last level
@@ -167,8 +218,67 @@ type floor struct {
 }
 
 func newFloor(now func() time.Time, late time.Duration) *floor {
-	return &floor{tables: map[string]*tableData{}, now: now, late: late}
+	return &floor{tables: map[string]*tableData{}, aside: heldAside{byTable: map[string]map[string]*api.ArchiveHeld{}}, now: now, late: late}
 }
+
+// heldAside holds the archives' held messages of tables the console has not seen
+// publish: a held message alone makes no table. They are applied when the table's own
+// topics first appear. It keeps at most maxAside tables, and drops the one kept
+// longest first.
+type heldAside struct {
+	byTable map[string]map[string]*api.ArchiveHeld // by table, then archive
+	order   []string                               // the tables of byTable, kept longest first
+}
+
+// put keeps archive's message m of table (nil: the archive cleared it). It refuses an
+// archive beyond maxArchives of the table.
+func (h *heldAside) put(table, archive string, m *api.ArchiveHeld) error {
+	held := h.byTable[table]
+	if m == nil {
+		delete(held, archive)
+		if held != nil && len(held) == 0 {
+			h.take(table)
+		}
+		return nil
+	}
+	if held == nil {
+		if len(h.order) >= maxAside {
+			delete(h.byTable, h.order[0])
+			h.order = h.order[1:]
+		}
+		held = map[string]*api.ArchiveHeld{}
+		h.byTable[table] = held
+		h.order = append(h.order, table)
+	}
+	if _, ok := held[archive]; !ok && len(held) >= maxArchives {
+		return fmt.Errorf("table %s has held messages of %d archives already, the most kept", table, maxArchives)
+	}
+	held[archive] = m
+	return nil
+}
+
+// take removes and returns the messages kept of table; nil when none.
+func (h *heldAside) take(table string) map[string]*api.ArchiveHeld {
+	held, ok := h.byTable[table]
+	if !ok {
+		return nil
+	}
+	delete(h.byTable, table)
+	if i := slices.Index(h.order, table); i >= 0 {
+		h.order = slices.Delete(h.order, i, i+1)
+	}
+	return held
+}
+
+// notTableError is a message under a table id that can never be a table's: a service
+// user's name (api.CheckTableUser), which the broker lets that user publish under. The
+// console ignores it.
+type notTableError struct {
+	topic string
+	err   error
+}
+
+func (e *notTableError) Error() string { return fmt.Sprintf("topic %q: %v", e.topic, e.err) }
 
 // parsedTopic is a table topic taken apart.
 type parsedTopic struct {
@@ -203,11 +313,15 @@ func parseTopic(topic string) (parsedTopic, error) {
 }
 
 // ingest takes one MQTT message. It returns an error naming the topic when the message
-// cannot be used; the floor is then unchanged.
+// cannot be used; the floor is then unchanged. A message under a table id that can
+// never be a table's is a *notTableError.
 func (f *floor) ingest(topic string, payload []byte) error {
 	p, err := parseTopic(topic)
 	if err != nil {
 		return err
+	}
+	if err := api.CheckTableUser(p.table); err != nil {
+		return &notTableError{topic: topic, err: err}
 	}
 	if len(payload) > maxPayload {
 		return fmt.Errorf("topic %q: payload of %d bytes is larger than the %d kept", topic, len(payload), maxPayload)
@@ -221,8 +335,11 @@ func (f *floor) ingest(topic string, payload []byte) error {
 	if api.IsCommandLevel(p.rest) {
 		return nil // another client's command: not the console's business
 	}
-	if _, part, ok := api.ArchivePartOf(p.rest); ok && part == api.ArchiveHeldPart {
-		return f.ingestArchive(p, payload)
+	if archiveID, part, ok := api.ArchivePartOf(p.rest); ok {
+		if part == api.ArchiveHeldPart {
+			return f.ingestArchive(p, archiveID, payload)
+		}
+		return nil // a table's records, for its archive
 	}
 	event := p.rest
 	tp, known := api.TopicNamed(event)
@@ -239,6 +356,7 @@ func (f *floor) ingest(topic string, payload []byte) error {
 
 	f.mu.Lock()
 	t := f.tables[p.table]
+	aside := false // the archives' messages kept aside are applied
 	if t == nil {
 		if len(data) == 0 {
 			f.mu.Unlock()
@@ -246,11 +364,13 @@ func (f *floor) ingest(topic string, payload []byte) error {
 		}
 		t = &tableData{sum: Summary{Table: p.table}, irregSeq: map[uint64]bool{}, raised: map[uint32]raisedMsg{}}
 		f.tables[p.table] = t
+		t.arch.held = f.aside.take(p.table)
+		aside = t.arch.held != nil
 	}
 	t.prefix, t.sum.Site, t.sum.Pit = p.prefix, p.site, p.pit
 	err = t.apply(tp, data)
 	var arch []byte
-	if err == nil && tp == api.TopicStatus {
+	if err == nil && tp == api.TopicStatus || aside {
 		arch = f.archiveEvent(t)
 	}
 	f.mu.Unlock()
@@ -282,33 +402,49 @@ func (f *floor) archiveEvent(t *tableData) []byte {
 	return b
 }
 
-// ingestArchive takes the archive's retained archive/held message of a table (empty
-// when cleared).
-func (f *floor) ingestArchive(p parsedTopic, payload []byte) error {
+// ingestArchive takes archive archiveID's retained held message of a table (empty
+// when cleared). The message of a table the console has not seen is kept aside
+// (heldAside) until the table's own topics appear.
+func (f *floor) ingestArchive(p parsedTopic, archiveID string, payload []byte) error {
+	topic := p.prefix + p.rest
+	if len(payload) > maxHeldPayload {
+		return fmt.Errorf("topic %q: held message of %d bytes, over the %d taken", topic, len(payload), maxHeldPayload)
+	}
 	var m *api.ArchiveHeld
 	if len(payload) > 0 {
 		m = new(api.ArchiveHeld)
 		if err := json.Unmarshal(payload, m); err != nil {
-			return fmt.Errorf("topic %q: %w", p.prefix+p.rest, err)
+			return fmt.Errorf("topic %q: %w", topic, err)
 		}
 		if m.Alarms < 0 {
-			return fmt.Errorf("topic %q: alarms %d below 0", p.prefix+p.rest, m.Alarms)
+			return fmt.Errorf("topic %q: alarms %d below 0", topic, m.Alarms)
+		}
+		if m.Table != "" && m.Table != p.table || m.Archive != "" && m.Archive != archiveID {
+			return fmt.Errorf("topic %q: the message names table %q and archive %q, not its topic's", topic, m.Table, m.Archive)
 		}
 	}
 	f.mu.Lock()
 	t := f.tables[p.table]
 	if t == nil {
-		if m == nil {
-			f.mu.Unlock()
-			return nil
+		err := f.aside.put(p.table, archiveID, m)
+		f.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("topic %q: %w", topic, err)
 		}
-		// A table the archive speaks of (an unknown table's alarm, say) though it has
-		// published nothing the console has seen: listed, offline.
-		t = &tableData{sum: Summary{Table: p.table}, irregSeq: map[uint64]bool{}, raised: map[uint32]raisedMsg{}}
-		f.tables[p.table] = t
-		t.prefix, t.sum.Site, t.sum.Pit = p.prefix, p.site, p.pit
+		return nil
 	}
-	t.arch.held = m
+	switch _, known := t.arch.held[archiveID]; {
+	case m == nil:
+		delete(t.arch.held, archiveID)
+	case !known && len(t.arch.held) >= maxArchives:
+		f.mu.Unlock()
+		return fmt.Errorf("topic %q: table %s has held messages of %d archives already, the most kept", topic, p.table, maxArchives)
+	default:
+		if t.arch.held == nil {
+			t.arch.held = map[string]*api.ArchiveHeld{}
+		}
+		t.arch.held[archiveID] = m
+	}
 	arch := f.archiveEvent(t)
 	f.mu.Unlock()
 	if f.changed != nil {

@@ -31,6 +31,16 @@ const historyRole = irregularities.Supervisor
 // maxCSVRounds bounds the rounds one CSV export writes.
 const maxCSVRounds = 100_000
 
+// maxHistoryTables bounds the tables one search names (table=). A floor has up to 500
+// tables, so any floor's fit. Every table named costs the request a check and the
+// database a parameter: 46,000 ids once took one request 17 s. A search over the cap is
+// refused before anything is checked or searched.
+const maxHistoryTables = 512
+
+// maxHistoryPits bounds the pits one search names (pit=). A floor has a few dozen pits
+// at most, and each pit named is looked up among every table of the floor.
+const maxHistoryPits = 64
+
 // mayReadHistory tells whether u's role reads the history.
 func mayReadHistory(u User) bool { return u.rank() >= historyRole }
 
@@ -49,17 +59,27 @@ type paramError struct{ param, msg string }
 
 func (e paramError) Error() string { return fmt.Sprintf("parameter %s: %s", e.param, e.msg) }
 
-// list reads a parameter given once or more, each a comma-separated list.
-func list(q url.Values, name string) []string {
+// list reads a parameter given once or more, each a comma-separated list, without
+// repeats. More than most values in all is a paramError naming the cap, found before the
+// rest is read.
+func list(q url.Values, name, what string, most int) ([]string, error) {
 	var out []string
+	seen := map[string]bool{}
 	for _, v := range q[name] {
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p != "" && !slices.Contains(out, p) {
-				out = append(out, p)
+		for len(v) > 0 {
+			var p string
+			p, v, _ = strings.Cut(v, ",")
+			if p = strings.TrimSpace(p); p == "" || seen[p] {
+				continue
 			}
+			if len(out) == most {
+				return nil, paramError{name, fmt.Sprintf("more than %d %s: a search takes at most %d", most, what, most)}
+			}
+			seen[p] = true
+			out = append(out, p)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // parseHistoryQuery reads a search's parameters; paging says whether limit and after
@@ -77,13 +97,18 @@ func parseHistoryQuery(q url.Values, paging bool) (historyQuery, error) {
 		}
 		return strings.TrimSpace(q.Get(name)), nil
 	}
-	h.tables = list(q, "table")
+	var err error
+	if h.tables, err = list(q, "table", "tables", maxHistoryTables); err != nil {
+		return h, err
+	}
 	for _, t := range h.tables {
 		if _, err := api.NewTopics(t); err != nil {
 			return h, paramError{"table", fmt.Sprintf("%q is not a table id", t)}
 		}
 	}
-	h.pits = list(q, "pit")
+	if h.pits, err = list(q, "pit", "pits", maxHistoryPits); err != nil {
+		return h, err
+	}
 	for _, p := range h.pits {
 		if strings.ContainsAny(p, "/+#\x00") || len(p) > 64 {
 			return h, paramError{"pit", fmt.Sprintf("%q is not a pit name", p)}
@@ -109,7 +134,6 @@ func parseHistoryQuery(q url.Values, paging bool) (historyQuery, error) {
 	if !h.search.From.IsZero() && !h.search.To.IsZero() && !h.search.To.After(h.search.From) {
 		return h, paramError{"to", "not after from"}
 	}
-	var err error
 	if h.search.Kind, err = one("kind"); err != nil {
 		return h, err
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/internal/chromiumtest"
 )
 
@@ -130,7 +129,8 @@ func TestArchiveAlarmsInBrowser(t *testing.T) {
 			tc.srv.Ingest("casino/lv1/pit3/tablectl/v1/"+id+"/state", []byte(dealing(id, "rws")))
 		}
 		tc.srv.Ingest("casino/lv1/pit3/tablectl/v1/t5/status", []byte(shipping("t5", 40, now.Add(-25*time.Minute-30*time.Second))))
-		tc.srv.Ingest("casino/lv1/pit3/tablectl/v1/t4/"+api.ArchiveHeldTopic, []byte(heldAlarm("t4", 2)))
+		tc.srv.Ingest(heldTopic("casino/lv1/pit3/", "t4", "floor"), []byte(heldAlarm("t4", 2)))
+		tc.srv.Ingest(heldTopic("casino/lv1/pit3/", "t4", "standby"), []byte(heldOf("t4", "standby", 90, 1, "2026-11-23T08:00:00Z")))
 		loginPage(t, ctx, tc.http.URL, "S17", "supervisor-pass-17")
 		until(t, ctx, "six tiles", `document.querySelectorAll(".tile").length === 6`)
 		order := evaluate[[]string](t, ctx, `[...document.querySelectorAll(".tile")].map((e) => e.dataset.table)`)
@@ -138,7 +138,7 @@ func TestArchiveAlarmsInBrowser(t *testing.T) {
 			t.Errorf("the floor's order %v: want t4 and t5 first", order)
 		}
 		alarm := text(t, ctx, `.tile[data-table="t4"] .alert.archive-alarm`)
-		if !strings.Contains(alarm, "ARCHIVE ALARM: record 120 refused (rollback): the archive holds record 120") || !strings.Contains(alarm, "2 items kept apart") ||
+		if !strings.Contains(alarm, "ARCHIVE ALARM (archive standby): record 91 refused (rollback): the archive holds record 91") || !strings.Contains(alarm, "3 items kept apart") ||
 			!evaluate[bool](t, ctx, visible(`.tile[data-table="t4"] .alert.archive-alarm`)) {
 			t.Errorf("t4's tile: %q", alarm)
 		}
@@ -147,7 +147,7 @@ func TestArchiveAlarmsInBrowser(t *testing.T) {
 			t.Errorf("t5's tile: %q", got)
 		}
 		banner := evaluate[[]string](t, ctx, `[...document.querySelectorAll("#attention .att")].map((a) => a.textContent)`)
-		if len(banner) != 2 || !strings.HasPrefix(banner[0], "t4 ARCHIVE ALARM: record 120 refused (rollback)") || banner[1] != "t5 not archived for 25 min (40 records behind)" {
+		if len(banner) != 2 || !strings.HasPrefix(banner[0], "t4 ARCHIVE ALARM (archive standby): record 91 refused (rollback)") || banner[1] != "t5 not archived for 25 min (40 records behind)" {
 			t.Errorf("banner %q", banner)
 		}
 		if got := evaluate[string](t, ctx, `document.title`); !strings.HasPrefix(got, "(1 ARCHIVE ALARM)") {
@@ -159,11 +159,14 @@ func TestArchiveAlarmsInBrowser(t *testing.T) {
 		shot(t, ctx, sc, "floor-archive")
 		openTable(t, ctx, tc.http.URL, "t4")
 		until(t, ctx, "t4's archive banner", visible("#archive .archive-alarm"))
-		if got := text(t, ctx, "#archive .archive-alarm"); !strings.HasPrefix(got, "t4 ARCHIVE ALARM: record 120 refused (rollback): the archive holds record 120") {
+		if got := text(t, ctx, "#archive .archive-alarm"); !strings.HasPrefix(got, "t4 ARCHIVE ALARM (archive standby): record 91 refused (rollback): the archive holds record 91") {
 			t.Errorf("t4's page: %q", got)
 		}
 		// The archive holds it again: the alarm goes, live.
-		tc.srv.Ingest("casino/lv1/pit3/tablectl/v1/t4/"+api.ArchiveHeldTopic, []byte(`{"schema":1,"table":"t4","seq":400,"alarms":0}`))
+		tc.srv.Ingest(heldTopic("casino/lv1/pit3/", "t4", "floor"), []byte(`{"schema":1,"table":"t4","seq":400,"alarms":0}`))
+		until(t, ctx, "standby's alarm alone", `(() => { const e = document.querySelector("#archive .archive-alarm"); return !!e &&
+			e.textContent.startsWith("t4 ARCHIVE ALARM (archive standby): record 91 refused (rollback)") && !e.textContent.includes("kept apart"); })()`)
+		tc.srv.Ingest(heldTopic("casino/lv1/pit3/", "t4", "standby"), []byte(`{"schema":1,"table":"t4","seq":400,"alarms":0}`))
 		until(t, ctx, "t4's alarm gone", `document.getElementById("archive").hidden`)
 		openTable(t, ctx, tc.http.URL, "t5")
 		until(t, ctx, "t5's lateness", visible("#archive .archive-late"))

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tablectl/tablectl/archive"
@@ -363,5 +364,70 @@ func TestNoArchive(t *testing.T) {
 		if code, body := a.get(t, path); code != 404 || !strings.Contains(body, "the console has no archive (console.archive)") {
 			t.Fatalf("%s: %d %s", path, code, body)
 		}
+	}
+}
+
+// countingHistory is a History that counts the searches that reach it.
+type countingHistory struct {
+	History
+	searches atomic.Int32
+}
+
+func (h *countingHistory) SearchRounds(ctx context.Context, s archive.Search) (archive.Page, error) {
+	h.searches.Add(1)
+	return h.History.SearchRounds(ctx, s)
+}
+
+// TestHistoryListsAreCapped: a search names at most maxHistoryTables tables and
+// maxHistoryPits pits, by comma or given again, a repeat not counted; one more is a 400
+// naming the cap, for the page and the CSV alike, and reaches neither the floor's checks
+// nor the archive. At the caps the search runs.
+func TestHistoryListsAreCapped(t *testing.T) {
+	tc := historyConsole(t)
+	counted := &countingHistory{History: tc.srv.opts.History}
+	tc.srv.opts.History = counted
+	a := tc.login(t, "S17", "supervisor-pass-17")
+	ids := func(n int) []string {
+		out := []string{"t1", "t2"}
+		for i := len(out); i < n; i++ {
+			out = append(out, fmt.Sprintf("x%04d", i))
+		}
+		return out
+	}
+	if maxHistoryTables != 512 || maxHistoryPits != 64 {
+		t.Fatalf("caps %d tables, %d pits", maxHistoryTables, maxHistoryPits)
+	}
+	// At the cap: every round of t1 and t2 is found among the 512 tables asked.
+	atCap := ids(maxHistoryTables)
+	code, body := a.get(t, "/api/history/rounds?limit=1000&table="+url.QueryEscape(strings.Join(atCap[:300], ","))+
+		"&table="+url.QueryEscape(strings.Join(atCap[300:], ","))+"&table=t1,t2")
+	var page historyPage
+	if err := json.Unmarshal([]byte(body), &page); code != 200 || err != nil || len(page.Rounds) != 84 {
+		t.Fatalf("at the cap: %d, %d rounds, %v: %.300s", code, len(page.Rounds), err, body)
+	}
+	if n := counted.searches.Load(); n != 1 {
+		t.Fatalf("%d searches at the cap", n)
+	}
+	if code, body := a.get(t, "/api/history/rounds?pit="+url.QueryEscape(strings.Join(ids(maxHistoryPits), ","))); code != 200 {
+		t.Fatalf("pits at the cap: %d %s", code, body)
+	}
+	counted.searches.Store(0)
+	for _, c := range []struct{ query, want string }{
+		{"table=" + url.QueryEscape(strings.Join(ids(maxHistoryTables+1), ",")), "parameter table: more than 512 tables: a search takes at most 512"},
+		{"table=" + url.QueryEscape(strings.Join(atCap, ",")) + "&table=y0001", "parameter table: more than 512 tables"},
+		{"table=" + url.QueryEscape(strings.Join(ids(46_000), ",")), "parameter table: more than 512 tables"},
+		{"pit=" + url.QueryEscape(strings.Join(ids(maxHistoryPits+1), ",")), "parameter pit: more than 64 pits: a search takes at most 64"},
+	} {
+		for _, path := range []string{"/api/history/rounds?", "/api/history/rounds.csv?"} {
+			code, body := a.get(t, path+c.query)
+			var e struct{ Error string }
+			json.Unmarshal([]byte(body), &e)
+			if code != 400 || !strings.Contains(e.Error, c.want) {
+				t.Errorf("%s%.80s...: %d %.200s, want 400 %q", path, c.query, code, body, c.want)
+			}
+		}
+	}
+	if n := counted.searches.Load(); n != 0 {
+		t.Errorf("%d searches over the cap reached the archive", n)
 	}
 }

@@ -211,19 +211,22 @@ const Console = (function () {
   let alerted = null; // the holds and calls already signalled
   let floorTables = new Map();
 
-  // archiveText says what is wrong with a table's archive (a summary's "archive"): alarm,
-  // the latest item the archive refused and kept apart, naming the place, the kind and
-  // the reason; late, how long the table has not been archived. Each '' when none.
+  // archiveText says what is wrong with a table's archives (a summary's "archive"):
+  // alarm, the latest item an archive refused and kept apart, naming the archive, the
+  // place, the kind and the reason, and the items kept apart by all of them; late, how
+  // long the table has not been archived (by the archive furthest behind, named when
+  // the table has more than one). Each '' when none.
   function archiveText(table, a) {
     if (!a) return { alarm: '', late: '' };
     let alarm = '';
     if (a.alarms > 0) {
       const x = a.alarm || {};
-      alarm = `${table} ARCHIVE ALARM: ${x.item || 'item'} ${x.seq !== undefined ? x.seq : '?'} refused (${x.kind || 'unknown'})` +
+      alarm = `${table} ARCHIVE ALARM${x.archive ? ` (archive ${x.archive})` : ''}: ` +
+        `${x.item || 'item'} ${x.seq !== undefined ? x.seq : '?'} refused (${x.kind || 'unknown'})` +
         `${x.reason ? ': ' + x.reason : ''}` + (a.alarms > 1 ? ` \u00b7 ${a.alarms} items kept apart` : '');
     }
     const late = a.late_minutes > 0 ? `${table} not archived for ${a.late_minutes} min` +
-      (a.behind ? ` (${a.behind} record${a.behind === 1 ? '' : 's'} behind)` : '') : '';
+      (a.behind ? ` (${a.behind} record${a.behind === 1 ? '' : 's'} behind${a.archive ? `, archive ${a.archive}` : ''})` : '') : '';
     return { alarm, late };
   }
 
