@@ -2,8 +2,12 @@ package console
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/x509"
 	"encoding/csv"
 	"encoding/json"
+	"encoding/pem"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -54,6 +58,19 @@ func makeHistoryArchive() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	keyPEM, err := os.ReadFile(filepath.Join(dir, "test-only.key"))
+	if err != nil {
+		return "", err
+	}
+	block, _ := pem.Decode(keyPEM)
+	if block == nil {
+		return "", errors.New("test-only.key: no PEM block")
+	}
+	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return "", err
+	}
+	key := k.(ed25519.PrivateKey)
 	j, _, err := journal.Open(filepath.Join(dir, "journal"), journal.Options{ReadOnly: true})
 	if err != nil {
 		return "", err
@@ -80,7 +97,12 @@ func makeHistoryArchive() (string, error) {
 	a := archive.New(db, archive.Keys{"t1": {pub}, "t2": {pub}}, archive.Options{})
 	for id, names := range map[string]map[uint64]string{"t1": {6: "D4", 8: "S17"}, "t2": {6: "D9", 8: "S20"}} {
 		recs := named(recs, names)
-		res, err := a.Ingest(ctx, id, recs)
+		last := recs[len(recs)-1]
+		signed, err := journal.SignTable(key, id, last.Seq, last.Hash)
+		if err != nil {
+			return "", err
+		}
+		res, err := a.Ingest(ctx, id, archive.Batch{Records: recs, Signed: signed, Written: last.Seq})
 		if err != nil {
 			return "", err
 		}
