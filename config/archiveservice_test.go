@@ -38,7 +38,7 @@ func TestArchiveSectionFaults(t *testing.T) {
 	present(t, "/etc/a/keys", "/etc/a/ca.crt", "/etc/a/client.crt")
 	for _, c := range []struct{ name, yaml, want string }{
 		{"unknown key", "archive:\n  keys: /etc/a/keys\n  database: x.db\n",
-			"t.yaml:3: archive.database: unknown key (archive has central, client_id, db, keys, mqtt, ship)"},
+			"t.yaml:3: archive.database: unknown key (archive has central, client_id, db, id, keys, mqtt, ship, to)"},
 		{"bad broker url", "archive:\n  mqtt:\n    url: http://b\n", `t.yaml:3: archive.mqtt.url: "http://b": want tcp://host:1883`},
 		{"TLS files on a plain url", "archive:\n  mqtt:\n    url: tcp://b:1883\n    ca: /etc/a/ca.crt\n",
 			`t.yaml:3: archive.mqtt.url: "tcp://b:1883" is not a TLS URL, but ca, cert or key is set`},
@@ -90,8 +90,18 @@ func TestApplyArchiveFlags(t *testing.T) {
 	}
 	r, err := ApplyArchiveFlags(file, flags())
 	if err != nil || r.MQTT.URL != "ssl://floor:8883" || r.MQTT.Username != "archive-2" || r.DB != "postgres://arch@db/archive" ||
-		r.Keys != "/etc/a/keys" || !r.LogJSON || r.ClientID != "tablectl-archive" {
+		r.Keys != "/etc/a/keys" || !r.LogJSON || r.ClientID != "tablectl-archive-floor" || r.ID != "floor" {
 		t.Fatalf("the file alone: %+v %v", r, err)
+	}
+	// An archive of another id: its user and client id follow from it.
+	f0 := flags("id", "mqtt-user")
+	f0.ID, f0.MQTTUser = "standby", ""
+	if r, err := ApplyArchiveFlags(file, f0); err != nil || r.ID != "standby" || r.MQTT.Username != "archive-standby" || r.ClientID != "tablectl-archive-standby" {
+		t.Fatalf("--id standby: %+v %v", r, err)
+	}
+	f0.ID = "Standby!"
+	if _, err := ApplyArchiveFlags(file, f0); err == nil || !strings.Contains(err.Error(), "--id") {
+		t.Fatalf("a bad --id: %v", err)
 	}
 	f := flags("db", "keys", "central", "client-id")
 	f.Central, f.ClientID = true, "archive-b"

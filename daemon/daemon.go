@@ -229,6 +229,9 @@ func Open(cfg Config) (*Daemon, error) {
 	if err != nil {
 		return nil, d.closeOnError(journalError(cfg.JournalDir, err))
 	}
+	if err := d.checkSigning(rep); err != nil {
+		return nil, d.closeOnError(err)
+	}
 	if cfg.Ship {
 		if d.key == nil {
 			return nil, d.closeOnError(errors.New("the table ships its journal (archive.ship) but has no signing key: every batch the archive stores is signed"))
@@ -237,9 +240,6 @@ func Open(cfg Config) (*Daemon, error) {
 			Clock: clock, Logger: cfg.Logger, Metrics: cfg.Metrics}, cfg.ShipTo)
 		lag, _ := d.ship.lag()
 		d.node.SetArchive(&lag, clock.Now())
-	}
-	if err := d.checkSigning(rep); err != nil {
-		return nil, d.closeOnError(err)
 	}
 	if err := selfCheck(d.node.State(), cfg.Round.Rules); err != nil {
 		return nil, d.closeOnError(err)

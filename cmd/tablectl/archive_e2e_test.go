@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -81,7 +82,7 @@ func watchHeld(t *testing.T, url, user, password string) *heldWatch {
 	t.Helper()
 	w := &heldWatch{held: map[string]api.ArchiveHeld{}, changed: make(chan struct{})}
 	clients++
-	filter := api.ArchiveHeldFilter
+	filter := api.ArchiveHeldFilter(api.DefaultArchiveID)
 	opts := mqtt.NewClientOptions().AddBroker(url).SetClientID(fmt.Sprintf("c%d-e2e-held", clients)).
 		SetUsername(user).SetPassword(password).SetAutoReconnect(true).SetMaxReconnectInterval(200 * time.Millisecond).
 		SetConnectRetry(true).SetConnectRetryInterval(200 * time.Millisecond)
@@ -196,8 +197,14 @@ func TestArchiveEndToEnd(t *testing.T) {
 }
 
 func archiveEndToEnd(t *testing.T, dir, dsn string) {
-	users := map[string]string{"archive": "a-pw", "tablectl": "t-pw"}
-	b := mosquittotest.Start(t, mosquittotest.Config{Users: users, ACL: string(api.MosquittoACL()), Persistence: true})
+	// One identity per table at the broker: each logs in as its id.
+	users := map[string]string{"archive-floor": "a-pw", "pitsystem": "p-pw",
+		"e2e-bac01": "t1-pw", "e2e-bac02": "t2-pw", "e2e-bac03": "t3-pw"}
+	acl, err := api.MosquittoACL(api.ACLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := mosquittotest.Start(t, mosquittotest.Config{Users: users, ACL: string(acl), Persistence: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute) // a guard against a hang, not a measure
 	defer cancel()
 
@@ -230,9 +237,9 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 		t.Fatal(err)
 	}
 
-	held := watchHeld(t, b.URL(), "tablectl", users["tablectl"])
+	held := watchHeld(t, b.URL(), "pitsystem", users["pitsystem"])
 	startArchive := func() *proc {
-		p := startProc(t, "archive", "--mqtt", b.URL(), "--mqtt-password", users["archive"], "--db", dsn, "--keys", keysFile,
+		p := startProc(t, "archive", "--mqtt", b.URL(), "--mqtt-password", users["archive-floor"], "--db", dsn, "--keys", keysFile,
 			"--client-id", "archive-e2e")
 		for {
 			ok, written := p.log.Holds("MQTT connected and subscribed")
@@ -254,7 +261,7 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 	startTable := func(tb *table) {
 		tb.run = startProc(t, "run", "--simulate", "--decks", "1", "--pace", "15ms", "--round-pause", "0",
 			"--rounds", strconv.Itoa(rounds), "--seed", strconv.Itoa(tb.seed), "--table", tb.id, "--journal", tb.journal,
-			"--http", "", e2eShip, "--mqtt", b.URL(), "--mqtt-user", "tablectl", "--mqtt-password", users["tablectl"])
+			"--http", "", e2eShip, "--mqtt", b.URL(), "--mqtt-user", tb.id, "--mqtt-password", users[tb.id])
 	}
 	for _, tb := range tables {
 		startTable(tb)
@@ -400,45 +407,63 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 	if uint64(len(rb)) <= cut || uint64(len(held0)) <= cut+3 || rb[cut].Hash == held0[cut].Hash {
 		t.Fatalf("the rolled-back journal (%d records, cut at %d) does not diverge from the one held (%d)", len(rb), cut, len(held0))
 	}
-	pub := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("e2e-rolled-back").
-		SetUsername("tablectl").SetPassword(users["tablectl"]))
-	if tok := pub.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
-		t.Fatalf("connect: %v", tok.Error())
-	}
-	defer pub.Disconnect(50)
-	send := func(tb string, recs ...journal.Record) {
+	// send publishes recs as table tb's batch, logged in as tb: signed with key when it
+	// is not nil, as the table on that journal would; unsigned otherwise, as someone
+	// with the table's broker password but not its key.
+	send := func(tb string, key ed25519.PrivateKey, recs ...journal.Record) {
 		t.Helper()
-		bt := api.ArchiveBatch{Schema: api.Schema, Table: tb, Written: recs[len(recs)-1].Seq}
+		clients++
+		pub := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID(fmt.Sprintf("c%d-e2e-send", clients)).
+			SetUsername(tb).SetPassword(users[tb]))
+		if tok := pub.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
+			t.Fatalf("connect: %v", tok.Error())
+		}
+		defer pub.Disconnect(50)
+		bt := api.ArchiveBatch{Schema: api.Schema, Table: tb, Archive: api.DefaultArchiveID, Written: recs[len(recs)-1].Seq}
 		for _, r := range recs {
 			bt.Records = append(bt.Records, api.ArchiveRecord{Seq: r.Seq, Hash: r.Hash, Data: r.Data})
 		}
+		if key != nil {
+			last := recs[len(recs)-1]
+			c, err := journal.SignTable(key, tb, last.Seq, last.Hash)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bt.Signed = &c
+		}
 		payload, _ := json.Marshal(bt)
 		topics, _ := api.NewTopics(tb)
-		if tok := pub.Publish(topics.ArchiveRecords(), 1, false, payload); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
+		if tok := pub.Publish(topics.ArchiveRecords(api.DefaultArchiveID), 1, false, payload); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 			t.Fatalf("publish: %v", tok.Error())
 		}
 	}
-	// The rolled-back records from the cut on, as a table on that journal would send them.
-	send(killed.id, rb[cut:min(len(rb), int(cut)+3)]...)
+	// The rolled-back records from the cut on, as the table on that journal would send
+	// them, signed with its key.
+	rbKey, err := journal.LoadKey(journal.DefaultKeyPath(rolledBack))
+	if err != nil {
+		t.Fatal(err)
+	}
+	send(killed.id, rbKey, rb[cut:min(len(rb), int(cut)+3)]...)
 	last := held0[len(held0)-1]
 	h := held.wait(t, ctx, killed.id, "with the rollback's alarm", func(h api.ArchiveHeld) bool { return h.Alarms > 0 }, arch.log)
 	if h.Table != killed.id || h.Seq != last.Seq || h.Hash != last.Hash || h.Alarm == nil || h.Alarm.Kind != "rollback" || h.Alarm.Seq <= cut ||
-		!strings.Contains(h.Alarm.Reason, "record "+strconv.FormatUint(h.Alarm.Seq, 10)) {
+		!strings.Contains(h.Alarm.Reason, "record ") {
 		t.Fatalf("held after a rolled-back journal's records: %+v alarm %+v", h, h.Alarm)
 	}
-	// A forged record: the next of the first table, its payload altered after its hash.
+	// A forged record appended to the first table's chain by someone who has its broker
+	// password, not its key: it chains, and no signature of the table covers it.
 	first := tables[0]
 	fl := records[first.id][len(records[first.id])-1]
-	data := []byte(`{"forged":true}`)
-	send(first.id, journal.Record{Seq: fl.Seq + 1, Hash: journal.ChainHash(fl.Hash, fl.Seq+1, []byte(`{"true":1}`)), Data: data})
+	data := []byte(`{"event":{"kind":"confirm","at":"2026-11-27T05:00:00Z","role":"dealer","actor":"MALLORY"}}`)
+	send(first.id, nil, journal.Record{Seq: fl.Seq + 1, Hash: journal.ChainHash(fl.Hash, fl.Seq+1, data), Data: data})
 	h = held.wait(t, ctx, first.id, "with the forged record's alarm", func(h api.ArchiveHeld) bool { return h.Alarms > 0 }, arch.log)
-	if h.Table != first.id || h.Seq != fl.Seq || h.Hash != fl.Hash || h.Alarm == nil || h.Alarm.Kind != "not-chained" || h.Alarm.Seq != fl.Seq+1 ||
-		!strings.Contains(h.Alarm.Reason, "chain hash") {
+	if h.Table != first.id || h.Seq != fl.Seq || h.Hash != fl.Hash || h.Alarm == nil || h.Alarm.Kind != "not-signed" || h.Alarm.Seq != fl.Seq+1 ||
+		!strings.Contains(h.Alarm.Reason, "no head the table signed") {
 		t.Fatalf("held after a forged record: %+v alarm %+v", h, h.Alarm)
 	}
 	// The held message can come before the archive's log line reaches the test's pipe:
 	// wait for the line, the test's deadline bounding a failure.
-	for _, want := range []string{"alarm=rollback", "table=" + killed.id, "alarm=not-chained", "table=" + first.id} {
+	for _, want := range []string{"alarm=rollback", "table=" + killed.id, "alarm=not-signed", "table=" + first.id} {
 		for {
 			ok, written := arch.log.Holds(want)
 			if ok {

@@ -24,8 +24,8 @@ import (
 // tablectl, are stored and the retained held message says so; SIGTERM stops the archive
 // with status 0; journal export rebuilds the records from the database.
 func TestArchiveCommand(t *testing.T) {
-	b := mosquittotest.Start(t, mosquittotest.Config{Users: map[string]string{"archive": "a-pw", "tablectl": "t-pw"},
-		ACL: string(api.MosquittoACL()), Persistence: true})
+	b := mosquittotest.Start(t, mosquittotest.Config{Users: map[string]string{"archive-floor": "a-pw", "pit3-bac07": "t-pw"},
+		ACL: shippedACL(t), Persistence: true})
 	dir := t.TempDir()
 	pub, err := os.ReadFile(filepath.Join(archivedTable, "public.key"))
 	if err != nil {
@@ -39,7 +39,7 @@ func TestArchiveCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	conf := filepath.Join(dir, "archive.yaml")
-	if err := os.WriteFile(conf, []byte("archive:\n  mqtt:\n    url: "+b.URL()+"\n    username: archive\n    password_file: "+pw+
+	if err := os.WriteFile(conf, []byte("archive:\n  mqtt:\n    url: "+b.URL()+"\n    username: archive-floor\n    password_file: "+pw+
 		"\n  db: "+db+"\n  keys: "+keys+"\n  client_id: archive-cmd-test\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -52,12 +52,12 @@ func TestArchiveCommand(t *testing.T) {
 	held := make(chan api.ArchiveHeld, 100)
 	topics, _ := api.NewTopics("pit3-bac07")
 	tc := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("archive-cmd-table").
-		SetUsername("tablectl").SetPassword("t-pw"))
+		SetUsername("pit3-bac07").SetPassword("t-pw"))
 	if tok := tc.Connect(); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
 		t.Fatalf("connect: %v", tok.Error())
 	}
 	defer tc.Disconnect(100)
-	if tok := tc.Subscribe(topics.ArchiveHeld(), 1, func(_ mqtt.Client, m mqtt.Message) {
+	if tok := tc.Subscribe(topics.ArchiveHeld("floor"), 1, func(_ mqtt.Client, m mqtt.Message) {
 		var h api.ArchiveHeld
 		if json.Unmarshal(m.Payload(), &h) == nil {
 			held <- h
@@ -102,7 +102,7 @@ func TestArchiveCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch := api.ArchiveBatch{Schema: api.Schema, Table: "pit3-bac07", Written: 10}
+	batch := api.ArchiveBatch{Schema: api.Schema, Table: "pit3-bac07", Archive: "floor", Written: 10}
 	for r, err := range j.Records(1) {
 		if err != nil {
 			t.Fatal(err)
@@ -113,8 +113,9 @@ func TestArchiveCommand(t *testing.T) {
 		batch.Records = append(batch.Records, api.ArchiveRecord{Seq: r.Seq, Hash: r.Hash, Data: r.Data})
 	}
 	j.Close()
+	signBatch(t, archivedKey(t), &batch)
 	payload, _ := json.Marshal(batch)
-	if tok := tc.Publish(topics.ArchiveRecords(), 1, false, payload); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+	if tok := tc.Publish(topics.ArchiveRecords("floor"), 1, false, payload); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
 		t.Fatalf("publish: %v", tok.Error())
 	}
 	for at10 := false; !at10; {
@@ -218,7 +219,7 @@ func TestArchiveConfigFaults(t *testing.T) {
 		want       string
 	}{
 		{"unknown key", "archive:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  database: x.db\n", nil,
-			"archive.yaml:4: archive.database: unknown key (archive has central, client_id, db, keys, mqtt, ship)"},
+			"archive.yaml:4: archive.database: unknown key (archive has central, client_id, db, id, keys, mqtt, ship, to)"},
 		{"no database", "archive:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  keys: " + keys + "\n", nil, "archive.db: no database: give --db"},
 		{"a flag's fault", "archive:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  db: x.db\n", []string{"--keys", filepath.Join(dir, "none")},
 			"--keys: " + filepath.Join(dir, "none") + " does not exist"},
@@ -280,7 +281,7 @@ func TestArchiveThroughBridge(t *testing.T) {
 		t.Fatalf("connect: %v", tok.Error())
 	}
 	defer tc.Disconnect(100)
-	if tok := tc.Subscribe(topics.ArchiveHeld(), 1, func(_ mqtt.Client, m mqtt.Message) {
+	if tok := tc.Subscribe(topics.ArchiveHeld("floor"), 1, func(_ mqtt.Client, m mqtt.Message) {
 		var h api.ArchiveHeld
 		if json.Unmarshal(m.Payload(), &h) == nil {
 			held <- h
@@ -305,7 +306,7 @@ func TestArchiveThroughBridge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch := api.ArchiveBatch{Schema: api.Schema, Table: "pit3-bac07", Written: 5}
+	batch := api.ArchiveBatch{Schema: api.Schema, Table: "pit3-bac07", Archive: "floor", Written: 5}
 	for r, err := range j.Records(1) {
 		if err != nil || r.Seq > 5 {
 			break
@@ -313,13 +314,14 @@ func TestArchiveThroughBridge(t *testing.T) {
 		batch.Records = append(batch.Records, api.ArchiveRecord{Seq: r.Seq, Hash: r.Hash, Data: r.Data})
 	}
 	j.Close()
+	signBatch(t, archivedKey(t), &batch)
 	payload, _ := json.Marshal(batch)
 	// The bridge may still be connecting: the table sends again until the archive holds
 	// the batch, as a table does until its held message says so.
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
 	for at5 := false; !at5; {
-		if tok := tc.Publish(topics.ArchiveRecords(), 1, false, payload); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+		if tok := tc.Publish(topics.ArchiveRecords("floor"), 1, false, payload); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
 			t.Fatalf("publish: %v", tok.Error())
 		}
 		select {
@@ -337,8 +339,8 @@ func TestArchiveThroughBridge(t *testing.T) {
 // in order, without the table sending anything again: the broker kept the batches it
 // had not acknowledged.
 func TestArchiveKilled(t *testing.T) {
-	b := mosquittotest.Start(t, mosquittotest.Config{Users: map[string]string{"archive": "a-pw", "tablectl": "t-pw"},
-		ACL: string(api.MosquittoACL()), Persistence: true})
+	b := mosquittotest.Start(t, mosquittotest.Config{Users: map[string]string{"archive-floor": "a-pw", "pit3-bac07": "t-pw"},
+		ACL: shippedACL(t), Persistence: true})
 	dir := t.TempDir()
 	pub, err := os.ReadFile(filepath.Join(archivedTable, "public.key"))
 	if err != nil {
@@ -387,12 +389,12 @@ func TestArchiveKilled(t *testing.T) {
 	held := make(chan api.ArchiveHeld, 1000)
 	topics, _ := api.NewTopics("pit3-bac07")
 	tc := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("archive-killed-table").
-		SetUsername("tablectl").SetPassword("t-pw"))
+		SetUsername("pit3-bac07").SetPassword("t-pw"))
 	if tok := tc.Connect(); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
 		t.Fatalf("connect: %v", tok.Error())
 	}
 	defer tc.Disconnect(100)
-	if tok := tc.Subscribe(topics.ArchiveHeld(), 1, func(_ mqtt.Client, m mqtt.Message) {
+	if tok := tc.Subscribe(topics.ArchiveHeld("floor"), 1, func(_ mqtt.Client, m mqtt.Message) {
 		var h api.ArchiveHeld
 		if json.Unmarshal(m.Payload(), &h) == nil {
 			held <- h
@@ -417,16 +419,18 @@ func TestArchiveKilled(t *testing.T) {
 	}
 	j.Close()
 	last := recs[len(recs)-1]
+	key := archivedKey(t)
 	send := func(from, to int) {
 		for i := from; i < to; i += 7 {
-			bt := api.ArchiveBatch{Schema: api.Schema, Table: "pit3-bac07", Written: last.Seq, Records: recs[i:min(i+7, to)]}
+			bt := api.ArchiveBatch{Schema: api.Schema, Table: "pit3-bac07", Archive: "floor", Written: last.Seq, Records: recs[i:min(i+7, to)]}
 			for _, c := range heads {
 				if c.Seq >= bt.Records[0].Seq && c.Seq <= bt.Records[len(bt.Records)-1].Seq {
 					bt.Heads = append(bt.Heads, c)
 				}
 			}
+			signBatch(t, key, &bt)
 			payload, _ := json.Marshal(bt)
-			if tok := tc.Publish(topics.ArchiveRecords(), 1, false, payload); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+			if tok := tc.Publish(topics.ArchiveRecords("floor"), 1, false, payload); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
 				t.Fatalf("publish: %v", tok.Error())
 			}
 		}

@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/x509"
+	"encoding/pem"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/archive"
 	"github.com/tablectl/tablectl/internal/pgtest"
 	"github.com/tablectl/tablectl/journal"
@@ -43,22 +47,63 @@ func fillArchive(t *testing.T, dsn string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	key := archivedKey(t)
 	for r, err := range j.Records(1) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := a.Ingest(ctx, "pit3-bac07", []archive.Record{{Seq: r.Seq, Hash: r.Hash, Data: r.Data}})
-		if err != nil || res.Stored != 1 {
-			t.Fatalf("record %d: %+v %v", r.Seq, res, err)
-		}
+		b := archive.Batch{Records: []archive.Record{{Seq: r.Seq, Hash: r.Hash, Data: r.Data}}, Written: r.Seq}
 		for len(heads) > 0 && heads[0].Seq == r.Seq {
-			if res, err := a.IngestHead(ctx, "pit3-bac07", heads[0]); err != nil || res.Stored != 1 {
-				t.Fatalf("head %d: %+v %v", heads[0].Seq, res, err)
-			}
-			heads = heads[1:]
+			b.Heads, heads = append(b.Heads, heads[0]), heads[1:]
+		}
+		if b.Signed, err = journal.SignTable(key, "pit3-bac07", r.Seq, r.Hash); err != nil {
+			t.Fatal(err)
+		}
+		res, err := a.Ingest(ctx, "pit3-bac07", b)
+		if err != nil || res.Stored != 1 || res.Heads != len(b.Heads) {
+			t.Fatalf("record %d: %+v %v", r.Seq, res, err)
 		}
 	}
 	return strings.TrimSpace(string(pub))
+}
+
+// archivedKey is the key archivedTable's journal was signed with.
+func archivedKey(t *testing.T) ed25519.PrivateKey {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(archivedTable, "test-only.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(b)
+	if block == nil {
+		t.Fatal("test-only.key: no PEM block")
+	}
+	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.(ed25519.PrivateKey)
+}
+
+// signBatch signs b as its table does: the head of its last record, naming the table.
+func signBatch(t *testing.T, key ed25519.PrivateKey, b *api.ArchiveBatch) {
+	t.Helper()
+	last := b.Records[len(b.Records)-1]
+	c, err := journal.SignTable(key, b.Table, last.Seq, last.Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Signed = &c
+}
+
+// shippedACL is the ACL deploy/mosquitto/acl ships, of archive floor.
+func shippedACL(t *testing.T) string {
+	t.Helper()
+	acl, err := api.MosquittoACL(api.ACLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(acl)
 }
 
 // TestArchiveExportAndReport: on SQLite and on PostgreSQL, the journal exported from

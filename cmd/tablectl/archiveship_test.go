@@ -20,7 +20,9 @@ import (
 
 // fakeArchive is the archive's side of shipping, plainly: it takes each table's batch in
 // order, keeps every record once, drops one ahead of a gap, and publishes, retained,
-// what it holds. lose, once held reaches it, makes it forget the records after keep.
+// what it holds under the table's own signed head of it (the table believes nothing
+// else). lose, once held reaches it, makes it forget the records after keep (after the
+// last record at or before keep that a batch's signed head covers).
 type fakeArchive struct {
 	t      *testing.T
 	url    string
@@ -31,6 +33,7 @@ type fakeArchive struct {
 	c         mqtt.Client
 	recs      []api.ArchiveRecord // held in order
 	heads     map[uint64]journal.Checkpoint
+	signed    map[uint64]journal.Checkpoint // the batches' signed heads, by record
 	dups      int
 	times     map[uint64]int // how often each record came
 	gaps      int
@@ -46,12 +49,12 @@ func (a *fakeArchive) connect() {
 	a.t.Helper()
 	clients++
 	opts := mqtt.NewClientOptions().AddBroker(a.url).SetClientID(fmt.Sprintf("c%d-archive", clients)).
-		SetUsername("archive").SetPassword(a.pass).SetOrderMatters(true).SetAutoReconnect(false)
+		SetUsername("archive-floor").SetPassword(a.pass).SetOrderMatters(true).SetAutoReconnect(false)
 	c := mqtt.NewClient(opts)
 	if tok := c.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		a.t.Fatalf("fake archive: connect: %v", tok.Error())
 	}
-	if tok := c.Subscribe(a.topics.ArchiveRecords(), 1, a.onBatch); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
+	if tok := c.Subscribe(a.topics.ArchiveRecords("floor"), 1, a.onBatch); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		a.t.Fatalf("fake archive: subscribe: %v", tok.Error())
 	}
 	a.mu.Lock()
@@ -70,12 +73,14 @@ func (a *fakeArchive) disconnect() {
 
 // publishHeld publishes, retained, what the archive holds; the caller holds the lock.
 func (a *fakeArchive) publishHeld() {
-	h := api.ArchiveHeld{Schema: api.Schema, Table: a.topics.Table(), At: a.stored}
+	h := api.ArchiveHeld{Schema: api.Schema, Table: a.topics.Table(), Archive: "floor", At: a.stored}
 	if n := len(a.recs); n > 0 {
 		h.Seq, h.Hash = a.recs[n-1].Seq, a.recs[n-1].Hash
+		c := a.signed[h.Seq]
+		h.Signed = &c
 	}
 	b, _ := json.Marshal(h)
-	a.c.Publish(a.topics.ArchiveHeld(), 1, true, b) // not waited for: this is paho's goroutine
+	a.c.Publish(a.topics.ArchiveHeld("floor"), 1, true, b) // not waited for: this is paho's goroutine
 }
 
 func (a *fakeArchive) onBatch(_ mqtt.Client, m mqtt.Message) {
@@ -112,6 +117,18 @@ func (a *fakeArchive) onBatch(_ mqtt.Client, m mqtt.Message) {
 		}
 	}
 	last := b.Records[len(b.Records)-1].Seq
+	if b.Signed == nil || b.Signed.Seq != last || b.Signed.Table != a.topics.Table() {
+		a.t.Errorf("fake archive: a batch ending at %d signed %+v", last, b.Signed)
+	} else {
+		a.signed[last] = *b.Signed
+	}
+	// Held is the last record a signed head covers.
+	for len(a.recs) > 0 {
+		if _, ok := a.signed[a.recs[len(a.recs)-1].Seq]; ok {
+			break
+		}
+		a.recs = a.recs[:len(a.recs)-1]
+	}
 	for _, h := range b.Heads {
 		if h.Seq > last {
 			a.t.Errorf("fake archive: head of record %d in a batch ending at %d", h.Seq, last)
@@ -123,6 +140,12 @@ func (a *fakeArchive) onBatch(_ mqtt.Client, m mqtt.Message) {
 	}
 	if a.lose > 0 && uint64(len(a.recs)) >= a.lose {
 		a.recs, a.lose, a.stored = a.recs[:a.keep], 0, time.Now()
+		for len(a.recs) > 0 {
+			if _, ok := a.signed[a.recs[len(a.recs)-1].Seq]; ok {
+				break
+			}
+			a.recs = a.recs[:len(a.recs)-1]
+		}
 		close(a.lost)
 	}
 	a.publishHeld()
@@ -139,21 +162,21 @@ func TestShippingToTheArchiveThroughMosquitto(t *testing.T) {
 		t.Fatal(err)
 	}
 	users := mosquittotest.Users(t, "../../deploy/mosquitto/passwd.example")
-	users["archive"] = "archive-password"
+	users["archive-floor"], users["bac-07"] = "archive-password", "bac-07-password"
 	b := mosquittotest.Start(t, mosquittotest.Config{Users: users, ACL: string(acl)})
 	topics, _ := api.NewTopics("bac-07")
 	status := collect(t, b.URL(), "pitsystem", users["pitsystem"], topics.Status())
-	sent := collect(t, b.URL(), "archive", users["archive"], topics.ArchiveRecords()) // every batch, as the broker passed it on
+	sent := collect(t, b.URL(), "archive-floor", users["archive-floor"], topics.ArchiveRecords("floor")) // every batch, as the broker passed it on
 
-	a := &fakeArchive{t: t, url: b.URL(), pass: users["archive"], topics: topics, heads: map[uint64]journal.Checkpoint{}, times: map[uint64]int{},
-		lose: 120, keep: 40, lost: make(chan struct{})}
+	a := &fakeArchive{t: t, url: b.URL(), pass: users["archive-floor"], topics: topics, heads: map[uint64]journal.Checkpoint{},
+		signed: map[uint64]journal.Checkpoint{}, times: map[uint64]int{}, lose: 120, keep: 40, lost: make(chan struct{})}
 	a.connect()
 	dir := filepath.Join(t.TempDir(), "journal")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	done, lines, logs := startRunLogged(t, ctx, "--simulate", "--pace", "3ms", "--round-pause", "0", "--rounds", "60",
 		"--table", "bac-07", "--http", "", "--journal", dir, "--archive-ship",
-		"--mqtt", b.URL(), "--mqtt-user", "tablectl", "--mqtt-password", users["tablectl"])
+		"--mqtt", b.URL(), "--mqtt-user", "bac-07", "--mqtt-password", users["bac-07"])
 	go func() {
 		for range lines {
 		}
@@ -226,7 +249,7 @@ func TestShippingToTheArchiveThroughMosquitto(t *testing.T) {
 			t.Errorf("head of record %d: the archive has %+v", h.Seq, got)
 		}
 	}
-	for seq := uint64(41); seq <= 120; seq++ {
+	for seq := uint64(a.keep + 1); seq <= 120; seq++ {
 		if a.times[seq] < 2 {
 			t.Fatalf("record %d came %d times: the table did not send again what the archive forgot", seq, a.times[seq])
 		}
