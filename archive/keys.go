@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/journal"
 )
 
@@ -33,8 +34,12 @@ func ReadKeys(path string) (Keys, error) {
 }
 
 // ParseKeys reads a keys file's text from r; name names it in errors.
+//
+// A key stands for one table: the same key given to two tables (a cloned SD card, say)
+// is refused, so that no table's signature can pass for another's.
 func ParseKeys(r io.Reader, name string) (Keys, error) {
 	keys := Keys{}
+	owner := map[string]string{} // table of each key, by its text
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
@@ -48,15 +53,21 @@ func ParseKeys(r io.Reader, name string) (Keys, error) {
 		if !tableID.MatchString(f[0]) {
 			return nil, fmt.Errorf("%s:%d: table id %q: want letters, digits, '.', '_' or '-' (at most 64)", name, n, f[0])
 		}
+		if err := api.CheckTableUser(f[0]); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
 		pub, err := journal.ParsePublicKey(f[1])
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: table %s: %w", name, n, f[0], err)
 		}
-		for _, k := range keys[f[0]] {
-			if k.Equal(pub) {
-				return nil, fmt.Errorf("%s:%d: table %s: key %s given twice", name, n, f[0], f[1])
-			}
+		id := journal.PublicKeyString(pub)
+		switch other, ok := owner[id]; {
+		case ok && other == f[0]:
+			return nil, fmt.Errorf("%s:%d: table %s: key %s given twice", name, n, f[0], f[1])
+		case ok:
+			return nil, fmt.Errorf("%s:%d: table %s: key %s is table %s's too: each table has a key of its own (make one with tablectl key new)", name, n, f[0], f[1], other)
 		}
+		owner[id] = f[0]
 		keys[f[0]] = append(keys[f[0]], pub)
 	}
 	if err := sc.Err(); err != nil {

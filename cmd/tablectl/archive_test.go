@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -124,9 +126,11 @@ func TestArchiveExportAndReport(t *testing.T) {
 				t.Fatalf("journal export: %v\n%s", err, out)
 			}
 			out, _, err = runCmd(t, "", "journal", "verify", "--key", pub, dir)
-			if err != nil || !strings.Contains(out, "result: intact") || !strings.Contains(out, "checkpoints: 44") {
+			if err != nil || !strings.Contains(out, "result: intact") || !strings.Contains(out, "checkpoints: 44") ||
+				!strings.Contains(out, "table heads: 1, naming table pit3-bac07, the last at record 254") || strings.Contains(out, "unsigned tail") {
 				t.Fatalf("journal verify of the export: %v\n%s", err, out)
 			}
+			verifyForgedExport(t, dir, pub)
 			for _, flags := range [][]string{{"--format", "html"}, {"--format", "csv"}, {"--format", "json"}, {"--format", "csv", "--shoe", "1"}} {
 				want, _, err := runCmd(t, "", append([]string{"report", filepath.Join(archivedTable, "journal")}, flags...)...)
 				if err != nil {
@@ -149,5 +153,54 @@ func TestArchiveExportAndReport(t *testing.T) {
 				t.Fatalf("export over a journal: %v", err)
 			}
 		})
+	}
+}
+
+// verifyForgedExport checks what journal verify says of an exported journal someone
+// changed: a record appended, chained, is an unsigned tail; a table head that names
+// another table, or signed with another key, is tampering.
+func verifyForgedExport(t *testing.T, exported, pub string) {
+	t.Helper()
+	appended := filepath.Join(t.TempDir(), "appended")
+	if out, err := exec.Command("cp", "-a", exported, appended).CombinedOutput(); err != nil {
+		t.Fatalf("copy: %v\n%s", err, out)
+	}
+	j, _, err := journal.Open(appended, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Append([]byte(`{"event":{"kind":"confirm","at":"2026-11-27T05:00:00Z","role":"dealer","actor":"MALLORY"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	out, _, err := runCmd(t, "", "journal", "verify", "--key", pub, appended)
+	if err != nil || !strings.Contains(out, "unsigned tail: records 255 to 255 are covered by no signed head") {
+		t.Fatalf("journal verify of an export with a record appended: %v\n%s", err, out)
+	}
+
+	heads, err := journal.ReadTableHeads(filepath.Join(exported, "table-heads"))
+	if err != nil || len(heads) != 1 {
+		t.Fatalf("table heads %v %v", heads, err)
+	}
+	_, other, _ := ed25519.GenerateKey(nil)
+	for name, c := range map[string]journal.Checkpoint{
+		"another table": {Table: "pit3-bac08", Seq: heads[0].Seq, Hash: heads[0].Hash, Sig: heads[0].Sig},
+		"another key": func() journal.Checkpoint {
+			c, _ := journal.SignTable(other, "pit3-bac07", heads[0].Seq, heads[0].Hash)
+			return c
+		}(),
+	} {
+		dir := filepath.Join(t.TempDir(), "forged")
+		if out, err := exec.Command("cp", "-a", exported, dir).CombinedOutput(); err != nil {
+			t.Fatalf("copy: %v\n%s", err, out)
+		}
+		line, _ := json.Marshal(c)
+		if err := os.WriteFile(filepath.Join(dir, "table-heads"), append(line, '\n'), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		out, _, err := runCmd(t, "", "journal", "verify", "--key", pub, dir)
+		if err == nil || !strings.Contains(out, "result: TAMPERED") || !strings.Contains(out, "table-heads: checkpoint of record 254") {
+			t.Fatalf("journal verify of an export whose table head is %s's: %v\n%s", name, err, out)
+		}
 	}
 }

@@ -36,6 +36,10 @@ func runJournalExport(ctx context.Context, args []string, io stdio) error {
 		return fmt.Errorf("journal export: %w", err)
 	}
 	fmt.Fprintf(io.out, "exported table %s: %d records (to %d) and %d signed heads, to %s\n", *id, ex.Records, ex.LastSeq, ex.Heads, dirs[0])
+	if ex.Signed < ex.LastSeq {
+		fmt.Fprintf(io.out, "records %d to %d are not covered by the table's signature: the archive stored them before it asked for signed batches\n",
+			ex.Signed+1, ex.LastSeq)
+	}
 	return nil
 }
 

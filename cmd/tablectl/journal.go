@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -123,7 +124,11 @@ func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 	// Read every record back through the reading path the controller uses, checking the
 	// checkpoints against them in the same reading.
 	own, ownErr := j.Checkpoints()
-	hc := j.NewHeadCheck(own, witness)
+	named, namedErr := j.TableHeads()
+	if ownErr == nil {
+		ownErr = namedErr
+	}
+	hc := j.NewHeadCheck(own, named, witness)
 	read := 0
 	if rep.Records > 0 {
 		for r, err := range j.Records(min(rep.FirstSeq, hc.From())) {
@@ -144,8 +149,12 @@ func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 	if read != rep.Records {
 		return fmt.Errorf("journal verify %s: read back %d records, Open counted %d", dir, read, rep.Records)
 	}
-	if err := verifyHeads(hc, own, ownErr, keys, witness, *witnessFile, io.out); err != nil {
+	if err := verifyHeads(hc, own, named, ownErr, keys, witness, *witnessFile, io.out); err != nil {
 		return fmt.Errorf("journal verify %s: %w", dir, err)
+	}
+	if covered := lastCovered(rep, own, named); rep.Records > 0 && rep.LastSeq > covered {
+		fmt.Fprintf(io.out, "unsigned tail: records %d to %d are covered by no signed head: only their chain vouches for them, and anyone can extend a chain\n",
+			max(covered+1, rep.FirstSeq), rep.LastSeq)
 	}
 	if s := rep.Snapshot; s != nil && s.Signed && len(keys) > 1 {
 		for _, k := range keys {
@@ -170,10 +179,21 @@ func runJournalVerify(ctx context.Context, args []string, io stdio) error {
 	return nil
 }
 
-// verifyHeads checks the journal's own checkpoints own (their signatures, when keys are
-// given; ownErr: the heads file could not be read) and the witness's against the records
-// hc was handed, prints what it found, and returns an error when anything does not hold.
-func verifyHeads(hc *journal.HeadCheck, own []journal.Checkpoint, ownErr error, keys []ed25519.PublicKey,
+// lastCovered is the last record a signed head of the journal covers: one of its
+// heads file, or of its table heads file (a journal exported from the archive).
+func lastCovered(rep journal.Report, own, named []journal.Checkpoint) uint64 {
+	var last uint64
+	for _, c := range append(slices.Clone(own), named...) {
+		last = max(last, c.Seq)
+	}
+	return min(last, rep.LastSeq)
+}
+
+// verifyHeads checks the journal's own checkpoints own and the heads naming its table
+// (their signatures, when keys are given; ownErr: a heads file could not be read) and
+// the witness's against the records hc was handed, prints what it found, and returns
+// an error when anything does not hold.
+func verifyHeads(hc *journal.HeadCheck, own, named []journal.Checkpoint, ownErr error, keys []ed25519.PublicKey,
 	witness []journal.Checkpoint, witnessFile string, w io.Writer) error {
 	if ownErr != nil {
 		fmt.Fprintf(w, "damage: %v\nresult: CORRUPT\n", ownErr)
@@ -205,6 +225,18 @@ func verifyHeads(hc *journal.HeadCheck, own []journal.Checkpoint, ownErr error, 
 	default:
 		fmt.Fprintf(w, "checkpoints: %d, the last at record %d, signatures not checked (no --key)\n", len(own), own[len(own)-1].Seq)
 	}
+	if len(named) > 0 {
+		check("table-heads", named)
+		tables := map[string]bool{}
+		for _, c := range named {
+			tables[c.Table] = true
+		}
+		if len(tables) > 1 {
+			problems = append(problems, journal.HeadProblem{Checkpoint: named[0], Source: "table-heads",
+				Reason: fmt.Sprintf("the heads name %d tables: a journal is one table's", len(tables))})
+		}
+		fmt.Fprintf(w, "table heads: %d, naming table %s, the last at record %d\n", len(named), named[0].Table, named[len(named)-1].Seq)
+	}
 	if witnessFile != "" {
 		check("witness", witness)
 		fmt.Fprintf(w, "witness %s: %d checkpoints\n", witnessFile, len(witness))
@@ -212,7 +244,7 @@ func verifyHeads(hc *journal.HeadCheck, own []journal.Checkpoint, ownErr error, 
 	if elsewhere > 0 {
 		fmt.Fprintf(w, "checkpoints of archived records: %d (their signatures checked; verify the archive for their records)\n", elsewhere)
 	}
-	if len(keys) > 0 && len(own) == 0 && len(witness) == 0 {
+	if len(keys) > 0 && len(own) == 0 && len(named) == 0 && len(witness) == 0 {
 		fmt.Fprintln(w, "tampered: a key was given but nothing in the journal is signed\nresult: TAMPERED")
 		return errors.New("no signed checkpoint to check")
 	}
