@@ -247,7 +247,7 @@ func TestEmbeddedPolicyMatchesMosquittoACL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var patterns [][2]string            // (access, topic with %u)
+	var patterns [][2]string           // (access, topic with %u)
 	grants := map[string][][2]string{} // user -> (access, topic)
 	user := ""
 	sc := bufio.NewScanner(f)
