@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -34,11 +35,20 @@ var (
 	usbID   = regexp.MustCompile(`^[0-9A-Fa-f]{4}$`)
 )
 
+// CheckTableID checks a table's id as the file's table key takes it: 1 to 64 letters,
+// digits, '-', '_' or '.', the first a letter or digit (it is a level of every MQTT
+// topic), and not the name of a service user of the broker (api.CheckTableUser), since
+// the table logs in as its id.
+func CheckTableID(id string) error {
+	if !tableID.MatchString(id) {
+		return fmt.Errorf("%q: want 1 to 64 letters, digits, '-', '_' or '.', the first a letter or digit (it is a level of every MQTT topic)", id)
+	}
+	return api.CheckTableUser(id)
+}
+
 // check makes every check of a decoded configuration and returns Errors, or nil.
 func (f *file) check(c *Config) error {
-	if !tableID.MatchString(c.Table) {
-		f.at("table", "%q: want 1 to 64 letters, digits, '-', '_' or '.', the first a letter or digit (it is a level of every MQTT topic)", c.Table)
-	} else if err := api.CheckTableUser(c.Table); err != nil {
+	if err := CheckTableID(c.Table); err != nil {
 		f.at("table", "%v", err)
 	}
 	f.checkRules(c)
