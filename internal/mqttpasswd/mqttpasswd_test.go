@@ -109,8 +109,8 @@ func TestMosquittoTakesTheHash(t *testing.T) {
 	}
 	m := mosquittotest.Start(t, mosquittotest.Config{PasswordFile: string(file)})
 	login := func(user, pw string) error {
-		c := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(m.URL()).SetClientID("c-"+user).
-			SetUsername(user).SetPassword(pw).SetAutoReconnect(false).SetConnectTimeout(10*time.Second))
+		c := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(m.URL()).SetClientID("c-" + user).
+			SetUsername(user).SetPassword(pw).SetAutoReconnect(false).SetConnectTimeout(10 * time.Second))
 		tok := c.Connect()
 		if !tok.WaitTimeout(15 * time.Second) {
 			t.Fatalf("%s: no answer to the connect", user)
