@@ -32,7 +32,7 @@ func present(t *testing.T, paths ...string) {
 // installs, with its devices and password file present: it is valid, and says what its
 // comments say.
 func TestDeployExample(t *testing.T) {
-	present(t, "/dev/tablectl-shoe", "/dev/tablectl-shuffler", "/etc/tablectl/mqtt-password")
+	present(t, "/dev/tablectl-shoe", "/dev/tablectl-shuffler", "/var/lib/tablectl/mqtt-password")
 	cfg, err := Load("../deploy/tablectl.yaml")
 	if err != nil {
 		t.Fatal(err)

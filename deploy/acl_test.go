@@ -151,7 +151,7 @@ func loadShipped(t *testing.T) config.Config {
 	if err := os.WriteFile(pw, []byte("secret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	yaml = []byte(strings.Replace(string(yaml), "/etc/tablectl/mqtt-password", pw, 1))
+	yaml = []byte(strings.Replace(string(yaml), "/var/lib/tablectl/mqtt-password", pw, 1))
 	file := filepath.Join(dir, "tablectl.yaml")
 	if err := os.WriteFile(file, yaml, 0o600); err != nil {
 		t.Fatal(err)
