@@ -38,7 +38,7 @@ func TestArchiveSectionFaults(t *testing.T) {
 	present(t, "/etc/a/keys", "/etc/a/ca.crt", "/etc/a/client.crt")
 	for _, c := range []struct{ name, yaml, want string }{
 		{"unknown key", "archive:\n  keys: /etc/a/keys\n  database: x.db\n",
-			"t.yaml:3: archive.database: unknown key (archive has central, client_id, db, keys, mqtt, ship)"},
+			"t.yaml:3: archive.database: unknown key (archive has central, client_id, db, id, keys, mqtt, ship, to)"},
 		{"bad broker url", "archive:\n  mqtt:\n    url: http://b\n", `t.yaml:3: archive.mqtt.url: "http://b": want tcp://host:1883`},
 		{"TLS files on a plain url", "archive:\n  mqtt:\n    url: tcp://b:1883\n    ca: /etc/a/ca.crt\n",
 			`t.yaml:3: archive.mqtt.url: "tcp://b:1883" is not a TLS URL, but ca, cert or key is set`},
@@ -90,7 +90,7 @@ func TestApplyArchiveFlags(t *testing.T) {
 	}
 	r, err := ApplyArchiveFlags(file, flags())
 	if err != nil || r.MQTT.URL != "ssl://floor:8883" || r.MQTT.Username != "archive-2" || r.DB != "postgres://arch@db/archive" ||
-		r.Keys != "/etc/a/keys" || !r.LogJSON || r.ClientID != "tablectl-archive" {
+		r.Keys != "/etc/a/keys" || !r.LogJSON || r.ClientID != "tablectl-archive-floor" {
 		t.Fatalf("the file alone: %+v %v", r, err)
 	}
 	f := flags("db", "keys", "central", "client-id")
