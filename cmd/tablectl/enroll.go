@@ -139,6 +139,9 @@ func runEnroll(_ context.Context, args []string, io stdio) error {
 	fmt.Fprintln(w, "The archive's keys file (archive.keys) takes this line:")
 	fmt.Fprintf(w, "%s %s\n", *table, journal.PublicKeyString(key.Public().(ed25519.PublicKey)))
 	if *mqttPasswd == "" {
+		if !created {
+			fmt.Fprintf(w, "The table's key existed: it was enrolled before. Its password below is new; the broker takes it once its line replaces the table's old one.\n")
+		}
 		fmt.Fprintln(w, "The broker's password file takes this line (it replaces any line of the user), then reload Mosquitto:")
 		fmt.Fprintf(w, "%s:%s\n", *table, hash)
 	}

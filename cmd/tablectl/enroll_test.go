@@ -160,8 +160,9 @@ func TestEnrollPrintsWhatItDoesNotWrite(t *testing.T) {
 			password = lines[i+1]
 		}
 	}
-	if !strings.Contains(out, "kept") || !strings.Contains(out, "\nt9 "+strings.TrimSpace(pub)+"\n") {
-		t.Errorf("enroll printed\n%s\nwant the key kept, and its keys line", out)
+	if !strings.Contains(out, "kept") || !strings.Contains(out, "\nt9 "+strings.TrimSpace(pub)+"\n") ||
+		!strings.Contains(out, "it was enrolled before. Its password below is new") {
+		t.Errorf("enroll printed\n%s\nwant the key kept, its keys line, and that the table was enrolled before", out)
 	}
 	if ok, err := mqttpasswd.Verify(hash, password); !ok || err != nil {
 		t.Fatalf("the printed passwd line %q is not of the printed password %q: %v %v", hash, password, ok, err)
