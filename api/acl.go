@@ -169,8 +169,10 @@ func MosquittoACL(o ACLOptions) ([]byte, error) {
 # its client certificate with use_identity_as_username), and %u below is that id: a
 # table publishes only its own topics, and reads back only those, its own commands and
 # the archives' held messages of it. It cannot write another table's topics, nor any
-# held message. No service user below has a table's name (tablectl refuses such a table
-# id), so these lines give the service users nothing.
+# held message. A pattern applies to every user, the service users below included: it
+# gives "dealer" tablectl/v1/dealer/..., say. No table has such an id (tablectl refuses
+# a table id that is a service user's name, and the console ignores one), so what the
+# patterns give a service user is no table's topics.
 #
 # A command must never be published retained: the ACL cannot refuse the retain flag, and
 # tablectl ignores a retained command; tablectl.conf says how to clear one.

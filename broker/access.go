@@ -23,6 +23,8 @@ import (
 type Role string
 
 // The roles. Anonymous is a client that gives no user name: it reads like Board.
+// RoleTablectl is the table's own client (SelfUser), and the table it is comes with it
+// (Identity.Table); RoleArchive is a floor's archive, named archive-<id>.
 const (
 	RoleTablectl   Role = "tablectl"
 	RoleDealer     Role = "dealer"
@@ -35,7 +37,7 @@ const (
 
 // SelfUser is the user name tablectl's own client logs in with. Its password is made
 // at random each time the broker starts (Broker.SelfPassword) and is never written
-// anywhere, so no other program can take it.
+// anywhere, so no other program can take it. It is the table of Options.Table.
 const SelfUser = "tablectl"
 
 // ParseRole reads a configured user's role: dealer, supervisor, pitsystem, board or
@@ -48,70 +50,99 @@ func ParseRole(s string) (Role, error) {
 	return "", fmt.Errorf("role %q: want dealer, supervisor, pitsystem, board or archive", s)
 }
 
+// CheckUserName checks a configured user's name against its role: a user of role
+// archive is named api.ArchiveUser(id).Name, "archive-<id>", after the archive it is
+// (an id api.CheckArchiveID takes); no user of another role has a name beginning
+// "archive-"; and no user is named SelfUser or "".
+func CheckUserName(name string, role Role) error {
+	id, isArchive := strings.CutPrefix(name, api.ArchiveUserPrefix)
+	switch {
+	case name == "" || name == SelfUser:
+		return fmt.Errorf("user name %q is reserved or empty", name)
+	case role == RoleArchive && !isArchive:
+		return fmt.Errorf("user %q: a user of role archive is named %s<id>, after the archive it is (%s for the archive %q)", name, api.ArchiveUserPrefix, api.ArchiveUser(api.DefaultArchiveID).Name, api.DefaultArchiveID)
+	case role == RoleArchive:
+		if err := api.CheckArchiveID(id); err != nil {
+			return fmt.Errorf("user %q: %w", name, err)
+		}
+	case isArchive:
+		return fmt.Errorf("user %q: a name beginning %s is an archive's, and its role is archive (not %s)", name, api.ArchiveUserPrefix, role)
+	}
+	return nil
+}
+
 // User is a configured broker user: a name, a bcrypt hash of its password (as
-// `htpasswd -nbB NAME PASSWORD` writes it, after the colon) and a role.
+// `htpasswd -nbB NAME PASSWORD` writes it, after the colon) and a role. A user of role
+// archive is named archive-<id> (CheckUserName).
 type User struct {
 	Name         string
 	PasswordHash string
 	Role         Role
 }
 
-// Allowed reports whether a client of role may publish on topic (write) or read it
-// (write false; topic may then be a subscription filter with + and #). The policy is that
-// of api.BrokerUsers, from which deploy/mosquitto/acl is generated:
+// Identity is who a client is to the access policy: its role and, for RoleTablectl,
+// the table it is (Table), or, for RoleArchive, the archive it is (Archive, the id of
+// api.ArchiveUser).
+type Identity struct {
+	Role    Role
+	Table   string
+	Archive string
+}
+
+// Allowed reports whether who may publish on topic (write) or read it (write false;
+// topic may then be a subscription filter with + and #). The policy is that of
+// deploy/mosquitto/acl, generated from api.BrokerUsers, api.ArchiveUser and the tables'
+// pattern lines:
 //
-//   - tablectl alone writes the table's topics (api.TableTopics) and alone reads the
-//     commands (cmd/<role>);
+//   - the table (RoleTablectl, Identity.Table) alone writes its own topics: those
+//     api.TableWrites takes under tablectl/v1/<its table>/ (its records for any archive
+//     among them); it reads there what api.TableReads allows (its commands cmd/<role>
+//     and the archives' held messages among them). It writes no other table's topic;
 //   - dealer writes cmd/dealer; supervisor writes cmd/supervisor and cmd/dealer;
-//   - every role, and an anonymous client, reads the table's topics and archive/held;
-//   - tablectl writes archive/records, which archive alone reads; archive alone writes
-//     archive/held;
+//   - every role but archive, the table and an anonymous client included, reads every
+//     table's topics (api.TableTopics) and every archive's held message;
+//   - the archive of id A (RoleArchive, Identity.Archive A) reads every table's
+//     archive/A/records and reads and writes archive/A/held, and nothing else;
 //   - nothing outside tablectl/v1/ is read or written ($SYS included).
 //
 // A filter with wildcards is allowed when it can match a topic under tablectl/v1/
 // (tablectl/#, # and tablectl/v1/# among them); each message it matches is then checked
 // on its own topic before it is delivered, so it brings no command and nothing outside
 // tablectl/v1/.
-func Allowed(role Role, topic string, write bool) bool {
-	wild := strings.ContainsAny(topic, "+#")
-	if wild {
+func Allowed(who Identity, topic string, write bool) bool {
+	if strings.ContainsAny(topic, "+#") {
 		return !write && reachesTables(topic) // each matching message is checked by its topic
 	}
 	levels := strings.Split(topic, "/")
 	if len(levels) < 4 || levels[0]+"/"+levels[1] != api.Prefix {
 		return false
 	}
-	rest := strings.Join(levels[3:], "/")
-	isTable := slices.Contains(api.TableTopics(), rest)
-	cmdRole, isCommand := api.CommandRoleOf(rest)
-	name := string(role)
-	if role == Anonymous {
-		name = string(RoleBoard) // an anonymous client reads like a board
+	table, rest := levels[2], strings.Join(levels[3:], "/")
+	archiveID, part, isArchive := api.ArchivePartOf(rest)
+	if who.Role == RoleArchive {
+		switch {
+		case !isArchive || who.Archive == "" || archiveID != who.Archive:
+			return false
+		case part == api.ArchiveRecordsPart:
+			return !write
+		}
+		return true // its own held message
 	}
-	if role == RoleTablectl {
+	if who.Role == RoleTablectl && who.Table != "" && table == who.Table {
 		if write {
 			return api.TableWrites(rest)
 		}
-		return api.TableReads(rest)
+		if api.TableReads(rest) {
+			return true
+		}
 	}
-	if role == RoleArchive {
-		name = api.ArchiveUserPrefix + api.DefaultArchiveID
+	if !write {
+		// What every reader reads: every table's topics and every archive's held message.
+		return slices.Contains(api.TableTopics(), rest) || isArchive && part == api.ArchiveHeldPart
 	}
-	u, known := api.BrokerUserNamed(name)
-	archiveID, part, isArchive := api.ArchivePartOf(rest)
-	switch {
-	case !known:
-		return false
-	case isArchive && part == api.ArchiveRecordsPart:
-		return !write && u.Archive == archiveID
-	case isArchive:
-		return !write || u.Archive == archiveID
-	case u.Archive != "":
-		return false
-	case !write:
-		return isTable
-	}
-	return isCommand && u.WritesCommands(cmdRole)
+	cmdRole, isCommand := api.CommandRoleOf(rest)
+	u, known := api.BrokerUserNamed(string(who.Role)) // a service user's rights, by its role's name
+	return isCommand && known && u.Archive == "" && u.WritesCommands(cmdRole)
 }
 
 // reachesTables reports whether the subscription filter can match a table's topic,
@@ -129,17 +160,18 @@ func reachesTables(filter string) bool {
 	return len(levels) >= 4
 }
 
-// readRefusal says why a client of role may not subscribe to filter (Allowed refused
-// it).
-func readRefusal(role Role, filter string) string {
+// readRefusal says why who may not subscribe to filter (Allowed refused it).
+func readRefusal(who Identity, filter string) string {
 	levels := strings.Split(filter, "/")
 	switch {
 	case !reachesTables(filter):
 		return "nothing outside tablectl/v1/<table>/ is read (" + prefixHint + ")"
+	case who.Role == RoleArchive:
+		return fmt.Sprintf("the archive %s reads only %s and %s", who.Archive, api.ArchiveRecordsFilter(who.Archive), api.ArchiveHeldFilter(who.Archive))
 	case len(levels) == 5 && levels[3] == api.CommandLevel:
 		return "the commands are read by tablectl alone; the replies are on cmd/reply"
 	}
-	return fmt.Sprintf("not a topic role %s reads: the table's topics are %s", readRole(role), strings.Join(api.TableTopics(), ", "))
+	return fmt.Sprintf("not a topic role %s reads: the table's topics are %s", readRole(who.Role), strings.Join(api.TableTopics(), ", "))
 }
 
 // prefixHint names the filters that read every table.
@@ -158,28 +190,29 @@ type access struct {
 	mqtt.HookBase
 	self   []byte          // tablectl's password
 	selfID string          // tablectl's client id: refused to anyone else
+	table  string          // the table tablectl's own client is (Options.Table)
 	users  map[string]User // configured users by name
 	log    *slog.Logger
 	quiet  *ratelog.Limiter // thins the refusals' log
 	open   bool             // Options.OpenAccess: everything allowed
 }
 
-func newAccess(users []User, selfID string, log *slog.Logger) (*access, error) {
+func newAccess(users []User, table, selfID string, log *slog.Logger) (*access, error) {
 	secret := make([]byte, 24)
 	if _, err := rand.Read(secret); err != nil {
 		return nil, fmt.Errorf("broker: tablectl's password: %w", err)
 	}
-	a := &access{self: []byte(hex.EncodeToString(secret)), selfID: selfID, users: map[string]User{}, log: log,
+	a := &access{self: []byte(hex.EncodeToString(secret)), selfID: selfID, table: table, users: map[string]User{}, log: log,
 		quiet: ratelog.New(0, nil)}
 	for _, u := range users {
-		switch {
-		case u.Name == "" || u.Name == SelfUser:
-			return nil, fmt.Errorf("broker: user name %q is reserved or empty", u.Name)
-		case a.users[u.Name].Name != "":
-			return nil, fmt.Errorf("broker: user %q is given twice", u.Name)
-		}
 		if _, err := ParseRole(string(u.Role)); err != nil {
 			return nil, fmt.Errorf("broker: user %q: %w", u.Name, err)
+		}
+		if err := CheckUserName(u.Name, u.Role); err != nil {
+			return nil, fmt.Errorf("broker: %w", err)
+		}
+		if a.users[u.Name].Name != "" {
+			return nil, fmt.Errorf("broker: user %q is given twice", u.Name)
 		}
 		if _, err := bcrypt.Cost([]byte(u.PasswordHash)); err != nil {
 			return nil, fmt.Errorf("broker: user %q: password hash is not a bcrypt hash: %w", u.Name, err)
@@ -195,19 +228,23 @@ func (a *access) Provides(b byte) bool {
 	return bytes.Contains([]byte{mqtt.OnConnectAuthenticate, mqtt.OnACLCheck, mqtt.OnSubscribed}, []byte{b})
 }
 
-// role is the role of a client that passed OnConnectAuthenticate.
-func (a *access) role(name string) Role {
+// who is the identity of a client that passed OnConnectAuthenticate, by its user name.
+func (a *access) who(name string) Identity {
 	switch {
 	case name == "":
-		return Anonymous
+		return Identity{Role: Anonymous}
 	case name == SelfUser:
-		return RoleTablectl
+		return Identity{Role: RoleTablectl, Table: a.table}
 	}
-	return a.users[name].Role
+	u := a.users[name]
+	if u.Role == RoleArchive {
+		return Identity{Role: RoleArchive, Archive: strings.TrimPrefix(name, api.ArchiveUserPrefix)}
+	}
+	return Identity{Role: u.Role}
 }
 
-// OnConnectAuthenticate lets in tablectl with its password, a configured user with
-// theirs, and an anonymous reader; it refuses anyone else tablectl's client id, and a
+// OnConnectAuthenticate lets in tablectl (the table of Options.Table) with its
+// password, a configured user with theirs, and an anonymous reader; it refuses anyone else tablectl's client id, and a
 // will on a topic the client may not write. It refuses everyone the broker's own client
 // id, "inline", with OpenAccess too.
 func (a *access) OnConnectAuthenticate(cl *mqtt.Client, pk packets.Packet) bool {
@@ -239,22 +276,22 @@ func (a *access) OnConnectAuthenticate(cl *mqtt.Client, pk packets.Packet) bool 
 			return refuse("unknown user or bad password")
 		}
 	}
-	role := a.role(name)
-	if a.selfID != "" && cl.ID == a.selfID && role != RoleTablectl {
+	who := a.who(name)
+	if a.selfID != "" && cl.ID == a.selfID && who.Role != RoleTablectl {
 		return refuse("the client id is tablectl's own")
 	}
-	if pk.Connect.WillFlag && !Allowed(role, pk.Connect.WillTopic, true) {
+	if pk.Connect.WillFlag && !Allowed(who, pk.Connect.WillTopic, true) {
 		return refuse("a will on " + pk.Connect.WillTopic + ", which the client may not write")
 	}
 	return true
 }
 
-// OnACLCheck applies Allowed to the client's role.
+// OnACLCheck applies Allowed to the client's identity.
 func (a *access) OnACLCheck(cl *mqtt.Client, topic string, write bool) bool {
 	if a.open {
 		return true
 	}
-	ok := Allowed(a.role(string(cl.Properties.Username)), topic, write)
+	ok := Allowed(a.who(string(cl.Properties.Username)), topic, write)
 	if !ok && write {
 		if log, leftOut := a.quiet.Allow("publish"); log {
 			a.log.Warn("MQTT publish refused", "client", cl.ID, "user", string(cl.Properties.Username), "topic", topic, "not_logged_since_last", leftOut)
@@ -276,8 +313,8 @@ func (a *access) OnSubscribed(cl *mqtt.Client, pk packets.Packet, codes []byte) 
 		switch {
 		case !mqtt.IsValidFilter(filter, false):
 			kind, why = "subscribe invalid", "not a valid topic filter"
-		case !a.open && !Allowed(a.role(user), filter, false):
-			why = readRefusal(a.role(user), filter)
+		case !a.open && !Allowed(a.who(user), filter, false):
+			why = readRefusal(a.who(user), filter)
 			kind += " " + why // a kind of line per reason: thinned apart
 		}
 		if log, leftOut := a.quiet.Allow(kind); log {

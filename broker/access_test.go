@@ -2,9 +2,12 @@ package broker
 
 import (
 	"bufio"
+	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +15,8 @@ import (
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 	"github.com/gorilla/websocket"
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/tablectl/tablectl/api"
 )
 
 // users are the configured users of the access tests, with their passwords.
@@ -77,7 +82,7 @@ func tryPublish(c mqtt.Client, topic, payload string, retained bool) {
 }
 
 func TestAnonymousClientCanNeitherCommandNorForge(t *testing.T) {
-	b := start(t, Options{Listen: "127.0.0.1:0", SelfClientID: "tablectl-t1"})
+	b := start(t, Options{Listen: "127.0.0.1:0", Table: "t1", SelfClientID: "tablectl-t1"})
 	self, got := watch(t, b)
 	for _, topic := range []string{"cmd/supervisor", "cmd/dealer", "result", "status", "cmd/reply"} {
 		anon := connect(t, b.URL(), "anon-"+strings.ReplaceAll(topic, "/", "-"))
@@ -102,7 +107,7 @@ func TestAnonymousClientCanNeitherCommandNorForge(t *testing.T) {
 }
 
 func TestCommandsNeedAUserWithTheRole(t *testing.T) {
-	b := start(t, Options{Listen: "127.0.0.1:0", Users: testUsers(t), SelfClientID: "tablectl-t1"})
+	b := start(t, Options{Listen: "127.0.0.1:0", Table: "t1", Users: testUsers(t), SelfClientID: "tablectl-t1"})
 	self, got := watch(t, b)
 
 	// A wrong password, or an unknown user, is refused at once.
@@ -149,7 +154,7 @@ func TestCommandsNeedAUserWithTheRole(t *testing.T) {
 }
 
 func TestTablectlsClientIDAndWillAreRefusedToOthers(t *testing.T) {
-	b := start(t, Options{Listen: "127.0.0.1:0", Users: testUsers(t), SelfClientID: "tablectl-t1"})
+	b := start(t, Options{Listen: "127.0.0.1:0", Table: "t1", Users: testUsers(t), SelfClientID: "tablectl-t1"})
 	self, got := watch(t, b)
 	for _, up := range [][2]string{{"", ""}, {"super1", testPasswords["super1"]}} {
 		c := mqtt.NewClient(clientOptions(b.URL(), "tablectl-t1", up[0], up[1]))
@@ -171,7 +176,7 @@ func TestTablectlsClientIDAndWillAreRefusedToOthers(t *testing.T) {
 }
 
 func TestWebSocketRefusesPagesOfOtherOrigins(t *testing.T) {
-	b := start(t, Options{Listen: "127.0.0.1:0", WebSocket: "127.0.0.1:0", WebSocketOrigins: BoardOrigins("127.0.0.1:8080")})
+	b := start(t, Options{Listen: "127.0.0.1:0", Table: "t1", WebSocket: "127.0.0.1:0", WebSocketOrigins: BoardOrigins("127.0.0.1:8080")})
 	dial := func(origin string) (*http.Response, error) {
 		h := http.Header{}
 		if origin != "" {
@@ -201,7 +206,7 @@ func TestWebSocketRefusesPagesOfOtherOrigins(t *testing.T) {
 }
 
 func TestOversizedPacketDropsOnlyItsClient(t *testing.T) {
-	b := start(t, Options{Listen: "127.0.0.1:0", SelfClientID: "tablectl-t1", MaxPacketSize: 4096})
+	b := start(t, Options{Listen: "127.0.0.1:0", Table: "t1", SelfClientID: "tablectl-t1", MaxPacketSize: 4096})
 	self, got := watch(t, b)
 	big := connectAs(t, b.URL(), "big", SelfUser, b.SelfPassword())
 	tryPublish(big, "tablectl/v1/t1/result", strings.Repeat("x", 8000), false)
@@ -229,15 +234,21 @@ func TestBoardOrigins(t *testing.T) {
 	}
 }
 
-// TestEmbeddedPolicyMatchesMosquittoACL reads deploy/mosquitto/acl and checks that,
-// for every user there and every topic a table has, Mosquitto's grant and Allowed agree.
+// TestEmbeddedPolicyMatchesMosquittoACL reads deploy/mosquitto/acl, its "pattern" lines
+// (with %u the user name) and its "user" sections, and checks that Mosquitto's grant and
+// Allowed agree for every topic a table has: for a table logged in as its id (t1), for
+// every service user and for the archive floor's user. The one difference is the
+// embedded broker's readers: there a client needs no login to read the tables' topics
+// and the archives' held messages, so the table reads them too, of every table; on
+// Mosquitto a table reads only its own.
 func TestEmbeddedPolicyMatchesMosquittoACL(t *testing.T) {
 	f, err := os.Open("../deploy/mosquitto/acl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	grants := map[string][][2]string{} // user -> (access, pattern)
+	var patterns [][2]string           // (access, topic with %u)
+	grants := map[string][][2]string{} // user -> (access, topic)
 	user := ""
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -247,41 +258,72 @@ func TestEmbeddedPolicyMatchesMosquittoACL(t *testing.T) {
 		case fields[0] == "user" && len(fields) == 2:
 			user = fields[1]
 			grants[user] = nil
-		case fields[0] == "topic" && len(fields) == 3:
+		case fields[0] == "topic" && len(fields) == 3 && user != "":
 			grants[user] = append(grants[user], [2]string{fields[1], fields[2]})
-		case fields[0] == "topic" && len(fields) == 2:
-			grants[user] = append(grants[user], [2]string{"readwrite", fields[1]})
+		case fields[0] == "pattern" && len(fields) == 3:
+			patterns = append(patterns, [2]string{fields[1], fields[2]})
 		default:
 			t.Fatalf("acl line %q is not understood by this test", sc.Text())
 		}
 	}
+	if len(patterns) == 0 {
+		t.Fatal("the ACL has no pattern lines: no table may publish")
+	}
+	// mosquitto is Mosquitto's grant to user: the patterns, then the user's own lines.
+	mosquitto := func(user, topic string, write bool) bool {
+		lines := slices.Clone(grants[user])
+		for _, p := range patterns {
+			lines = append(lines, [2]string{p[0], strings.ReplaceAll(p[1], "%u", user)})
+		}
+		for _, ap := range lines {
+			if topicMatches(ap[1], topic) && (ap[0] == "readwrite" || ap[0] == "write" && write || ap[0] == "read" && !write) {
+				return true
+			}
+		}
+		return false
+	}
 	var topics []string
-	for _, table := range []string{"t1", "bac-07"} {
+	for _, table := range []string{"t1", "t2", "bac-07"} {
 		for _, rest := range []string{"status", "state", "card", "result", "roadmap", "irregularity", "journal", "cmd/reply",
 			"cmd/dealer", "cmd/supervisor", "cmd/pit_manager", "cmd/shift_manager", "other", "cmd/dealer/x",
-			"archive/records", "archive/held", "archive", "archive/other"} {
+			"archive/floor/records", "archive/floor/held", "archive/standby/records", "archive/standby/held",
+			"archive/records", "archive/held", "archive", "archive/floor", "archive/floor/other", "archive/floor/held/x"} {
 			topics = append(topics, "tablectl/v1/"+table+"/"+rest)
 		}
 	}
 	topics = append(topics, "tablectl/v2/t1/status", "casino/x", "$SYS/broker/uptime")
-	for _, role := range []Role{RoleTablectl, RoleDealer, RoleSupervisor, RolePitSystem, RoleBoard, RoleArchive} {
-		g, ok := grants[string(role)]
-		if !ok {
-			t.Errorf("the ACL has no user %q", role)
+	type client struct {
+		user string
+		who  Identity
+	}
+	clients := []client{{"t1", Identity{Role: RoleTablectl, Table: "t1"}},
+		{"archive-floor", Identity{Role: RoleArchive, Archive: "floor"}}}
+	for _, r := range []Role{RoleDealer, RoleSupervisor, RolePitSystem, RoleBoard} {
+		clients = append(clients, client{string(r), Identity{Role: r}})
+	}
+	for _, c := range clients {
+		if _, ok := grants[c.user]; !ok && c.who.Role != RoleTablectl {
+			t.Errorf("the ACL has no user %q", c.user)
 			continue
 		}
 		for _, topic := range topics {
 			for _, write := range []bool{false, true} {
-				mosq := false
-				for _, ap := range g {
-					if topicMatches(ap[1], topic) && (ap[0] == "readwrite" || (ap[0] == "write") == write && ap[0] != "deny") {
-						mosq = true
-					}
+				mosq := mosquitto(c.user, topic, write)
+				emb := Allowed(c.who, topic, write)
+				if c.who.Role == RoleTablectl && !write && !mosq && Allowed(Identity{Role: Anonymous}, topic, false) {
+					mosq = true // what every reader of the embedded broker reads
 				}
-				if emb := Allowed(role, topic, write); emb != mosq {
-					t.Errorf("%s %s write=%v: embedded broker %v, Mosquitto ACL %v", role, topic, write, emb, mosq)
+				if emb != mosq {
+					t.Errorf("%s (%+v) %s write=%v: embedded broker %v, Mosquitto ACL %v", c.user, c.who, topic, write, emb, mosq)
 				}
 			}
+		}
+	}
+	// The patterns give every user the rights of a table of its name: a service user's
+	// name is never a table's id, so those rights reach no table.
+	for user := range grants {
+		if api.CheckTableUser(user) == nil {
+			t.Errorf("the ACL's user %q could be a table's id: the patterns would give it that table", user)
 		}
 	}
 }
@@ -298,4 +340,110 @@ func topicMatches(filter, topic string) bool {
 		}
 	}
 	return len(fl) == len(tl)
+}
+
+// TestTableWritesOnlyItsOwnTopics: tablectl's own client is the table of
+// Options.Table. Its publish on another table's topic, or on a held message, is refused
+// and never delivered (each from a client of its own: a refused publish drops the
+// client); its own topics and records go through.
+func TestTableWritesOnlyItsOwnTopics(t *testing.T) {
+	b := start(t, Options{Listen: "127.0.0.1:0", Table: "t1", SelfClientID: "tablectl-t1"})
+	self, got := watch(t, b)
+	other := make(chan mqtt.Message, 16)
+	reader := connect(t, b.URL(), "reader")
+	if tok := reader.Subscribe("tablectl/v1/t2/#", 1, func(_ mqtt.Client, m mqtt.Message) { other <- m }); !tok.WaitTimeout(guard) || tok.Error() != nil {
+		t.Fatal(tok.Error())
+	}
+	for i, topic := range []string{"tablectl/v1/t2/result", "tablectl/v1/t2/status", "tablectl/v1/t2/archive/floor/records",
+		"tablectl/v1/t1/archive/floor/held", "tablectl/v1/t1/cmd/dealer"} {
+		c := connectSelf(t, b, b.URL(), fmt.Sprintf("forger-%d", i))
+		tryPublish(c, topic, "forged", false)
+	}
+	tryPublish(self, "tablectl/v1/t1/result", "r1", false)
+	tryPublish(self, "tablectl/v1/t1/archive/floor/records", "batch", false)
+	onlyMarker(t, self, got, "tablectl/v1/t1/result r1")
+	// A fence on t2, from the broker itself: anything forged there came before it.
+	if err := b.Publish("tablectl/v1/t2/result", []byte("fence"), false); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case m := <-other:
+		if string(m.Payload()) != "fence" {
+			t.Fatalf("another table's topic was written: %s %s", m.Topic(), m.Payload())
+		}
+	case <-time.After(guard):
+		t.Fatal("the fence on t2 never came")
+	}
+}
+
+// TestArchiveUserIsNamedAfterItsArchive: a user of role archive is archive-<id>, and
+// reads and writes that archive's topics alone; Start refuses an archive user of
+// another name, and an archive's name for a user of another role.
+func TestArchiveUserIsNamedAfterItsArchive(t *testing.T) {
+	hash := func(pw string) string {
+		h, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.MinCost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(h)
+	}
+	for _, tc := range []struct {
+		user User
+		want string
+	}{
+		{User{Name: "archive", Role: RoleArchive}, `user "archive": a user of role archive is named archive-<id>`},
+		{User{Name: "floor", Role: RoleArchive}, `a user of role archive is named archive-<id>`},
+		{User{Name: "archive-Floor", Role: RoleArchive}, `archive id "Floor"`},
+		{User{Name: "archive-floor", Role: RoleBoard}, `a name beginning archive- is an archive's`},
+		{User{Name: SelfUser, Role: RoleBoard}, `reserved`},
+	} {
+		tc.user.PasswordHash = hash("x")
+		_, err := Start(context.Background(), Options{Listen: "127.0.0.1:0", Table: "t1", Users: []User{tc.user}})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("user %+v: %v, want an error with %q", tc.user, err, tc.want)
+		}
+	}
+	for _, table := range []string{"", "dealer", "archive-floor", "t/1"} {
+		if _, err := Start(context.Background(), Options{Listen: "127.0.0.1:0", Table: table}); err == nil || !strings.Contains(err.Error(), "Options.Table") {
+			t.Errorf("table %q: %v, want an error naming Options.Table", table, err)
+		}
+	}
+
+	b := start(t, Options{Listen: "127.0.0.1:0", Table: "t1", SelfClientID: "tablectl-t1",
+		Users: []User{{Name: "archive-floor", PasswordHash: hash("a-pass"), Role: RoleArchive}}})
+	self, got := watch(t, b)
+	archive := connectAs(t, b.URL(), "archive", "archive-floor", "a-pass")
+	records := make(chan mqtt.Message, 16)
+	for _, filter := range []string{"tablectl/v1/+/archive/floor/records", "tablectl/v1/+/archive/standby/records", "tablectl/v1/t1/result"} {
+		if tok := archive.Subscribe(filter, 1, func(_ mqtt.Client, m mqtt.Message) { records <- m }); !tok.WaitTimeout(guard) || tok.Error() != nil {
+			t.Fatal(tok.Error())
+		}
+	}
+	tryPublish(self, "tablectl/v1/t1/result", "r1", false)
+	tryPublish(self, "tablectl/v1/t1/archive/standby/records", "standby-batch", false)
+	tryPublish(self, "tablectl/v1/t1/archive/floor/records", "floor-batch", false)
+	select {
+	case m := <-records:
+		if string(m.Payload()) != "floor-batch" {
+			t.Fatalf("the archive floor read %s %s", m.Topic(), m.Payload())
+		}
+	case <-time.After(guard):
+		t.Fatal("the archive floor did not get its records")
+	}
+	tryPublish(archive, "tablectl/v1/t1/archive/floor/held", "held", true)
+	onlyMarker(t, self, got, "tablectl/v1/t1/result r1", "tablectl/v1/t1/archive/floor/held held")
+	for i, topic := range []string{"tablectl/v1/t1/archive/standby/held", "tablectl/v1/t1/archive/floor/records", "tablectl/v1/t1/status"} {
+		c := connectAs(t, b.URL(), fmt.Sprintf("archive-forger-%d", i), "archive-floor", "a-pass")
+		tryPublish(c, topic, "forged", false)
+	}
+	onlyMarker(t, self, got)
+	tryPublish(self, "tablectl/v1/t1/archive/floor/records", "floor-batch-2", false)
+	select {
+	case m := <-records:
+		if string(m.Payload()) != "floor-batch-2" {
+			t.Fatalf("the archive floor read %s %s", m.Topic(), m.Payload())
+		}
+	case <-time.After(guard):
+		t.Fatal("the archive floor did not get its second records")
+	}
 }

@@ -4,19 +4,21 @@
 //
 // # Access policy
 //
-// The embedded broker applies the roles of deploy/mosquitto/acl (see Allowed): only
-// tablectl itself, logged in as SelfUser with the password made at random at each start
-// (Broker.SelfPassword), writes the table's topics and reads the commands; a command
-// topic is written only by a configured user (Options.Users, bcrypt hashes) of the
-// dealer or supervisor role; anyone else, anonymous included, only reads the table's
-// topics. tablectl's client id (Options.SelfClientID) is refused to every other client,
-// so none can push tablectl off. A command is never retained: a retained publish on a
-// command topic is refused (retain.go). The WebSocket listener refuses an upgrade from a
-// browser page of any origin but those of Options.WebSocketOrigins (the board's own),
-// so a page of another site opened in a browser on the table's machine cannot reach the
-// broker. Every packet is capped at Options.MaxPacketSize. The broker's own log goes
-// through tablectl's rate limiter and names a packet by its type, topic and size, never
-// in full (log.go).
+// The embedded broker applies the rights of deploy/mosquitto/acl (see Allowed). It runs
+// beside one table (Options.Table). Its own client, tablectl logged in as SelfUser with
+// the password made at random at each start (Broker.SelfPassword), is that table: it
+// alone writes the table's topics and reads its commands, and it writes no other
+// table's topics. A command topic is written only by a configured user (Options.Users,
+// bcrypt hashes) of the dealer or supervisor role. A configured user of the archive
+// role is named archive-<id> and reads and writes only that archive's topics. Anyone
+// else, anonymous included, only reads the tables' topics. tablectl's client id
+// (Options.SelfClientID) is refused to every other client, so none can push tablectl
+// off. A command is never retained: a retained publish on a command topic is refused
+// (retain.go). The WebSocket listener refuses an upgrade from a browser page of any
+// origin but those of Options.WebSocketOrigins (the board's own), so a page of another
+// site opened in a browser on the table's machine cannot reach the broker. Every packet
+// is capped at Options.MaxPacketSize. The broker's own log goes through tablectl's rate
+// limiter and names a packet by its type, topic and size, never in full (log.go).
 //
 // It listens on loopback (127.0.0.1) by default; Start refuses a non-loopback address
 // unless Options.AllowRemote is set. A table whose boards, consoles or pit system
@@ -35,6 +37,7 @@ import (
 	mqtt "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/listeners"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/internal/ratelog"
 )
 
@@ -69,7 +72,12 @@ type Options struct {
 	// request with another Origin header is refused; one with none (not a browser) is
 	// let through to the MQTT login.
 	WebSocketOrigins []string
-	// Users are the users that may log in besides tablectl itself, with their roles.
+	// Table is the id of the table the broker runs beside: its own client (SelfUser)
+	// is that table and writes only its topics. Start refuses an id that
+	// api.CheckTableUser refuses, unless OpenAccess is set.
+	Table string
+	// Users are the users that may log in besides tablectl itself, with their roles
+	// (a user of role archive is named archive-<id>: CheckUserName).
 	Users []User
 	// SelfClientID is tablectl's own client id, refused to any other client.
 	SelfClientID string
@@ -96,7 +104,9 @@ type Broker struct {
 
 // Start binds the listeners and starts serving. It returns once the listeners accept
 // connections. An address that is taken gives an error wrapping ErrAddressInUse that
-// names the address. Cancelling ctx closes the broker, as Close does.
+// names the address. A table id or a user the access policy cannot take (Options.Table,
+// Options.Users) is an error before anything listens. Cancelling ctx closes the
+// broker, as Close does.
 func Start(ctx context.Context, opts Options) (*Broker, error) {
 	if opts.Listen == "" {
 		opts.Listen = DefaultListen
@@ -117,7 +127,12 @@ func Start(ctx context.Context, opts Options) (*Broker, error) {
 		}
 	}
 
-	acc, err := newAccess(opts.Users, opts.SelfClientID, log)
+	if !opts.OpenAccess {
+		if err := api.CheckTableUser(opts.Table); err != nil {
+			return nil, fmt.Errorf("broker: the table its own client is (Options.Table): %w", err)
+		}
+	}
+	acc, err := newAccess(opts.Users, opts.Table, opts.SelfClientID, log)
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func connectAs(t *testing.T, url, id, user, password string) mqtt.Client {
 }
 
 func TestPortZeroTCPAndWebSocketCarryMessages(t *testing.T) {
-	b := start(t, Options{Listen: "127.0.0.1:0", WebSocket: "127.0.0.1:0"})
+	b := start(t, Options{Listen: "127.0.0.1:0", Table: "t1", WebSocket: "127.0.0.1:0"})
 	for _, addr := range []string{b.Addr(), b.WebSocketAddr()} {
 		if _, port, _ := net.SplitHostPort(addr); port == "0" || port == "" {
 			t.Fatalf("bound address %q has no real port", addr)
@@ -100,8 +100,8 @@ func TestAddressInUseSaysSoAndNamesTheAddress(t *testing.T) {
 	addr := taken.Addr().String()
 
 	for _, opts := range []Options{
-		{Listen: addr},
-		{Listen: "127.0.0.1:0", WebSocket: addr},
+		{Listen: addr, Table: "t1"},
+		{Listen: "127.0.0.1:0", Table: "t1", WebSocket: addr},
 	} {
 		b, err := Start(context.Background(), opts)
 		if err == nil {
@@ -130,7 +130,7 @@ func TestRefusesNonLoopbackUnlessAllowed(t *testing.T) {
 			t.Errorf("Start(%+v) error %q does not name the address", opts, err)
 		}
 	}
-	b := start(t, Options{Listen: "localhost:0"})
+	b := start(t, Options{Listen: "localhost:0", Table: "t1"})
 	if b.Addr() == "" {
 		t.Fatal("no address for localhost")
 	}
@@ -138,7 +138,7 @@ func TestRefusesNonLoopbackUnlessAllowed(t *testing.T) {
 
 func TestCancelContextClosesBroker(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	b, err := Start(ctx, Options{Listen: "127.0.0.1:0"})
+	b, err := Start(ctx, Options{Listen: "127.0.0.1:0", Table: "t1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestCancelContextClosesBroker(t *testing.T) {
 // topic's retained path (third_party/mochi-mqtt-server/PATCHES.md); without
 // the fix the race detector fails this test.
 func TestRetainedWritesRaceWildcardSubscribes(t *testing.T) {
-	b := start(t, Options{Listen: "127.0.0.1:0"})
+	b := start(t, Options{Listen: "127.0.0.1:0", Table: "t1"})
 	pub := connectSelf(t, b, b.URL(), "publisher")
 	sub := connect(t, b.URL(), "subscriber")
 
@@ -173,7 +173,7 @@ func TestRetainedWritesRaceWildcardSubscribes(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		for i := range rounds {
-			topic := fmt.Sprintf("tablectl/v1/t%d/state", i%4)
+			topic := "tablectl/v1/t1/" + []string{"state", "roadmap", "status", "journal"}[i%4]
 			payload := "state"
 			if i%3 == 2 {
 				payload = "" // clearing a retained message rewrites the path too
@@ -197,7 +197,7 @@ func TestRetainedWritesRaceWildcardSubscribes(t *testing.T) {
 			return
 		default:
 		}
-		filter := []string{"tablectl/v1/+/state", "tablectl/v1/#"}[i%2]
+		filter := []string{"tablectl/v1/+/state", "tablectl/v1/#", "tablectl/v1/t1/+"}[i%3]
 		if tok := sub.Subscribe(filter, 1, func(mqtt.Client, mqtt.Message) {}); !tok.WaitTimeout(guard) || tok.Error() != nil {
 			t.Fatalf("subscribe %s: %v", filter, tok.Error())
 		}

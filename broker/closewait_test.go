@@ -15,7 +15,7 @@ import (
 // (third_party/mochi-mqtt-server/PATCHES.md).
 func TestCloseWaitsForEveryConnection(t *testing.T) {
 	before := goleak.IgnoreCurrent()
-	b, err := Start(context.Background(), Options{Listen: "127.0.0.1:0"})
+	b, err := Start(context.Background(), Options{Listen: "127.0.0.1:0", Table: "t1"})
 	if err != nil {
 		t.Fatal(err)
 	}

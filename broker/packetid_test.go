@@ -20,7 +20,7 @@ import (
 // console or pit client that subscribed while retained messages reached it could miss
 // every reply to its commands (third_party/mochi-mqtt-server/PATCHES.md).
 func TestSubscribeWithTheIdentifierOfAnUnacknowledgedDelivery(t *testing.T) {
-	b, err := Start(context.Background(), Options{Listen: "127.0.0.1:0"})
+	b, err := Start(context.Background(), Options{Listen: "127.0.0.1:0", Table: "T1"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func receive(t *testing.T, got <-chan mqtt.Message, what string) mqtt.Message {
 // TestPublishInProcessReachesSubscribersAndIsRetained: Broker.Publish delivers at QoS 1
 // to a subscriber already there, and a retained message is handed to a later one.
 func TestPublishInProcessReachesSubscribersAndIsRetained(t *testing.T) {
-	b := start(t, Options{Listen: "127.0.0.1:0", Users: testUsers(t), SelfClientID: "tablectl-t1"})
+	b := start(t, Options{Listen: "127.0.0.1:0", Table: "t1", Users: testUsers(t), SelfClientID: "tablectl-t1"})
 	got := subscribe(t, connect(t, b.URL(), "reader"), "tablectl/v1/t1/#")
 	if err := b.Publish("tablectl/v1/t1/card", []byte(`{"card":"9h"}`), false); err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func TestPublishInProcessReachesSubscribersAndIsRetained(t *testing.T) {
 // publishing goes on.
 func TestTheBrokersOwnClientIDIsRefused(t *testing.T) {
 	for _, open := range []bool{false, true} {
-		b := start(t, Options{Listen: "127.0.0.1:0", OpenAccess: open})
+		b := start(t, Options{Listen: "127.0.0.1:0", Table: "t1", OpenAccess: open})
 		got := subscribe(t, connect(t, b.URL(), "reader"), "tablectl/v1/t1/card")
 		c := mqtt.NewClient(clientOptions(b.URL(), "inline", "", ""))
 		if tok := c.Connect(); tok.WaitTimeout(guard) && tok.Error() == nil {
@@ -74,7 +74,7 @@ func TestTheBrokersOwnClientIDIsRefused(t *testing.T) {
 
 // TestPublishAfterCloseFails: a closed broker says so.
 func TestPublishAfterCloseFails(t *testing.T) {
-	b := start(t, Options{Listen: "127.0.0.1:0"})
+	b := start(t, Options{Listen: "127.0.0.1:0", Table: "t1"})
 	b.Close()
 	if err := b.Publish("tablectl/v1/t1/card", []byte("x"), false); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Publish after Close: %v, want ErrClosed", err)

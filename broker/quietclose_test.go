@@ -14,7 +14,7 @@ import (
 // unread or not, is routine: the broker logs no warning for it.
 func TestClientsLeavingAreNoWarning(t *testing.T) {
 	logs := &logBuffer{}
-	b := start(t, Options{Listen: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	b := start(t, Options{Listen: "127.0.0.1:0", Table: "t1", Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	c := connect(t, b.URL(), "polite")
 	c.Disconnect(250)
 	// Connections closed without DISCONNECT, after their CONNECT (MQTT 3.1.1, clean

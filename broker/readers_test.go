@@ -37,13 +37,16 @@ func (l *logBuffer) String() string {
 // client, the filter and why.
 func TestReadersSubscribeWithAnyWildcard(t *testing.T) {
 	logs := &logBuffer{}
-	b := start(t, Options{Listen: "127.0.0.1:0", Users: testUsers(t), SelfClientID: "tablectl-t1",
+	b := start(t, Options{Listen: "127.0.0.1:0", Table: "t1", Users: testUsers(t), SelfClientID: "tablectl-t1",
 		Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	self, got := watch(t, b)
-	for _, table := range []string{"t1", "t2"} {
-		if tok := self.Publish("tablectl/v1/"+table+"/status", 1, true, `{"state":"online","table":"`+table+`"}`); !tok.WaitTimeout(guard) || tok.Error() != nil {
-			t.Fatal(tok.Error())
-		}
+	if tok := self.Publish("tablectl/v1/t1/status", 1, true, `{"state":"online","table":"t1"}`); !tok.WaitTimeout(guard) || tok.Error() != nil {
+		t.Fatal(tok.Error())
+	}
+	// Another table's retained status, as a bridge or a restart could leave it: the
+	// broker's own publish, since tablectl's client writes only its table's topics.
+	if err := b.Publish("tablectl/v1/t2/status", []byte(`{"state":"online","table":"t2"}`), true); err != nil {
+		t.Fatal(err)
 	}
 	type reader struct {
 		filter string

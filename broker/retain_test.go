@@ -17,7 +17,7 @@ import (
 // tablectl subscribing after it, as at a restart, gets none; the same command not
 // retained reaches it.
 func TestRetainedCommandIsRefused(t *testing.T) {
-	b := start(t, Options{Listen: "127.0.0.1:0", Users: testUsers(t), SelfClientID: "tablectl-t1"})
+	b := start(t, Options{Listen: "127.0.0.1:0", Table: "t1", Users: testUsers(t), SelfClientID: "tablectl-t1"})
 	lost := make(chan error, 1)
 	o := clientOptions(b.URL(), "dealer-console", "dealer1", testPasswords["dealer1"]).
 		SetConnectionLostHandler(func(_ mqtt.Client, err error) { lost <- err })
@@ -90,7 +90,7 @@ func (w *countingWriter) size() (int, string) {
 func TestRefusedPublishFloodKeepsTheLogSmall(t *testing.T) {
 	var w countingWriter
 	log := slog.New(slog.NewTextHandler(&w, nil))
-	b := start(t, Options{Listen: "127.0.0.1:0", Logger: log})
+	b := start(t, Options{Listen: "127.0.0.1:0", Table: "t1", Logger: log})
 	payload := bytes.Repeat([]byte("A"), 250_000)
 	for i := range 10 {
 		lost := make(chan error, 1)

@@ -17,7 +17,7 @@ func TestDeployArchiveExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := cfg.Archive.ArchiveService
-	if a.MQTT.URL != "ssl://127.0.0.1:8883" || a.MQTT.Username != "archive" || a.MQTT.CA != "/etc/tablectl/archive/ca.crt" ||
+	if a.MQTT.URL != "ssl://127.0.0.1:8883" || a.MQTT.Username != "archive-floor" || a.MQTT.CA != "/etc/tablectl/archive/ca.crt" ||
 		a.Keys != "/etc/tablectl/archive/keys" || a.ClientID != "tablectl-archive" || a.Central || !cfg.Log.JSON ||
 		!strings.Contains(a.DB, "sslmode=verify-full") || !strings.Contains(a.DB, "sslrootcert=") || !strings.HasPrefix(a.DB, "postgres://") {
 		t.Errorf("read %+v, log %+v", a, cfg.Log)

@@ -13,6 +13,7 @@ func (f *file) checkBrokerAccess(b Broker) {
 	seen := map[string]bool{}
 	for i, u := range b.Users {
 		key := "broker.users[" + itoa(i+1) + "]"
+		role, roleErr := broker.ParseRole(u.Role)
 		switch {
 		case u.Name == "":
 			f.at(key+".name", "no name given")
@@ -20,10 +21,14 @@ func (f *file) checkBrokerAccess(b Broker) {
 			f.at(key+".name", "%q is tablectl's own user, which logs in with a password made at each start", u.Name)
 		case seen[u.Name]:
 			f.at(key+".name", "%q is given twice", u.Name)
+		case roleErr == nil:
+			if err := broker.CheckUserName(u.Name, role); err != nil {
+				f.at(key+".name", "%v", err)
+			}
 		}
 		seen[u.Name] = true
-		if _, err := broker.ParseRole(u.Role); err != nil {
-			f.at(key+".role", "%v", err)
+		if roleErr != nil {
+			f.at(key+".role", "%v", roleErr)
 		}
 		if _, err := bcrypt.Cost([]byte(u.PasswordHash)); err != nil {
 			f.at(key+".password_hash", "not a bcrypt hash ($2y$..., as htpasswd -nbB writes): %v", err)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/broker"
 	"github.com/tablectl/tablectl/drivers/gpio"
@@ -33,10 +35,21 @@ var (
 	usbID   = regexp.MustCompile(`^[0-9A-Fa-f]{4}$`)
 )
 
+// CheckTableID checks a table's id as the file's table key takes it: 1 to 64 letters,
+// digits, '-', '_' or '.', the first a letter or digit (it is a level of every MQTT
+// topic), and not the name of a service user of the broker (api.CheckTableUser), since
+// the table logs in as its id.
+func CheckTableID(id string) error {
+	if !tableID.MatchString(id) {
+		return fmt.Errorf("%q: want 1 to 64 letters, digits, '-', '_' or '.', the first a letter or digit (it is a level of every MQTT topic)", id)
+	}
+	return api.CheckTableUser(id)
+}
+
 // check makes every check of a decoded configuration and returns Errors, or nil.
 func (f *file) check(c *Config) error {
-	if !tableID.MatchString(c.Table) {
-		f.at("table", "%q: want 1 to 64 letters, digits, '-', '_' or '.', the first a letter or digit (it is a level of every MQTT topic)", c.Table)
+	if err := CheckTableID(c.Table); err != nil {
+		f.at("table", "%v", err)
 	}
 	f.checkRules(c)
 	if c.Journal == "" {
@@ -224,6 +237,23 @@ func (f *file) checkMQTT(c *Config) {
 	if (m.Cert == "") != (m.Key == "") {
 		f.at("mqtt.cert", "a client certificate takes both cert and key")
 	}
+	if _, err := api.NewTopics(m.Username); err == nil && api.CheckTableUser(m.Username) != nil {
+		f.at("mqtt.username", "%q is a service user of the broker, not a table: each table logs in as its own table id (%s), the default when username is left out (deploy/mosquitto/acl)", m.Username, c.Table)
+	}
+}
+
+// MQTTUsername is the user the table logs in to an external broker as: mqtt.username,
+// or, when the file and the flags give none, the table's id. Each table is its own user
+// of the broker (deploy/mosquitto/acl). It is "" with the embedded broker, which
+// takes no credentials.
+func (c *Config) MQTTUsername() string {
+	switch {
+	case c.MQTT.URL == "":
+		return ""
+	case c.MQTT.Username != "":
+		return c.MQTT.Username
+	}
+	return c.Table
 }
 
 // checkBoard checks the display board's settings.

@@ -13,7 +13,9 @@ import (
 // Config is the configuration of one table. The zero value is not usable; Default
 // returns the settings a key left out of the file takes.
 type Config struct {
-	// Table is the table's id, the third level of every MQTT topic.
+	// Table is the table's id, the third level of every MQTT topic, and the user the
+	// table logs in to an external broker as. It is never a service user's name
+	// (api.CheckTableUser).
 	Table string `yaml:"table"`
 	// Rules names the rule set: classic, rws, nc-tournament, nc-insurance or royal.
 	Rules string `yaml:"rules"`
@@ -158,7 +160,9 @@ type Shoe struct {
 // MQTT is the external broker tablectl publishes to.
 type MQTT struct {
 	// URL is tcp://host:1883 or ssl://host:8883; "" runs the embedded broker.
-	URL      string `yaml:"url"`
+	URL string `yaml:"url"`
+	// Username is the user tablectl logs in as. For a table, "" is its table id
+	// (Config.MQTTUsername): each table is its own user of the broker.
 	Username string `yaml:"username"`
 	// PasswordFile holds the password (the environment's TABLECTL_MQTT_PASSWORD is
 	// used when there is none).

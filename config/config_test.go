@@ -32,14 +32,14 @@ func present(t *testing.T, paths ...string) {
 // installs, with its devices and password file present: it is valid, and says what its
 // comments say.
 func TestDeployExample(t *testing.T) {
-	present(t, "/dev/tablectl-shoe", "/dev/tablectl-shuffler", "/etc/tablectl/mqtt-password")
+	present(t, "/dev/tablectl-shoe", "/dev/tablectl-shuffler", "/var/lib/tablectl/mqtt-password")
 	cfg, err := Load("../deploy/tablectl.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Table != "bac-07" || cfg.Rules != "rws" || cfg.Decks != 8 || cfg.Shoe.Port != "/dev/tablectl-shoe" ||
 		cfg.Shoe.Format != "tablectl" || cfg.Shuffler.Port != "/dev/tablectl-shuffler" || cfg.MQTT.URL != "tcp://127.0.0.1:1883" ||
-		cfg.Metrics != "127.0.0.1:9464" || cfg.MQTT.Username != "tablectl" || len(cfg.GPIO.Pins) != 10 || cfg.Dealer.SimultaneousWindow != 150*time.Millisecond {
+		cfg.Metrics != "127.0.0.1:9464" || cfg.MQTTUsername() != "bac-07" || len(cfg.GPIO.Pins) != 10 || cfg.Dealer.SimultaneousWindow != 150*time.Millisecond {
 		t.Errorf("read %+v", cfg)
 	}
 	rc, err := cfg.Round()
@@ -168,6 +168,13 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 		{"board logo not an image", "board:\n  logo: /dev/ttyUSB0\n", `t.yaml:2: board.logo: /dev/ttyUSB0: want a .png, .jpg, .gif, .webp or .svg file`},
 		{"same address twice", "http: :8080\nmetrics: :8080\n", "t.yaml:2: metrics: :8080 is the display board's address (http) too"},
 		{"bad table id", "table: bac/07\n", `t.yaml:1: table: "bac/07": want 1 to 64 letters`},
+		{"a service user's name as the table id", "rules: rws\ntable: dealer\n", `t.yaml:2: table: table id "dealer" is the name of a broker user that is not a table`},
+		{"an archive's name as the table id", "table: archive-floor\n", `t.yaml:1: table: table id "archive-floor" is the name of a broker user`},
+		{"the old shared user as the table id", "table: tablectl\n", `t.yaml:1: table: table id "tablectl" is the name of a broker user`},
+		{"a service user as the table's login", "table: t1\nmqtt:\n  url: tcp://b:1883\n  username: tablectl\n",
+			`t.yaml:4: mqtt.username: "tablectl" is a service user of the broker, not a table: each table logs in as its own table id (t1), the default when username is left out`},
+		{"an embedded broker's archive user not named after its archive", "broker:\n  users:\n    - {name: arch, role: archive, password_hash: \"$2y$04$abcdefghijklmnopqrstuu5Hv8fH3pYq2O0kqkF6wQ8v8WcY1mZ9a\"}\n",
+			`t.yaml:3: broker.users[1].name: user "arch": a user of role archive is named archive-<id>`},
 		{"not YAML", "table: [bac\n", "t.yaml:1: "},
 		{"duplicate key", "table: a\ntable: b\n", `t.yaml:2: table: mapping key "table" already defined at line 1`},
 	} {

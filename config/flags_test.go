@@ -171,3 +171,32 @@ func TestMQTTPassword(t *testing.T) {
 		t.Errorf("file: %q", p)
 	}
 }
+
+// TestTableLogsInAsItsID: with an external broker and no username in the file or the
+// flags, the table logs in as its table id, the one the flags leave it; a username
+// given wins; the embedded broker takes none.
+func TestTableLogsInAsItsID(t *testing.T) {
+	present(t)
+	file, err := Parse("t.yaml", []byte("table: t7\nmqtt:\n  url: tcp://b:1883\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		flags Flags
+		want  string
+	}{
+		{"the file's table", flags(), "t7"},
+		{"the table of --table", func() Flags { f := flags("table"); f.Table = "t8"; return f }(), "t8"},
+		{"--mqtt-user", func() Flags { f := flags("table", "mqtt-user"); f.Table, f.MQTTUser = "t8", "pit3-t8"; return f }(), "pit3-t8"},
+		{"the embedded broker", func() Flags { f := flags("mqtt"); f.MQTT = ""; return f }(), ""},
+	} {
+		r, err := ApplyFlags(file, true, tc.flags)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := r.MQTTUsername(); got != tc.want {
+			t.Errorf("%s: logs in as %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -5,21 +5,29 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tablectl/tablectl/config"
 )
 
-// aclGrants reads deploy/mosquitto/acl: for each user, its (access, pattern) lines.
-func aclGrants(t *testing.T) map[string][][2]string {
+// acl is deploy/mosquitto/acl as read: its pattern lines and each user's own lines,
+// each an (access, topic) pair.
+type acl struct {
+	patterns [][2]string // topics with %u, the user name
+	users    map[string][][2]string
+}
+
+// readACL reads deploy/mosquitto/acl.
+func readACL(t *testing.T) acl {
 	t.Helper()
 	f, err := os.Open("mosquitto/acl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	grants := map[string][][2]string{}
+	a := acl{users: map[string][][2]string{}}
 	user := ""
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -28,14 +36,26 @@ func aclGrants(t *testing.T) map[string][][2]string {
 		case len(fields) == 0 || strings.HasPrefix(fields[0], "#"):
 		case fields[0] == "user" && len(fields) == 2:
 			user = fields[1]
-			grants[user] = nil
+			a.users[user] = nil
 		case fields[0] == "topic" && len(fields) == 3 && user != "":
-			grants[user] = append(grants[user], [2]string{fields[1], fields[2]})
+			a.users[user] = append(a.users[user], [2]string{fields[1], fields[2]})
+		case fields[0] == "pattern" && len(fields) == 3:
+			a.patterns = append(a.patterns, [2]string{fields[1], fields[2]})
 		default:
 			t.Fatalf("acl line %q is not understood by this test", sc.Text())
 		}
 	}
-	return grants
+	return a
+}
+
+// grants is what Mosquitto grants user: every pattern with %u the user's name, and the
+// user's own lines.
+func (a acl) grants(user string) [][2]string {
+	g := slices.Clone(a.users[user])
+	for _, p := range a.patterns {
+		g = append(g, [2]string{p[0], strings.ReplaceAll(p[1], "%u", user)})
+	}
+	return g
 }
 
 func matches(filter, topic string) bool {
@@ -61,15 +81,17 @@ func granted(g [][2]string, topic, access string) bool {
 }
 
 // TestShippedSettingsAndACLAgree loads deploy/tablectl.yaml as tablectl does and
-// deploy/mosquitto/acl and passwd.example: the user the settings log in as exists, may
-// write every topic of the table, read them back (the check that the broker delivers
-// them) and read the commands.
+// deploy/mosquitto/acl and passwd.example: the table logs in as its table id, which
+// passwd.example has, and the ACL lets that user write every topic of its table, read
+// them back (the check that the broker delivers them), read its commands, send its
+// records to the archive floor and read what it holds; and write no other table's
+// topics nor any held message.
 func TestShippedSettingsAndACLAgree(t *testing.T) {
 	cfg := loadShipped(t)
-	if cfg.MQTT.URL == "" || cfg.MQTT.Username == "" {
-		t.Fatalf("the shipped settings use no external broker user: %+v", cfg.MQTT)
+	user := cfg.MQTTUsername()
+	if cfg.MQTT.URL == "" || user != cfg.Table {
+		t.Fatalf("the shipped table logs in to %q as %q, want its table id %q", cfg.MQTT.URL, user, cfg.Table)
 	}
-	user := cfg.MQTT.Username
 	passwd, err := os.ReadFile("mosquitto/passwd.example")
 	if err != nil {
 		t.Fatal(err)
@@ -77,10 +99,7 @@ func TestShippedSettingsAndACLAgree(t *testing.T) {
 	if !strings.Contains("\n"+string(passwd), "\n"+user+":") {
 		t.Errorf("passwd.example has no user %q", user)
 	}
-	g, ok := aclGrants(t)[user]
-	if !ok {
-		t.Fatalf("the settings log in as %q, which the ACL does not name: every publish would be dropped", user)
-	}
+	g := readACL(t).grants(user)
 	base := "tablectl/v1/" + cfg.Table + "/"
 	for _, topic := range []string{"status", "state", "card", "result", "roadmap", "irregularity", "journal", "cmd/reply"} {
 		for _, access := range []string{"write", "read"} {
@@ -89,9 +108,16 @@ func TestShippedSettingsAndACLAgree(t *testing.T) {
 			}
 		}
 	}
-	for _, role := range []string{"dealer", "supervisor"} {
-		if !granted(g, base+"cmd/"+role, "read") {
-			t.Errorf("user %s may not read the %s commands", user, role)
+	for _, c := range []struct{ topic, access string }{{"cmd/dealer", "read"}, {"cmd/supervisor", "read"},
+		{"archive/floor/records", "write"}, {"archive/floor/held", "read"}} {
+		if !granted(g, base+c.topic, c.access) {
+			t.Errorf("user %s may not %s %s", user, c.access, base+c.topic)
+		}
+	}
+	for _, c := range []struct{ topic, access string }{{"tablectl/v1/bac-08/result", "write"}, {"tablectl/v1/bac-08/cmd/dealer", "read"},
+		{base + "archive/floor/held", "write"}, {base + "cmd/dealer", "write"}, {base + "archive/floor/records", "read"}} {
+		if granted(g, c.topic, c.access) {
+			t.Errorf("user %s may %s %s", user, c.access, c.topic)
 		}
 	}
 }
@@ -125,7 +151,7 @@ func loadShipped(t *testing.T) config.Config {
 	if err := os.WriteFile(pw, []byte("secret\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	yaml = []byte(strings.Replace(string(yaml), "/etc/tablectl/mqtt-password", pw, 1))
+	yaml = []byte(strings.Replace(string(yaml), "/var/lib/tablectl/mqtt-password", pw, 1))
 	file := filepath.Join(dir, "tablectl.yaml")
 	if err := os.WriteFile(file, yaml, 0o600); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,17 @@ import (
 	"github.com/tablectl/tablectl/api"
 )
 
+// mustACL is the ACL api.MosquittoACL generates with the options of deploy/doc.go's
+// go:generate line (none: the archive floor alone, no central layout).
+func mustACL(t *testing.T) []byte {
+	t.Helper()
+	acl, err := api.MosquittoACL(api.ACLOptions{})
+	if err != nil {
+		t.Fatalf("api.MosquittoACL: %v", err)
+	}
+	return acl
+}
+
 // TestShippedACLIsGenerated: deploy/mosquitto/acl is exactly what api.MosquittoACL gives
 // (`go generate ./deploy` writes it), so no topic or role is granted by hand.
 func TestShippedACLIsGenerated(t *testing.T) {

@@ -11,8 +11,9 @@ import (
 
 // TestShippedArchiveAndACLAgree loads deploy/tablectl-archive.yaml as tablectl archive
 // does, with its files present, and deploy/mosquitto/acl and passwd.example: the user
-// the archive logs in as exists, may read every table's archive/records and write its
-// archive/held, and may write no table topic nor read the commands.
+// the archive logs in as exists, may read every table's archive/floor/records and write
+// its archive/floor/held, and nothing else: no other archive's topics, no table topic,
+// no command.
 func TestShippedArchiveAndACLAgree(t *testing.T) {
 	yaml, err := os.ReadFile("tablectl-archive.yaml")
 	if err != nil {
@@ -43,17 +44,19 @@ func TestShippedArchiveAndACLAgree(t *testing.T) {
 	if !strings.Contains("\n"+string(passwd), "\n"+user+":") {
 		t.Errorf("passwd.example has no user %q", user)
 	}
-	g, ok := aclGrants(t)[user]
-	if !ok {
+	a := readACL(t)
+	if _, ok := a.users[user]; !ok {
 		t.Fatalf("the archive logs in as %q, which the ACL does not name", user)
 	}
+	g := a.grants(user)
 	base := "tablectl/v1/pit3-bac07/"
 	for _, c := range []struct {
 		topic, access string
 		want          bool
 	}{
-		{"archive/records", "read", true}, {"archive/held", "write", true}, {"archive/held", "read", true},
-		{"archive/records", "write", false}, {"result", "write", false}, {"cmd/supervisor", "read", false}, {"cmd/dealer", "write", false},
+		{"archive/floor/records", "read", true}, {"archive/floor/held", "write", true}, {"archive/floor/held", "read", true},
+		{"archive/floor/records", "write", false}, {"archive/standby/records", "read", false}, {"archive/standby/held", "write", false},
+		{"result", "write", false}, {"result", "read", false}, {"cmd/supervisor", "read", false}, {"cmd/dealer", "write", false},
 	} {
 		if granted(g, base+c.topic, c.access) != c.want {
 			t.Errorf("user %s may %s %s: %v, want %v", user, c.access, base+c.topic, !c.want, c.want)

@@ -87,3 +87,32 @@ func TestBridgeConfUnderDebianDefaults(t *testing.T) {
 		t.Errorf("mosquitto reported an error:\n%s", output())
 	}
 }
+
+// TestBridgeForwardsOnlyItsTable: every topic line of deploy/mosquitto-bridge.conf is
+// under the table's own tablectl/v1/TABLE/, as the central broker's patterns grant the
+// bridge logged in as the table id; the records go out and the held messages come in,
+// for every archive.
+func TestBridgeForwardsOnlyItsTable(t *testing.T) {
+	conf, err := os.ReadFile("mosquitto-bridge.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]string{}
+	for _, line := range strings.Split(string(conf), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || f[0] != "topic" {
+			continue
+		}
+		if len(f) < 3 || !strings.HasPrefix(f[1], "tablectl/v1/TABLE/") {
+			t.Errorf("bridge line %q: want a topic under tablectl/v1/TABLE/", line)
+			continue
+		}
+		dirs[strings.TrimPrefix(f[1], "tablectl/v1/TABLE/")] = f[2]
+	}
+	for rest, dir := range map[string]string{"status": "out", "result": "out", "cmd/reply": "out", "cmd/dealer": "in",
+		"archive/+/records": "out", "archive/+/held": "in"} {
+		if dirs[rest] != dir {
+			t.Errorf("the bridge carries tablectl/v1/TABLE/%s %q, want %q", rest, dirs[rest], dir)
+		}
+	}
+}

@@ -6,11 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/internal/mosquittotest"
 )
 
 // bridgeSection is deploy/mosquitto-bridge.conf from its "connection" line on, with the
-// placeholders filled in for central.
+// placeholders filled in for central. The bridge's certificate names the table, as the
+// central broker's use_identity_as_username takes it.
 func bridgeSection(t *testing.T, central *mosquittotest.Broker, site, pit, table string) string {
 	t.Helper()
 	conf, err := os.ReadFile("../../deploy/mosquitto-bridge.conf")
@@ -21,7 +23,7 @@ func bridgeSection(t *testing.T, central *mosquittotest.Broker, site, pit, table
 	if i < 0 {
 		t.Fatal("deploy/mosquitto-bridge.conf has no connection section")
 	}
-	cert, key := central.ClientCert("bridge-" + table)
+	cert, key := central.ClientCert(table)
 	return strings.NewReplacer(
 		"CENTRAL-BROKER:8883", strings.TrimPrefix(central.TLSURL(), "ssl://"),
 		"/etc/mosquitto/certs/central-ca.pem", central.CAFile(),
@@ -33,11 +35,21 @@ func bridgeSection(t *testing.T, central *mosquittotest.Broker, site, pit, table
 
 // TestBridgeToCentralBroker runs a table against a table-side Mosquitto configured from
 // deploy/mosquitto-bridge.conf, bridged over TLS with a client certificate to a central
-// Mosquitto. The central broker goes away in mid-shoe and comes back: the table goes on
-// dealing, and a pit system on the central broker gets every result once, in order,
-// under the casino-wide topics.
+// Mosquitto. The central broker takes the certificate's name as the user
+// (use_identity_as_username) and the ACL of tablectl mosquitto-acl --central, so the
+// bridge writes as table B1. The central broker goes away in mid-shoe and comes back:
+// the table goes on dealing, and a pit system on the central broker gets every result
+// once, in order, under the casino-wide topics.
 func TestBridgeToCentralBroker(t *testing.T) {
-	central := mosquittotest.Start(t, mosquittotest.Config{TLS: true, RequireClientCert: true, Persistence: true})
+	acl, err := api.MosquittoACL(api.ACLOptions{Central: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pit system reads the results without a login: lines before any user's are an
+	// anonymous client's.
+	anonymous := "topic read casino/+/+/tablectl/v1/+/result\n"
+	central := mosquittotest.Start(t, mosquittotest.Config{TLS: true, RequireClientCert: true, Persistence: true,
+		ACL: anonymous + string(acl), Extra: "use_identity_as_username true"})
 	local := mosquittotest.Start(t, mosquittotest.Config{Persistence: true,
 		Extra: bridgeSection(t, central, "lv1", "pit3", "B1")})
 	sub := subscribe(t, central.URL(), "casino/lv1/pit3/tablectl/v1/B1/result")

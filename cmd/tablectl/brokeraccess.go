@@ -8,11 +8,12 @@ import (
 )
 
 // embeddedBroker is the embedded broker's options from the settings: its listeners,
-// its users, tablectl's own client id (refused to anyone else), and the origins whose
-// pages may open its WebSocket: those configured, else the display board's own.
+// its users, the table its own client is (it writes only that table's topics),
+// tablectl's own client id (refused to anyone else), and the origins whose pages may
+// open its WebSocket: those configured, else the display board's own.
 func embeddedBroker(tc config.Config, log *slog.Logger) broker.Options {
 	o := broker.Options{Listen: tc.Broker.Listen, WebSocket: tc.Broker.WebSocket, Logger: log,
-		SelfClientID: selfClientID(tc.Table), WebSocketOrigins: tc.Broker.WebSocketOrigins}
+		Table: tc.Table, SelfClientID: selfClientID(tc.Table), WebSocketOrigins: tc.Broker.WebSocketOrigins}
 	if len(o.WebSocketOrigins) == 0 {
 		o.WebSocketOrigins = broker.BoardOrigins(tc.HTTP)
 	}

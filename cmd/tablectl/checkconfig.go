@@ -72,7 +72,7 @@ func summary(c config.Config) string {
 	}
 	device("shuffler", c.Shuffler, "")
 	if c.MQTT.URL != "" {
-		fmt.Fprintf(&b, "  MQTT: %s\n", c.MQTT.URL)
+		fmt.Fprintf(&b, "  MQTT: %s as %s\n", c.MQTT.URL, c.MQTTUsername())
 	} else {
 		fmt.Fprintf(&b, "  MQTT: embedded broker on %s\n", c.Broker.Listen)
 	}

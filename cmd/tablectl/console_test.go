@@ -75,14 +75,17 @@ func startFloor(t *testing.T, consoleArgs ...string) *floorUnderTest {
 	}
 	f := &floorUnderTest{users: mosquittotest.Users(t, "../../deploy/mosquitto/passwd.example"), log: &lockedBuffer{},
 		journals: map[string]string{}, stops: map[string]func() error{}}
+	for _, table := range []string{"t1", "t2"} {
+		f.users[table] = table + "-password" // each table logs in as its id
+	}
 	f.broker = mosquittotest.Start(t, mosquittotest.Config{Users: f.users, ACL: string(acl)})
 	dir := t.TempDir()
 	for _, table := range []string{"t1", "t2"} {
 		f.journals[table] = filepath.Join(dir, "journal-"+table)
 		ctx, cancel := context.WithCancel(context.Background())
 		done, lines := startRun(t, ctx, "--simulate", "--pace", "150ms", "--round-pause", "0", "--simultaneous-window", "0", "--table", table, "--rules", "rws",
-			"--journal", f.journals[table], "--mqtt", f.broker.URL(), "--mqtt-user", "tablectl",
-			"--mqtt-password", f.users["tablectl"], "--http", "")
+			"--journal", f.journals[table], "--mqtt", f.broker.URL(),
+			"--mqtt-password", f.users[table], "--http", "")
 		go func() {
 			for range lines {
 			}
@@ -376,7 +379,7 @@ func reportWrongHand(t *testing.T, dealer *person, table string) consoleTable {
 func TestConsoleAPIWithMosquitto(t *testing.T) {
 	f := startFloor(t, "--idle", "3s")
 	// Every command the broker delivers to t2, as the table sees them.
-	cmds := collect(t, f.broker.URL(), "tablectl", f.users["tablectl"], "tablectl/v1/t2/cmd/+")
+	cmds := collect(t, f.broker.URL(), "t2", f.users["t2"], "tablectl/v1/t2/cmd/+")
 
 	if _, code := f.login(t, "D4", "not-the-password"); code != 401 {
 		t.Errorf("wrong password: %d", code)

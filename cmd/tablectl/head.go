@@ -38,7 +38,7 @@ func brokerHead(ctx context.Context, c config.Config, password string, log *slog
 	}
 	ctx, cancel := context.WithTimeout(ctx, headWait)
 	defer cancel()
-	b, err := display.ReadRetained(ctx, display.Options{Broker: c.MQTT.URL, Table: c.Table, Username: c.MQTT.Username, Password: password,
+	b, err := display.ReadRetained(ctx, display.Options{Broker: c.MQTT.URL, Table: c.Table, Username: c.MQTTUsername(), Password: password,
 		TLS: display.TLSFiles{CAFile: c.MQTT.CA, CertFile: c.MQTT.Cert, KeyFile: c.MQTT.Key}, Logger: log},
 		topics.Journal(), headRetainedWait)
 	if err != nil {

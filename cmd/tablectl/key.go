@@ -5,27 +5,37 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/tablectl/tablectl/journal"
 )
 
 const keyUsage = `usage: tablectl key show [--key FILE | --journal DIR]
+       tablectl key new [--key FILE | --journal DIR]
 
-Prints the public key of the table's signing key, "ed25519:" and the key in base64, for the
-pit and for 'tablectl journal verify --key'. The table signs its journal's chain head with
-the private key at each round's end. The key file is --key, or table.key beside the journal
-directory --journal; the table creates it (mode 0600) on its first start.`
+show prints the public key of the table's signing key, "ed25519:" and the key in base64,
+for the pit, the archive's keys file and 'tablectl journal verify --key'. The table signs
+its journal's chain head with the private key at each round's end. The key file is --key,
+or table.key beside the journal directory --journal; the table creates it (mode 0600) on
+its first start.
+
+new makes the key (mode 0600) before the table's first start and prints its public key,
+so that the archive's keys file can name the table from the start. It never replaces a
+key: a file already there is refused. 'tablectl enroll' makes the key too, with the
+table's broker password.`
 
 // runKey runs the key subcommands.
 func runKey(_ context.Context, args []string, io stdio) error {
-	if len(args) == 0 || args[0] != "show" {
+	if len(args) == 0 || args[0] != "show" && args[0] != "new" {
 		fmt.Fprintln(io.err, keyUsage)
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 			return nil
 		}
-		return errors.New("key: want the subcommand show")
+		return errors.New("key: want the subcommand show or new")
 	}
-	fs := newFlagSet("key show", io)
+	sub := args[0]
+	fs := newFlagSet("key "+sub, io)
 	fs.Usage = func() { fmt.Fprintln(io.err, keyUsage) }
 	keyFile := fs.String("key", "", "the table's private key file")
 	journalDir := fs.String("journal", "", "the journal directory; the key is table.key beside it")
@@ -35,16 +45,43 @@ func runKey(_ context.Context, args []string, io stdio) error {
 	path := *keyFile
 	switch {
 	case fs.NArg() != 0:
-		return fmt.Errorf("key show: unexpected argument %q", fs.Arg(0))
+		return fmt.Errorf("key %s: unexpected argument %q", sub, fs.Arg(0))
 	case (path == "") == (*journalDir == ""):
-		return errors.New("key show: give one of --key FILE or --journal DIR")
+		return fmt.Errorf("key %s: give one of --key FILE or --journal DIR", sub)
 	case path == "":
 		path = journal.DefaultKeyPath(*journalDir)
 	}
-	key, err := journal.LoadKey(path)
+	var key ed25519.PrivateKey
+	var err error
+	if sub == "new" {
+		key, err = newKey(path)
+	} else {
+		key, err = journal.LoadKey(path)
+	}
 	if err != nil {
-		return fmt.Errorf("key show: %w", err)
+		return fmt.Errorf("key %s: %w", sub, err)
 	}
 	fmt.Fprintln(io.out, journal.PublicKeyString(key.Public().(ed25519.PublicKey)))
 	return nil
+}
+
+// newKey makes the table's key at path, refusing a file already there.
+func newKey(path string) (ed25519.PrivateKey, error) {
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		if err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s exists: a table's key is never replaced ('tablectl key show' prints its public key)", path)
+	}
+	key, created, err := journal.LoadOrCreateKey(path)
+	switch {
+	case err != nil:
+		return nil, err
+	case !created:
+		return nil, fmt.Errorf("%s was made meanwhile by another program: a table's key is never replaced", path)
+	}
+	if err := ownLikeDir(path); err != nil {
+		return nil, fmt.Errorf("table key %s: %w", path, err)
+	}
+	return key, nil
 }

@@ -131,11 +131,12 @@ func TestDeployACLThroughTablectl(t *testing.T) {
 		t.Fatal(err)
 	}
 	users := mosquittotest.Users(t, "../../deploy/mosquitto/passwd.example")
+	users["A1"] = "a1-password" // the table logs in as its id
 	b := mosquittotest.Start(t, mosquittotest.Config{Users: users, ACL: string(acl)})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	done, lines := startRun(t, ctx, "--simulate", "--pace", "100ms", "--round-pause", "0", "--table", "A1", "--mqtt", b.URL(),
-		"--mqtt-user", "tablectl", "--mqtt-password", users["tablectl"], "--http", "")
+		"--mqtt-password", users["A1"], "--http", "")
 	go func() {
 		for range lines {
 		}
@@ -180,7 +181,7 @@ func TestDeployACLThroughTablectl(t *testing.T) {
 // generated CA signed, and which requires a client certificate from that CA.
 func TestTLSClientCertificate(t *testing.T) {
 	b := mosquittotest.Start(t, mosquittotest.Config{TLS: true, RequireClientCert: true})
-	cert, key := b.ClientCert("tablectl")
+	cert, key := b.ClientCert("S1") // the table's certificate names it
 	status := collect(t, b.URL(), "", "", "tablectl/v1/S1/status")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

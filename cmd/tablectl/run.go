@@ -221,7 +221,7 @@ func runFlags(fs *flag.FlagSet) (f *config.Flags, configFile *string, sim *simul
 	fs.IntVar(&f.Decks, "decks", 0, "decks in a set at this table (0: any the rule set allows; the simulator deals 8)")
 	fs.StringVar(&f.Journal, "journal", "", "the journal directory (default: the file's, or tablectl-journal in the working directory; with --simulate a new temporary one, never the file's, and given one already written, the simulated shoe goes on where it stopped)")
 	fs.StringVar(&f.MQTT, "mqtt", "", "external MQTT broker, tcp://host:1883 or ssl://host:8883 (default: start the embedded broker)")
-	fs.StringVar(&f.MQTTUser, "mqtt-user", "", "MQTT username")
+	fs.StringVar(&f.MQTTUser, "mqtt-user", "", "MQTT username (default: the file's mqtt.username, else the table id: each table is its own broker user)")
 	fs.StringVar(&f.MQTTPassword, "mqtt-password", "", "MQTT password (or the file's password_file, or TABLECTL_MQTT_PASSWORD)")
 	fs.StringVar(&f.MQTTCA, "mqtt-ca", "", "CA certificates (PEM) that sign the broker's certificate")
 	fs.StringVar(&f.MQTTCert, "mqtt-cert", "", "client certificate (PEM)")

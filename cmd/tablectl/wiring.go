@@ -293,8 +293,8 @@ func openPanel(ctx context.Context, c config.Config, d *daemon.Daemon, light *si
 // brokerURL is the external broker's URL, or the embedded broker's, started.
 func brokerURL(ctx context.Context, c config.Config, password string, log *slog.Logger, io stdio) (mc mqttLogins, stop func(), err error) {
 	if c.MQTT.URL != "" {
-		return mqttLogins{url: c.MQTT.URL, user: c.MQTT.Username, password: password,
-			boardUser: c.MQTT.Username, boardPassword: password}, func() {}, nil
+		return mqttLogins{url: c.MQTT.URL, user: c.MQTTUsername(), password: password,
+			boardUser: c.MQTTUsername(), boardPassword: password}, func() {}, nil
 	}
 	b, err := broker.Start(context.WithoutCancel(ctx), embeddedBroker(c, log))
 	if err != nil {

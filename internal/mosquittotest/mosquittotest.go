@@ -34,6 +34,10 @@ type Config struct {
 	// Users maps user names to passwords. When it is set a password file is generated
 	// with mosquitto_passwd and anonymous clients are refused.
 	Users map[string]string
+	// PasswordFile is the text of a password file, used as it is (lines
+	// "user:$7$..."), instead of one generated from Users; anonymous clients are then
+	// refused too.
+	PasswordFile string
 	// ACL is the text of an ACL file (Mosquitto's acl_file format); none when empty.
 	ACL string
 	// TLS adds a second listener that speaks TLS with a server certificate for
@@ -262,13 +266,18 @@ func (b *Broker) writeConfig(cfg Config) error {
 	}
 	// Room for the tests' bursts; small messages sent at once (no Nagle delay).
 	fmt.Fprintf(&c, "max_queued_messages 100000\nmax_inflight_messages 0\nset_tcp_nodelay true\n")
-	if len(cfg.Users) > 0 {
-		pw := filepath.Join(b.dir, "passwd")
+	switch pw := filepath.Join(b.dir, "passwd"); {
+	case cfg.PasswordFile != "":
+		if err := os.WriteFile(pw, []byte(cfg.PasswordFile), 0o600); err != nil {
+			return fmt.Errorf("write password file: %w", err)
+		}
+		fmt.Fprintf(&c, "allow_anonymous false\npassword_file %s\n", pw)
+	case len(cfg.Users) > 0:
 		if err := writePasswords(b.t, pw, cfg.Users); err != nil {
 			return err
 		}
 		fmt.Fprintf(&c, "allow_anonymous false\npassword_file %s\n", pw)
-	} else {
+	default:
 		fmt.Fprintf(&c, "allow_anonymous true\n")
 	}
 	if cfg.ACL != "" {
