@@ -110,9 +110,11 @@ func (e *BatchError) Error() string {
 
 // Result is what became of what was handed to Ingest or IngestHeads.
 type Result struct {
-	// Stored is the number of records (or heads) stored now.
+	// Stored is the number of records stored now (of IngestHeads: heads). The heads a
+	// batch carries are not counted: their alarms are the batch's.
 	Stored int
-	// Duplicates is the number already held, taken once.
+	// Duplicates is the number of records (of IngestHeads: heads) already held, taken
+	// once.
 	Duplicates int
 	// Waiting is the number of records that came ahead of a gap and wait, signed, for
 	// the records before them (the table sends again from Held).
@@ -448,7 +450,7 @@ func (a *Archive) ingest(ctx context.Context, id string, keys []ed25519.PublicKe
 	if err := a.drain(ctx, id, keys, st, now, &res); err != nil {
 		return Result{}, err
 	}
-	if err := a.checkHeads(ctx, id, keys, st, b.Heads, now, &res); err != nil {
+	if err := a.checkBatchHeads(ctx, id, keys, st, b.Heads, now, &res); err != nil {
 		return Result{}, err
 	}
 	a.finish(id, st, b.Inbox, now)
@@ -501,7 +503,7 @@ func (a *Archive) ingestEach(ctx context.Context, id string, keys []ed25519.Publ
 			var r1 Result
 			err = a.storeRun(id, st, one, &r1)
 			if err == nil && last {
-				err = a.checkHeads(ctx, id, keys, st, one.Heads, now, &r1)
+				err = a.checkBatchHeads(ctx, id, keys, st, one.Heads, now, &r1)
 			}
 			if err == nil && noRows {
 				al := Alarm{Table: id, Item: "rows", Seq: r.Seq, Kind: NotDerived,
@@ -851,6 +853,17 @@ func (a *Archive) ingestHeads(ctx context.Context, id string, keys []ed25519.Pub
 	}
 	res.Held = st.held
 	return res, nil
+}
+
+// checkBatchHeads is checkHeads for the heads a batch carries: their alarms are the
+// batch's, but Stored and Duplicates count the batch's records alone.
+func (a *Archive) checkBatchHeads(ctx context.Context, id string, keys []ed25519.PublicKey, st *tableState, cs []journal.Checkpoint, now time.Time, res *Result) error {
+	var heads Result
+	if err := a.checkHeads(ctx, id, keys, st, cs, now, &heads); err != nil {
+		return err
+	}
+	res.Alarms = append(res.Alarms, heads.Alarms...)
+	return nil
 }
 
 // checkHeads checks the unnamed heads cs of table id in order and queues storing each
