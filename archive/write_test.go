@@ -40,7 +40,9 @@ func inTheWay(t *testing.T, db *DB, name, event, table string) string {
 // of the batch signed with another key is one), no new position, and its inbox row
 // stays. A batch failing at an earlier write (the table's row) leaves its inbox row too.
 // The archive holds the table as before; the same batch sent again once the obstacle is
-// gone stores all of it, as the table wrote it, and removes its inbox row.
+// gone stores all of it, as the table wrote it, and removes its inbox row. (A record row
+// in the way, the obstacle once, is now a refusal: the records are stored one by one,
+// TestRefusedRecord.)
 func TestBatchIsOneTransaction(t *testing.T) {
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
