@@ -110,11 +110,14 @@ func (e *BatchError) Error() string {
 
 // Result is what became of what was handed to Ingest or IngestHeads.
 type Result struct {
-	// Stored is the number of records stored now (of heads, for IngestHeads).
+	// Stored is the number of records stored now (of IngestHeads: heads). The heads a
+	// batch carries are counted in Heads; their alarms are the batch's.
 	Stored int
-	// Heads is the number of the journal's signed heads stored now.
+	// Heads is the number of the journal's signed heads a batch carried that were
+	// stored now.
 	Heads int
-	// Duplicates is the number already held, taken once.
+	// Duplicates is the number of records (of IngestHeads: heads) already held, taken
+	// once.
 	Duplicates int
 	// Waiting is the number of records that came ahead of a gap and wait, signed, for
 	// the records before them (the table sends again from Held).
@@ -450,7 +453,7 @@ func (a *Archive) ingest(ctx context.Context, id string, keys []ed25519.PublicKe
 	if err := a.drain(ctx, id, keys, st, now, &res); err != nil {
 		return Result{}, err
 	}
-	if err := a.checkHeads(ctx, id, keys, st, b.Heads, now, &res); err != nil {
+	if err := a.checkBatchHeads(ctx, id, keys, st, b.Heads, now, &res); err != nil {
 		return Result{}, err
 	}
 	a.finish(id, st, b.Inbox, now)
@@ -465,7 +468,9 @@ func (a *Archive) ingest(ctx context.Context, id string, keys []ed25519.PublicKe
 // ingestEach stores b record by record after the database refused its transaction
 // (refused): each record with its rows, or, when the database refuses those, without
 // them and with a NotDerived alarm; a record the database refuses itself is kept apart
-// (NotStored), and the batch ends there.
+// (NotStored), and the batch ends there. Only a batch take would store is stored so: one
+// that fails check is kept apart, and one that stores no record (waiting, or held
+// already) is the refusal, returned.
 func (a *Archive) ingestEach(ctx context.Context, id string, keys []ed25519.PublicKey, b Batch, refused error) (Result, error) {
 	now := a.opt.Now()
 	var res Result
@@ -475,13 +480,22 @@ func (a *Archive) ingestEach(ctx context.Context, id string, keys []ed25519.Publ
 		return Result{}, err
 	}
 	a.batch, a.writes = a.batch[:0], a.writes[:0]
-	if al := VerifyBatch(id, keys, b, st.held); al != nil {
+	al, err := a.check(ctx, id, keys, st, b)
+	if err != nil {
+		return Result{}, err
+	}
+	if al != nil {
 		if err := a.keepBatchApart(ctx, *al, b, now); err != nil {
 			return Result{}, err
 		}
 		a.finish(id, st, b.Inbox, now)
-		res.Alarms = append(res.Alarms, *al)
+		res.Alarms, res.Held = append(res.Alarms, *al), st.held
 		return res, a.commit(ctx)
+	}
+	if b.Records[0].Seq > st.held.Seq+1 || b.Signed.Seq <= st.held.Seq {
+		// The batch stores no record now (it waits for the records before it, or it is
+		// held already): what the database refused is not its records'.
+		return Result{}, refused
 	}
 	for i, r := range b.Records {
 		if r.Seq <= st.held.Seq {
@@ -503,7 +517,7 @@ func (a *Archive) ingestEach(ctx context.Context, id string, keys []ed25519.Publ
 			var r1 Result
 			err = a.storeRun(id, st, one, &r1)
 			if err == nil && last {
-				err = a.checkHeads(ctx, id, keys, st, one.Heads, now, &r1)
+				err = a.checkBatchHeads(ctx, id, keys, st, one.Heads, now, &r1)
 			}
 			if err == nil && noRows {
 				al := Alarm{Table: id, Item: "rows", Seq: r.Seq, Kind: NotDerived,
@@ -545,9 +559,11 @@ func (a *Archive) ingestEach(ctx context.Context, id string, keys []ed25519.Publ
 			break
 		}
 	}
-	if st, ok := a.tables[id]; ok {
-		res.Held = st.held
+	// After a record the database refused, the table is read back: it is held before it.
+	if st, err = a.load(ctx, id); err != nil {
+		return Result{}, err
 	}
+	res.Held = st.held
 	return res, nil
 }
 
@@ -612,11 +628,59 @@ func VerifyBatch(id string, keys []ed25519.PublicKey, b Batch, held Position) *A
 	return nil
 }
 
+// check returns the alarm of b against what is held of table id, nil when b agrees with
+// it: VerifyBatch's, or a rollback (the table's signature over records that disagree with
+// what is held): a batch held already whose last record is held with another hash, one
+// whose records held disagree with the last held, or whose next records disagree with a
+// head the table signed in its journal. A batch ahead of a gap is checked against what
+// is held when the gap is filled.
+func (a *Archive) check(ctx context.Context, id string, keys []ed25519.PublicKey, st *tableState, b Batch) (*Alarm, error) {
+	if al := VerifyBatch(id, keys, b, st.held); al != nil {
+		return al, nil
+	}
+	first, last := b.Records[0].Seq, b.Signed.Seq
+	rollback := func(format string, args ...any) (*Alarm, error) {
+		return &Alarm{Table: id, Item: "batch", Seq: first, Kind: Rollback, Reason: fmt.Sprintf(format, args...)}, nil
+	}
+	switch {
+	case first > st.held.Seq+1:
+		return nil, nil
+	case last <= st.held.Seq:
+		// Held already: the same history when the hash the table signed of its last
+		// record is the one held there (the chain stands for every record before it).
+		h, err := a.heldHash(ctx, id, st, last)
+		if err != nil {
+			return nil, err
+		}
+		if h != b.Signed.Hash {
+			return rollback("the table signed record %d with hash %s, the archive holds it with hash %s", last, b.Signed.Hash, h)
+		}
+		return nil, nil
+	}
+	// The batch holds the record after the last held: its records before it must be
+	// the ones held (the junction's hash; the chain carries the rest).
+	if first <= st.held.Seq {
+		if h := b.Records[st.held.Seq-first].Hash; h != st.held.Hash {
+			return rollback("the table signed record %d with hash %s, the archive holds it with hash %s", st.held.Seq, h, st.held.Hash)
+		}
+	}
+	for _, r := range b.Records[st.held.Seq+1-first:] {
+		if h, signed := st.ahead[r.Seq]; signed && h != r.Hash {
+			return rollback("record %d has hash %s, not the hash %s the table signed for it in its journal's head", r.Seq, r.Hash, h)
+		}
+	}
+	return nil, nil
+}
+
 // take stores b, which the table signed, when it follows what is held; keeps it waiting
 // when it comes ahead of a gap; takes it once when it is held already. A batch that
-// fails VerifyBatch, or disagrees with what is held, is kept apart.
+// fails check is kept apart.
 func (a *Archive) take(ctx context.Context, id string, keys []ed25519.PublicKey, st *tableState, b Batch, now time.Time, res *Result) error {
-	if al := VerifyBatch(id, keys, b, st.held); al != nil {
+	al, err := a.check(ctx, id, keys, st, b)
+	if err != nil {
+		return err
+	}
+	if al != nil {
 		res.Alarms = append(res.Alarms, *al)
 		return a.keepBatchApart(ctx, *al, b, now)
 	}
@@ -626,18 +690,6 @@ func (a *Archive) take(ctx context.Context, id string, keys []ed25519.PublicKey,
 		a.wait(st, b, res)
 		return nil
 	case last <= st.held.Seq:
-		// Held already: the same history when the hash the table signed of its last
-		// record is the one held there (the chain stands for every record before it).
-		h, err := a.heldHash(ctx, id, st, last)
-		if err != nil {
-			return err
-		}
-		if h != b.Signed.Hash {
-			al := Alarm{Table: id, Item: "batch", Seq: first, Kind: Rollback,
-				Reason: fmt.Sprintf("the table signed record %d with hash %s, the archive holds it with hash %s", last, b.Signed.Hash, h)}
-			res.Alarms = append(res.Alarms, al)
-			return a.keepBatchApart(ctx, al, b, now)
-		}
 		res.Duplicates += len(b.Records)
 		if last > st.signed.Seq {
 			// A table whose records were stored before batches were signed: its
@@ -645,24 +697,6 @@ func (a *Archive) take(ctx context.Context, id string, keys []ed25519.PublicKey,
 			st.signed, st.dirty = b.Signed, true
 		}
 		return nil
-	}
-	// The batch holds the record after the last held: its records before it must be
-	// the ones held (the junction's hash; the chain carries the rest).
-	if first <= st.held.Seq {
-		if h := b.Records[st.held.Seq-first].Hash; h != st.held.Hash {
-			al := Alarm{Table: id, Item: "batch", Seq: first, Kind: Rollback,
-				Reason: fmt.Sprintf("the table signed record %d with hash %s, the archive holds it with hash %s", st.held.Seq, h, st.held.Hash)}
-			res.Alarms = append(res.Alarms, al)
-			return a.keepBatchApart(ctx, al, b, now)
-		}
-	}
-	for _, r := range b.Records[st.held.Seq+1-first:] {
-		if h, signed := st.ahead[r.Seq]; signed && h != r.Hash {
-			al := Alarm{Table: id, Item: "batch", Seq: first, Kind: Rollback,
-				Reason: fmt.Sprintf("record %d has hash %s, not the hash %s the table signed for it in its journal's head", r.Seq, r.Hash, h)}
-			res.Alarms = append(res.Alarms, al)
-			return a.keepBatchApart(ctx, al, b, now)
-		}
 	}
 	return a.storeRun(id, st, b, res)
 }
@@ -855,8 +889,20 @@ func (a *Archive) ingestHeads(ctx context.Context, id string, keys []ed25519.Pub
 	if err := a.commit(ctx); err != nil {
 		return Result{}, err
 	}
-	res.Stored, res.Held = res.Heads, st.held
+	res.Held = st.held
 	return res, nil
+}
+
+// checkBatchHeads is checkHeads for the heads a batch carries: their alarms are the
+// batch's, but Stored and Duplicates count the batch's records alone.
+func (a *Archive) checkBatchHeads(ctx context.Context, id string, keys []ed25519.PublicKey, st *tableState, cs []journal.Checkpoint, now time.Time, res *Result) error {
+	var heads Result
+	if err := a.checkHeads(ctx, id, keys, st, cs, now, &heads); err != nil {
+		return err
+	}
+	res.Alarms = append(res.Alarms, heads.Alarms...)
+	res.Heads += heads.Stored
+	return nil
 }
 
 // checkHeads checks the unnamed heads cs of table id in order and queues storing each
@@ -887,7 +933,7 @@ func (a *Archive) checkHeads(ctx context.Context, id string, keys []ed25519.Publ
 			a.writes = append(a.writes, stmt{query: `INSERT INTO heads (table_id, seq, hash, sig, received_at) VALUES ($1, $2, $3, $4, $5)`,
 				args: []any{id, int64(c.Seq), c.Hash[:], c.Sig, a.db.ts(now)}})
 			stored[c.Seq] = c.Hash
-			res.Heads++
+			res.Stored++
 		}
 	}
 	for seq, h := range stored {

@@ -201,7 +201,9 @@ func storable(s string) string {
 	for i, r := range s {
 		if control(r) || r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
 			var b strings.Builder
-			for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+			// Ranging over s gives U+FFFD for each byte that is not UTF-8, one a byte
+			// (strings.ToValidUTF8 would give one for a run of them).
+			for _, r := range s {
 				if control(r) {
 					fmt.Fprintf(&b, "\\u%04x", r)
 				} else {

@@ -28,8 +28,8 @@ const (
 // genStart is when the generated play begins.
 var genStart = time.Date(2025, 1, 1, 8, 0, 0, 0, time.UTC)
 
-// genKey is the key of every generated table: the archive checks the chain of records,
-// which need no signature.
+// genKey is the key of every generated table: it signs each batch the table ships
+// (genBatch), naming the table.
 var genKey = ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
 
 // tableGen plays rounds of one table through the round controller, as the table's
@@ -52,6 +52,9 @@ type tableGen struct {
 	// irregularEvery, when above 0, makes one round in irregularEvery irregular (see
 	// irregular): round n when n+irregularOffset is a multiple of it.
 	irregularEvery, irregularOffset int
+	// detail is what the supervisor says of an irregularity reported ("cards counted
+	// again" when empty).
+	detail string
 }
 
 // genSupervisors are the people who report and decide the generated irregularities.
@@ -65,8 +68,12 @@ func (g *tableGen) irregular(t testing.TB, n int, out []Record) ([]Record, bool)
 	t.Helper()
 	k := n / g.irregularEvery
 	who := genSupervisors[k%len(genSupervisors)]
+	detail := g.detail
+	if detail == "" {
+		detail = "cards counted again"
+	}
 	r, effs := g.event(t, round.Event{Kind: round.Report, Irregularity: irregularities.IncorrectCards,
-		Role: irregularities.Supervisor, Actor: who, Detail: "cards counted again"})
+		Role: irregularities.Supervisor, Actor: who, Detail: detail})
 	out = append(out, r)
 	if !hasEffect(effs, round.IrregularityRaised) {
 		t.Fatalf("table %s, record %d: no irregularity raised: %v", g.id, r.Seq, effs)
@@ -226,7 +233,7 @@ func fillTablesIrregular(t testing.TB, a *Archive, tables, rounds, batch, irregu
 	}
 	stored := 0
 	send := func(i int) {
-		res, err := a.Ingest(ctx, gens[i].id, pending[i])
+		res, err := a.Ingest(ctx, gens[i].id, genBatch(t, gens[i].id, pending[i]))
 		if err != nil || res.Stored != len(pending[i]) || len(res.Alarms) != 0 {
 			t.Fatalf("table %s: %d records: %+v %v", gens[i].id, len(pending[i]), res, err)
 		}

@@ -134,6 +134,11 @@ func loadFixture(t testing.TB) fixture {
 	if f.headsB, err = os.ReadFile(filepath.Join(dir, "journal", "heads")); err != nil {
 		t.Fatal(err)
 	}
+	for i, r := range f.records {
+		if r.Seq != uint64(i)+1 {
+			t.Fatalf("testdata: record %d is numbered %d", i+1, r.Seq)
+		}
+	}
 	if len(f.records) < 200 || len(f.heads) < 40 {
 		t.Fatalf("testdata: %d records, %d heads", len(f.records), len(f.heads))
 	}
@@ -161,36 +166,82 @@ func newArchive(t testing.TB, db *DB, keys Keys) *Archive {
 	return New(db, keys, Options{Now: fixedNow})
 }
 
-// ingestOne ingests one record and fails the test on an error.
-func ingestOne(t testing.TB, a *Archive, id string, r Record) Result {
+// batchOf is recs as table id ships them: one batch, the head of its last record
+// naming the table signed with key, the journal's heads of its records (those of heads
+// from its first record to its last), written up to its last record.
+func batchOf(t testing.TB, key ed25519.PrivateKey, id string, recs []Record, heads []journal.Checkpoint) Batch {
 	t.Helper()
-	res, err := a.Ingest(context.Background(), id, []Record{r})
+	if len(recs) == 0 {
+		t.Fatal("a batch of no records")
+	}
+	last := recs[len(recs)-1]
+	signed, err := journal.SignTable(key, id, last.Seq, last.Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hs []journal.Checkpoint
+	for _, c := range heads {
+		if c.Seq >= recs[0].Seq && c.Seq <= last.Seq {
+			hs = append(hs, c)
+		}
+	}
+	return Batch{Records: recs, Signed: signed, Heads: hs, Written: last.Seq}
+}
+
+// batch is the fixture's records from to to (numbered from 1) as its table ships them,
+// signed with its key, with the journal's heads of those records.
+func (f fixture) batch(t testing.TB, from, to uint64) Batch {
+	t.Helper()
+	return batchOf(t, f.key, fixtureTable, f.records[from-1:to], f.heads)
+}
+
+// genBatch is recs of generated table id as it ships them, signed with genKey.
+func genBatch(t testing.TB, id string, recs []Record) Batch {
+	t.Helper()
+	return batchOf(t, genKey, id, recs, nil)
+}
+
+// ingestBatch ingests b and fails the test on an error.
+func ingestBatch(t testing.TB, a *Archive, id string, b Batch) Result {
+	t.Helper()
+	res, err := a.Ingest(context.Background(), id, b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
 }
 
-// ingestAll ingests every record one at a time, each head right after its record, as
-// the table sends them, and fails the test on any error or alarm.
+// shipSizes are the sizes of the batches ingestAll ships, in turn: a table ships what
+// its journal holds at each send, one record during a round, more after a reconnection.
+var shipSizes = []int{1, 2, 3, 5, 8, 13, 21, 1, 1, 34}
+
+// ingestAll ships the fixture's records after what a holds up to record upTo, as the
+// table does: in order, in batches of shipSizes, each signed, each with the journal's
+// heads of its records. It fails the test unless every batch is stored whole, with no
+// alarm and nothing waiting, and the archive then holds every head of the records.
 func ingestAll(t testing.TB, a *Archive, f fixture, upTo uint64) {
 	t.Helper()
-	hs := f.heads
-	for _, r := range f.records {
-		if r.Seq > upTo {
-			break
+	ctx := context.Background()
+	held, err := a.Held(ctx, fixtureTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upTo = min(upTo, f.records[len(f.records)-1].Seq)
+	for i, from := 0, held.Seq+1; from <= upTo; i++ {
+		to := min(from+uint64(shipSizes[i%len(shipSizes)])-1, upTo)
+		res := ingestBatch(t, a, fixtureTable, f.batch(t, from, to))
+		if res.Stored != int(to-from+1) || res.Duplicates != 0 || res.Waiting != 0 || len(res.Alarms) != 0 ||
+			res.Held != (Position{to, f.records[to-1].Hash}) {
+			t.Fatalf("records %d to %d: %+v", from, to, res)
 		}
-		res := ingestOne(t, a, fixtureTable, r)
-		if res.Stored != 1 || len(res.Alarms) != 0 {
-			t.Fatalf("record %d: %+v", r.Seq, res)
-		}
-		for len(hs) > 0 && hs[0].Seq == r.Seq {
-			hr, err := a.IngestHead(context.Background(), fixtureTable, hs[0])
-			if err != nil || hr.Stored != 1 || len(hr.Alarms) != 0 {
-				t.Fatalf("head of record %d: %+v %v", hs[0].Seq, hr, err)
-			}
-			hs = hs[1:]
-		}
+		from = to + 1
+	}
+	hs, err := a.db.Heads(ctx, fixtureTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := f.headsUpTo(upTo); fmt.Sprint(hs) != fmt.Sprint(want) {
+		t.Fatalf("the archive holds %d heads, want the journal's %d up to record %d", len(hs), len(want), upTo)
 	}
 }
 

@@ -63,7 +63,9 @@ func TestMigrations(t *testing.T) {
 		if n := count(t, db, `SELECT COUNT(*) FROM schema_version`); n != SchemaVersion {
 			t.Fatalf("schema_version has %d rows after a second open, want %d", n, SchemaVersion)
 		}
-		for _, table := range []string{"tables", "records", "heads", "quarantine", "rounds", "irregularities", "commands"} {
+		count(t, db, `SELECT COUNT(*) FROM tables WHERE signed_seq = 0 AND signed_hash IS NULL AND sig IS NULL AND written = 0`)
+		for _, table := range []string{"tables", "records", "heads", "quarantine", "rounds", "irregularities", "commands",
+			"replay_state", "inbox", "unknown_tables", "archive_meta"} {
 			count(t, db, "SELECT COUNT(*) FROM "+table)
 		}
 		if _, err := db.SQL().Exec(`INSERT INTO schema_version (version, applied_at) VALUES ($1, $2)`, SchemaVersion+1, db.ts(fixedNow())); err != nil {

@@ -31,7 +31,7 @@ func TestRestartFromReplayState(t *testing.T) {
 		t.Helper()
 		for len(rs) > 0 {
 			n := min(50, len(rs))
-			res, err := a.Ingest(context.Background(), genTableID(i), rs[:n])
+			res, err := a.Ingest(context.Background(), genTableID(i), genBatch(t, genTableID(i), rs[:n]))
 			if err != nil || res.Stored != n || len(res.Alarms) != 0 {
 				t.Fatalf("table %s: %+v %v", genTableID(i), res, err)
 			}

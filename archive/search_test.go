@@ -91,7 +91,7 @@ func searchDB(t *testing.T, dsn string) *DB {
 		tableC: variant(t, f, later),
 	}
 	for _, id := range []string{tableC, tableB, tableA} {
-		res, err := a.Ingest(context.Background(), id, journals[id])
+		res, err := a.Ingest(context.Background(), id, batchOf(t, f.key, id, journals[id], nil))
 		if err != nil || res.Stored != len(f.records) || len(res.Alarms) != 0 {
 			t.Fatalf("table %s: %+v %v", id, res, err)
 		}

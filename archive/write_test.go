@@ -4,16 +4,45 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tablectl/tablectl/journal"
 )
 
-// TestBatchIsOneTransaction: a batch whose last write fails (its records' INSERT meets a
-// row already there) stores nothing of what it queued before: no rows derived from its
-// records, no quarantine, no new position. The archive holds the table as before; the
-// same batch sent again once the obstacle is gone stores all of it, as the table wrote it.
+// inTheWay makes the database fail, at run time and not as a refusal (Refused is false),
+// each statement of the trigger's event on table: a trigger that raises (PostgreSQL's
+// default code P0001; SQLite's json() of no JSON, SQLITE_ERROR). It returns the statement
+// that drops it.
+func inTheWay(t *testing.T, db *DB, name, event, table string) string {
+	t.Helper()
+	stmts := []string{fmt.Sprintf(`CREATE TRIGGER %s BEFORE %s ON %s BEGIN SELECT json('in the way'); END`, name, event, table)}
+	drop := `DROP TRIGGER ` + name
+	if db.Engine() == Postgres {
+		stmts = []string{
+			fmt.Sprintf(`CREATE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'in the way'; END $$`, name),
+			fmt.Sprintf(`CREATE TRIGGER %s BEFORE %s ON %s FOR EACH ROW EXECUTE FUNCTION %s()`, name, event, table, name),
+		}
+		drop = fmt.Sprintf(`DROP TRIGGER %s ON %s; DROP FUNCTION %s()`, name, table, name)
+	}
+	for _, q := range stmts {
+		if _, err := db.SQL().Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return drop
+}
+
+// TestBatchIsOneTransaction: a batch whose last write fails (the removal of its inbox
+// row, with a trigger in the way that fails at run time) stores nothing of what it
+// queued before: no records, no rows derived from them, no heads, no quarantine (a head
+// of the batch signed with another key is one), no new position, and its inbox row
+// stays. A batch failing at an earlier write (the table's row) leaves its inbox row too.
+// The archive holds the table as before; the same batch sent again once the obstacle is
+// gone stores all of it, as the table wrote it, and removes its inbox row. (A record row
+// in the way, the obstacle once, is now a refusal: the records are stored one by one,
+// TestRefusedRecord.)
 func TestBatchIsOneTransaction(t *testing.T) {
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
@@ -21,59 +50,57 @@ func TestBatchIsOneTransaction(t *testing.T) {
 		db := openDB(t, dsn)
 		a := newArchive(t, db, f.keys())
 		const first = 50
-		if res, err := a.Ingest(ctx, fixtureTable, f.records[:first]); err != nil || res.Stored != first {
-			t.Fatalf("first batch: %+v %v", res, err)
-		}
-		// A row in the way of the next batch's records, written behind the archive's back.
-		planted := f.records[199]
-		if _, err := db.SQL().Exec(`INSERT INTO records (table_id, seq, hash, payload, received_at) VALUES ($1, $2, $3, $4, $5)`,
-			fixtureTable, int64(planted.Seq), planted.Hash[:], planted.Data, db.ts(fixedNow())); err != nil {
+		ingestAll(t, a, f, first)
+		items := []InboxItem{{Table: fixtureTable, Topic: "tablectl/v1/" + fixtureTable + "/archive/records", Payload: []byte("{}"), At: fixedNow()}}
+		if err := a.Receive(ctx, items); err != nil {
 			t.Fatal(err)
 		}
-		// The next batch: the rest of the journal and a rolled-back record 10 (an alarm).
-		rb := Record{Seq: 10, Data: []byte(`{"event":{"kind":"power-restored","at":"2026-11-27T05:00:00Z"}}`)}
-		rb.Hash = journal.ChainHash(f.records[8].Hash, rb.Seq, rb.Data)
-		batch := append([]Record{rb}, f.records[first:]...)
+		_, stranger, _ := ed25519.GenerateKey(nil)
+		batch := f.batch(t, first+1, uint64(len(f.records)))
+		batch.Heads = append(slices.Clone(batch.Heads), journal.Sign(stranger, first+1, f.records[first].Hash))
+		batch.Inbox = items[0].ID
 
-		counts := func() [6]int {
-			var c [6]int
-			for i, q := range []string{`records`, `rounds`, `commands`, `irregularities`, `quarantine`, `heads`} {
+		counts := func() [7]int {
+			var c [7]int
+			for i, q := range []string{`records`, `rounds`, `commands`, `irregularities`, `quarantine`, `heads`, `inbox`} {
 				c[i] = count(t, db, `SELECT COUNT(*) FROM `+q)
 			}
 			return c
 		}
 		before := counts()
 		if before[1] == 0 && before[2] == 0 {
-			t.Fatal("the first batch derived no rows: the test would prove nothing")
+			t.Fatal("the first batches derived no rows: the test would prove nothing")
 		}
-		res, err := a.Ingest(ctx, fixtureTable, batch)
-		if err == nil {
-			t.Fatalf("a batch meeting a record already there: %+v, want an error", res)
-		}
-		if after := counts(); after != before {
-			t.Fatalf("after the failed batch the archive has %v rows (records, rounds, commands, irregularities, quarantine, heads), want %v as before", after, before)
-		}
-		if n := count(t, db, `SELECT last_seq FROM tables WHERE table_id = $1`, fixtureTable); n != first {
-			t.Fatalf("tables says record %d is held, want %d", n, first)
-		}
-		if held, err := a.Held(ctx, fixtureTable); err != nil || held.Seq != first {
-			t.Fatalf("Held = %+v, %v; want record %d", held, err, first)
+		for _, obstacle := range []struct{ event, table string }{{"DELETE", "inbox"}, {"UPDATE", "tables"}} {
+			drop := inTheWay(t, db, "in_the_way", obstacle.event, obstacle.table)
+			res, err := a.Ingest(ctx, fixtureTable, batch)
+			if err == nil || Refused(err) {
+				t.Fatalf("a batch meeting a failing %s on %s: %+v, %v; want an error, not a refusal", obstacle.event, obstacle.table, res, err)
+			}
+			if after := counts(); after != before {
+				t.Fatalf("after the failed batch the archive has %v rows (records, rounds, commands, irregularities, quarantine, heads, inbox), want %v as before", after, before)
+			}
+			if n := count(t, db, `SELECT last_seq FROM tables WHERE table_id = $1`, fixtureTable); n != first {
+				t.Fatalf("tables says record %d is held, want %d", n, first)
+			}
+			if held, err := a.Held(ctx, fixtureTable); err != nil || held.Seq != first {
+				t.Fatalf("Held = %+v, %v; want record %d", held, err, first)
+			}
+			if _, err := db.SQL().Exec(drop); err != nil {
+				t.Fatal(err)
+			}
 		}
 
-		if _, err := db.SQL().Exec(`DELETE FROM records WHERE table_id = $1 AND seq = $2`, fixtureTable, int64(planted.Seq)); err != nil {
-			t.Fatal(err)
-		}
-		res, err = a.Ingest(ctx, fixtureTable, batch)
-		if err != nil || res.Stored != len(f.records)-first || len(res.Alarms) != 1 || res.Alarms[0].Seq != 10 {
-			t.Fatalf("the batch again: %+v %v; want %d stored and the alarm of record 10", res, err, len(f.records)-first)
+		res, err := a.Ingest(ctx, fixtureTable, batch)
+		if err != nil || res.Stored != len(f.records)-first || len(res.Alarms) != 1 || res.Alarms[0].Kind != BadSignature ||
+			res.Alarms[0].Item != "head" || res.Alarms[0].Seq != first+1 {
+			t.Fatalf("the batch again: %+v %v; want %d stored and the alarm of the head of record %d", res, err, len(f.records)-first, first+1)
 		}
 		if n := count(t, db, `SELECT COUNT(*) FROM quarantine`); n != 1 {
 			t.Fatalf("quarantine has %d rows, want 1", n)
 		}
-		for _, c := range f.heads {
-			if _, err := a.IngestHead(ctx, fixtureTable, c); err != nil {
-				t.Fatal(err)
-			}
+		if left, err := a.Inbox(ctx); err != nil || len(left) != 0 {
+			t.Fatalf("the inbox after the batch is stored: %+v %v; want it empty", left, err)
 		}
 		checkRoundsAgainstReport(t, db, f)
 		exportAndCompare(t, db, f)
@@ -107,7 +134,9 @@ func TestHeadsInOneCall(t *testing.T) {
 		if n := count(t, db, `SELECT COUNT(*) FROM quarantine WHERE item = 'head'`); n != 2 {
 			t.Fatalf("%d heads in quarantine, want 2", n)
 		}
-		res, err = a.Ingest(ctx, fixtureTable, f.records)
+		b := f.batch(t, 1, uint64(len(f.records)))
+		b.Heads = nil
+		res, err = a.Ingest(ctx, fixtureTable, b)
 		if err != nil || res.Stored != len(f.records) || len(res.Alarms) != 0 {
 			t.Fatalf("the records after their heads: %+v %v", res, err)
 		}
@@ -125,7 +154,9 @@ func TestHeadsAfterTheirRecords(t *testing.T) {
 		ctx := context.Background()
 		db := openDB(t, dsn)
 		a := newArchive(t, db, f.keys())
-		if res, err := a.Ingest(ctx, fixtureTable, f.records); err != nil || res.Stored != len(f.records) {
+		b := f.batch(t, 1, uint64(len(f.records)))
+		b.Heads = nil
+		if res, err := a.Ingest(ctx, fixtureTable, b); err != nil || res.Stored != len(f.records) {
 			t.Fatalf("records: %+v %v", res, err)
 		}
 		half := len(f.heads) / 2
