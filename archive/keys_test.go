@@ -19,8 +19,9 @@ func TestReadKeys(t *testing.T) {
 	}
 	k := strings.TrimSpace(string(pub))
 	other := "ed25519:" + strings.Repeat("A", 43) + "="
+	replaced := "ed25519:" + strings.Repeat("B", 42) + "A="
 	path := filepath.Join(t.TempDir(), "keys")
-	if err := os.WriteFile(path, []byte("# the floor's tables\n\npit3-bac07 "+k+"\npit3-bac08\t"+other+"\n  pit3-bac07 "+other+"  \n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte("# the floor's tables\n\npit3-bac07 "+k+"\npit3-bac08\t"+other+"\n  pit3-bac07 "+replaced+"  \n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	keys, err := ReadKeys(path)
@@ -37,6 +38,12 @@ func TestReadKeys(t *testing.T) {
 		{"pit3-bac07 " + strings.TrimPrefix(k, "ed25519:") + "\n", `keys:1: table pit3-bac07: public key`},
 		{"pit3-bac07 ed25519:AAAA\n", `keys:1: table pit3-bac07: public key "ed25519:AAAA": want 32 bytes`},
 		{"pit3-bac07 " + k + "\npit3-bac07 " + k + "\n", "keys:2: table pit3-bac07: key " + k + " given twice"},
+		// A cloned SD card: one key for two tables would let either's signature pass
+		// for the other's.
+		{"pit3-bac07 " + k + "\npit3-bac08 " + k + "\n", "keys:2: table pit3-bac08: key " + k + " is table pit3-bac07's too"},
+		// A table logs in as its id: a service user's name is never one.
+		{"dealer " + k + "\n", `keys:1: table id "dealer" is the name of a broker user`},
+		{"archive-floor " + k + "\n", `keys:1: table id "archive-floor" is the name of a broker user`},
 	} {
 		_, err := ParseKeys(strings.NewReader(tc.text), "keys")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -18,14 +18,14 @@ func TestDeployArchiveExample(t *testing.T) {
 	}
 	a := cfg.Archive.ArchiveService
 	if a.MQTT.URL != "ssl://127.0.0.1:8883" || a.MQTT.Username != "archive-floor" || a.MQTT.CA != "/etc/tablectl/archive/ca.crt" ||
-		a.Keys != "/etc/tablectl/archive/keys" || a.ClientID != "tablectl-archive" || a.Central || !cfg.Log.JSON ||
+		a.Keys != "/etc/tablectl/archive/keys" || a.ClientID != "tablectl-archive-floor" || a.ID != "floor" || a.Central || !cfg.Log.JSON ||
 		!strings.Contains(a.DB, "sslmode=verify-full") || !strings.Contains(a.DB, "sslrootcert=") || !strings.HasPrefix(a.DB, "postgres://") {
 		t.Errorf("read %+v, log %+v", a, cfg.Log)
 	}
 	present(t)
 	_, err = LoadConsole("../deploy/tablectl-archive.yaml")
-	for _, want := range []string{"tablectl-archive.yaml:17: archive.mqtt.password_file: /etc/tablectl/archive/mqtt-password does not exist",
-		"tablectl-archive.yaml:29: archive.keys: /etc/tablectl/archive/keys does not exist"} {
+	for _, want := range []string{"tablectl-archive.yaml:22: archive.mqtt.password_file: /etc/tablectl/archive/mqtt-password does not exist",
+		"tablectl-archive.yaml:35: archive.keys: /etc/tablectl/archive/keys does not exist"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want %q", err, want)
 		}
