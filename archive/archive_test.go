@@ -186,8 +186,8 @@ func shipBatches(t *testing.T, f fixture, rng *rand.Rand) []Batch {
 // table's sends come after a reconnection: never far), then again whole, then again
 // batch by batch, are stored once and in order: every record once, the same rows as sent
 // in order, and a sending again stores nothing. A batch ahead of a gap waits for the
-// records before it, its heads stored at once, ahead of their records. (Records in any
-// order inside a batch are no longer a batch: TestNotABatch.)
+// records before it, its heads stored at once, ahead of their records. (Records out of
+// order inside a batch are no batch: TestNotABatch.)
 func TestSentTwiceAndOutOfOrder(t *testing.T) {
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {

@@ -116,7 +116,7 @@ func TestInbox(t *testing.T) {
 // counted in at most MaxUnknownTables rows of their own and one more, under the id "",
 // for the rest together; an id counted before goes on on its row, a restarted archive
 // too; Ingest of such a table is ErrUnknownTable and keeps nothing, not in quarantine
-// either (the unknown-table alarm, a row of quarantine each, is gone).
+// either: no alarm and no quarantine row for an unknown table.
 func TestCountUnknown(t *testing.T) {
 	f := loadFixture(t)
 	const ids = 2000

@@ -79,8 +79,7 @@ func expectAlarm(t *testing.T, res Result, id string, kind AlarmKind, item strin
 // raises its alarm naming the table and the record, is kept in quarantine, one row a
 // batch, and derives no row; the archive holds the table as before; the true batch of
 // that record is stored after them, with its rows, and the journal exported is the
-// table's. (A record is no longer kept apart alone, as when records came unsigned: a
-// batch is, whole, in one row of quarantine.)
+// table's. (A refused batch is kept apart whole, in one row of quarantine.)
 func TestUnsignedAppend(t *testing.T) {
 	f := loadFixture(t)
 	next, rows := commandRecord(t, f, 100)
@@ -322,7 +321,7 @@ func TestRollback(t *testing.T) {
 // heads) is a *BatchError naming the table: nothing of it is stored or kept apart. A
 // table the keys file does not name is ErrUnknownTable, for records and heads alike, and
 // nothing of it is stored, kept apart or counted (the service counts it, CountUnknown):
-// the unknown-table alarm, with its row of quarantine, is gone.
+// no alarm and no quarantine row.
 func TestNotABatch(t *testing.T) {
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
