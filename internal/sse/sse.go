@@ -73,8 +73,7 @@ func (s *Writer) expire() {
 // done, the browser gone, or the Writer closed.
 func (s *Writer) Send(frame []byte) bool {
 	s.mu.Lock()
-	// Once ctx is done expire has run or waits for mu: either way no write follows
-	// without a deadline in the past.
+	// ctx done after this check: expire waits for mu, then ends the write below.
 	if s.closed || s.ctx.Err() != nil {
 		s.mu.Unlock()
 		return false
