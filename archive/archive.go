@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tablectl/tablectl/internal/ratelog"
@@ -164,8 +166,10 @@ const (
 // Archive checks and stores the records and signed heads of the tables of its keys. Its
 // methods are safe for concurrent use; it writes one table's batch at a time.
 type Archive struct {
-	db     *DB
-	keys   Keys
+	db *DB
+	// keys are read without mu (Known), and replaced under it (SetKeys): a batch is
+	// stored under the keys it began with.
+	keys   atomic.Pointer[Keys]
 	opt    Options
 	log    *slog.Logger
 	alarms *ratelog.Limiter
@@ -213,15 +217,43 @@ func New(db *DB, keys Keys, opt Options) *Archive {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Archive{db: db, keys: keys, opt: opt, log: log, alarms: ratelog.New(0, nil),
+	a := &Archive{db: db, opt: opt, log: log, alarms: ratelog.New(0, nil),
 		tables: map[string]*tableState{}, quarantine: -1, inbox: -1}
+	a.keys.Store(&keys)
+	return a
+}
+
+// SetKeys replaces the tables' keys, as a reload of the keys file does, and returns
+// the tables it adds and those it takes away, in order. It waits for a batch being
+// stored, which is stored under the keys it began with. A table taken away keeps what
+// is held of it; its batches are then ErrUnknownTable, and its batches waiting ahead of
+// a gap are let go.
+func (a *Archive) SetKeys(keys Keys) (added, removed []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	old := *a.keys.Load()
+	a.keys.Store(&keys)
+	for id := range keys {
+		if _, ok := old[id]; !ok {
+			added = append(added, id)
+		}
+	}
+	for id := range old {
+		if _, ok := keys[id]; !ok {
+			removed = append(removed, id)
+			delete(a.tables, id)
+		}
+	}
+	slices.Sort(added)
+	slices.Sort(removed)
+	return added, removed
 }
 
 func nowUTC() time.Time { return time.Now().UTC() }
 
 // Known reports whether the keys file names table id.
 func (a *Archive) Known(id string) bool {
-	_, ok := a.keys[id]
+	_, ok := (*a.keys.Load())[id]
 	return ok
 }
 
@@ -386,7 +418,7 @@ func (a *Archive) restoreState(ctx context.Context, id string, der *deriver) (ui
 func (a *Archive) Ingest(ctx context.Context, id string, b Batch) (Result, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	keys, known := a.keys[id]
+	keys, known := (*a.keys.Load())[id]
 	if !known {
 		return Result{}, fmt.Errorf("archive: table %s: %w", id, ErrUnknownTable)
 	}
@@ -863,7 +895,7 @@ func (a *Archive) IngestHead(ctx context.Context, id string, c journal.Checkpoin
 func (a *Archive) IngestHeads(ctx context.Context, id string, cs []journal.Checkpoint) (Result, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	keys, known := a.keys[id]
+	keys, known := (*a.keys.Load())[id]
 	if !known {
 		return Result{}, fmt.Errorf("archive: table %s: %w", id, ErrUnknownTable)
 	}

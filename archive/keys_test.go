@@ -2,6 +2,9 @@ package archive
 
 import (
 	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,4 +101,73 @@ func TestEngineOf(t *testing.T) {
 	if got := redact("postgres://archive:s3cret@db.floor:5432/archive"); strings.Contains(got, "s3cret") {
 		t.Errorf("redact left the password: %s", got)
 	}
+}
+
+// TestSetKeys: the keys replaced while the archive runs, as a reload of the keys file
+// replaces them. A table added is stored from its next batch; a table taken away keeps
+// what is held of it, and its batches are ErrUnknownTable until it is back. Known is
+// read from other goroutines all along, as the service's intake reads it (-race).
+func TestSetKeys(t *testing.T) {
+	onEngines(t, func(t *testing.T, dsn string) {
+		f := loadFixture(t)
+		db := openDB(t, dsn)
+		a := newArchive(t, db, Keys{})
+		ctx := context.Background()
+		stop, readers := make(chan struct{}), make(chan struct{})
+		defer func() {
+			close(stop)
+			<-readers
+			<-readers
+		}()
+		for range 2 {
+			go func() {
+				defer func() { readers <- struct{}{} }()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+						a.Known(fixtureTable)
+					}
+				}
+			}()
+		}
+		unknown := func(from, to uint64) {
+			t.Helper()
+			if _, err := a.Ingest(ctx, fixtureTable, f.batch(t, from, to)); !errors.Is(err, ErrUnknownTable) {
+				t.Fatalf("records %d to %d of a table not in the keys: %v, want ErrUnknownTable", from, to, err)
+			}
+		}
+		held := func(want uint64) {
+			t.Helper()
+			if n := count(t, db, `SELECT count(*) FROM records WHERE table_id = $1`, fixtureTable); n != int(want) {
+				t.Fatalf("%d records held, want %d", n, want)
+			}
+		}
+		unknown(1, 10)
+		added, removed := a.SetKeys(f.keys())
+		if fmt.Sprint(added, removed) != "[pit3-bac07] []" {
+			t.Errorf("SetKeys added %v, removed %v", added, removed)
+		}
+		if res := ingestBatch(t, a, fixtureTable, f.batch(t, 1, 10)); res.Stored != 10 {
+			t.Fatalf("the table added: %+v", res)
+		}
+		added, removed = a.SetKeys(Keys{"other": {genKey.Public().(ed25519.PublicKey)}})
+		if fmt.Sprint(added, removed) != "[other] [pit3-bac07]" {
+			t.Errorf("SetKeys added %v, removed %v", added, removed)
+		}
+		unknown(11, 20)
+		held(10)
+		if a.Known(fixtureTable) {
+			t.Error("Known: a table taken away is known")
+		}
+		if ts, err := a.Tables(ctx); err != nil || len(ts) != 0 {
+			t.Errorf("Tables with the table taken away: %v, %v", ts, err)
+		}
+		a.SetKeys(f.keys())
+		if res := ingestBatch(t, a, fixtureTable, f.batch(t, 11, 20)); res.Stored != 10 || res.Held.Seq != 20 {
+			t.Fatalf("the table back: %+v", res)
+		}
+		held(20)
+	})
 }

@@ -10,7 +10,9 @@
 // lost, and a table whose batches are slow to store (or refused) never holds back
 // another's: the broker's window of messages not yet acknowledged is shared by every
 // table of the session. Only tables of the keys file get a worker and a held message;
-// the batches of any other id are counted, one row an id, and dropped.
+// the batches of any other id are counted, one row an id, and dropped. The keys may
+// change while it runs (archive.Archive.SetKeys): a batch of a table that left them is
+// counted so too, even one received before.
 package service
 
 import (
@@ -473,11 +475,7 @@ func (s *Service) take(ctx context.Context, msgs []mqtt.Message) {
 		case !s.store.Known(at.Table):
 			m.Ack()
 			if at.Part == api.ArchiveRecordsPart {
-				s.unknownBatches.Add(1)
-				if s.unknownN.Load() < maxUnknownQueued {
-					s.unknownN.Add(1)
-					s.unknown.Push(unknownBatch{table: at.Table, bytes: len(m.Payload())})
-				}
+				s.toCount(at.Table, len(m.Payload()))
 			}
 			continue
 		}
@@ -510,6 +508,15 @@ func (s *Service) take(ctx context.Context, msgs []mqtt.Message) {
 		r.msg.Ack()
 		r.w.queued.Add(int64(len(items[i].Payload)))
 		r.w.jobs.Push(job{item: &items[i], prefix: r.prefix})
+	}
+}
+
+// toCount has a batch of n bytes of table, which the keys file does not name, counted.
+func (s *Service) toCount(table string, n int) {
+	s.unknownBatches.Add(1)
+	if s.unknownN.Load() < maxUnknownQueued {
+		s.unknownN.Add(1)
+		s.unknown.Push(unknownBatch{table: table, bytes: n})
 	}
 }
 
@@ -619,6 +626,13 @@ func (s *Service) do(ctx context.Context, w *worker, j job) {
 			return ierr
 		}, "table", w.table, "records", len(b.Records)) {
 			return // stopping: the batch stays in the inbox
+		}
+		if errors.Is(err, archive.ErrUnknownTable) {
+			// The table left the keys file since its batch came: counted, not stored.
+			s.toCount(w.table, len(j.item.Payload))
+			s.retry(ctx, "the inbox row of a batch of a table no longer in the keys file could not be removed: trying again",
+				func() error { return s.store.Done(ctx, j.item.ID) }, "table", w.table)
+			return
 		}
 		if err == nil {
 			s.batches.Add(1)

@@ -667,6 +667,97 @@ func TestDatabaseErrorRetried(t *testing.T) {
 	checkJournal(t, dsn, f)
 }
 
+// gateStore holds the first Ingest until release is closed, and tells each batch of an
+// unknown table counted and each inbox row removed apart.
+type gateStore struct {
+	Store
+	once             sync.Once
+	entered, release chan struct{}
+	counted          chan string
+	removed          chan int64
+}
+
+func (s *gateStore) Ingest(ctx context.Context, table string, b archive.Batch) (archive.Result, error) {
+	s.once.Do(func() {
+		close(s.entered)
+		<-s.release
+	})
+	return s.Store.Ingest(ctx, table, b)
+}
+
+func (s *gateStore) CountUnknown(ctx context.Context, table string, n int) error {
+	err := s.Store.CountUnknown(ctx, table, n)
+	s.counted <- table
+	return err
+}
+
+func (s *gateStore) Done(ctx context.Context, id int64) error {
+	err := s.Store.Done(ctx, id)
+	s.removed <- id
+	return err
+}
+
+// TestKeysChangedWhileRunning: a batch received while its table was in the keys file,
+// and stored after the table left it, is counted as an unknown table's batch, not as a
+// malformed one, and leaves the inbox; nothing of it is stored. The table put back is
+// stored from its next batch.
+func TestKeysChangedWhileRunning(t *testing.T) {
+	f := loadFixture(t)
+	b := startBroker(t)
+	var log logBuffer
+	dsn := filepath.Join(t.TempDir(), "archive.db")
+	var a *archive.Archive
+	gate := &gateStore{entered: make(chan struct{}), release: make(chan struct{}), counted: make(chan string, 10), removed: make(chan int64, 10)}
+	r := startArchive(t, b, dsn, keysOf(f), &log, func(s Store) Store {
+		a = s.(*archive.Archive)
+		gate.Store = s
+		return gate
+	})
+	ft := newFakeTable(t, b, f)
+	ft.send(1, 10, 10)
+	guard := time.NewTimer(60 * time.Second) // a guard against a hang, not a measure
+	defer guard.Stop()
+	wait := func(what string, ch <-chan struct{}) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-guard.C:
+			t.Fatalf("%s:\n%s", what, log.String())
+		}
+	}
+	wait("the batch was not taken to be stored", gate.entered)
+	if added, removed := a.SetKeys(archive.Keys{}); len(added) != 0 || fmt.Sprint(removed) != "[pit3-bac07]" {
+		t.Fatalf("SetKeys: added %v, removed %v", added, removed)
+	}
+	close(gate.release)
+	select {
+	case table := <-gate.counted:
+		if table != fixtureTable {
+			t.Fatalf("counted a batch of %q", table)
+		}
+	case <-guard.C:
+		t.Fatalf("the batch of the table taken away was not counted:\n%s", log.String())
+	}
+	select {
+	case <-gate.removed:
+	case <-guard.C:
+		t.Fatalf("the batch of the table taken away was not removed from the inbox:\n%s", log.String())
+	}
+	if st := r.svc.Stats(); st.Unknown != 1 || st.Malformed != 0 || st.Batches != 0 || st.Stored != 0 {
+		t.Fatalf("stats %+v: want 1 batch of an unknown table and nothing else", st)
+	}
+	if n := count(t, dsn, `SELECT COUNT(*) FROM inbox`); n != 0 {
+		t.Fatalf("%d batches left in the inbox", n)
+	}
+	if n := count(t, dsn, `SELECT batches FROM unknown_tables WHERE table_id = $1`, fixtureTable); n != 1 {
+		t.Fatalf("%d batches of %s counted, want 1", n, fixtureTable)
+	}
+	a.SetKeys(keysOf(f))
+	ft.send(1, 10, 10)
+	ft.waitHeld("at record 10", heldAt(10))
+	r.stop()
+}
+
 // TestArchiveTopic: the table's id and the archive's are taken from the topic, on a
 // table's broker and, with central, under casino/<site>/<pit>/.
 func TestArchiveTopic(t *testing.T) {

@@ -44,9 +44,13 @@ file's log.json; docs/config.md lists them), read as strictly as a table's file.
 given wins over the file. deploy/tablectl-archive.yaml is an example, and
 deploy/tablectl-archive.service runs 'tablectl archive --config
 /etc/tablectl/archive/archive.yaml' under systemd; 'tablectl check-config FILE' checks
-the file. SIGTERM stops it: a batch being stored then is stored again at the next start.`
+the file. SIGHUP (systemctl reload) reads the keys file again: a table added is stored
+from its next batch, the batches of a table taken away are counted as an unknown
+table's, and what is held of it stays. SIGTERM stops it: a batch being stored then is
+stored again at the next start.`
 
-// runArchive runs the floor's archive until ctx ends (SIGTERM).
+// runArchive runs the floor's archive until ctx ends (SIGTERM), reading its keys file
+// again at each signal of io.reload (SIGHUP).
 func runArchive(ctx context.Context, args []string, io stdio) error {
 	fs := newFlagSet("archive", io)
 	fs.Usage = func() {
@@ -88,6 +92,18 @@ func runArchive(ctx context.Context, args []string, io stdio) error {
 	if err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
+	// SIGHUP reads the keys file again: the tables added are stored from their next
+	// batch, those taken away are counted as unknown tables.
+	stopReload := onReload(io.reload, func() {
+		nk, err := archive.ReadKeys(cfg.Keys)
+		if err != nil {
+			log.Error("keys file not reloaded: the tables of before are kept", "keys", cfg.Keys, "error", err)
+			return
+		}
+		added, removed := a.SetKeys(nk)
+		log.Info("keys file reloaded", "keys", cfg.Keys, "tables", len(nk), "added", added, "removed", removed)
+	})
+	defer stopReload()
 	fmt.Fprintf(io.out, "archive %s: %d tables in %s, database %s (%s), MQTT %s as %s\n", cfg.ID, len(keys), cfg.Keys, archive.Redact(cfg.DB), db.Engine(), cfg.MQTT.URL, cfg.MQTT.Username)
 	return svc.Run(ctx)
 }

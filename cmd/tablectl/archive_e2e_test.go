@@ -33,16 +33,17 @@ type proc struct {
 	cmd    *exec.Cmd
 	exited chan error
 	done   chan struct{} // closed once it exited
-	log    *lockedBuffer
+	log    *lockedBuffer // its standard error
+	out    *lockedBuffer // its standard output
 }
 
 // startProc runs tablectl with args as a child process; it is killed when the test ends.
 func startProc(t *testing.T, args ...string) *proc {
 	t.Helper()
-	p := &proc{exited: make(chan error, 1), done: make(chan struct{}), log: &lockedBuffer{}}
+	p := &proc{exited: make(chan error, 1), done: make(chan struct{}), log: &lockedBuffer{}, out: &lockedBuffer{}}
 	p.cmd = exec.Command(os.Args[0], args...)
 	p.cmd.Env = append(os.Environ(), "TABLECTL_TEST_MAIN=1")
-	p.cmd.Stderr = p.log
+	p.cmd.Stderr, p.cmd.Stdout = p.log, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -145,7 +145,8 @@ func TestArchiveCommand(t *testing.T) {
 
 // TestArchiveUnitVerifies has systemd check deploy/tablectl-archive.service, with its
 // binary pointed at one that exists, and checks that its command line is one tablectl
-// archive accepts, and that -h says how to set the archive up.
+// archive accepts, that systemctl reload sends SIGHUP, and that -h says how to set the
+// archive up.
 func TestArchiveUnitVerifies(t *testing.T) {
 	unit, err := os.ReadFile("../../deploy/tablectl-archive.service")
 	if err != nil {
@@ -171,7 +172,7 @@ func TestArchiveUnitVerifies(t *testing.T) {
 			t.Errorf("the unit gives %s, which tablectl archive -h does not list", f)
 		}
 	}
-	for _, want := range []string{"User=tablectl-archive", "Restart=on-failure", "NoNewPrivileges=yes", "ProtectSystem=strict",
+	for _, want := range []string{"User=tablectl-archive", "Restart=on-failure", "ExecReload=/bin/kill -HUP $MAINPID", "NoNewPrivileges=yes", "ProtectSystem=strict",
 		"PrivateDevices=yes", "CapabilityBoundingSet=\n", "SystemCallFilter=@system-service", "StateDirectory=tablectl-archive",
 		"EnvironmentFile=-/etc/tablectl/archive.env", "After=network-online.target mosquitto.service postgresql.service"} {
 		if !bytes.Contains(unit, []byte(want)) {

@@ -9,10 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -53,9 +50,13 @@ table's file: an unknown key or a bad value is an error naming the file, the lin
 the key, and the console does not start. A flag given wins over the file.
 deploy/tablectl-console.yaml is an example, and deploy/tablectl-console.service runs
 'tablectl console --config /etc/tablectl/console/console.yaml' under systemd;
-'tablectl check-config FILE' checks the file.`
+'tablectl check-config FILE' checks the file.
 
-// runConsole serves the console, or manages its users file.
+SIGHUP (systemctl reload) reads the users file again: the sessions of the people
+removed, or whose role, tables or password changed, end at once. SIGTERM stops it.`
+
+// runConsole serves the console, or manages its users file. The server reads its users
+// file again at each signal of io.reload (SIGHUP).
 func runConsole(ctx context.Context, args []string, io stdio) error {
 	if len(args) > 0 && args[0] == "user" {
 		return runConsoleUser(args[1:], io)
@@ -124,32 +125,17 @@ func runConsole(ctx context.Context, args []string, io stdio) error {
 	}
 	defer srv.Close()
 
-	// SIGHUP reads the users file again.
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	reloadDone, stopReload := make(chan struct{}), make(chan struct{})
-	defer func() {
-		signal.Stop(hup)
-		close(stopReload)
-		<-reloadDone
-	}()
-	go func() {
-		defer close(reloadDone)
-		for {
-			select {
-			case <-stopReload:
-				return
-			case <-hup:
-			}
-			nu, err := console.LoadUsers(cfg.Users)
-			if err != nil {
-				log.Error("users file not reloaded", "error", err)
-				continue
-			}
-			srv.SetUsers(nu)
-			log.Info("users file reloaded", "users", cfg.Users, "count", len(nu.List()))
+	// SIGHUP reads the users file again: the sessions of people removed or changed end.
+	stopReload := onReload(io.reload, func() {
+		nu, err := console.LoadUsers(cfg.Users)
+		if err != nil {
+			log.Error("users file not reloaded: the users of before are kept", "users", cfg.Users, "error", err)
+			return
 		}
-	}()
+		srv.SetUsers(nu)
+		log.Info("users file reloaded", "users", cfg.Users, "count", len(nu.List()))
+	})
+	defer stopReload()
 
 	ln, err := net.Listen("tcp", cfg.HTTP)
 	if err != nil {

@@ -65,6 +65,7 @@ type floorUnderTest struct {
 	log      *lockedBuffer     // the console's log (the audit)
 	journals map[string]string
 	stops    map[string]func() error
+	client   *http.Client // the people's, when not the default one
 }
 
 func startFloor(t *testing.T, consoleArgs ...string) *floorUnderTest {
@@ -227,7 +228,10 @@ type person struct {
 
 func (f *floorUnderTest) login(t *testing.T, user, password string) (*person, int) {
 	t.Helper()
-	p := &person{url: f.url, client: &http.Client{Timeout: 30 * time.Second}}
+	p := &person{url: f.url, client: f.client}
+	if p.client == nil {
+		p.client = &http.Client{Timeout: 30 * time.Second}
+	}
 	code, body, resp := p.do(t, "POST", "/api/login", `{"user":"`+user+`","password":"`+password+`"}`, nil)
 	if code != 200 {
 		return nil, code

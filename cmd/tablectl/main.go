@@ -26,6 +26,9 @@ type command struct {
 type stdio struct {
 	in       io.Reader
 	out, err io.Writer
+	// reload has SIGHUP for the commands that reload on it (reloads); nil for the others,
+	// and for a command a test runs in-process.
+	reload <-chan os.Signal
 }
 
 var commands = []command{
@@ -45,9 +48,19 @@ var commands = []command{
 
 func main() {
 	// Interrupted, stopped by the service manager, or its terminal closed, tablectl stops
-	// cleanly: its offline status out, its temporary directories removed.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	err := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})
+	// cleanly: its offline status out, its temporary directories removed. The console and
+	// the archive take SIGHUP as a reload instead (systemctl reload), and serve on.
+	std := stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}
+	stopOn := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if reloads(os.Args[1:]) {
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		std.reload = hup
+	} else {
+		stopOn = append(stopOn, syscall.SIGHUP)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), stopOn...)
+	err := run(ctx, os.Args[1:], std)
 	stop()
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -55,6 +68,41 @@ func main() {
 	case err != nil:
 		fmt.Fprintln(os.Stderr, "tablectl:", err)
 		os.Exit(2)
+	}
+}
+
+// reloads reports whether the command of args takes SIGHUP as a reload: the console's
+// server (not its user subcommands) and the archive.
+func reloads(args []string) bool {
+	switch {
+	case len(args) == 0:
+		return false
+	case args[0] == "archive":
+		return true
+	case args[0] == "console":
+		return len(args) < 2 || args[1] != "user"
+	}
+	return false
+}
+
+// onReload calls f at each signal of reload (nil: never) until stop, which waits for a
+// call in progress.
+func onReload(reload <-chan os.Signal, f func()) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-quit:
+				return
+			case <-reload:
+				f()
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
 	}
 }
 

@@ -6,7 +6,11 @@ package chromiumtest
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -20,6 +24,25 @@ const Path = "/usr/bin/chromium"
 // ends.
 func New(t testing.TB, width, height int) context.Context {
 	t.Helper()
+	return start(t, width, height)
+}
+
+// NewTrusting is New with Chromium trusting the keys of certs for HTTPS, as a browser
+// on the floor trusts the casino's own CA: a test server's certificate (an
+// httptest.Server's Certificate) is then good for its pages, and no other is.
+func NewTrusting(t testing.TB, width, height int, certs ...*x509.Certificate) context.Context {
+	t.Helper()
+	pins := make([]string, len(certs))
+	for i, c := range certs {
+		h := sha256.Sum256(c.RawSubjectPublicKeyInfo)
+		pins[i] = base64.StdEncoding.EncodeToString(h[:])
+	}
+	return start(t, width, height, chromedp.Flag("ignore-certificate-errors-spki-list", strings.Join(pins, ",")))
+}
+
+// start starts Chromium for New and NewTrusting, with extra flags.
+func start(t testing.TB, width, height int, extra ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
 	if _, err := os.Stat(Path); err != nil {
 		if os.Getenv("TABLECTL_REQUIRE_INTEGRATION") == "1" {
 			t.Fatalf("TABLECTL_REQUIRE_INTEGRATION=1 but Chromium is missing (apt-get install chromium): %v", err)
@@ -30,7 +53,7 @@ func New(t testing.TB, width, height int) context.Context {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+	opts := append([]chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(Path),
 		chromedp.Headless,
 		chromedp.NoSandbox, // the tests run as root
@@ -42,7 +65,8 @@ func New(t testing.TB, width, height int) context.Context {
 		chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(width, height),
-	)
+	}, extra...)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(allocCtx, chromedp.WithLogf(t.Logf))
 	t.Cleanup(func() {
 		cancel()

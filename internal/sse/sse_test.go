@@ -39,3 +39,19 @@ func TestStream(t *testing.T) {
 		t.Errorf("body %q (flushed %v), want %q", got, rec.Flushed, want)
 	}
 }
+
+// TestSendAfterClose: a closed Writer writes nothing, its context still live.
+func TestSendAfterClose(t *testing.T) {
+	rec := httptest.NewRecorder()
+	w, ok := Start(context.Background(), rec, time.Second)
+	if !ok {
+		t.Fatal("Start: the retry was not written")
+	}
+	w.Close()
+	if w.Send(Ping) {
+		t.Error("Send after Close reported success")
+	}
+	if got := rec.Body.String(); got != "retry: 1000\n\n" {
+		t.Errorf("body %q after Close", got)
+	}
+}
