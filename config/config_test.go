@@ -209,6 +209,34 @@ func TestEveryFaultIsReported(t *testing.T) {
 	}
 }
 
+// TestShoeFormatDefault: a shoe section without format takes tablectl, as docs/config.md
+// says, with a shuffler or not, and a fault elsewhere in the file is listed alone; a
+// format written empty is a fault on its line.
+func TestShoeFormatDefault(t *testing.T) {
+	present(t, "/dev/ttyUSB0", "/dev/ttyUSB1")
+	for _, yaml := range []string{"shoe:\n  port: /dev/ttyUSB0\n", "shoe:\n  port: /dev/ttyUSB0\nshuffler:\n  port: /dev/ttyUSB1\n"} {
+		c, err := Parse("t.yaml", []byte(yaml))
+		if err != nil || c.Shoe == nil || c.Shoe.Format != "tablectl" || c.ShoeConfig().Format != "tablectl" {
+			t.Fatalf("%q: %+v %v, want format tablectl", yaml, c.Shoe, err)
+		}
+	}
+	_, err := Parse("t.yaml", []byte("decks: 99\nshoe:\n  port: /dev/ttyUSB0\n"))
+	var es Errors
+	if !errors.As(err, &es) || len(es) != 1 || !strings.HasPrefix(es[0].Error(), "t.yaml:1: decks:") {
+		t.Fatalf("got %v, want the one fault of decks", err)
+	}
+	_, err = Parse("t.yaml", []byte("decks: eight\nshoe:\n  port: /dev/ttyUSB0\n"))
+	if !errors.As(err, &es) || len(es) != 1 || !strings.HasPrefix(es[0].Error(), "t.yaml:1: decks:") {
+		t.Fatalf("got %v, want the one fault of decks", err)
+	}
+	for _, yaml := range []string{"shoe:\n  port: /dev/ttyUSB0\n  format: \"\"\n", "shoe:\n  port: /dev/ttyUSB0\n  format:\n"} {
+		_, err = Parse("t.yaml", []byte(yaml))
+		if !errors.As(err, &es) || len(es) != 1 || es[0].Error() != `t.yaml:3: shoe.format: "": want tablectl, ascii, scanner or beetek` {
+			t.Errorf("%q: got %v, want the fault of format on its line", yaml, err)
+		}
+	}
+}
+
 // TestPiPinNames checks the pin names against the Raspberry Pi's header: every GPIO line
 // 0 to 27 by its three names, and none else.
 func TestPiPinNames(t *testing.T) {
