@@ -237,6 +237,37 @@ func TestShoeFormatDefault(t *testing.T) {
 	}
 }
 
+// TestParts: a file configures a table unless each key it sets is under console, under
+// archive but ship and to, or under log; a console with its section; an archive with a
+// key of the archive's own.
+func TestParts(t *testing.T) {
+	present(t)
+	for yaml, want := range map[string]Parts{
+		"":                          {Table: true},
+		"log:\n  json: true\n":      {Table: true},
+		"table: t1\n":               {Table: true},
+		"gpio:\n  pins: []\n":       {Table: true},
+		"archive:\n  ship: true\n":  {Table: true},
+		"archive:\n  to: [floor]\n": {Table: true},
+		"console:\n  idle: 1m\nlog:\n  json: true\n":     {Console: true},
+		"archive:\n  db: a.db\n":                         {Archive: true},
+		"archive:\n  id: standby\n  ship: true\n":        {Table: true, Archive: true},
+		"console:\n  idle: 1m\narchive:\n  keys: \"\"\n": {Console: true, Archive: true},
+		"decks: 8\nconsole:\n  idle: 1m\n":               {Table: true, Console: true},
+	} {
+		c, err := Parse("t.yaml", []byte(yaml))
+		if err != nil {
+			t.Fatalf("%q: %v", yaml, err)
+		}
+		if got := c.Parts(); got != want {
+			t.Errorf("%q configures %+v, want %+v", yaml, got, want)
+		}
+	}
+	if d := Default(); d.Parts() != (Parts{Table: true}) {
+		t.Errorf("the defaults configure %+v, want a table", d.Parts())
+	}
+}
+
 // TestPiPinNames checks the pin names against the Raspberry Pi's header: every GPIO line
 // 0 to 27 by its three names, and none else.
 func TestPiPinNames(t *testing.T) {

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
@@ -116,6 +117,7 @@ func parse(name string, data []byte, ports bool) (Config, error) {
 	if f.check(&cfg); len(f.errs) > 0 {
 		return Config{}, f.sorted()
 	}
+	cfg.parts = partsOf(slices.Collect(maps.Keys(f.lines)))
 	return cfg, nil
 }
 

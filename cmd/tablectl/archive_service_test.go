@@ -44,7 +44,7 @@ func TestArchiveCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, err := runCmd(t, "", "check-config", conf)
-	if want := "archive: broker " + b.URL() + ", database " + db + ", keys " + keys; err != nil || !strings.Contains(out, want) {
+	if want := "archive floor: broker " + b.URL() + " as archive-floor, client id archive-cmd-test\n  archive database: " + db + " (sqlite)\n  archive keys: " + keys + ", 1 table\n"; err != nil || !strings.Contains(out, want) || strings.Contains(out, "table table-1") {
 		t.Errorf("check-config: %v\n%s\nwant %q", err, out, want)
 	}
 
