@@ -140,8 +140,10 @@ type Service struct {
 	opt   Options
 	log   *slog.Logger
 	quiet *ratelog.Limiter // thins the lines a flood could repeat
-	pc    mqtt.Client
-	lost  chan error
+	// refused thins the log of the broker refusing the archive's login.
+	refused *ratelog.Limiter
+	pc      mqtt.Client
+	lost    chan error
 
 	filters map[string]byte
 	// ready is closed once the service is first connected and subscribed.
@@ -238,7 +240,7 @@ func New(store Store, opt Options) (*Service, error) {
 		opt.MaxQueued = DefaultMaxQueued
 	}
 	s := &Service{store: store, opt: opt, log: opt.Logger.With("component", "archive-mqtt", "archive", opt.Archive, "broker", u.Redacted()),
-		quiet: ratelog.New(0, nil), lost: make(chan error, 1), ready: make(chan struct{}), in: fifo.New[mqtt.Message](),
+		quiet: ratelog.New(0, nil), refused: display.NewRefusedLog(), lost: make(chan error, 1), ready: make(chan struct{}), in: fifo.New[mqtt.Message](),
 		unknown: fifo.New[unknownBatch](), tables: map[string]*worker{},
 		filters: map[string]byte{api.ArchiveRecordsFilter(opt.Archive): 1, api.ArchiveHeldFilter(opt.Archive): 1}}
 	if opt.Central {
@@ -384,7 +386,7 @@ func (s *Service) retry(ctx context.Context, why string, f func() error, attrs .
 // connect makes one connection attempt, subscribes, and has every table's held message
 // published. It reports whether the connection is up.
 func (s *Service) connect(ctx context.Context, quit <-chan struct{}) bool {
-	if !display.ConnectOnce(s.pc, s.lost, quit, s.log) {
+	if !display.ConnectOnce(s.pc, s.lost, quit, s.log, s.refused) {
 		return false
 	}
 	tok := s.pc.SubscribeMultiple(s.filters, nil)
