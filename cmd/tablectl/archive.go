@@ -44,7 +44,8 @@ file's log.json; docs/config.md lists them), read as strictly as a table's file.
 given wins over the file. deploy/tablectl-archive.yaml is an example, and
 deploy/tablectl-archive.service runs 'tablectl archive --config
 /etc/tablectl/archive/archive.yaml' under systemd; 'tablectl check-config FILE' checks
-the file. SIGTERM stops it: a batch being stored then is stored again at the next start.`
+the file. SIGTERM stops it: a batch being stored then is stored again at the next start.
+It logs what the run stored as it stops, and what it took each minute it took anything.`
 
 // runArchive runs the floor's archive until ctx ends (SIGTERM).
 func runArchive(ctx context.Context, args []string, io stdio) error {
@@ -88,7 +89,7 @@ func runArchive(ctx context.Context, args []string, io stdio) error {
 	if err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
-	fmt.Fprintf(io.out, "archive %s: %d tables in %s, database %s (%s), MQTT %s as %s\n", cfg.ID, len(keys), cfg.Keys, archive.Redact(cfg.DB), db.Engine(), cfg.MQTT.URL, cfg.MQTT.Username)
+	fmt.Fprintf(io.out, "archive %s: %d %s in %s, database %s (%s), MQTT %s as %s\n", cfg.ID, len(keys), plural(len(keys), "table", "tables"), cfg.Keys, archive.Redact(cfg.DB), db.Engine(), cfg.MQTT.URL, cfg.MQTT.Username)
 	return svc.Run(ctx)
 }
 
