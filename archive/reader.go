@@ -15,10 +15,11 @@ import (
 // export, the console's History, any analysis. Nothing is created or migrated, a SQLite
 // file is opened read-only, and a PostgreSQL session is read-only, so a role that may
 // only SELECT reads it (docs/archive.md). The archive's schema must be at the version
-// this tablectl reads, SchemaVersion: an older one is refused, since no reader reads
-// it (the columns and tables it lacks are read by every reader), with the word to
-// start tablectl archive of this version on it once; a newer one is refused with the
-// word to use a newer tablectl. An error names the database, its password hidden.
+// this tablectl reads, SchemaVersion, and no other: an older one may lack what a
+// reader reads (Export reads the table's signed head, which version 5 added), so it is
+// refused before anything is read, with the word to start tablectl archive of this
+// version on it once; a newer one is refused with the word to use a newer tablectl. An
+// error names the database, its password hidden.
 func OpenReader(ctx context.Context, dsn string) (*DB, error) {
 	if dsn == "" {
 		return nil, errors.New("archive: no database given (want a SQLite file's path or a postgres:// URL)")
