@@ -68,7 +68,8 @@ func execAll(t *testing.T, dsn, sqlText string) {
 // surveillance exports a table's journal, which verifies intact, and prints its report,
 // the table's own journal's byte for byte; the console's History, opened through
 // console.archive as console_history, finds the table's rounds and one's detail. Each
-// reads the archive with SELECT alone: none creates or migrates anything. An archive
+// reads the archive with SELECT alone: none creates or migrates anything. A role with
+// no grant is told what to grant it. An archive
 // whose schema is older than this tablectl reads is refused by each, with the version
 // to migrate to, and nothing is migrated.
 func TestArchiveReadersWithSelectOnly(t *testing.T) {
@@ -126,6 +127,14 @@ func TestArchiveReadersWithSelectOnly(t *testing.T) {
 	}
 	if code, body, _ := p.do(t, "GET", fmt.Sprintf("/api/history/rounds/pit3-bac07/%d", page.Rounds[0].Seq), "", nil); code != 200 {
 		t.Fatalf("History round as console_history: %d %s", code, body)
+	}
+
+	// A role not granted SELECT is told what to grant.
+	execAll(t, super, "CREATE ROLE no_grant LOGIN")
+	if _, _, err := runCmd(t, "", "report", "--archive", asRole(t, super, "no_grant"), "--table", "pit3-bac07"); err == nil ||
+		!strings.Contains(err.Error(), "permission denied for table schema_version") ||
+		!strings.Contains(err.Error(), "the role may not read the archive's tables: grant it USAGE ON SCHEMA public and SELECT ON ALL TABLES") {
+		t.Errorf("report as a role with no grant: %v", err)
 	}
 
 	// The schema as an older tablectl left it: every reader refuses it, and migrates
