@@ -89,7 +89,8 @@ type Exported struct {
 // chain hash must be the one the journal writes. A signed head of a record not held
 // (the archive is behind the table) is left out. The table's head naming it, under
 // which the archive holds its records, goes in the journal's table heads file, so that
-// verify finds every record covered by the table's signature.
+// verify finds every record covered by the table's signature. Export only reads d: a
+// reader (OpenReader) will do.
 func Export(ctx context.Context, d *DB, id, dir string) (Exported, error) {
 	var ex Exported
 	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {

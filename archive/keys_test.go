@@ -53,6 +53,27 @@ func TestReadKeys(t *testing.T) {
 			t.Errorf("%q: %v, want an error with %q", tc.text, err, tc.want)
 		}
 	}
+	// Every bad line is reported, in order, each with the file and its line; the good
+	// lines between them do not hide them.
+	bad := filepath.Join(t.TempDir(), "keys")
+	if err := os.WriteFile(bad, []byte("pit3-bac07 "+k+"\npit3-bac08\n# fine\npit/9 "+other+"\npit3-bac10 "+other+"\npit3-bac11 "+k+"\ndealer "+replaced+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadKeys(bad)
+	want := []string{bad + ":2: want TABLE-ID PUBLIC-KEY, got 1 fields", bad + `:4: table id "pit/9"`,
+		bad + ":6: table pit3-bac11: key " + k + " is table pit3-bac07's too", bad + `:7: table id "dealer" is the name of a broker user`}
+	lines := []string{}
+	if err != nil {
+		lines = strings.Split(err.Error(), "\n")
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%v\nwant %d lines", err, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d: %s\nwant it to begin %s", i+1, lines[i], w)
+		}
+	}
 	if _, err := ReadKeys(filepath.Join(t.TempDir(), "none")); err == nil {
 		t.Error("a missing keys file is not an error")
 	}

@@ -150,6 +150,8 @@ type Board struct {
 	// streams bounds the open event streams (limit.go); refusedLog thins their log.
 	streams    *StreamLimiter
 	refusedLog *ratelog.Limiter
+	// refusedLogin thins the log of the broker refusing the board's login.
+	refusedLogin *ratelog.Limiter
 }
 
 // New checks the options and starts a Board that connects to the broker in the
@@ -215,6 +217,7 @@ func New(opts Options) (*Board, error) {
 	}
 	b.hub = newHub(opts.ClientBuffer, b.log)
 	b.refusedLog = ratelog.New(0, nil)
+	b.refusedLogin = display.NewRefusedLog()
 	b.streams = NewStreamLimiter(cmp.Or(opts.MaxStreamsPerAddress, DefaultMaxStreamsPerAddress), cmp.Or(opts.MaxStreams, DefaultMaxStreams))
 	b.in = fifo.New[inMessage]()
 
@@ -312,7 +315,7 @@ func (b *Board) manage() {
 // connect makes one connection attempt and subscribes to the table's topics. It reports
 // whether the connection is up.
 func (b *Board) connect() bool {
-	if !display.ConnectOnce(b.pc, b.lost, b.quit, b.log) {
+	if !display.ConnectOnce(b.pc, b.lost, b.quit, b.log, b.refusedLogin) {
 		return false
 	}
 	sub := b.pc.Subscribe(b.filter, 1, b.onMessage)

@@ -7,6 +7,7 @@
 package config
 
 import (
+	"strings"
 	"time"
 )
 
@@ -56,6 +57,57 @@ type Config struct {
 	// Archive is the archive section (archiveservice.go): the table's side of the floor's
 	// archive (Ship, docs/archive.md, "Shipping") and tablectl archive's settings.
 	Archive Archive `yaml:"archive"`
+
+	// parts is what the file's keys configure (Parts); the zero value for a
+	// configuration no file gave.
+	parts Parts
+}
+
+// Parts says what a configuration file configures: a table, a console, an archive, or
+// more than one of them.
+type Parts struct {
+	// Table: the file sets a key of the table's: any top-level key but console,
+	// archive and log, or archive.ship or archive.to. A file that sets none of the
+	// others (an empty file, say) is a table's too, all defaults.
+	Table bool
+	// Console: the file has a console section (tablectl console).
+	Console bool
+	// Archive: the file's archive section sets a key but ship and to (tablectl
+	// archive).
+	Archive bool
+}
+
+// Parts returns what the file configures (Parts's rule, docs/config.md, "What a file
+// configures"). A configuration no file gave is a table's.
+func (c *Config) Parts() Parts {
+	p := c.parts
+	if !p.Console && !p.Archive {
+		p.Table = true
+	}
+	return p
+}
+
+// partsOf is what a file whose keys are keys (paths such as "archive.db",
+// "gpio.pins[1].pin") configures.
+func partsOf(keys []string) Parts {
+	var p Parts
+	for _, k := range keys {
+		top, rest, _ := strings.Cut(k, ".")
+		switch {
+		case top == "console":
+			p.Console = true
+		case top == "archive" && rest == "":
+			// the section's own line: its keys say whose it is
+		case top == "archive" && (rest == "ship" || rest == "to" || strings.HasPrefix(rest, "to[")):
+			p.Table = true
+		case top == "archive":
+			p.Archive = true
+		case top == "log":
+		default:
+			p.Table = true
+		}
+	}
+	return p
 }
 
 // Board is the display board's language, game name and logo (docs/board.md).

@@ -209,6 +209,65 @@ func TestEveryFaultIsReported(t *testing.T) {
 	}
 }
 
+// TestShoeFormatDefault: a shoe section without format takes tablectl, as docs/config.md
+// says, with a shuffler or not, and a fault elsewhere in the file is listed alone; a
+// format written empty is a fault on its line.
+func TestShoeFormatDefault(t *testing.T) {
+	present(t, "/dev/ttyUSB0", "/dev/ttyUSB1")
+	for _, yaml := range []string{"shoe:\n  port: /dev/ttyUSB0\n", "shoe:\n  port: /dev/ttyUSB0\nshuffler:\n  port: /dev/ttyUSB1\n"} {
+		c, err := Parse("t.yaml", []byte(yaml))
+		if err != nil || c.Shoe == nil || c.Shoe.Format != "tablectl" || c.ShoeConfig().Format != "tablectl" {
+			t.Fatalf("%q: %+v %v, want format tablectl", yaml, c.Shoe, err)
+		}
+	}
+	_, err := Parse("t.yaml", []byte("decks: 99\nshoe:\n  port: /dev/ttyUSB0\n"))
+	var es Errors
+	if !errors.As(err, &es) || len(es) != 1 || !strings.HasPrefix(es[0].Error(), "t.yaml:1: decks:") {
+		t.Fatalf("got %v, want the one fault of decks", err)
+	}
+	_, err = Parse("t.yaml", []byte("decks: eight\nshoe:\n  port: /dev/ttyUSB0\n"))
+	if !errors.As(err, &es) || len(es) != 1 || !strings.HasPrefix(es[0].Error(), "t.yaml:1: decks:") {
+		t.Fatalf("got %v, want the one fault of decks", err)
+	}
+	for _, yaml := range []string{"shoe:\n  port: /dev/ttyUSB0\n  format: \"\"\n", "shoe:\n  port: /dev/ttyUSB0\n  format:\n"} {
+		_, err = Parse("t.yaml", []byte(yaml))
+		if !errors.As(err, &es) || len(es) != 1 || es[0].Error() != `t.yaml:3: shoe.format: "": want tablectl, ascii, scanner or beetek` {
+			t.Errorf("%q: got %v, want the fault of format on its line", yaml, err)
+		}
+	}
+}
+
+// TestParts: a file configures a table unless each key it sets is under console, under
+// archive but ship and to, or under log; a console with its section; an archive with a
+// key of the archive's own.
+func TestParts(t *testing.T) {
+	present(t)
+	for yaml, want := range map[string]Parts{
+		"":                          {Table: true},
+		"log:\n  json: true\n":      {Table: true},
+		"table: t1\n":               {Table: true},
+		"gpio:\n  pins: []\n":       {Table: true},
+		"archive:\n  ship: true\n":  {Table: true},
+		"archive:\n  to: [floor]\n": {Table: true},
+		"console:\n  idle: 1m\nlog:\n  json: true\n":     {Console: true},
+		"archive:\n  db: a.db\n":                         {Archive: true},
+		"archive:\n  id: standby\n  ship: true\n":        {Table: true, Archive: true},
+		"console:\n  idle: 1m\narchive:\n  keys: \"\"\n": {Console: true, Archive: true},
+		"decks: 8\nconsole:\n  idle: 1m\n":               {Table: true, Console: true},
+	} {
+		c, err := Parse("t.yaml", []byte(yaml))
+		if err != nil {
+			t.Fatalf("%q: %v", yaml, err)
+		}
+		if got := c.Parts(); got != want {
+			t.Errorf("%q configures %+v, want %+v", yaml, got, want)
+		}
+	}
+	if d := Default(); d.Parts() != (Parts{Table: true}) {
+		t.Errorf("the defaults configure %+v, want a table", d.Parts())
+	}
+}
+
 // TestPiPinNames checks the pin names against the Raspberry Pi's header: every GPIO line
 // 0 to 27 by its three names, and none else.
 func TestPiPinNames(t *testing.T) {

@@ -191,7 +191,7 @@ func ApplyFlags(base Config, fromFile bool, f Flags) (Run, error) {
 	}
 	if overridden || !fromFile {
 		if err := Check(&c); err != nil {
-			return Run{}, err
+			return Run{}, byFlag(err, f.Given)
 		}
 	}
 	rc, err := c.Round()
@@ -213,6 +213,35 @@ func ApplyFlags(base Config, fromFile bool, f Flags) (Run, error) {
 	}
 	r.Config, r.Round = c, rc
 	return r, nil
+}
+
+// runFlagKeys names the keys each of run's (and watch's) flags sets.
+var runFlagKeys = map[string][]string{
+	"table": {"table"}, "rules": {"rules", "royal"}, "decks": {"decks"}, "journal": {"journal"},
+	"mqtt": {"mqtt.url"}, "mqtt-user": {"mqtt.username"}, "mqtt-ca": {"mqtt.ca"}, "mqtt-cert": {"mqtt.cert"},
+	"mqtt-key": {"mqtt.key"}, "broker-listen": {"broker.listen"}, "broker-websocket": {"broker.websocket"},
+	"shoe": {"shoe", "shoe.port"}, "shoe-format": {"shoe.format"}, "shuffler": {"shuffler", "shuffler.port"},
+	"baud": {"shoe.baud", "shuffler.baud"}, "auto": {"dealer.auto"}, "insurance-pause": {"dealer.insurance_pause"},
+	"options-pause": {"dealer.options_pause"}, "simultaneous-window": {"dealer.simultaneous_window"},
+	"http": {"http"}, "metrics": {"metrics"}, "log-json": {"log.json"}, "archive-ship": {"archive.ship"},
+	"archive-to": {"archive.to"},
+}
+
+// byFlag names each fault of err (an Errors of Check) on a key a flag given set by the
+// flag (--shoe), not the key: the value at fault came from the command line.
+func byFlag(err error, given map[string]bool) error {
+	var es Errors
+	if !errors.As(err, &es) {
+		return err
+	}
+	for _, e := range es {
+		for flag, keys := range runFlagKeys {
+			if given[flag] && slices.Contains(keys, e.Key) {
+				e.Key = "--" + flag
+			}
+		}
+	}
+	return es
 }
 
 // SimulatedWindow is the simultaneous-draw window (RWS Baccarat 5.10) of a simulated

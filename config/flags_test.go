@@ -64,7 +64,19 @@ func TestApplyFlags(t *testing.T) {
 				t.Errorf("royal %+v, rules %s", r.Royal, r.Round.Rules.Name)
 			}
 		}},
-		{"a bad flag is checked", true, func() Flags { f := flags("table"); f.Table = "a/b"; return f }, `table: "a/b"`, nil},
+		{"a bad flag is checked", true, func() Flags { f := flags("table"); f.Table = "a/b"; return f }, `--table: "a/b"`, nil},
+		// A fault of a value a flag gave is named by the flag, not by the file's key.
+		{"a shoe port that is not there", false, func() Flags { f := flags("shoe"); f.Shoe = "/dev/ttyUSB7"; return f },
+			"--shoe: /dev/ttyUSB7 does not exist (is the shoe plugged in, and its udev rule installed?)", nil},
+		{"an unknown shoe format", true, func() Flags { f := flags("shoe-format"); f.ShoeFormat = "morse"; return f },
+			`--shoe-format: "morse": want tablectl`, nil},
+		{"the shuffler on the shoe's port", true, func() Flags { f := flags("shuffler"); f.Shuffler = "/dev/shoe"; return f },
+			"--shuffler: /dev/shoe is the shoe's port too", nil},
+		{"a window too long", false, func() Flags { f := flags("simultaneous-window"); f.SimultaneousWindow = time.Minute; return f },
+			"--simultaneous-window: 1m0s: want 0 (off) to 2s", nil},
+		// The file's shuffler is at fault: the file's key names it.
+		{"the shoe on the file's shuffler port", true, func() Flags { f := flags("shoe"); f.Shoe = "/dev/shuffler"; return f },
+			"shuffler.port: /dev/shuffler is the shoe's port too", nil},
 		{"broker-listen contradicts mqtt", true, func() Flags { f := flags("broker-listen"); f.BrokerListen = "127.0.0.1:1"; return f },
 			"contradicts --mqtt", nil},
 		{"simulate brings its devices", false, func() Flags { f := flags("simulate", "shoe"); f.Simulate = true; return f }, "leave out --shoe", nil},

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
@@ -11,6 +12,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/tablectl/tablectl/drivers/shoe"
 )
 
 // Error is one fault in a configuration file: where it is, which key, and what is wrong.
@@ -88,7 +91,9 @@ func parse(name string, data []byte, ports bool) (Config, error) {
 	}
 	doc := root.Content[0]
 	f.walk(doc, reflect.TypeOf(cfg), "") // unknown keys are reported, and the rest checked
-	if err := doc.Decode(&cfg); err != nil {
+	err := doc.Decode(&cfg)
+	f.sectionDefaults(&cfg)
+	if err != nil {
 		f.yamlError(err)
 		var te *yaml.TypeError
 		if !errors.As(err, &te) {
@@ -112,7 +117,17 @@ func parse(name string, data []byte, ports bool) (Config, error) {
 	if f.check(&cfg); len(f.errs) > 0 {
 		return Config{}, f.sorted()
 	}
+	cfg.parts = partsOf(slices.Collect(maps.Keys(f.lines)))
 	return cfg, nil
+}
+
+// sectionDefaults gives the keys left out of a section the file has the defaults
+// docs/config.md says, where Default cannot: a section left out is nil, and one
+// written starts from nothing. A key written, even empty, is kept, and checked.
+func (f *file) sectionDefaults(c *Config) {
+	if c.Shoe != nil && c.Shoe.Format == "" && !f.set("shoe.format") {
+		c.Shoe.Format = string(shoe.Formats[0])
+	}
 }
 
 // under says whether key, or a section it is in, is the key of one of errs.

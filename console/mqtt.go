@@ -16,6 +16,7 @@ import (
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/tablectl/tablectl/drivers/display"
+	"github.com/tablectl/tablectl/internal/ratelog"
 )
 
 // LinkOptions configures the console's connection to the broker.
@@ -53,9 +54,10 @@ type Link struct {
 	filters map[string]byte
 	ingest  func(topic string, payload []byte)
 	onState func(up bool, reason string)
-	lost    chan error    // connection-lost signals from paho (capacity 1)
-	quit    chan struct{} // closed by Close
-	done    chan struct{} // closed when the reconnect loop has ended
+	lost    chan error       // connection-lost signals from paho (capacity 1)
+	quit    chan struct{}    // closed by Close
+	done    chan struct{}    // closed when the reconnect loop has ended
+	refused *ratelog.Limiter // thins the log of the broker refusing the login
 	once    sync.Once
 	// subscribed: the connection is up and the broker took the subscriptions.
 	subscribed atomic.Bool
@@ -120,7 +122,7 @@ func Dial(opts LinkOptions, ingest func(topic string, payload []byte)) (*Link, e
 		return nil, fmt.Errorf("console: broker URL %q is not a TLS URL but TLS files are given (use ssl:// or wss://)", u.Redacted())
 	}
 	l := &Link{log: opts.Logger.With("component", "console-mqtt", "broker", u.Redacted()), filters: map[string]byte{},
-		ingest: ingest, onState: opts.OnState, lost: make(chan error, 1), quit: make(chan struct{}), done: make(chan struct{})}
+		ingest: ingest, onState: opts.OnState, lost: make(chan error, 1), refused: display.NewRefusedLog(), quit: make(chan struct{}), done: make(chan struct{})}
 	for _, f := range Filters(opts.Central) {
 		l.filters[f] = 1
 	}
@@ -143,8 +145,8 @@ func Dial(opts LinkOptions, ingest func(topic string, payload []byte)) (*Link, e
 // connect makes one connection attempt and subscribes to the tables' topics. It reports
 // whether the connection is up.
 func (l *Link) connect() bool {
-	if !display.ConnectOnce(l.pc, l.lost, l.quit, l.log) {
-		l.state(false, "the broker cannot be reached")
+	if !display.ConnectOnce(l.pc, l.lost, l.quit, l.log, l.refused) {
+		l.state(false, "the broker cannot be reached, or refused the console's login")
 		return false
 	}
 	tok := l.pc.SubscribeMultiple(l.filters, func(_ mqtt.Client, m mqtt.Message) { l.ingest(m.Topic(), m.Payload()) })

@@ -85,7 +85,13 @@ type Options struct {
 	// (DefaultMaxQueued when zero). A batch past it is acknowledged and dropped: the
 	// table sends it again from the held message.
 	MaxQueued int
+	// ProgressEvery is how often Run logs what it took since its last such line, when
+	// it took anything (DefaultProgressEvery when zero).
+	ProgressEvery time.Duration
 }
+
+// DefaultProgressEvery is how often the archive logs its progress: once a minute.
+const DefaultProgressEvery = time.Minute
 
 // DefaultMaxQueued is 8 MiB of one table's batches waiting to be stored: more than
 // its shipping window.
@@ -110,6 +116,8 @@ type Stats struct {
 	Dropped int64
 	// Retries is the number of attempts at what the database failed.
 	Retries int64
+	// Tables is the number of tables of the keys file a batch of which was taken.
+	Tables int64
 }
 
 // The service's MQTT timings.
@@ -142,8 +150,10 @@ type Service struct {
 	opt   Options
 	log   *slog.Logger
 	quiet *ratelog.Limiter // thins the lines a flood could repeat
-	pc    mqtt.Client
-	lost  chan error
+	// refused thins the log of the broker refusing the archive's login.
+	refused *ratelog.Limiter
+	pc      mqtt.Client
+	lost    chan error
 
 	filters map[string]byte
 	// ready is closed once the service is first connected and subscribed.
@@ -173,6 +183,7 @@ type worker struct {
 	table  string
 	jobs   *fifo.Queue[job]
 	queued atomic.Int64 // the payload bytes of the batches in jobs
+	taken  atomic.Int64 // the table's batches taken (Stats.Batches)
 	// The rest belongs to the worker's goroutine.
 	// prefixes are the topics' prefixes the table was seen under ("" for
 	// tablectl/v1/..., "casino/<site>/<pit>/" on a central broker).
@@ -239,8 +250,11 @@ func New(store Store, opt Options) (*Service, error) {
 	if opt.MaxQueued <= 0 {
 		opt.MaxQueued = DefaultMaxQueued
 	}
+	if opt.ProgressEvery <= 0 {
+		opt.ProgressEvery = DefaultProgressEvery
+	}
 	s := &Service{store: store, opt: opt, log: opt.Logger.With("component", "archive-mqtt", "archive", opt.Archive, "broker", u.Redacted()),
-		quiet: ratelog.New(0, nil), lost: make(chan error, 1), ready: make(chan struct{}), in: fifo.New[mqtt.Message](),
+		quiet: ratelog.New(0, nil), refused: display.NewRefusedLog(), lost: make(chan error, 1), ready: make(chan struct{}), in: fifo.New[mqtt.Message](),
 		unknown: fifo.New[unknownBatch](), tables: map[string]*worker{},
 		filters: map[string]byte{api.ArchiveRecordsFilter(opt.Archive): 1, api.ArchiveHeldFilter(opt.Archive): 1}}
 	if opt.Central {
@@ -285,8 +299,73 @@ func New(store Store, opt Options) (*Service, error) {
 
 // Stats returns the counts so far.
 func (s *Service) Stats() Stats {
+	st, _ := s.stats()
+	return st
+}
+
+// stats returns the counts so far, and the batches taken of each table that has any.
+func (s *Service) stats() (Stats, map[string]int64) {
+	taken := map[string]int64{}
+	s.mu.Lock()
+	for id, w := range s.tables {
+		if n := w.taken.Load(); n > 0 {
+			taken[id] = n
+		}
+	}
+	s.mu.Unlock()
 	return Stats{Batches: s.batches.Load(), Stored: s.stored.Load(), Alarms: s.alarms.Load(),
-		Malformed: s.malformed.Load(), Unknown: s.unknownBatches.Load(), Dropped: s.dropped.Load(), Retries: s.retries.Load()}
+		Malformed: s.malformed.Load(), Unknown: s.unknownBatches.Load(), Dropped: s.dropped.Load(), Retries: s.retries.Load(),
+		Tables: int64(len(taken))}, taken
+}
+
+// progress logs, every ProgressEvery until ctx ends, what was taken in the interval
+// (logProgress).
+func (s *Service) progress(ctx context.Context) {
+	t := time.NewTicker(s.opt.ProgressEvery)
+	defer t.Stop()
+	m := s.mark()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			m = s.logProgress(m)
+		}
+	}
+}
+
+// progressMark is the counts at a progress line: the service's, and the batches taken
+// of each table.
+type progressMark struct {
+	st    Stats
+	taken map[string]int64
+}
+
+// mark is the counts now.
+func (s *Service) mark() progressMark {
+	st, taken := s.stats()
+	return progressMark{st, taken}
+}
+
+// logProgress logs what was taken since m: records stored, batches, the tables they
+// were of, alarms, and the batches dropped (malformed, of unknown tables, over a
+// table's queue). When nothing was taken it logs nothing. It returns the mark of now.
+func (s *Service) logProgress(m progressMark) progressMark {
+	now := s.mark()
+	tables := 0
+	for id, n := range now.taken {
+		if n > m.taken[id] {
+			tables++
+		}
+	}
+	a, b := now.st, m.st
+	if a.Batches == b.Batches && a.Malformed == b.Malformed && a.Unknown == b.Unknown && a.Dropped == b.Dropped {
+		return now
+	}
+	s.log.Info("archive progress", "every", s.opt.ProgressEvery, "records_stored", a.Stored-b.Stored, "batches", a.Batches-b.Batches,
+		"tables", tables, "alarms", a.Alarms-b.Alarms, "malformed", a.Malformed-b.Malformed, "unknown_batches", a.Unknown-b.Unknown,
+		"dropped", a.Dropped-b.Dropped)
+	return now
 }
 
 // Ready is closed once the service is first connected to the broker and subscribed.
@@ -306,10 +385,16 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 	s.running = ctx
 	s.mu.Unlock()
+	began := time.Now()
+	defer func() {
+		st := s.Stats()
+		s.log.Info("archive stopped", "ran", time.Since(began).Round(time.Second), "records_stored", st.Stored, "batches", st.Batches,
+			"tables", st.Tables, "alarms", st.Alarms, "malformed", st.Malformed, "unknown_batches", st.Unknown, "dropped", st.Dropped)
+	}()
 	if !s.resume(ctx) {
 		return nil
 	}
-	s.wg.Add(2)
+	s.wg.Add(3)
 	go func() {
 		defer s.wg.Done()
 		s.intake(ctx)
@@ -317,6 +402,10 @@ func (s *Service) Run(ctx context.Context) error {
 	go func() {
 		defer s.wg.Done()
 		s.countUnknown(ctx)
+	}()
+	go func() {
+		defer s.wg.Done()
+		s.progress(ctx)
 	}()
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -386,7 +475,7 @@ func (s *Service) retry(ctx context.Context, why string, f func() error, attrs .
 // connect makes one connection attempt, subscribes, and has every table's held message
 // published. It reports whether the connection is up.
 func (s *Service) connect(ctx context.Context, quit <-chan struct{}) bool {
-	if !display.ConnectOnce(s.pc, s.lost, quit, s.log) {
+	if !display.ConnectOnce(s.pc, s.lost, quit, s.log, s.refused) {
 		return false
 	}
 	tok := s.pc.SubscribeMultiple(s.filters, nil)
@@ -635,6 +724,7 @@ func (s *Service) do(ctx context.Context, w *worker, j job) {
 			return
 		}
 		if err == nil {
+			w.taken.Add(1)
 			s.batches.Add(1)
 			s.stored.Add(int64(res.Stored))
 			s.alarms.Add(int64(len(res.Alarms)))

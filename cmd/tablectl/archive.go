@@ -47,7 +47,8 @@ deploy/tablectl-archive.service runs 'tablectl archive --config
 the file. SIGHUP (systemctl reload) reads the keys file again: a table added is stored
 from its next batch, the batches of a table taken away are counted as an unknown
 table's, and what is held of it stays. SIGTERM stops it: a batch being stored then is
-stored again at the next start.`
+stored again at the next start. It logs what the run stored as it stops, and what it
+took each minute it took anything.`
 
 // runArchive runs the floor's archive until ctx ends (SIGTERM), reading its keys file
 // again at each signal of io.reload (SIGHUP).
@@ -104,7 +105,7 @@ func runArchive(ctx context.Context, args []string, io stdio) error {
 		log.Info("keys file reloaded", "keys", cfg.Keys, "tables", len(nk), "added", added, "removed", removed)
 	})
 	defer stopReload()
-	fmt.Fprintf(io.out, "archive %s: %d tables in %s, database %s (%s), MQTT %s as %s\n", cfg.ID, len(keys), cfg.Keys, archive.Redact(cfg.DB), db.Engine(), cfg.MQTT.URL, cfg.MQTT.Username)
+	fmt.Fprintf(io.out, "archive %s: %d %s in %s, database %s (%s), MQTT %s as %s\n", cfg.ID, len(keys), plural(len(keys), "table", "tables"), cfg.Keys, archive.Redact(cfg.DB), db.Engine(), cfg.MQTT.URL, cfg.MQTT.Username)
 	return svc.Run(ctx)
 }
 

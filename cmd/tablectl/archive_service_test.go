@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -44,7 +45,7 @@ func TestArchiveCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, err := runCmd(t, "", "check-config", conf)
-	if want := "archive: broker " + b.URL() + ", database " + db + ", keys " + keys; err != nil || !strings.Contains(out, want) {
+	if want := "archive floor: broker " + b.URL() + " as archive-floor, client id archive-cmd-test\n  archive database: " + db + " (sqlite)\n  archive keys: " + keys + ", 1 table\n"; err != nil || !strings.Contains(out, want) || strings.Contains(out, "table table-1") {
 		t.Errorf("check-config: %v\n%s\nwant %q", err, out, want)
 	}
 
@@ -66,10 +67,10 @@ func TestArchiveCommand(t *testing.T) {
 		t.Fatalf("subscribe: %v", tok.Error())
 	}
 
-	var stderr lockedBuffer
+	var stderr, stdout lockedBuffer
 	cmd := exec.Command(os.Args[0], "archive", "--config", conf)
 	cmd.Env = append(os.Environ(), "TABLECTL_TEST_MAIN=1")
-	cmd.Stderr = &stderr
+	cmd.Stderr, cmd.Stdout = &stderr, &stdout
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +137,14 @@ func TestArchiveCommand(t *testing.T) {
 		}
 	case <-guard.C:
 		t.Fatalf("tablectl archive did not stop on SIGTERM:\n%s", stderr.String())
+	}
+	// It said what it holds at its start, and logs what the run stored as it stops.
+	if want := "archive floor: 1 table in " + keys + ","; !strings.Contains(stdout.String(), want) {
+		t.Errorf("the archive's start line lacks %q:\n%s", want, stdout.String())
+	}
+	if want := `msg="archive stopped"`; !strings.Contains(stderr.String(), want) ||
+		!regexp.MustCompile(`msg="archive stopped" .*records_stored=10 batches=1 tables=1 alarms=0`).MatchString(stderr.String()) {
+		t.Errorf("the archive's log lacks its stop line with 10 records of 1 table:\n%s", stderr.String())
 	}
 	out, _, err = runCmd(t, "", "journal", "export", "--archive", db, "--table", "pit3-bac07", filepath.Join(dir, "exported"))
 	if err != nil || !strings.Contains(out, "10 records (to 10)") {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/tablectl/tablectl/archive"
 )
@@ -43,15 +42,11 @@ func runJournalExport(ctx context.Context, args []string, io stdio) error {
 	return nil
 }
 
-// exportJournal opens the archive's database without creating a SQLite file that is
-// not there, and exports table id's journal into dir.
+// exportJournal opens the archive for reading only (archive.OpenReader: a role that
+// may only SELECT will do, and nothing is created or migrated) and exports table id's
+// journal into dir.
 func exportJournal(ctx context.Context, dsn, id, dir string) (archive.Exported, error) {
-	if archive.EngineOf(dsn) == archive.SQLite {
-		if _, err := os.Stat(dsn); err != nil {
-			return archive.Exported{}, fmt.Errorf("archive %s: %w", dsn, err)
-		}
-	}
-	db, err := archive.OpenDB(ctx, dsn)
+	db, err := archive.OpenReader(ctx, dsn)
 	if err != nil {
 		return archive.Exported{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -86,6 +87,7 @@ func runConsole(ctx context.Context, args []string, io stdio) error {
 	if len(us.List()) == 0 {
 		log.Warn("the users file has nobody in it: nobody can log in", "users", cfg.Users)
 	}
+	warnPits(log, us, cfg.Central)
 	var history console.History
 	if cfg.Archive != "" {
 		db, err := archive.OpenReader(ctx, cfg.Archive)
@@ -134,6 +136,7 @@ func runConsole(ctx context.Context, args []string, io stdio) error {
 		}
 		srv.SetUsers(nu)
 		log.Info("users file reloaded", "users", cfg.Users, "count", len(nu.List()))
+		warnPits(log, nu, cfg.Central)
 	})
 	defer stopReload()
 
@@ -234,6 +237,9 @@ func runConsoleUser(args []string, io stdio) error {
 			return fmt.Errorf("console user add: %w", err)
 		}
 		fmt.Fprintf(io.out, "added %s (%s) to %s\n", name, *role, *users)
+		if len(u.Pits) > 0 {
+			fmt.Fprintf(io.err, "console user add: warning: %s\n", pitsWarning(u))
+		}
 		return nil
 	case "remove":
 		if name == "" {
@@ -257,6 +263,31 @@ func runConsoleUser(args []string, io stdio) error {
 		return tw.Flush()
 	default:
 		return fmt.Errorf("console user: unknown subcommand %q (want add, remove or list)", sub)
+	}
+}
+
+// pitsWarning says that u's pits are known only on a central console, and what u works
+// on any other.
+func pitsWarning(u console.User) string {
+	works := "no table"
+	if len(u.Tables) > 0 {
+		works = "only tables " + strings.Join(u.Tables, ",")
+	}
+	return fmt.Sprintf("%s works pits %s only on a console run with --central (console.central: true): a table's pit comes from "+
+		"the central broker's casino/<site>/<pit>/ layout; on any other console %s works %s",
+		u.Name, strings.Join(u.Pits, ","), u.Name, works)
+}
+
+// warnPits logs, on a console that is not central, each user limited by pits: they
+// work no table by pit there.
+func warnPits(log *slog.Logger, us *console.Users, central bool) {
+	if central {
+		return
+	}
+	for _, u := range us.List() {
+		if len(u.Pits) > 0 {
+			log.Warn("a user's pits are unknown on this console: "+pitsWarning(u), "user", u.Name, "pits", strings.Join(u.Pits, ","))
+		}
 	}
 }
 

@@ -114,7 +114,7 @@ func TestConsoleConfigFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, err := runCmd(t, "", "check-config", conf)
-	if want := "console: broker tcp://127.0.0.1:1, users " + users + ", pages on http://:8443"; err != nil || !strings.Contains(out, want) {
+	if want := "console: pages on http://:8443, broker tcp://127.0.0.1:1 as console\n  console users: " + users + "\n"; err != nil || !strings.Contains(out, want) || strings.Contains(out, "table ") {
 		t.Errorf("check-config: %v\n%s\nwant %q", err, out, want)
 	}
 	// The console section's defaults are the console package's.

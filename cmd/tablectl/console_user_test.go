@@ -63,3 +63,38 @@ func TestConsoleUserCommands(t *testing.T) {
 		t.Errorf("console with a world-readable users file: %v", err)
 	}
 }
+
+// TestPitsNeedACentralConsole: user add of a person limited by pits warns that pits are
+// known only on a central console, naming what the person works elsewhere; a console
+// that is not central logs the same of each such user at its start, and a central one
+// does not; a person of tables alone is not warned of.
+func TestPitsNeedACentralConsole(t *testing.T) {
+	users := filepath.Join(t.TempDir(), "users.json")
+	_, stderr, err := runCmd(t, "pit-manager-pass-2\n", "console", "user", "add", "PM2", "--role", "pit_manager", "--pits", "pit3", "--users", users, "--cost", "4")
+	want := "console user add: warning: PM2 works pits pit3 only on a console run with --central (console.central: true): a table's pit comes from " +
+		"the central broker's casino/<site>/<pit>/ layout; on any other console PM2 works no table\n"
+	if err != nil || stderr != want {
+		t.Fatalf("user add: %v\n%q\nwant %q", err, stderr, want)
+	}
+	_, stderr, err = runCmd(t, "supervisor-pass-5\n", "console", "user", "add", "S5", "--role", "supervisor", "--pits", "pit1,pit2", "--tables", "t9", "--users", users, "--cost", "4")
+	if err != nil || !strings.Contains(stderr, "S5 works pits pit1,pit2 only on a console run with --central") || !strings.Contains(stderr, "S5 works only tables t9\n") {
+		t.Fatalf("user add with tables: %v\n%s", err, stderr)
+	}
+	if _, stderr, err = runCmd(t, "dealer-password-4\n", "console", "user", "add", "D4", "--role", "dealer", "--tables", "t1", "--users", users, "--cost", "4"); err != nil || stderr != "" {
+		t.Fatalf("user add of tables: %v\n%s", err, stderr)
+	}
+
+	_, log := startConsole(t, users, "--mqtt", "tcp://127.0.0.1:1")
+	for _, u := range []string{"PM2", "S5"} {
+		if ok, _ := log.Holds("a user's pits are unknown on this console: " + u + " works pits"); !ok {
+			t.Errorf("the console that is not central does not warn of %s:\n%s", u, log)
+		}
+	}
+	if ok, _ := log.Holds("D4 works"); ok {
+		t.Errorf("the console warns of D4, who works tables:\n%s", log)
+	}
+	_, log = startConsole(t, users, "--mqtt", "tcp://127.0.0.1:1", "--central")
+	if ok, _ := log.Holds("pits are unknown"); ok {
+		t.Errorf("a central console warns of pits:\n%s", log)
+	}
+}

@@ -41,11 +41,39 @@ subcommands:
                       decisions, for audit
 ` + exportUsage + "\n" + recoverUsage
 
+// journalSubcommands are the journal's subcommands, each with what it does in a few
+// words, in the order tablectl -h lists them.
+var journalSubcommands = []struct{ name, does string }{
+	{"verify", "check it"},
+	{"replay", "print it for audit"},
+	{"archive", "move its old segments elsewhere"},
+	{"export", "write it from the floor's archive"},
+	{"recover", "record a loss so the table starts again"},
+}
+
+// journalSummary lists the journal's subcommands for tablectl -h.
+var journalSummary = func() string {
+	var parts []string
+	for _, c := range journalSubcommands {
+		parts = append(parts, c.name+" ("+c.does+")")
+	}
+	return strings.Join(parts, ", ")
+}()
+
+// journalNames is "verify, replay, archive, export or recover".
+func journalNames() string {
+	var names []string
+	for _, c := range journalSubcommands {
+		names = append(names, c.name)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 // runJournal runs the journal subcommands.
 func runJournal(ctx context.Context, args []string, io stdio) error {
 	if len(args) == 0 {
 		fmt.Fprintln(io.err, journalUsage)
-		return errors.New("journal: no subcommand given (want verify, replay, archive, export or recover)")
+		return fmt.Errorf("journal: no subcommand given (want %s)", journalNames())
 	}
 	switch args[0] {
 	case "verify":
@@ -63,7 +91,7 @@ func runJournal(ctx context.Context, args []string, io stdio) error {
 		return nil
 	default:
 		fmt.Fprintln(io.err, journalUsage)
-		return fmt.Errorf("journal: unknown subcommand %q (want verify, replay, archive, export or recover)", args[0])
+		return fmt.Errorf("journal: unknown subcommand %q (want %s)", args[0], journalNames())
 	}
 }
 

@@ -37,7 +37,7 @@ var commands = []command{
 	{"analyze", "exact house edge and return of every bet of a rule set", runAnalyze},
 	{"roadmap", "draw the roads of a shoe's results read from standard input", runRoadmap},
 	{"settle", "settle one round read from standard input: the wagers under the table's limits, each paid on its effective stake", runSettle},
-	{"journal", "verify or replay a table's journal", runJournal},
+	{"journal", "a table's journal: " + journalSummary, runJournal},
 	{"mosquitto-acl", "print the Mosquitto ACL of the tables' topics and broker users (deploy/mosquitto/acl)", runMosquittoACL},
 	{"key", "show or make the key the table signs its journal with", runKey},
 	{"enroll", "add a table: its signing key, its broker password, the lines for the archive's keys and the broker's passwd", runEnroll},

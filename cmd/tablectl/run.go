@@ -20,6 +20,7 @@ import (
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/metrics"
+	"github.com/tablectl/tablectl/round"
 )
 
 // runRun runs the table: devices (or the simulator), the journal, the round controller
@@ -55,6 +56,9 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		}
 		defer os.RemoveAll(tmp)
 		r.Journal = filepath.Join(tmp, "journal") // and its signing key beside it
+	}
+	if err := absolute(&r.Config); err != nil {
+		return fmt.Errorf("run: %w", err)
 	}
 	log := newLogger(r.Log.JSON, io.err)
 	if r.TempJournal {
@@ -163,9 +167,9 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 		fmt.Fprintf(io.out, "display board: http://%s/\n", addr)
 	}
 	st := d.State()
-	fmt.Fprintf(io.out, "table %s: rule set %s, journal %s (shoe %d, round %d), MQTT topics tablectl/v1/%s/#\n",
-		r.Table, r.Round.Rules.Name, r.Journal, st.Shoe, st.Round, r.Table)
-	svc.ready(fmt.Sprintf("table %s: shoe %d, round %d", r.Table, st.Shoe, st.Round))
+	fmt.Fprintf(io.out, "table %s: rule set %s, journal %s (%s), MQTT topics tablectl/v1/%s/#\n",
+		r.Table, r.Round.Rules.Name, r.Journal, position(st), r.Table)
+	svc.ready(fmt.Sprintf("table %s: %s", r.Table, position(st)))
 	defer svc.stopping() // the first of the deferred calls: before anything is closed
 	return serve(ctx, cancel, d, sim.transport(ctx, client, d), devs, begin, dealt, log)
 }
@@ -246,6 +250,53 @@ func runFlags(fs *flag.FlagSet) (f *config.Flags, configFile *string, sim *simul
 	})
 	sim = simulationFlags(fs, f, time.Second)
 	return f, configFile, sim
+}
+
+// absolute makes the journal's directory and its key's file absolute paths, so that
+// every message of the table names them whole, whatever the working directory.
+func absolute(c *config.Config) error {
+	var err error
+	if c.Journal, err = filepath.Abs(c.Journal); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if c.JournalKey != "" {
+		if c.JournalKey, err = filepath.Abs(c.JournalKey); err != nil {
+			return fmt.Errorf("journal_key: %w", err)
+		}
+	}
+	return nil
+}
+
+// position says where the table is in its play, for its start-up line: no shoe yet, a
+// shoe and its round with the round's phase, a shoe between its rounds, over, or held.
+func position(st round.State) string {
+	var p string
+	switch {
+	case st.Shoe == 0:
+		p = "no shoe yet"
+	case st.Phase == round.NoShoe:
+		p = fmt.Sprintf("shoe %d over, waiting for the next shoe", st.Shoe)
+	case st.Phase == round.Burning:
+		p = fmt.Sprintf("shoe %d, burning, before its first round", st.Shoe)
+	case st.Round == 0:
+		p = fmt.Sprintf("shoe %d, before its first round", st.Shoe)
+	case st.Phase == round.BettingOpen:
+		p = fmt.Sprintf("shoe %d, round %d open for bets", st.Shoe, st.Round)
+	case st.Phase == round.Dealing:
+		p = fmt.Sprintf("shoe %d, round %d being dealt", st.Shoe, st.Round)
+	case st.Phase == round.Complete:
+		p = fmt.Sprintf("shoe %d, round %d dealt, awaiting the dealer's confirmation", st.Shoe, st.Round)
+	case st.Phase == round.ShoeDone:
+		p = fmt.Sprintf("shoe %d, its last round (%d) over, waiting for the shoe's end", st.Shoe, st.Round)
+	case st.Phase == round.NextSet:
+		p = fmt.Sprintf("shoe %d, round %d over, waiting for the next set", st.Shoe, st.Round)
+	default:
+		p = fmt.Sprintf("shoe %d, round %d (%s)", st.Shoe, st.Round, st.Phase)
+	}
+	if st.Held.ID != 0 {
+		p += fmt.Sprintf(", held for irregularity %d", st.Held.ID)
+	}
+	return p
 }
 
 // keyPath is the file of the table's signing key (the file's journal_key, or table.key

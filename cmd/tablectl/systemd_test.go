@@ -48,7 +48,7 @@ func TestRunNotifiesSystemd(t *testing.T) {
 		return string(buf[:n])
 	}
 	first := read()
-	if first != "READY=1\nSTATUS=table S1: shoe 0, round 0" {
+	if first != "READY=1\nSTATUS=table S1: no shoe yet" {
 		t.Fatalf("first notification %q, want READY=1 with the table's status", first)
 	}
 	for i := range 5 {

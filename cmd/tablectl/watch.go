@@ -71,6 +71,9 @@ func runWatch(ctx context.Context, args []string, io stdio) error {
 		defer os.RemoveAll(tmp)
 		r.Journal = tmp
 	}
+	if err := absolute(&r.Config); err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
 	log := slog.New(slog.NewTextHandler(io.err, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if r.NoShuffler() {
 		log.Warn(config.NoShufflerChecksOff, "decks", r.Round.Decks, "shoe starts at its first card", r.Round.ShoeOnFirstCard)

@@ -42,10 +42,11 @@ type Client struct {
 	ready   chan struct{} // closed when open becomes true; replaced when open ends
 	closed  bool
 
-	pending   *fifo.Queue[pendingResult]
-	notTaken  *ratelog.Limiter // thins the log of commands not taken
-	fwdStop   chan struct{}    // closed once paho is disconnected: pending results end
-	closeOnce sync.Once
+	pending      *fifo.Queue[pendingResult]
+	notTaken     *ratelog.Limiter // thins the log of commands not taken
+	refusedLogin *ratelog.Limiter // thins the log of the broker refusing the login
+	fwdStop      chan struct{}    // closed once paho is disconnected: pending results end
+	closeOnce    sync.Once
 
 	// cmds queues the commands received, a queue for each role (cmdqueue.go).
 	cmds *cmdQueue
@@ -63,13 +64,14 @@ func Dial(opts Options) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{
-		opts:     opts,
-		topics:   topics,
-		log:      opts.Logger.With("component", "mqtt", "broker", redacted(opts.Broker), "table", opts.Table),
-		lost:     make(chan error, 1),
-		quit:     make(chan struct{}),
-		fwdStop:  make(chan struct{}),
-		notTaken: ratelog.New(0, nil),
+		opts:         opts,
+		topics:       topics,
+		log:          opts.Logger.With("component", "mqtt", "broker", redacted(opts.Broker), "table", opts.Table),
+		lost:         make(chan error, 1),
+		quit:         make(chan struct{}),
+		fwdStop:      make(chan struct{}),
+		notTaken:     ratelog.New(0, nil),
+		refusedLogin: NewRefusedLog(),
 	}
 	c.cmds = newCmdQueue(*opts.Commands, opts.CommandQueue, time.Now)
 	c.pending = fifo.New[pendingResult]()
@@ -180,7 +182,7 @@ func (c *Client) manage() {
 // connect makes one connection attempt and, when it succeeds, subscribes, publishes
 // the online status and runs OnConnect. It reports whether the connection is up.
 func (c *Client) connect() bool {
-	if !ConnectOnce(c.pc, c.lost, c.quit, c.log) {
+	if !ConnectOnce(c.pc, c.lost, c.quit, c.log, c.refusedLogin) {
 		return false
 	}
 	sub := c.pc.Subscribe(c.topics.CommandFilter(), 1, c.onCommand)

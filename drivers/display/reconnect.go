@@ -1,10 +1,15 @@
 package display
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
+	"github.com/eclipse/paho.mqtt.golang/packets"
+
+	"github.com/tablectl/tablectl/internal/ratelog"
 )
 
 // KeepConnected is the reconnect loop of an MQTT client that manages its own
@@ -43,11 +48,25 @@ func KeepConnected(quit <-chan struct{}, lost <-chan error, max time.Duration, l
 	}
 }
 
+// RefusedLogInterval is how often a client's log says again that the broker refuses its
+// login (ConnectOnce): at the first refusal, then at most once in this interval, with
+// the count of refusals left out.
+const RefusedLogInterval = time.Minute
+
+// NewRefusedLog returns the limiter ConnectOnce thins one client's log of refused
+// logins with, at RefusedLogInterval.
+func NewRefusedLog() *ratelog.Limiter { return ratelog.New(RefusedLogInterval, nil) }
+
 // ConnectOnce makes one connection attempt with pc, after dropping a stale
 // connection-lost signal of the previous connection from lost. It reports whether the
 // connection is up; an attempt under way when quit closes is waited for (it is bounded
 // by the connect timeout) and counts as failed.
-func ConnectOnce(pc mqtt.Client, lost <-chan error, quit <-chan struct{}, log *slog.Logger) bool {
+//
+// A failed attempt is logged. The broker's refusal of the login (not authorized, or a
+// bad user name or password) is logged as an error naming the user pc logs in as and
+// whether a password was given, once, then as refused allows (NewRefusedLog; nil logs
+// each); any other failure is logged each time.
+func ConnectOnce(pc mqtt.Client, lost <-chan error, quit <-chan struct{}, log *slog.Logger, refused *ratelog.Limiter) bool {
 	select {
 	case <-lost:
 	default:
@@ -59,9 +78,44 @@ func ConnectOnce(pc mqtt.Client, lost <-chan error, quit <-chan struct{}, log *s
 		<-tok.Done()
 		return false
 	}
-	if err := tok.Error(); err != nil {
+	err := tok.Error()
+	switch {
+	case err == nil:
+		return true
+	case RefusedLogin(err):
+		logRefused(pc, log, refused, err)
+	default:
 		log.Warn("MQTT connect failed", "error", err)
-		return false
 	}
-	return true
+	return false
+}
+
+// RefusedLogin reports whether err, a connection attempt's, is the broker's refusal of
+// the client's login: not authorized, or a bad user name or password.
+func RefusedLogin(err error) bool {
+	return errors.Is(err, packets.ErrorRefusedNotAuthorised) || errors.Is(err, packets.ErrorRefusedBadUsernameOrPassword)
+}
+
+// logRefused logs the broker's refusal of pc's login, as limit allows.
+func logRefused(pc mqtt.Client, log *slog.Logger, limit *ratelog.Limiter, err error) {
+	leftOut := 0
+	if limit != nil {
+		var ok bool
+		if ok, leftOut = limit.Allow("refused"); !ok {
+			return
+		}
+	}
+	r := pc.OptionsReader()
+	user, password := r.Username(), "given"
+	if user == "" {
+		user = "(none)"
+	}
+	if r.Password() == "" {
+		password = "none given"
+	}
+	attrs := []any{"user", user, "password", password, "error", err}
+	if leftOut > 0 {
+		attrs = append(attrs, "not_logged_since_last", leftOut)
+	}
+	log.Error(fmt.Sprintf("the MQTT broker refused the login of user %s (password %s): check the user, its password in the broker's password file, and its ACL", user, password), attrs...)
 }

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablectl/tablectl/internal/mosquittotest"
+)
+
+// waitLog waits until log holds want, failing the test after a minute (a guard against a
+// hang, not a measure).
+func waitLog(t *testing.T, log *lockedBuffer, want string) {
+	t.Helper()
+	guard := time.NewTimer(time.Minute)
+	defer guard.Stop()
+	for {
+		ok, written := log.Holds(want)
+		if ok {
+			return
+		}
+		select {
+		case <-written:
+		case <-guard.C:
+			t.Fatalf("the log does not say %q:\n%s", want, log)
+		}
+	}
+}
+
+// TestRefusedLoginsNameTheUser: Mosquitto refusing the login of a table, a console and
+// an archive, each with a wrong password or none, is logged by each as an error naming
+// its user and whether a password was given.
+func TestRefusedLoginsNameTheUser(t *testing.T) {
+	b := mosquittotest.Start(t, mosquittotest.Config{Users: map[string]string{"t1": "t1-pw", "console": "c-pw", "archive-floor": "a-pw"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	start := func(args ...string) (*lockedBuffer, <-chan error) {
+		log, done := &lockedBuffer{}, make(chan error, 1)
+		go func() { done <- run(ctx, args, stdio{in: strings.NewReader(""), out: io.Discard, err: log}) }()
+		return log, done
+	}
+	table, tableDone := start("run", "--simulate", "--table", "t1", "--journal", filepath.Join(t.TempDir(), "journal"),
+		"--mqtt", b.URL(), "--mqtt-password", "not-t1s", "--http", "")
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys")
+	write(t, keys, "")
+	archive, archiveDone := start("archive", "--mqtt", b.URL(), "--db", filepath.Join(dir, "archive.db"), "--keys", keys)
+	users := filepath.Join(dir, "users.json")
+	if _, _, err := runCmd(t, "supervisor-pass-17\n", "console", "user", "add", "S17", "--role", "supervisor", "--users", users, "--cost", "4"); err != nil {
+		t.Fatal(err)
+	}
+	_, console := startConsole(t, users, "--mqtt", b.URL(), "--mqtt-password", "not-the-consoles")
+
+	waitLog(t, table, `msg="the MQTT broker refused the login of user t1 (password given): check the user, its password in the broker's password file, and its ACL"`)
+	waitLog(t, console, "the MQTT broker refused the login of user console (password given)")
+	waitLog(t, archive, "the MQTT broker refused the login of user archive-floor (password none given)")
+	for name, log := range map[string]*lockedBuffer{"table": table, "console": console, "archive": archive} {
+		if strings.Contains(log.String(), "not-t1s") || strings.Contains(log.String(), "not-the-consoles") {
+			t.Errorf("the %s logs a password:\n%s", name, log)
+		}
+	}
+	cancel()
+	for name, done := range map[string]<-chan error{"table": tableDone, "archive": archiveDone} {
+		if err := <-done; err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
