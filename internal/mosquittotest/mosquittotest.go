@@ -26,8 +26,13 @@ import (
 // skipped test into a failed one.
 const RequireEnv = "TABLECTL_REQUIRE_INTEGRATION"
 
-// startTimeout guards the wait for the broker to accept connections.
-const startTimeout = 15 * time.Second
+// startTimeout guards the wait for the broker to accept connections; stopTimeout the
+// wait for it to exit on SIGTERM, which saves its persistence file first (on a busy
+// machine's disk, that sync can take seconds). Both only bound a failure.
+const (
+	startTimeout = 15 * time.Second
+	stopTimeout  = 60 * time.Second
+)
 
 // Config describes the broker a test wants.
 type Config struct {
@@ -175,13 +180,24 @@ func (b *Broker) Stop() {
 	if b.cmd == nil {
 		return
 	}
-	_ = b.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-b.done:
-	case <-time.After(startTimeout):
-		_ = b.cmd.Process.Kill()
-		<-b.done
-		b.t.Errorf("mosquittotest: broker did not stop on SIGTERM within %v; killed", startTimeout)
+	// SIGTERM again every few seconds: one that comes as the broker starts its loop can
+	// go unseen.
+	guard := time.NewTimer(stopTimeout)
+	defer guard.Stop()
+	again := time.NewTicker(5 * time.Second)
+	defer again.Stop()
+	for stopped := false; !stopped; {
+		_ = b.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-b.done:
+			stopped = true
+		case <-again.C:
+		case <-guard.C:
+			_ = b.cmd.Process.Kill()
+			<-b.done
+			b.t.Errorf("mosquittotest: broker did not stop on SIGTERM within %v; killed", stopTimeout)
+			stopped = true
+		}
 	}
 	b.cmd = nil
 }
