@@ -274,6 +274,11 @@ type Held struct {
 	Skipped  int `json:",omitempty"`
 	// Reason is what was seen, as the irregularity was raised with it, with its rule.
 	Reason string `json:",omitempty"`
+	// Role and Actor are who reported the irregularity (Role 0: the table raised it
+	// itself); At is when it was raised, the time of the event that raised it.
+	Role  irregularities.Role `json:",omitempty"`
+	Actor string              `json:",omitempty"`
+	At    time.Time           `json:",omitzero"`
 	// Options: the irregularity needs no decision, or it is made; the table is held for
 	// the boxes' options of RWS Baccarat 5.12 (window.go) until each box in play has
 	// chosen or a supervisor closes them. Pending are then placed.
@@ -1226,6 +1231,12 @@ func (c *Controller) raise(ev *Event, k irregularities.Kind, what string) uint32
 	case c.st.Window.Open && c.st.Window.ID == id:
 		// No decision to wait for, but the players' options hold the table (window.go).
 		c.st.Held = Held{ID: id, Kind: k, Reason: reason, Options: true}
+	}
+	if c.st.Held.ID == id {
+		c.st.Held.At = ev.At
+		if ev.Kind == Report && ev.Irregularity == k {
+			c.st.Held.Role, c.st.Held.Actor = ev.Role, ev.Actor // who reported it
+		}
 	}
 	return id
 }
