@@ -186,6 +186,12 @@ type Held struct {
 	Pending   []baccarat.Card         `json:"pending,omitempty"`
 	// Reason is what was seen, as the irregularity was raised with it.
 	Reason string `json:"reason,omitempty"`
+	// Role and Actor are who reported the irregularity, as its raised message says them;
+	// both absent when the table raised it itself. Raised is when it was raised. So a
+	// console that never saw the raised message still shows the hold in full.
+	Role   irregularities.Role `json:"role,omitempty"`
+	Actor  string              `json:"actor,omitempty"`
+	Raised time.Time           `json:"raised,omitzero"`
 	// Options: no decision is awaited (or it is made): the table is held for the
 	// players' options (the state's options), until every box has chosen or a
 	// supervisor (decided_by) closes them.

@@ -4,6 +4,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/baccarat"
 )
 
 // TestBrokerLostRefusesCommandsAndTellsTheStreams: while the link to the broker is down
@@ -84,6 +88,60 @@ func TestHeldShowsWhoReportedAndSince(t *testing.T) {
 	}
 }
 
+// TestHeldFromTheStateAlone: a console that started after a table was held has its
+// retained state alone. The held irregularity says who reported it and when it was
+// raised: the summary says so as its raised message would, and the shoe's list of
+// irregularities holds it, marked as made from the state. The raised message, should it
+// come, takes that row's place. A table's state that says neither leaves the summary
+// saying since when the console saw it held, and no one as the reporter.
+func TestHeldFromTheStateAlone(t *testing.T) {
+	tc := newTestConsole(t)
+	held := strings.Replace(heldState, `"decided_by":"supervisor"`, `"decided_by":"supervisor","role":"dealer","actor":"D4","raised":"2026-11-23T07:57:00Z"`, 1)
+	tc.srv.Ingest("tablectl/v1/t1/state", []byte(held))
+	d, ok := tc.srv.floor.detail("t1")
+	if !ok {
+		t.Fatal("no t1")
+	}
+	if s := d.Summary; s.HeldSince != "2026-11-23T07:57:00Z" || s.HeldSinceSeen || s.ReportedBy != "dealer D4" {
+		t.Errorf("held alone: since %q (seen %v), reported by %q", s.HeldSince, s.HeldSinceSeen, s.ReportedBy)
+	}
+	if len(d.Irregularities) != 1 {
+		t.Fatalf("the shoe's irregularities: %s", d.Irregularities)
+	}
+	var row struct {
+		api.Irregularity
+		FromState bool `json:"from_state"`
+	}
+	if err := json.Unmarshal(d.Irregularities[0], &row); err != nil {
+		t.Fatal(err)
+	}
+	if !row.FromState || row.Event != api.EventRaised || row.ID != 3 || row.Shoe != 2 || row.Round != 7 || row.Kind.String() != "wrong_hand" ||
+		row.Role.String() != "dealer" || row.Actor != "D4" || row.At.Format(time.RFC3339) != "2026-11-23T07:57:00Z" || len(row.Choices) != 2 {
+		t.Errorf("the row made from the state: %s", d.Irregularities[0])
+	}
+	// A later state of the same hold adds no row; the raised message takes its place.
+	tc.srv.Ingest("tablectl/v1/t1/state", []byte(strings.Replace(held, `"seq":40`, `"seq":41`, 1)))
+	tc.srv.Ingest("tablectl/v1/t1/irregularity", []byte(`{"schema":2,"table":"t1","shoe":2,"round":7,"seq":39,"at":"2026-11-23T07:57:00Z","event":"raised","id":3,
+"kind":"wrong_hand","rule":"RWS Baccarat 5.8","reason":"reported by the dealer (RWS Baccarat 5.8)","role":"dealer","actor":"D4"}`))
+	d, _ = tc.srv.floor.detail("t1")
+	if len(d.Irregularities) != 1 || strings.Contains(string(d.Irregularities[0]), "from_state") {
+		t.Errorf("after the raised message: %s", d.Irregularities)
+	}
+	if s := d.Summary; s.HeldSince != "2026-11-23T07:57:00Z" || s.ReportedBy != "dealer D4" {
+		t.Errorf("after the raised message: since %q, reported by %q", s.HeldSince, s.ReportedBy)
+	}
+
+	// A table that says neither who nor when.
+	tc.srv.Ingest("tablectl/v1/t2/state", []byte(strings.ReplaceAll(heldState, `"t1"`, `"t2"`)))
+	d, _ = tc.srv.floor.detail("t2")
+	if s := d.Summary; s.HeldSince != "2026-11-23T08:00:00Z" || !s.HeldSinceSeen || s.ReportedBy != "" || len(d.Irregularities) != 1 {
+		t.Errorf("held alone, by an older table: since %q (seen %v), reported by %q; %s", s.HeldSince, s.HeldSinceSeen, s.ReportedBy, d.Irregularities)
+	}
+	if strings.Contains(string(d.Irregularities[0]), `"at"`) {
+		t.Errorf("a row made from a state that says not when: %s", d.Irregularities[0])
+	}
+}
+
 // TestRulebook: each rule set has its own name and the rules its document gives: NC
 // Insurance's void is its 5.16 and its irregularities cite it; "insurance not offered"
 // is NC Insurance's alone; the silent documents follow RWS Baccarat.
@@ -108,5 +166,12 @@ func TestRulebook(t *testing.T) {
 	js, _ := json.Marshal(b["royal"])
 	if !strings.Contains(string(js), `"name":"Royal Baccarat"`) {
 		t.Errorf("royal: %s", js)
+	}
+	// Only a rule set with Insurance (NC Insurance 3.11, 3.12) has its controls on the
+	// table's page: the rulebook says so as the rule set does.
+	for id, rs := range b {
+		if want := baccarat.MustLookup(id, baccarat.Options{}).Insurance; rs.Insurance != want {
+			t.Errorf("%s: insurance %v, the rule set says %v", id, rs.Insurance, want)
+		}
 	}
 }

@@ -490,6 +490,9 @@ type sessionInfo struct {
 	// History says the History page's state for the person: "open" (the console has an
 	// archive and the role reads it), "role" (the role does not) or "none" (no archive).
 	History string `json:"history"`
+	// Now is the console's time (RFC 3339, to the second): the History page opens on the
+	// hour before it, whatever the clock of the screen.
+	Now string `json:"now"`
 }
 
 func (s *Server) sessionView(ss session) sessionInfo {
@@ -500,7 +503,8 @@ func (s *Server) sessionView(ss session) sessionInfo {
 	case !mayReadHistory(ss.user):
 		h = "role"
 	}
-	return sessionInfo{User: ss.user.Name, Role: ss.user.Role, Tables: ss.user.Tables, Pits: ss.user.Pits, CSRF: ss.csrf, History: h}
+	return sessionInfo{User: ss.user.Name, Role: ss.user.Role, Tables: ss.user.Tables, Pits: ss.user.Pits, CSRF: ss.csrf, History: h,
+		Now: s.opts.Now().UTC().Truncate(time.Second).Format(time.RFC3339)}
 }
 
 // authed wraps h: the request needs a live session, and when it changes anything also

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/irregularities"
 )
 
 // topicRoot is the first two levels of every table topic (docs/mqtt.md).
@@ -60,13 +61,15 @@ type Summary struct {
 	// Held is the state message's "held" object, exactly as the table published it;
 	// absent when the table is not held.
 	Held json.RawMessage `json:"held,omitempty"`
-	// HeldSince is when the held irregularity was raised, from its irregularity message;
-	// when the console did not see that message, when it first saw the table held, and
-	// HeldSinceSeen is true (the table was held at least since then).
+	// HeldSince is when the held irregularity was raised, from its irregularity message
+	// or the state's held irregularity (api.Held.Raised); when neither said it, when the
+	// console first saw the table held, and HeldSinceSeen is true (the table was held at
+	// least since then).
 	HeldSince     string `json:"held_since,omitempty"`
 	HeldSinceSeen bool   `json:"held_since_seen,omitempty"`
-	// ReportedBy is who reported the held irregularity, role and name ("dealer D4");
-	// empty when the table itself raised it, or the console did not see the report.
+	// ReportedBy is who reported the held irregularity, role and name ("dealer D4"), from
+	// its raised message or the state's held irregularity; empty when the table itself
+	// raised it, or neither said who.
 	ReportedBy string `json:"reported_by,omitempty"`
 	// LastResult is the last result message seen (or, before one is seen, the last bead
 	// of the shoe's roadmap).
@@ -198,9 +201,43 @@ func (a archiveData) state(now time.Time, late time.Duration) *ArchiveState {
 }
 
 // raisedMsg is what the console keeps of an irregularity raised: when, and who reported
-// it.
+// it. state says the console never saw its raised message: its row in the list was made
+// from the state's held irregularity (heldRaised).
 type raisedMsg struct {
 	at, by string
+	state  bool
+}
+
+// heldRaised is the raised message of a held irregularity the console did not see (it
+// started after it, say), made from the retained state's held irregularity (api.Held):
+// the shoe's list of irregularities then shows the hold. FromState says so. The raised
+// message, should it come, takes its place.
+type heldRaised struct {
+	Schema    int                     `json:"schema"`
+	Table     string                  `json:"table"`
+	Shoe      uint32                  `json:"shoe"`
+	Round     uint32                  `json:"round"`
+	At        *time.Time              `json:"at,omitempty"`
+	Event     string                  `json:"event"`
+	ID        uint32                  `json:"id"`
+	Kind      irregularities.Kind     `json:"kind"`
+	Rule      string                  `json:"rule,omitempty"`
+	Display   string                  `json:"display,omitempty"`
+	Reason    string                  `json:"reason,omitempty"`
+	Choices   []irregularities.Choice `json:"choices,omitempty"`
+	DecidedBy irregularities.Role     `json:"decided_by,omitempty"`
+	Role      irregularities.Role     `json:"role,omitempty"`
+	Actor     string                  `json:"actor,omitempty"`
+	FromState bool                    `json:"from_state"`
+}
+
+// reporter names who reported an irregularity, role and name ("dealer D4"); "" for the
+// table itself.
+func reporter(role irregularities.Role, actor string) string {
+	if role == 0 {
+		return actor
+	}
+	return strings.TrimSpace(strings.ReplaceAll(role.String(), "_", " ") + " " + actor)
 }
 
 // floor is every table seen on the broker, built from the messages alone.
@@ -562,12 +599,22 @@ func (t *tableData) apply(tp api.Topic, data []byte) error {
 			for _, c := range h.Choices {
 				t.choices = append(t.choices, c.String())
 			}
-			if r, ok := t.raised[h.ID]; ok {
+			// Who reported the hold and since when: its raised message, when the console
+			// saw it; else the held irregularity itself says (a table before it did, not
+			// when it was raised: since the console first saw it held).
+			r, ok := t.raised[h.ID]
+			switch {
+			case ok && !r.state:
 				t.sum.HeldSince, t.sum.ReportedBy = r.at, r.by
-			} else if wasHeld == h.ID && since != "" {
-				t.sum.HeldSince, t.sum.HeldSinceSeen = since, seen
-			} else {
-				t.sum.HeldSince, t.sum.HeldSinceSeen = stamp(m.At), true
+			case !h.Raised.IsZero():
+				t.sum.HeldSince, t.sum.ReportedBy = stamp(h.Raised), reporter(h.Role, h.Actor)
+			case wasHeld == h.ID && since != "":
+				t.sum.HeldSince, t.sum.HeldSinceSeen, t.sum.ReportedBy = since, seen, reporter(h.Role, h.Actor)
+			default:
+				t.sum.HeldSince, t.sum.HeldSinceSeen, t.sum.ReportedBy = stamp(m.At), true, reporter(h.Role, h.Actor)
+			}
+			if !ok {
+				t.raisedFromState(m.State, h)
 			}
 		}
 		t.envelope(m.Envelope)
@@ -616,9 +663,9 @@ func (t *tableData) apply(tp api.Topic, data []byte) error {
 		t.irregSeq[m.Seq] = true
 		var r api.Irregularity
 		if json.Unmarshal(data, &r) == nil && r.Event == api.EventRaised && r.ID != 0 {
-			by := r.Actor
-			if r.Role != 0 {
-				by = strings.TrimSpace(strings.ReplaceAll(r.Role.String(), "_", " ") + " " + r.Actor)
+			by := reporter(r.Role, r.Actor)
+			if t.raised[r.ID].state {
+				t.dropFromState(r.ID) // the message itself takes the place of the row made from the state
 			}
 			if len(t.raised) >= maxIrregularities {
 				clear(t.raised)
@@ -639,6 +686,42 @@ func (t *tableData) apply(tp api.Topic, data []byte) error {
 		}
 	}
 	return nil
+}
+
+// raisedFromState adds to the shoe's list the raised message of held irregularity h,
+// which the console did not see, as state st's held irregularity says it (heldRaised).
+func (t *tableData) raisedFromState(st api.State, h api.Held) {
+	m := heldRaised{Schema: st.Schema, Table: t.sum.Table, Shoe: st.Shoe, Round: st.Round, Event: api.EventRaised,
+		ID: h.ID, Kind: h.Kind, Rule: h.Rule, Display: h.Display, Reason: h.Reason, Choices: h.Choices,
+		DecidedBy: h.DecidedBy, Role: h.Role, Actor: h.Actor, FromState: true}
+	if !h.Raised.IsZero() {
+		m.At = &h.Raised
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return
+	}
+	if len(t.raised) >= maxIrregularities {
+		clear(t.raised)
+	}
+	t.raised[h.ID] = raisedMsg{at: stamp(h.Raised), by: reporter(h.Role, h.Actor), state: true}
+	t.irregs = append(t.irregs, data)
+	if len(t.irregs) > maxIrregularities {
+		t.irregs = t.irregs[len(t.irregs)-maxIrregularities:]
+	}
+}
+
+// dropFromState removes from the shoe's list the row of irregularity id made from the
+// state (raisedFromState).
+func (t *tableData) dropFromState(id uint32) {
+	t.irregs = slices.DeleteFunc(t.irregs, func(data json.RawMessage) bool {
+		var m struct {
+			Event     string `json:"event"`
+			ID        uint32 `json:"id"`
+			FromState bool   `json:"from_state"`
+		}
+		return json.Unmarshal(data, &m) == nil && m.FromState && m.ID == id && m.Event == api.EventRaised
+	})
 }
 
 func (t *tableData) envelope(e api.Envelope) {

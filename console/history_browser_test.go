@@ -27,12 +27,18 @@ func TestHistoryPageInBrowser(t *testing.T) {
 		if !evaluate[bool](t, ctx, visible("#search")) || !evaluate[bool](t, ctx, visible("#csv")) {
 			t.Errorf("the search button or the CSV link is not on screen")
 		}
-		// Every round of pit3: t1's 42, in order.
-		evaluate[bool](t, ctx, `(() => { const s = document.getElementById("f-pit"); s.value = "pit3"; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
+		// Every round of pit3: t1's 42, in order. The page opened on the last hour
+		// (TestHistoryOpensOnTheLastHourInBrowser): its range is cleared first.
+		until(t, ctx, "the last hour searched", `document.body.dataset.searched === "1" && document.getElementById("f-from").value !== ""`)
+		evaluate[bool](t, ctx, `(() => { for (const id of ["f-from", "f-to"]) { const f = document.getElementById(id); f.value = ""; f.dispatchEvent(new Event("input", {bubbles: true})); }
+			const s = document.getElementById("f-pit"); s.value = "pit3"; s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
 		click(t, ctx, "#search")
 		until(t, ctx, "pit3's rounds", `document.querySelectorAll(".round-row").length === 42`)
 		if got := text(t, ctx, "#count"); got != "42 rounds" {
 			t.Errorf("count %q", got)
+		}
+		if got := text(t, ctx, "#range"); got != "Searched: rounds ended at any time, at the tables of pit pit3." {
+			t.Errorf("range %q", got)
 		}
 		rows := evaluate[[]string](t, ctx, `[...document.querySelectorAll(".round-row")].map((r) => r.cells[1].textContent + " " + r.cells[2].textContent)`)
 		if rows[0] != "t1 pit3 1/1" || rows[41] != "t1 pit3 1/42" {

@@ -470,9 +470,9 @@ func TestReadableOnBothScreensInBrowser(t *testing.T) {
 }
 
 // TestBrokerLostAndBackInBrowser: Mosquitto stopped, the console's pages say the
-// console cannot reach its broker and show every table's state as unknown, not offline;
-// a command given meanwhile is answered that it was not sent, and why; Mosquitto
-// started again, the pages say the broker is back.
+// console cannot reach its broker, are not live, and show every table's state as
+// unknown, not offline; a command given meanwhile is answered that it was not sent, and
+// why; Mosquitto started again, the pages say the broker is back, and are live.
 func TestBrokerLostAndBackInBrowser(t *testing.T) {
 	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
 		b := mosquittotest.Start(t, mosquittotest.Config{})
@@ -509,6 +509,9 @@ func TestBrokerLostAndBackInBrowser(t *testing.T) {
 			t.Errorf("broker notice: %q", got)
 		}
 		until(t, ctx, "the tiles unknown", `document.querySelectorAll(".tile.unknown").length === 2 && document.querySelectorAll(".tile.offline").length === 0`)
+		if got := text(t, ctx, "#link"); got != "Not live" {
+			t.Errorf("the live badge with the broker lost: %q", got)
+		}
 		if got := text(t, ctx, "#count-offline"); got != "state unknown" {
 			t.Errorf("the floor's count: %q", got)
 		}
@@ -526,7 +529,7 @@ func TestBrokerLostAndBackInBrowser(t *testing.T) {
 		shot(t, ctx, sc, "table-broker-lost")
 
 		b.StartAgain()
-		until(t, ctx, "the broker back", `document.body.dataset.broker === "up" && `+visible("#broker-notice"))
+		until(t, ctx, "the broker back", `document.body.dataset.broker === "up" && `+visible("#broker-notice")+` && document.getElementById("link").textContent === "Live"`)
 		if got := text(t, ctx, "#broker-notice"); !strings.Contains(got, "The console reaches its broker again since") {
 			t.Errorf("broker notice once back: %q", got)
 		}

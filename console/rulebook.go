@@ -18,15 +18,22 @@ type RuleSetInfo struct {
 	Options string `json:"options"`
 	// Kinds are the irregularities of the rule set by id, each with the rule cited.
 	Kinds map[string]string `json:"kinds"`
+	// Insurance says the rule set offers Insurance (NC Insurance 3.11, 3.12): only its
+	// tables' pages offer the Insurance commands.
+	Insurance bool `json:"insurance"`
 }
 
-// ruleSetNames are the rule sets tablectl plays, by id (docs/rules.md).
-var ruleSetNames = []struct{ id, name string }{
-	{"classic", "Classic"},
-	{"rws", "RWS Baccarat"},
-	{"nc-tournament", "NC Tournament"},
-	{"nc-insurance", "NC Insurance"},
-	{"royal", "Royal Baccarat"},
+// ruleSetNames are the rule sets tablectl plays, by id, with whether each offers
+// Insurance (docs/rules.md; TestRulebook checks it against package baccarat).
+var ruleSetNames = []struct {
+	id, name  string
+	insurance bool
+}{
+	{"classic", "Classic", false},
+	{"rws", "RWS Baccarat", false},
+	{"nc-tournament", "NC Tournament", false},
+	{"nc-insurance", "NC Insurance", true},
+	{"royal", "Royal Baccarat", false},
 }
 
 // Rulebook returns every rule set by id. An irregularity belongs to a rule set when its
@@ -36,7 +43,8 @@ var ruleSetNames = []struct{ id, name string }{
 func Rulebook() map[string]RuleSetInfo {
 	out := make(map[string]RuleSetInfo, len(ruleSetNames))
 	for _, rs := range ruleSetNames {
-		info := RuleSetInfo{Name: rs.name, Void: "RWS Baccarat 5.15", Options: "RWS Baccarat 5.12", Kinds: map[string]string{}}
+		info := RuleSetInfo{Name: rs.name, Void: "RWS Baccarat 5.15", Options: "RWS Baccarat 5.12", Kinds: map[string]string{},
+			Insurance: rs.insurance}
 		if rs.id == "nc-insurance" {
 			info.Void, info.Options = "NC Insurance 5.16", "NC Insurance 5.12"
 		}

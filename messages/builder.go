@@ -153,7 +153,7 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 			return nil, err
 		}
 	}
-	if drawn := st.CardsDrawn; st.Decks > 0 {
+	if drawn := st.SetCardsDrawn(); st.Decks > 0 {
 		b.road.SetCardsRemaining(max(0, 52*st.Decks-drawn))
 	}
 	env := api.Envelope{Schema: api.Schema, Table: b.table, Shoe: st.Shoe, Round: st.Round, Seq: b.seq, At: ev.At}
@@ -256,7 +256,7 @@ func (b *Builder) State(st round.State, env api.Envelope) api.State {
 		Decks: st.Decks, Set: st.Set, Cards: []api.SlotCard{}, Offers: append([]baccarat.InsuranceOffer{}, st.Offers...),
 		CutCard: st.CutCard, CardsDrawn: st.CardsDrawn, Burning: st.Phase == round.Burning}
 	if st.Decks > 0 {
-		s.CardsRemaining = max(0, 52*st.Decks-st.CardsDrawn)
+		s.CardsRemaining = max(0, 52*st.Decks-st.SetCardsDrawn()) // a card not of the set takes none of its own
 	}
 	if st.Phase == round.BettingOpen || st.Phase == round.Dealing || st.Phase == round.Complete || st.Phase == round.ShoeDone {
 		for x := baccarat.P1; x <= baccarat.B3; x++ {

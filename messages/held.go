@@ -14,7 +14,7 @@ func heldOf(h round.Held, rules string) *api.Held {
 	}
 	en := irregularities.Lookup(h.Kind)
 	held := &api.Held{ID: h.ID, Kind: h.Kind, Rule: irregularities.Rule(h.Kind, rules), Display: en.Display,
-		Choices: en.Choices, DecidedBy: en.DecidedBy, Reason: h.Reason}
+		Choices: en.Choices, DecidedBy: en.DecidedBy, Reason: h.Reason, Role: h.Role, Actor: h.Actor, Raised: h.At}
 	if h.Options {
 		held.Display, held.Choices, held.DecidedBy, held.Options = OptionsDisplay, []irregularities.Choice{}, irregularities.Supervisor, true
 	}

@@ -178,6 +178,9 @@ type State struct {
 	BurnLeft int
 	// CardsDrawn counts every card read from this shoe, burned and not due included.
 	CardsDrawn int
+	// Foreign counts the cards of CardsDrawn that are not of the set (RWS Baccarat
+	// 5.5.1): they left the shoe, but none is one of the set's cards (SetCardsDrawn).
+	Foreign int `json:",omitempty"`
 	// CutCard: the cut card has come out; RoundsLeft more rounds will then be opened.
 	CutCard    bool
 	RoundsLeft int
@@ -271,6 +274,11 @@ type Held struct {
 	Skipped  int `json:",omitempty"`
 	// Reason is what was seen, as the irregularity was raised with it, with its rule.
 	Reason string `json:",omitempty"`
+	// Role and Actor are who reported the irregularity (Role 0: the table raised it
+	// itself); At is when it was raised, the time of the event that raised it.
+	Role  irregularities.Role `json:",omitempty"`
+	Actor string              `json:",omitempty"`
+	At    time.Time           `json:",omitzero"`
 	// Options: the irregularity needs no decision, or it is made; the table is held for
 	// the boxes' options of RWS Baccarat 5.12 (window.go) until each box in play has
 	// chosen or a supervisor closes them. Pending are then placed.
@@ -1059,6 +1067,7 @@ func (c *Controller) foreign(ev *Event, card baccarat.Card) string {
 // supervisor lets play go on, and the card takes no place in any hand. A hold already
 // open is ended by the void. Among the burn cards it counts as one of the cards burned.
 func (c *Controller) foundForeign(ev *Event, card baccarat.Card, seq uint64, why string) {
+	c.st.Foreign++ // not one of the set's cards (RWS Baccarat 5.5.2's count)
 	burned := c.st.Phase == Burning && c.st.BurnLeft > 0
 	if !burned {
 		c.notDue(ev, card, seq, why)
@@ -1222,6 +1231,12 @@ func (c *Controller) raise(ev *Event, k irregularities.Kind, what string) uint32
 	case c.st.Window.Open && c.st.Window.ID == id:
 		// No decision to wait for, but the players' options hold the table (window.go).
 		c.st.Held = Held{ID: id, Kind: k, Reason: reason, Options: true}
+	}
+	if c.st.Held.ID == id {
+		c.st.Held.At = ev.At
+		if ev.Kind == Report && ev.Irregularity == k {
+			c.st.Held.Role, c.st.Held.Actor = ev.Role, ev.Actor // who reported it
+		}
 	}
 	return id
 }
@@ -1471,14 +1486,38 @@ func (c *Controller) shoeEnd(ev *Event) {
 }
 
 func (c *Controller) endShoe(ev *Event, empty bool) {
-	// Reconciliation: an empty shoe must have given every card of the set (RWS 5.5.2).
-	if total := 52 * c.st.Decks; empty && c.st.CardsDrawn != total {
-		c.record(ev, irregularities.CardCount, fmt.Sprintf("the shoe is empty after %d cards; the set holds %d", c.st.CardsDrawn, total))
+	if empty {
+		c.countSet(ev, "")
 	}
 	rounds := int(c.st.Round)
 	c.st.Phase, c.st.EndPending = NoShoe, false
 	c.emit(Effect{Kind: ShoeEnded, Count: rounds})
 }
+
+// countSet is RWS Baccarat 5.5.2's count once the shoe is empty: it must have given every
+// card of the set, no fewer (a shortage) and no more (an excess). The cards that passed
+// unread are of the set and count; a card not of the set (5.5.1) is none of its cards and
+// does not. prefix names the set when the shoe goes on after it.
+func (c *Controller) countSet(ev *Event, prefix string) {
+	total, got := 52*c.st.Decks, c.st.SetCardsDrawn()
+	if got == total {
+		return
+	}
+	what := fmt.Sprintf("the shoe is empty after %d cards; the set holds %d", got, total)
+	if n := c.st.Foreign; n > 0 {
+		foreign := "1 card"
+		if n > 1 {
+			foreign = fmt.Sprintf("%d cards", n)
+		}
+		what = fmt.Sprintf("the shoe is empty after %d cards of the set, and %s not of it; the set holds %d", got, foreign, total)
+	}
+	c.record(ev, irregularities.CardCount, prefix+what)
+}
+
+// SetCardsDrawn is how many of the set's cards the shoe has given: every card read, those
+// that passed unread too, but not the cards that are not of the set (RWS Baccarat 5.5.1,
+// 5.5.2).
+func (s *State) SetCardsDrawn() int { return s.CardsDrawn - s.Foreign }
 
 // powerRestored applies RWS Baccarat 5.4 to the round interrupted by a technical failure:
 // it goes on when an outcome has been established (5.4.1) and is voided when not (5.4.2),

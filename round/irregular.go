@@ -341,6 +341,7 @@ func (c *Controller) unheldForeign(h Held, card baccarat.Card) {
 	if !card.Valid() || len(h.Pending) == 0 || h.Pending[0].Card != card {
 		return
 	}
+	c.st.Foreign++ // read from the shoe, and none of the set's cards (RWS Baccarat 5.5.2)
 	if c.st.Seen[card.Index()] > 0 {
 		c.st.Seen[card.Index()]--
 	}

@@ -99,8 +99,6 @@ func (c *Controller) setEmptied(ev *Event) bool {
 	if !c.cfg.SetPerRound || c.st.Phase != Complete && c.st.Phase != NextSet {
 		return false
 	}
-	if total := 52 * c.st.Decks; c.st.CardsDrawn != total {
-		c.record(ev, irregularities.CardCount, fmt.Sprintf("set %s: the shoe is empty after %d cards; the set holds %d", c.st.Set, c.st.CardsDrawn, total))
-	}
+	c.countSet(ev, fmt.Sprintf("set %s: ", c.st.Set))
 	return true
 }

@@ -3,6 +3,7 @@ package round
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/irregularities"
@@ -174,9 +175,10 @@ func (c *Controller) closeWindow(ev *Event, why string) {
 // not of 5.5, so no option waits.
 func (c *Controller) release(ev *Event, h Held, pending []Kept) {
 	if c.st.Window.Open && c.roundInPlay() && !(c.st.EndPending && !c.completes(pending)) {
-		c.st.Held = Held{ID: c.st.Window.ID, Kind: c.st.Window.Kind, Reason: h.Reason, Options: true, Pending: pending}
+		c.st.Held = Held{ID: c.st.Window.ID, Kind: c.st.Window.Kind, Reason: h.Reason, Role: h.Role, Actor: h.Actor, At: h.At,
+			Options: true, Pending: pending}
 		if c.st.Window.ID != h.ID {
-			c.st.Held.Reason = ""
+			c.st.Held.Reason, c.st.Held.Role, c.st.Held.Actor, c.st.Held.At = "", 0, "", time.Time{}
 		}
 		return
 	}

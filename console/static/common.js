@@ -111,6 +111,7 @@ const Console = (function () {
   }
 
   let broker = { up: true };
+  let brokerKnown = false; // a stream has said the broker's state
   let brokerWasDown = false;
   let backTimer = 0;
   const brokerListeners = [];
@@ -119,6 +120,8 @@ const Console = (function () {
   // every table's state is unknown; once it is back, the page says so for two minutes.
   function setBroker(b) {
     broker = b || { up: true };
+    brokerKnown = true;
+    drawLink();
     let box = $('broker-notice');
     if (!box) {
       box = el('div', 'notice broker');
@@ -178,14 +181,40 @@ const Console = (function () {
     box.type = 'checkbox';
     box.id = 'sound';
     box.checked = soundOn();
-    label.append(box, el('span', 'long', 'Sound on hold'), el('span', 'short', 'Sound'));
+    label.append(box, el('span', 'long', 'Sound on hold'), el('span', 'short', 'Sound'), el('span', 'tiny', '\u266a'));
+    label.title = 'Sound on hold';
     box.addEventListener('change', () => {
       try { localStorage.setItem(SOUND_KEY, box.checked ? 'on' : 'off'); } catch (e) { /* kept for this page only */ }
       if (box.checked) beep(); // the tap lets the browser play, and the person hears it
     });
     const who = top.querySelector('.who');
     if (who) top.insertBefore(label, who); else top.appendChild(label);
+    fitHeader();
   }
+
+  // ---- the header on one line ----
+
+  // FIT_LEVELS is how many ways the header has of taking less room (console.css, "The
+  // header on one line"): each level keeps those before it.
+  const FIT_LEVELS = 9;
+
+  // fitHeader keeps the page's header on one line, the rule set and the decks whole:
+  // while it is too wide, it drops what matters least first ("Logged in:", then the
+  // sound's long label, the role, the word "Table", the phase's long text, the badges'
+  // long texts, the decks, the word "Sound", then it sets the rest closer). Only a
+  // header still too wide then lets the rule set's name shorten.
+  function fitHeader() {
+    const top = document.querySelector('header.top');
+    if (!top) return;
+    for (let i = 1; i <= FIT_LEVELS; i++) top.classList.remove('fit-' + i);
+    top.classList.remove('fit-last');
+    let level = 0;
+    while (top.scrollWidth > top.clientWidth && level < FIT_LEVELS) top.classList.add('fit-' + ++level);
+    if (top.scrollWidth > top.clientWidth) top.classList.add('fit-last');
+    top.dataset.fit = String(level);
+  }
+
+  window.addEventListener('resize', fitHeader);
 
   // beep plays two short tones, when the setting is on.
   function beep() {
@@ -317,26 +346,50 @@ const Console = (function () {
     setInterval(attention, 5000); // the times held go on
   }
 
-  // stream opens an event stream and calls handlers[name](data) for each event; the
-  // link badge says whether it is live. The broker's state goes to setBroker. It
-  // reconnects by itself.
-  function stream(url, handlers) {
+  // The page's streams, each true while it is open.
+  const streams = [];
+
+  // drawLink says in the link badge whether what the page shows is live: every stream
+  // of the page open, and the console reaching its broker. With the broker lost the page
+  // shows the last state known, not a live one.
+  function drawLink() {
     const link = $('link');
+    if (!link) return;
+    const open = streams.length > 0 && streams.every((s) => s.open);
+    let cls = 'badge live', text = 'Live';
+    if (!open) {
+      cls = 'badge lost';
+      text = streams.some((s) => s.was) ? 'Reconnecting' : 'Connecting';
+    } else if (!brokerKnown) {
+      cls = 'badge';
+      text = 'Connecting';
+    } else if (!broker.up) {
+      cls = 'badge lost';
+      text = 'Not live';
+    }
+    link.className = cls;
+    link.textContent = text;
+    link.title = text === 'Not live' ? 'The console cannot reach its broker: what is shown is the last known' : '';
+    fitHeader();
+  }
+
+  // stream opens an event stream and calls handlers[name](data) for each event; the
+  // link badge says whether it is live (drawLink). The broker's state goes to setBroker.
+  // It reconnects by itself.
+  function stream(url, handlers) {
     let retry = 1000;
+    const self = { open: false, was: false };
+    streams.push(self);
     function connect() {
       const src = new EventSource(url);
       src.onopen = () => {
         retry = 1000;
-        if (link) {
-          link.className = 'badge live';
-          link.textContent = 'Live';
-        }
+        self.open = self.was = true;
+        drawLink();
       };
       src.onerror = async () => {
-        if (link) {
-          link.className = 'badge lost';
-          link.textContent = 'Reconnecting';
-        }
+        self.open = false;
+        drawLink();
         if (src.readyState === EventSource.CLOSED) {
           src.close();
           const r = await api('GET', '/api/session'); // a lost session goes to the login
@@ -421,6 +474,6 @@ const Console = (function () {
 
   return {
     $, el, api, session, rank, command, roleText, stream, phaseText, resultText, confirm, watchFloor, onBroker,
-    heldFor, mine, clock, archiveText, broker: () => broker, me: () => me, vocabulary: () => vocabulary,
+    heldFor, mine, clock, archiveText, fitHeader, broker: () => broker, me: () => me, vocabulary: () => vocabulary,
   };
 })();

@@ -2,7 +2,8 @@
 // irregularity, decision and person (GET /api/history/rounds), a page at a time; the same
 // search as CSV; each round opened with its cards, settlements, irregularities and
 // decisions, and the commands given during it. The search is kept in the page's address,
-// so a link opens it again.
+// so a link opens it again. Opened without a search, the page searches the last hour of
+// the person's tables, by the console's clock, and shows the range it searched.
 'use strict';
 
 (function () {
@@ -13,6 +14,8 @@
   let shown = 0;
   let query = ''; // the search shown, as parameters
   let opened = ''; // the round open, "table/seq"
+  let me = null; // the session
+  const HOUR = 3600 * 1000;
 
   const pad = (n) => String(n).padStart(2, '0');
 
@@ -96,14 +99,43 @@
     return tr;
   }
 
-  async function search(more) {
+  // list names a few values, and how many more.
+  function list(vs) {
+    return vs.length > 4 ? `${vs.slice(0, 4).join(', ')} and ${vs.length - 4} more` : vs.join(', ');
+  }
+
+  // rangeText says what search q covers: the time the rounds ended, and the tables,
+  // those the person works when the search names none (the console keeps to them).
+  function rangeText(q, lastHour) {
+    const from = q.get('from'), to = q.get('to');
+    let time = 'rounds ended at any time';
+    if (from && to) time = `rounds ended from ${when(from)} to ${when(to)}`;
+    else if (from) time = `rounds ended from ${when(from)} on`;
+    else if (to) time = `rounds ended before ${when(to)}`;
+    let where = 'at every table';
+    const tables = (me.tables || []), pits = (me.pits || []);
+    if (q.get('table') && q.get('pit')) where = `at tables ${q.get('table').replace(/,/g, ', ')} of pit ${q.get('pit')}`;
+    else if (q.get('table')) where = `at tables ${q.get('table').replace(/,/g, ', ')}`;
+    else if (q.get('pit')) where = `at the tables of pit ${q.get('pit')}`;
+    else if (tables.length || pits.length) {
+      where = 'at your tables: ' + [tables.length ? list(tables) : '', pits.length ? `the tables of ${list(pits)}` : ''].filter(Boolean).join(' and ');
+    }
+    return `${lastHour ? 'The last hour: ' : 'Searched: '}${time}, ${where}.`;
+  }
+
+  // search shows the first page of the form's search, or (more) the next page of the one
+  // shown. lastHour says it is the search the page opened on: the address stays the
+  // page's own, so opening it again searches the hour before then.
+  async function search(more, lastHour) {
     const q = more ? new URLSearchParams(query) : params();
     if (!more) {
       query = q.toString();
-      history.replaceState(null, '', 'history.html' + (query ? '?' + query : ''));
+      if (!lastHour) history.replaceState(null, '', 'history.html' + (query ? '?' + query : ''));
       next = '';
       shown = 0;
       $('rounds').replaceChildren();
+      $('range').textContent = rangeText(q, !!lastHour);
+      $('range').hidden = false;
     }
     q.set('limit', String(PAGE));
     if (more && next) q.set('after', next);
@@ -201,7 +233,8 @@
     for (const p of [...pits].sort(collator.compare)) $('f-pit').appendChild(el('option', '', p)).value = p;
   }
 
-  session().then(async (me) => {
+  session().then(async (m) => {
+    me = m;
     try { $('zone').textContent = 'Times in ' + Intl.DateTimeFormat().resolvedOptions().timeZone; } catch (e) { /* no zone name */ }
     if (me.history !== 'open') {
       $('none').textContent = me.history === 'role'
@@ -222,6 +255,16 @@
     $('more').addEventListener('click', () => search(true));
     $('round-close').addEventListener('click', () => { $('round').hidden = true; opened = ''; document.body.dataset.opened = ''; });
     document.body.dataset.ready = '1';
-    if ([...q.keys()].length) await search(false); // a link to a search opens it
+    if ([...q.keys()].length) {
+      await search(false); // a link to a search opens it
+      return;
+    }
+    // The last hour of the person's tables, by the console's clock.
+    const now = Date.parse(me.now || '');
+    const end = isNaN(now) ? Date.now() : now;
+    $('f-from').value = localInput(new Date(end - HOUR).toISOString());
+    $('f-to').value = localInput(new Date(end).toISOString());
+    csvLink();
+    await search(false, true);
   }).catch(() => {});
 })();

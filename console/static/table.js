@@ -19,6 +19,11 @@
   // command the person's role may give is one button.
   const FORMS = ['report', 'new_shoe', 'end_shoe', 'decide', 'insurance_bet', 'box_option', 'options_closed',
     'call_supervisor', 'cancel_call'];
+  // The Insurance commands: given only at a table whose rule set offers Insurance
+  // (NC Insurance 3.11, 3.12), and not one set to offer none (NC Insurance 4.2.2).
+  const INSURANCE = ['insurance_bet', 'insurance_closed'];
+  // CALLED is the role the dealer's call is for: a Pit Supervisor (call_supervisor).
+  const CALLED = 'supervisor';
   const NC513_TEXT = 'NC Insurance 5.13: a player who intended an Insurance bet the dealer neglected to offer ' +
     'has the Original Bet on that hand returned, where the Insurance would have won.';
 
@@ -159,6 +164,22 @@
     return !!c && rank(me.role) >= rank(c.role);
   }
 
+  // insurance reports whether the table offers Insurance: its rule set has it, and the
+  // table is not set to offer none.
+  function insurance() {
+    return Words.insurance(rules()) && !(status && status.no_insurance);
+  }
+
+  let insuranceShown = null; // whether the actions shown offer Insurance
+
+  // offered reports whether the page offers command cmd at this table: an Insurance
+  // command only where Insurance is offered, the call for a Pit Supervisor only to a
+  // role below it.
+  function offered(cmd) {
+    if (cmd === 'call_supervisor') return rank(me.role) < rank(CALLED);
+    return !INSURANCE.includes(cmd) || insurance();
+  }
+
   function input(id, placeholder, type) {
     const i = el('input');
     i.id = id;
@@ -218,7 +239,7 @@
   function commandForm() {
     const g = el('div', 'group');
     g.id = 'command-form';
-    const cmds = vocabulary().commands.filter((c) => may(c.cmd));
+    const cmds = vocabulary().commands.filter((c) => may(c.cmd) && offered(c.cmd));
     const which = select('cmd-name', cmds.map((c) => [c.cmd, c.title]));
     const fields = el('span', 'fields');
     let readers = [];
@@ -272,7 +293,7 @@
   }
 
   // callButton is the dealer's call for a Pit Supervisor, as the call_supervisor button:
-  // it calls, or ends the call that stands.
+  // it calls, or ends the call that stands. drawCall offers it to whom it may help.
   function callButton() {
     const on = command('call_supervisor');
     const off = command('cancel_call');
@@ -281,6 +302,18 @@
     b.id = 'call-button';
     b.title = on.does;
     return b;
+  }
+
+  // drawCall names the call button for what it does now. No one is offered the call for
+  // their own role or one below it: a Pit Supervisor calls no Pit Supervisor. They may
+  // end a call that stands, once they have come.
+  function drawCall() {
+    const b = $('call-button');
+    if (!b) return;
+    const calling = !!(status && status.call === CALLED);
+    const turn = command(calling ? 'cancel_call' : 'call_supervisor');
+    if (turn) b.textContent = turn.title;
+    b.hidden = !calling && rank(me.role) >= rank(CALLED);
   }
 
   // reportKinds are the reports the person may give at this table: their role's, of
@@ -296,8 +329,9 @@
       box.replaceChildren(el('div', 'no-decision', `${me.user} does not work table ${table}: no commands here.`));
       return;
     }
+    insuranceShown = insurance();
     const play = el('div', 'group play');
-    play.append(...vocabulary().commands.filter((c) => !FORMS.includes(c.cmd) && may(c.cmd)).map((c) => {
+    play.append(...vocabulary().commands.filter((c) => !FORMS.includes(c.cmd) && may(c.cmd) && offered(c.cmd)).map((c) => {
       const b = button(c.title, { cmd: c.cmd });
       b.title = c.does;
       return b;
@@ -345,6 +379,7 @@
     if (intended && rank(me.role) >= rank(intended.role)) box.append(insuranceRecord());
     box.append(commandForm());
     drawInsuranceRecord();
+    drawCall();
   }
 
   let kindsShown = '';
@@ -390,6 +425,7 @@
     ph.dataset.phase = s.phase || '';
     ph.dataset.held = s.held ? '1' : '';
     ph.textContent = phaseText(s, 'Waiting for the table');
+    ph.dataset.short = s.held ? 'Held' : ph.textContent; // a header short of room (fitHeader)
     const offline = !!status && st.state !== 'online';
     $('offline').hidden = !offline;
     document.body.classList.toggle('table-offline', offline);
@@ -397,10 +433,11 @@
     $('offline-note').textContent = offline ? `Table ${table} is offline: what is shown is its last known state${st.at ? ' (' + clock(st.at) + ')' : ''}. No command can reach it.` : '';
     $('call').hidden = st.call !== 'supervisor';
     $('unknown').hidden = Console.broker().up;
-    const call = $('call-button');
-    const turn = command(st.call === 'supervisor' ? 'cancel_call' : 'call_supervisor');
-    if (call && turn) call.textContent = turn.title;
+    drawCall();
     fillKinds();
+    // The rule set, or the table's setting, known only now: the actions follow it.
+    if (me && working && insuranceShown !== null && insuranceShown !== insurance()) buildActions();
+    Console.fitHeader();
   }
 
   function drawRound() {
@@ -425,15 +462,17 @@
   }
 
   // heldWho says who reported the hold and with what note, in full; or what the table
-  // saw, when it raised the hold itself.
+  // saw, when it raised the hold itself. The summary says who, from the raised message or
+  // the state's held (role, actor). A table older than held.role says only its reason:
+  // "reported by the dealer" is a dealer's report with no note.
   function heldWho(h) {
     let note = h.reason || '';
     if (h.rule && note.endsWith(` (${h.rule})`)) note = note.slice(0, -(h.rule.length + 3));
-    const by = sum && sum.held && sum.held.id === h.id ? sum.reported_by : '';
-    if (by) {
-      const none = /^reported by the /.test(note);
-      return `Reported by ${by}. ${none ? 'No note given.' : 'Note: ' + note}`;
-    }
+    let by = sum && sum.held && sum.held.id === h.id ? sum.reported_by : '';
+    if (!by && h.role) by = [roleText(h.role), h.actor].filter(Boolean).join(' ');
+    const none = note.match(/^reported by the ([a-z_]+)$/);
+    if (!by && none) by = `a ${roleText(none[1])}`;
+    if (by) return `Reported by ${by}. ${none ? 'No note given.' : 'Note: ' + note}`;
     return note ? `Raised by the table: ${note}` : '';
   }
 
@@ -609,6 +648,11 @@
     const key = m.seq ? `seq${m.seq}` : JSON.stringify(m);
     if (seen.has(key)) return;
     seen.add(key);
+    if (m.event === 'raised' && !m.from_state) {
+      // The raised message takes the place of the row the console made from the state.
+      const i = irregs.findIndex((x) => x.from_state && x.event === 'raised' && x.id === m.id);
+      if (i >= 0) irregs.splice(i, 1);
+    }
     if (irregs.length && m.shoe && irregs[irregs.length - 1].shoe && m.shoe > irregs[irregs.length - 1].shoe) {
       irregs.length = 0; // a new shoe
     }

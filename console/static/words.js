@@ -28,6 +28,13 @@ const Words = (function () {
     return (book && book[id] && book[id].name) || id;
   }
 
+  // insurance reports whether rule set id offers Insurance (NC Insurance 3.11, 3.12); a
+  // rule set the console does not know is taken to, so no command is kept from it.
+  function insurance(id) {
+    const rs = book && book[id];
+    return rs ? !!rs.insurance : true;
+  }
+
   // rule is the rule of irregularity kind at a table of rule set id.
   function rule(kind, id) {
     return ruleSet(id).kinds[kind] || '';
@@ -196,5 +203,5 @@ const Words = (function () {
     return (effects || []).map(effect).filter(Boolean).join('. ');
   }
 
-  return { load, ruleSet, ruleSetName, rule, kindText, reportOffered, decision, option, optionLabel, report, shoeEnd, newShoe, effect, reply };
+  return { load, ruleSet, ruleSetName, insurance, rule, kindText, reportOffered, decision, option, optionLabel, report, shoeEnd, newShoe, effect, reply };
 })();
