@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
@@ -266,16 +267,24 @@ func TestConsoleReloadsOnSIGHUP(t *testing.T) {
 // of it stays; put back, it is stored from where it was. A keys file with a fault is not
 // taken: the tables of before stay. SIGTERM stops it with status 0.
 func TestArchiveReloadsOnSIGHUP(t *testing.T) {
-	const table = "pit3-bac07"
-	b := mosquittotest.Start(t, mosquittotest.Config{Users: map[string]string{"archive-floor": "a-pw", table: "t-pw"}, ACL: shippedACL(t)})
+	// marker is a second table, always in the keys file: the archive takes the batches
+	// in the order the broker passed them on, so once a batch of marker published after
+	// one of table is held, that one was taken too.
+	const table, marker = "pit3-bac07", "pit3-bac99"
+	b := mosquittotest.Start(t, mosquittotest.Config{Users: map[string]string{"archive-floor": "a-pw", table: "t-pw", marker: "m-pw"}, ACL: shippedACL(t)})
 	dir := t.TempDir()
 	pub, err := os.ReadFile(filepath.Join(archivedTable, "public.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	markerPub, markerKey, err := ed25519.GenerateKey(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	keys, pw, db := filepath.Join(dir, "keys"), filepath.Join(dir, "mqtt-password"), filepath.Join(dir, "archive.db")
 	writeKeys := func(text string) {
 		t.Helper()
+		text += marker + " " + journal.PublicKeyString(markerPub) + "\n"
 		if err := os.WriteFile(keys, []byte("# the floor's tables\n"+text), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -319,13 +328,49 @@ func TestArchiveReloadsOnSIGHUP(t *testing.T) {
 		records = append(records, api.ArchiveRecord{Seq: r.Seq, Hash: r.Hash, Data: r.Data})
 	}
 	j.Close()
-	send := func(from, to uint64) {
+	publish := func(c mqtt.Client, id string, key ed25519.PrivateKey, from, to uint64) {
 		t.Helper()
-		batch := api.ArchiveBatch{Schema: api.Schema, Table: table, Archive: "floor", Written: to, Records: records[from-1 : to]}
-		signBatch(t, archivedKey(t), &batch)
+		batch := api.ArchiveBatch{Schema: api.Schema, Table: id, Archive: "floor", Written: to, Records: records[from-1 : to]}
+		signBatch(t, key, &batch)
 		payload, _ := json.Marshal(batch)
-		if tok := tc.Publish(topics.ArchiveRecords("floor"), 1, false, payload); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+		tp, _ := api.NewTopics(id)
+		if tok := c.Publish(tp.ArchiveRecords("floor"), 1, false, payload); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
 			t.Fatalf("publish: %v", tok.Error())
+		}
+	}
+	send := func(from, to uint64) { t.Helper(); publish(tc, table, archivedKey(t), from, to) }
+	mc := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("archive-reload-marker").
+		SetUsername(marker).SetPassword("m-pw"))
+	if tok := mc.Connect(); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+		t.Fatalf("connect: %v", tok.Error())
+	}
+	defer mc.Disconnect(100)
+	markerHeld := make(chan uint64, 100)
+	markers, _ := api.NewTopics(marker)
+	if tok := mc.Subscribe(markers.ArchiveHeld("floor"), 1, func(_ mqtt.Client, m mqtt.Message) {
+		var h api.ArchiveHeld
+		if json.Unmarshal(m.Payload(), &h) == nil {
+			markerHeld <- h.Seq
+		}
+	}); !tok.WaitTimeout(15*time.Second) || tok.Error() != nil {
+		t.Fatalf("subscribe: %v", tok.Error())
+	}
+	markerSeq := uint64(0)
+	// taken waits until the archive took every batch published before: marker's next
+	// batch, published after them, is held.
+	taken := func() {
+		t.Helper()
+		markerSeq++
+		publish(mc, marker, markerKey, markerSeq, markerSeq)
+		for {
+			select {
+			case seq := <-markerHeld:
+				if seq == markerSeq {
+					return
+				}
+			case <-time.After(procGuard):
+				t.Fatalf("marker's batch %d not held", markerSeq)
+			}
 		}
 	}
 	p := startProc(t, "archive", "--config", conf)
@@ -372,6 +417,7 @@ func TestArchiveReloadsOnSIGHUP(t *testing.T) {
 	writeKeys("")
 	reload()
 	send(11, 20)
+	taken() // 11 to 20 taken while the table is not in the keys file
 	writeKeys(table + " " + string(pub))
 	reload()
 	send(21, 30)
