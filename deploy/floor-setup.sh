@@ -181,6 +181,7 @@ $SYSTEMCTL enable --now tablectl-console
 ## deploy-tables: The tables
 # Each table was enrolled on its Pi, and what enroll printed kept in a file ("Adding a table").
 # `deploy/floor-add-table.sh` adds each to the broker and the archive.
+# The script takes the files as its arguments. By hand, run `deploy/floor-add-table.sh pit3-t11.enroll` for each.
 for enrolled in "$@"; do
   deploy/floor-add-table.sh "$enrolled"
 done

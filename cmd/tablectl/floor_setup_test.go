@@ -470,7 +470,7 @@ func waitLogin(t *testing.T, ctx context.Context, url string, pool *x509.CertPoo
 	t.Helper()
 	var last error
 	for {
-		opts := mqtt.NewClientOptions().AddBroker(url).SetClientID("floor-login-"+user).SetUsername(user).SetPassword(password).
+		opts := mqtt.NewClientOptions().AddBroker(url).SetClientID("floor-login-" + user).SetUsername(user).SetPassword(password).
 			SetTLSConfig(&tls.Config{RootCAs: pool}).SetConnectTimeout(5 * time.Second)
 		c := mqtt.NewClient(opts)
 		tok := c.Connect()
