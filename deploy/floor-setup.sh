@@ -93,7 +93,7 @@ printf '127.0.0.1:*:tablectl_archive:tablectl_archive:%s\n' "$pw" |
 echo PGPASSFILE=/etc/tablectl/archive/pgpass | install -m 0600 /dev/stdin /etc/tablectl/archive.env
 
 ## archive: The readers' role
-# Surveillance reads the archive with a role that can only read (`tablectl report --archive`, below).
+# Surveillance reads the archive with a role that can only read (`tablectl report --archive`, "Reading a table back").
 $AS_POSTGRES psql -v ON_ERROR_STOP=1 tablectl_archive <<'SQL'
 CREATE ROLE surveillance LOGIN;
 GRANT CONNECT ON DATABASE tablectl_archive TO surveillance;

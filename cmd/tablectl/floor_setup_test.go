@@ -421,7 +421,12 @@ for p; do dpkg -s "$p" >/dev/null 2>&1 || { echo "apt-get: $p is not installed h
 			t.Fatalf("the report of %s as surveillance: %v\n%s", id, err, out)
 		}
 		b, _ := os.ReadFile(html)
-		checkFloorReport(t, id, string(b))
+		own := filepath.Join(t.TempDir(), id+"-journal.html")
+		if _, _, err := runCmd(t, "", "report", filepath.Join(pis[id], "journal"), "--out", own); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := os.ReadFile(own)
+		checkFloorReport(t, id, string(b), string(want))
 	}
 
 	// The console's first user over HTTPS, and History in Chromium.
@@ -487,10 +492,15 @@ func waitLogin(t *testing.T, ctx context.Context, url string, pool *x509.CertPoo
 	}
 }
 
-// checkFloorReport checks the report of a table the test dealt: its table and every round.
-func checkFloorReport(t *testing.T, id, html string) {
+// checkFloorReport checks the report of a table the test dealt, from the archive: every
+// round, and the bytes of the report of the table's own journal.
+func checkFloorReport(t *testing.T, id, html, own string) {
 	t.Helper()
-	if !strings.Contains(html, id) || !strings.Contains(html, "<html") {
-		t.Errorf("the report of %s:\n%.2000s", id, html)
+	rounds := fmt.Sprintf("<div>Rounds<b>%d</b></div>", floorRounds)
+	if !strings.Contains(html, id) || !strings.Contains(html, rounds) || strings.Count(html, `<td class="r-`) != floorRounds {
+		t.Errorf("the report of %s does not hold its %d rounds:\n%.3000s", id, floorRounds, html)
+	}
+	if html != own {
+		t.Errorf("the report of %s from the archive is not its journal's: %d bytes, the journal's %d", id, len(html), len(own))
 	}
 }
