@@ -175,3 +175,57 @@ func TestShippedSettingsShowTheLimits(t *testing.T) {
 		t.Errorf("the shipped limits give no maximum: %+v", cfg.Limits)
 	}
 }
+
+// TestMosquittoREADMEUsers: deploy/mosquitto/README.md's table of users has a row for
+// each user of the generated ACL, and none more, and the tables' row names each topic
+// of the patterns (each table logs in as its own id).
+func TestMosquittoREADMEUsers(t *testing.T) {
+	readme, err := os.ReadFile("mosquitto/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## What each user may do\n")
+	if !ok {
+		t.Fatal(`README.md has no section "What each user may do"`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	rows := map[string]string{}
+	var tableRow string
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "| ") {
+			continue
+		}
+		cells := strings.Split(line, "|")
+		who := strings.TrimSpace(cells[1])
+		switch {
+		case strings.HasPrefix(who, "a table, as its table id"):
+			tableRow = line
+		case strings.HasPrefix(who, "`") && strings.HasSuffix(who, "`"):
+			rows[strings.Trim(who, "`")] = line
+		}
+	}
+	a := readACL(t)
+	for u := range a.users {
+		if _, ok := rows[u]; !ok {
+			t.Errorf("README.md's table has no row for the ACL's user %s", u)
+		}
+	}
+	for u := range rows {
+		if _, ok := a.users[u]; !ok {
+			t.Errorf("README.md's table has a row for %s, which the ACL does not name", u)
+		}
+	}
+	if tableRow == "" {
+		t.Fatal("README.md's table has no row for a table")
+	}
+	for _, p := range a.patterns {
+		topic := strings.TrimPrefix(p[1], "tablectl/v1/%u/")
+		topic = strings.ReplaceAll(topic, "+", "<archive>")
+		if topic == "cmd/<archive>" {
+			topic = "cmd/<role>"
+		}
+		if !strings.Contains(tableRow, topic) {
+			t.Errorf("README.md's row of a table does not name %s (the pattern %s %s)", topic, p[0], p[1])
+		}
+	}
+}

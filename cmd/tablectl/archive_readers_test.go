@@ -15,21 +15,25 @@ import (
 	"github.com/tablectl/tablectl/internal/pgtest"
 )
 
-// docsReaderSQL returns the statements docs/archive.md gives to make the read-only role
-// name, as its psql block holds them, for the database db.
+// docsReaderSQL returns the statements docs/archive.md or docs/console.md gives to make
+// the read-only role name, as its psql block holds them, for the database db.
 func docsReaderSQL(t *testing.T, name, db string) string {
 	t.Helper()
-	doc, err := os.ReadFile("../../docs/archive.md")
-	if err != nil {
-		t.Fatal(err)
+	var doc []byte
+	for _, page := range []string{"../../docs/archive.md", "../../docs/console.md"} {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc = append(doc, b...)
 	}
-	blocks := regexp.MustCompile(`(?s)psql tablectl_archive <<'SQL'\n(.*?)\nSQL\n`).FindAllStringSubmatch(string(doc), -1)
+	blocks := regexp.MustCompile(`(?s)psql (?:-v ON_ERROR_STOP=1 )?tablectl_archive <<'SQL'\n(.*?)\nSQL\n`).FindAllStringSubmatch(string(doc), -1)
 	for _, b := range blocks {
 		if strings.Contains(b[1], "CREATE ROLE "+name+" ") {
 			return strings.ReplaceAll(b[1], "ON DATABASE tablectl_archive ", "ON DATABASE "+db+" ")
 		}
 	}
-	t.Fatalf("docs/archive.md has no psql block that creates role %s", name)
+	t.Fatalf("docs/archive.md and docs/console.md have no psql block that creates role %s", name)
 	return ""
 }
 

@@ -99,13 +99,26 @@ func version(binDir string) int {
 	return n
 }
 
+// Options are what a test may ask of its cluster beyond Start's.
+type Options struct {
+	// Passwords: every role but the superuser logs in with its password
+	// (scram-sha-256), as on a server set up by hand; the superuser is still trusted.
+	Passwords bool
+}
+
 // Start makes a cluster in a new temporary directory, starts postgres on a free loopback
 // port and waits until it accepts connections. It is stopped and removed by t.Cleanup;
 // its log is printed when the test failed.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return StartWith(t, Options{})
+}
+
+// StartWith is Start with opts.
+func StartWith(t testing.TB, opts Options) *Server {
+	t.Helper()
 	bin := Binaries(t)
-	s, err := start(bin)
+	s, err := start(bin, opts)
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
@@ -131,11 +144,11 @@ func StartMain() (s *Server, ok bool, err error) {
 		}
 		return nil, false, err
 	}
-	s, err = start(bin)
+	s, err = start(bin, Options{})
 	return s, err == nil, err
 }
 
-func start(bin string) (*Server, error) {
+func start(bin string, opts Options) (*Server, error) {
 	cred, owner, err := runAs()
 	if err != nil {
 		return nil, err
@@ -158,6 +171,18 @@ func start(bin string) (*Server, error) {
 	if out, err := initdb.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("initdb: %w\n%s", err, out)
+	}
+	if opts.Passwords {
+		hba := "host all " + superuser + " 127.0.0.1/32 trust\nhost all all 127.0.0.1/32 scram-sha-256\n"
+		file := filepath.Join(data, "pg_hba.conf")
+		err := os.WriteFile(file, []byte(hba), 0o600)
+		if err == nil && owner != nil {
+			err = os.Chown(file, owner.uid, owner.gid)
+		}
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("pg_hba.conf: %w", err)
+		}
 	}
 	port, err := freePort()
 	if err != nil {

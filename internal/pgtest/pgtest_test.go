@@ -2,7 +2,9 @@ package pgtest
 
 import (
 	"database/sql"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +34,34 @@ func TestServer(t *testing.T) {
 	}
 	if _, err := os.Stat(s.dir); !os.IsNotExist(err) {
 		t.Fatalf("the cluster's directory %s is still there after Stop: %v", s.dir, err)
+	}
+}
+
+// TestPasswords: with Options.Passwords a role logs in with its password alone; the
+// superuser is trusted still.
+func TestPasswords(t *testing.T) {
+	s := StartWith(t, Options{Passwords: true})
+	db, err := sql.Open("pgx", s.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE ROLE reader LOGIN PASSWORD 'right-password'`); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		password string
+		ok       bool
+	}{{"right-password", true}, {"wrong-password", false}, {"", false}} {
+		url := fmt.Sprintf("postgres://reader:%s@127.0.0.1:%d/postgres?sslmode=disable", c.password, s.Port())
+		r, err := sql.Open("pgx", url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = r.Ping()
+		r.Close()
+		if (err == nil) != c.ok || err != nil && !strings.Contains(err.Error(), "password") {
+			t.Errorf("password %q: %v, want a login %v", c.password, err, c.ok)
+		}
 	}
 }
