@@ -28,7 +28,8 @@ type Config struct {
 	// Journal is the journal's directory.
 	Journal string `yaml:"journal"`
 	// JournalKey is the table's signing key, which signs the journal's chain head at each
-	// round's end; "" is table.key beside the journal directory. It is made on the first
+	// round's end; "" is the journal directory's name with .key, beside it (journal.key for
+	// the journal /var/lib/tablectl/journal). It is made on the first
 	// start (docs/journal.md, "Tamper evidence").
 	JournalKey string `yaml:"journal_key"`
 	// Dealer holds how the round is run.

@@ -89,6 +89,11 @@ type Config struct {
 	// table does not start (RefusedError) until the key is back or a recovery recorded
 	// its loss.
 	KeyFile string
+	// OldKeyFile, when set, is where a table of an earlier version kept the key
+	// (journal.OldKeyPath). When KeyFile is missing, the key there is taken if the
+	// journal records it (its key record, or its last checkpoint), and ignored if not:
+	// a journal beside another never signs with the other's key.
+	OldKeyFile string
 	// SimulatedKey: the table is simulated, so a key it makes is logged as information,
 	// not as a warning to give its public key to the pit.
 	SimulatedKey bool
@@ -161,9 +166,11 @@ type Daemon struct {
 	// replayed is how many records the journal held at Open.
 	replayed int
 	// key signs the journal's heads and snapshots (nil: none); keyMissing: its file was
-	// missing at Open. signed is the record of the last checkpoint.
+	// missing at Open; oldKey: key is the one at Config.OldKeyFile, taken only if the
+	// journal records it (checkSigning). signed is the record of the last checkpoint.
 	key        ed25519.PrivateKey
 	keyMissing bool
+	oldKey     bool
 	signed     uint64
 	// brokerSaw: the broker held a signed head of the table, checked at Open.
 	brokerSaw bool
@@ -196,7 +203,7 @@ func Open(cfg Config) (*Daemon, error) {
 	if err := os.MkdirAll(cfg.JournalDir, 0o750); err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
 	}
-	key, keyMissing, err := loadKey(cfg)
+	key, keyMissing, oldKey, err := loadKey(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +218,7 @@ func Open(cfg Config) (*Daemon, error) {
 		cfg.Logger.Warn("journal: a torn tail left by a power cut was truncated", "file", rep.Torn.File, "offset", rep.Torn.Offset, "bytes", rep.Torn.Bytes)
 	}
 	d := &Daemon{cfg: cfg, log: cfg.Logger, clock: clock, j: j, topics: topics, asked: map[uint64]asked{},
-		idle: make(chan chan struct{}), served: make(chan struct{}), key: key, keyMissing: keyMissing, signed: rep.LastCheckpoint}
+		idle: make(chan chan struct{}), served: make(chan struct{}), key: key, keyMissing: keyMissing, oldKey: oldKey, signed: rep.LastCheckpoint}
 	d.replayed = rep.Records
 	d.out = newOutbox(cfg.Logger)
 	if cfg.EchoGrace > 0 {

@@ -110,16 +110,25 @@ func openRefused(cfg Config, key ed25519.PrivateKey, err error) error {
 }
 
 // loadKey reads the table's signing key: Config.SigningKey, or the file Config.KeyFile.
-// A missing file is not an error here: missing says so, and checkSigning decides.
-func loadKey(cfg Config) (key ed25519.PrivateKey, missing bool, err error) {
+// A missing file is not an error here: missing says so, and checkSigning decides. With
+// KeyFile missing, the key at Config.OldKeyFile is read when there is one (old says so):
+// checkSigning takes it only for a journal that records it.
+func loadKey(cfg Config) (key ed25519.PrivateKey, missing, old bool, err error) {
 	if cfg.SigningKey != nil || cfg.KeyFile == "" {
-		return cfg.SigningKey, false, nil
+		return cfg.SigningKey, false, false, nil
 	}
 	key, err = journal.LoadKey(cfg.KeyFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, true, nil
+	if !errors.Is(err, fs.ErrNotExist) {
+		return key, false, false, err
 	}
-	return key, false, err
+	if cfg.OldKeyFile == "" || cfg.OldKeyFile == cfg.KeyFile {
+		return nil, true, false, nil
+	}
+	key, err = journal.LoadKey(cfg.OldKeyFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, true, false, nil
+	}
+	return key, true, err == nil, err
 }
 
 // checkSigning makes the checks of the signing (see above), once the journal is open and
@@ -128,6 +137,11 @@ func loadKey(cfg Config) (key ed25519.PrivateKey, missing bool, err error) {
 func (d *Daemon) checkSigning(rep journal.Report) error {
 	sg := d.node.Signing()
 	signed := sg.Key != "" || rep.LastCheckpoint != 0 || (rep.Snapshot != nil && rep.Snapshot.Signed)
+	if d.oldKey {
+		if err := d.takeOldKey(sg); err != nil {
+			return err
+		}
+	}
 	if d.key == nil {
 		if !d.keyMissing {
 			return nil // a table that signs nothing
@@ -157,6 +171,33 @@ func (d *Daemon) checkSigning(rep journal.Report) error {
 		return d.refused(fmt.Sprintf("heads: the last checkpoint (record %d) is not signed with the table's key %s", last.Seq, pub), nil, true)
 	}
 	return d.checkBrokerHead(signed, sg)
+}
+
+// takeOldKey decides on the key found at the old place (Config.OldKeyFile) with the
+// key file missing: the journal signs on with it there when it records that key (its
+// key record, or, for a journal from before key records, its last checkpoint); any other
+// journal does without it, as with no key at all: one never signed gets its own key.
+func (d *Daemon) takeOldKey(sg table.Signing) error {
+	pub := d.key.Public().(ed25519.PublicKey)
+	ours := sg.Key == journal.PublicKeyString(pub)
+	if sg.Key == "" {
+		last, err := d.j.LastCheckpoint()
+		if err != nil {
+			return d.refused(err.Error(), err, true)
+		}
+		ours = last != nil && last.Verify(pub)
+	}
+	d.oldKey = false
+	if !ours {
+		d.log.Info("a key at the old place is another journal's: this journal does not take it", "old_key", d.cfg.OldKeyFile, "key", d.cfg.KeyFile)
+		d.key = nil
+		d.j.SetSigningKey(nil)
+		return nil
+	}
+	d.log.Warn("the journal signs on with its key at the old place, shared by every journal of that directory: move it to the journal's own",
+		"key", d.cfg.OldKeyFile, "move", fmt.Sprintf("mv %s %s", d.cfg.OldKeyFile, d.cfg.KeyFile))
+	d.cfg.KeyFile, d.keyMissing = d.cfg.OldKeyFile, false
+	return nil
 }
 
 // signedBy says what shows that a journal is signed.

@@ -322,3 +322,52 @@ func TestFirstStartMakesTheKeyAndRecordsIt(t *testing.T) {
 		t.Fatalf("after a second start: the last checkpoint %+v, the journal ends at %d, %v", c, j.LastSeq(), err)
 	}
 }
+
+// TestKeyAtTheOldPlace: a journal whose key an earlier version kept at the old place
+// (table.key beside the journal directory, journal.OldKeyPath) signs on with it there
+// when its own key file is missing; a second journal in the same directory, never
+// signed, does not take that key but makes its own, beside it, named after it; and a
+// signed journal whose key is not the one at the old place is refused as with no key.
+func TestKeyAtTheOldPlace(t *testing.T) {
+	cfg, key, _ := signedTable(t)
+	old := journal.OldKeyPath(cfg.JournalDir)
+	if err := os.Rename(cfg.KeyFile, old); err != nil {
+		t.Fatal(err)
+	}
+	cfg.OldKeyFile = old
+	r := startWith(t, cfg, nil)
+	if r.d.key == nil || !r.d.key.Equal(key) || r.d.cfg.KeyFile != old {
+		t.Fatalf("the journal's key at the old place: the table signs with %v from %s", r.d.key != nil, r.d.cfg.KeyFile)
+	}
+	r.close(t)
+	if _, err := os.Stat(journal.DefaultKeyPath(cfg.JournalDir)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a key was made beside the journal: %v", err)
+	}
+
+	// A second journal beside the first, never signed: its own key.
+	second := cfg
+	second.JournalDir = filepath.Join(filepath.Dir(cfg.JournalDir), "journal-2")
+	second.KeyFile, second.OldKeyFile = journal.DefaultKeyPath(second.JournalDir), journal.OldKeyPath(second.JournalDir)
+	if second.OldKeyFile != old {
+		t.Fatalf("the second journal's old place %s, want the first's %s", second.OldKeyFile, old)
+	}
+	r2 := startWith(t, second, nil)
+	r2.close(t)
+	made, err := journal.LoadKey(second.KeyFile)
+	if err != nil {
+		t.Fatalf("the second journal made no key of its own: %v", err)
+	}
+	if made.Equal(key) {
+		t.Fatal("the second journal signs with the first's key")
+	}
+
+	// A signed journal whose key is neither its own file's nor the old place's.
+	third := second
+	if err := os.Remove(third.KeyFile); err != nil {
+		t.Fatal(err)
+	}
+	re := refusedWith(t, third, "a signed journal, its key missing, another at the old place")
+	if !strings.Contains(re.Error(), third.KeyFile+" is missing") {
+		t.Errorf("refusal %q does not name the journal's own key file as missing", re)
+	}
+}

@@ -23,8 +23,17 @@ import (
 const PublicKeyPrefix = "ed25519:"
 
 // DefaultKeyPath is where the table keeps its key when none is configured: beside the
-// journal directory, not inside it, so that archiving the journal never carries the key.
+// journal directory, named after it (/var/lib/tablectl/journal.key for the journal
+// /var/lib/tablectl/journal). Not inside it, so that archiving the journal never
+// carries the key; named after it, so that two journals side by side never share one.
 func DefaultKeyPath(journalDir string) string {
+	return filepath.Clean(journalDir) + ".key"
+}
+
+// OldKeyPath is where a table of an earlier version kept its key: table.key beside the
+// journal directory, one file for every journal of that directory. A journal that
+// records that key still signs with it there; a journal that does not never takes it.
+func OldKeyPath(journalDir string) string {
 	return filepath.Join(filepath.Dir(filepath.Clean(journalDir)), "table.key")
 }
 

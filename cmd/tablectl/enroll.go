@@ -19,7 +19,7 @@ Adds a table to the floor. Each table is its own user of the broker, its table i
 signs its journal with its own key. enroll:
 
   - checks the table id (docs/config.md, "table");
-  - makes the table's signing key, table.key beside --journal (or --key), mode 0600,
+  - makes the table's signing key, DIR.key beside --journal DIR (or --key), mode 0600,
     unless it exists: an existing key is kept and reused, never replaced;
   - makes a random password for the table's broker user;
   - writes it to --password-file (mode 0600), the table's mqtt.password_file;
@@ -37,8 +37,8 @@ func runEnroll(_ context.Context, args []string, io stdio) error {
 	flags := newFlagSet("enroll", io)
 	flags.Usage = func() { fmt.Fprintln(io.err, enrollUsage) }
 	table := flags.String("table", "", "the table's id: its topics' level and its broker user")
-	journalDir := flags.String("journal", "", "the table's journal directory; its key is table.key beside it")
-	keyFile := flags.String("key", "", "the table's private key file, instead of table.key beside --journal")
+	journalDir := flags.String("journal", "", "the table's journal directory; its key is beside it, DIR.key")
+	keyFile := flags.String("key", "", "the table's private key file, instead of DIR.key beside --journal")
 	mqttPasswd := flags.String("mqtt-passwd", "", "Mosquitto's password file, to add the table's user to (/etc/mosquitto/tablectl/passwd)")
 	passwordFile := flags.String("password-file", "", "the file the table reads its broker password from (its mqtt.password_file)")
 	if err := parseFlags(flags, args); err != nil {
@@ -51,8 +51,12 @@ func runEnroll(_ context.Context, args []string, io stdio) error {
 	case *table == "":
 		return errors.New("enroll: give the table's id, --table ID")
 	case keyPath == "" && *journalDir == "":
-		return errors.New("enroll: give --journal DIR (the key is table.key beside it) or --key FILE")
+		return errors.New("enroll: give --journal DIR (the key is DIR.key beside it) or --key FILE")
 	case keyPath == "":
+		if old, ok := oldKeyOnly(*journalDir); ok {
+			return fmt.Errorf("enroll: the key of an earlier version is at %s, which every journal of that directory shares: if it is this table's, move it (mv %s %s) and enroll again",
+				old, old, journal.DefaultKeyPath(*journalDir))
+		}
 		keyPath = journal.DefaultKeyPath(*journalDir)
 	}
 	if err := config.CheckTableID(*table); err != nil {

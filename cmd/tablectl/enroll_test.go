@@ -71,7 +71,7 @@ func TestEnrollAddsATable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyFile := filepath.Join(dir, "table.key")
+	keyFile := filepath.Join(dir, "journal.key")
 	shown, _, err := runCmd(t, "", "key", "show", "--key", keyFile)
 	if err != nil {
 		t.Fatal(err)
@@ -181,14 +181,14 @@ func TestKeyNew(t *testing.T) {
 	if err != nil || shown != pub || !strings.HasPrefix(pub, "ed25519:") {
 		t.Fatalf("key new printed %q, key show %q (%v)", pub, shown, err)
 	}
-	if st, err := os.Stat(filepath.Join(dir, "table.key")); err != nil || st.Mode().Perm() != 0o600 {
-		t.Fatalf("table.key: %v, want mode 0600", err)
+	if st, err := os.Stat(filepath.Join(dir, "journal.key")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("journal.key: %v, want mode 0600", err)
 	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--journal", j}, filepath.Join(dir, "table.key") + " exists: a table's key is never replaced"},
+		{[]string{"--journal", j}, filepath.Join(dir, "journal.key") + " exists: a table's key is never replaced"},
 		{[]string{"--key", filepath.Join(dir, "k"), "--journal", j}, "give one of --key FILE or --journal DIR"},
 		{[]string{}, "give one of --key FILE or --journal DIR"},
 		{[]string{"--key", filepath.Join(dir, "none", "k")}, "table key: create"},

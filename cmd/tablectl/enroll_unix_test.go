@@ -27,7 +27,7 @@ func TestEnrollAsRootGivesFilesTheirDirectorysOwner(t *testing.T) {
 		"--password-file", filepath.Join(dir, "mqtt-password")); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"table.key", "mqtt-password"} {
+	for _, f := range []string{"journal.key", "mqtt-password"} {
 		st, err := os.Stat(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)

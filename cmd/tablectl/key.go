@@ -17,8 +17,10 @@ const keyUsage = `usage: tablectl key show [--key FILE | --journal DIR]
 show prints the public key of the table's signing key, "ed25519:" and the key in base64,
 for the pit, the archive's keys file and 'tablectl journal verify --key'. The table signs
 its journal's chain head with the private key at each round's end. The key file is --key,
-or table.key beside the journal directory --journal; the table creates it (mode 0600) on
-its first start.
+or the journal directory's name with .key, beside it (/var/lib/tablectl/journal.key for
+--journal /var/lib/tablectl/journal); the table creates it (mode 0600) on its first start.
+A key of an earlier version, table.key beside the directory, is shown with a word on
+where to move it.
 
 new makes the key (mode 0600) before the table's first start and prints its public key,
 so that the archive's keys file can name the table from the start. It never replaces a
@@ -38,7 +40,7 @@ func runKey(_ context.Context, args []string, io stdio) error {
 	fs := newFlagSet("key "+sub, io)
 	fs.Usage = func() { fmt.Fprintln(io.err, keyUsage) }
 	keyFile := fs.String("key", "", "the table's private key file")
-	journalDir := fs.String("journal", "", "the journal directory; the key is table.key beside it")
+	journalDir := fs.String("journal", "", "the journal directory; the key is beside it, DIR.key")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -48,8 +50,18 @@ func runKey(_ context.Context, args []string, io stdio) error {
 		return fmt.Errorf("key %s: unexpected argument %q", sub, fs.Arg(0))
 	case (path == "") == (*journalDir == ""):
 		return fmt.Errorf("key %s: give one of --key FILE or --journal DIR", sub)
+	case path == "" && sub == "new":
+		if old, ok := oldKeyOnly(*journalDir); ok {
+			return fmt.Errorf("key new: the key of an earlier version is at %s: if it is this journal's, move it (mv %s %s); a journal's key is never replaced",
+				old, old, journal.DefaultKeyPath(*journalDir))
+		}
+		path = journal.DefaultKeyPath(*journalDir)
 	case path == "":
 		path = journal.DefaultKeyPath(*journalDir)
+		if old, ok := oldKeyOnly(*journalDir); ok {
+			fmt.Fprintf(io.err, "the key is at the old place %s, which every journal of that directory shares: move it to %s\n", old, path)
+			path = old
+		}
 	}
 	var key ed25519.PrivateKey
 	var err error
@@ -63,6 +75,18 @@ func runKey(_ context.Context, args []string, io stdio) error {
 	}
 	fmt.Fprintln(io.out, journal.PublicKeyString(key.Public().(ed25519.PublicKey)))
 	return nil
+}
+
+// oldKeyOnly reports whether the journal in dir has no key of its own
+// (journal.DefaultKeyPath) but a key of an earlier version is at the old place
+// (journal.OldKeyPath), which it returns.
+func oldKeyOnly(dir string) (string, bool) {
+	if _, err := os.Stat(journal.DefaultKeyPath(dir)); !errors.Is(err, fs.ErrNotExist) {
+		return "", false
+	}
+	old := journal.OldKeyPath(dir)
+	_, err := os.Stat(old)
+	return old, err == nil
 }
 
 // newKey makes the table's key at path, refusing a file already there.

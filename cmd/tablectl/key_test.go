@@ -54,7 +54,7 @@ func TestKeyShowAndVerifySignatures(t *testing.T) {
 	if err != nil || !created {
 		t.Fatalf("create key: %v %v", created, err)
 	}
-	if st, _ := os.Stat(filepath.Join(base, "table.key")); st.Mode().Perm() != 0o600 {
+	if st, _ := os.Stat(filepath.Join(base, "journal.key")); st.Mode().Perm() != 0o600 {
 		t.Fatalf("key file mode %04o, want 0600", st.Mode().Perm())
 	}
 	again, created, err := journal.LoadOrCreateKey(journal.DefaultKeyPath(dir))
@@ -203,5 +203,36 @@ func TestRunSignsItsJournal(t *testing.T) {
 	// Two at start (the settings, then the key record), then one a round.
 	if err != nil || !strings.Contains(out, "checkpoints: 7, the last at record") || !strings.Contains(out, "result: intact") {
 		t.Fatalf("verify: %v\n%s", err, out)
+	}
+}
+
+// TestKeyOfAnEarlierVersion: a journal whose key is at the old place (table.key beside
+// its directory) and not at its own: key show prints it and says where to move it; key
+// new, enroll and journal recover refuse to make another, naming the old file and the
+// move.
+func TestKeyOfAnEarlierVersion(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "journal")
+	key, _, err := journal.LoadOrCreateKey(journal.OldKeyPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(base, "table.key")
+	out, errs, err := runCmd(t, "", "key", "show", "--journal", dir)
+	if err != nil || strings.TrimSpace(out) != journal.PublicKeyString(key.Public().(ed25519.PublicKey)) ||
+		!strings.Contains(errs, "at the old place "+old) || !strings.Contains(errs, "move it to "+filepath.Join(base, "journal.key")) {
+		t.Fatalf("key show: %v\n%s\n%s", err, out, errs)
+	}
+	for _, args := range [][]string{
+		{"key", "new", "--journal", dir},
+		{"enroll", "--table", "t1", "--journal", dir},
+		{"journal", "recover", "--by", "S1", "--reason", "a test", dir},
+	} {
+		if _, _, err := runCmd(t, "", args...); err == nil || !strings.Contains(err.Error(), old) {
+			t.Errorf("%v: %v, want a refusal naming %s", args, err, old)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(base, "journal.key")); !os.IsNotExist(err) {
+		t.Fatalf("a key was made beside the journal: %v", err)
 	}
 }

@@ -42,7 +42,7 @@ func runJournalRecover(ctx context.Context, args []string, sio stdio) error {
 	fs.Usage = func() { fmt.Fprintln(sio.err, journalUsage) }
 	by := fs.String("by", "", "who recovers: the supervisor's name")
 	reason := fs.String("reason", "", "why: what happened, as the supervisor knows it")
-	keyFile := fs.String("key", "", "the table's key file (default: the configuration's journal_key, or table.key beside DIR)")
+	keyFile := fs.String("key", "", "the table's key file (default: the configuration's journal_key, or DIR.key beside DIR)")
 	newKey := fs.Bool("new-key", false, "make a new key when the key file is missing; the journal is signed with it from here on")
 	configFile := fs.String("config", "", "the table's configuration file: its broker is asked for the table's signed head")
 	dirs, err := parseInterspersed(fs, args)
@@ -68,6 +68,9 @@ func runJournalRecover(ctx context.Context, args []string, sio stdio) error {
 		path = cfg.JournalKey
 	}
 	if path == "" {
+		if old, ok := oldKeyOnly(dir); ok {
+			return fmt.Errorf("journal recover: the key of an earlier version is at %s, which every journal of that directory shares: give --key %s if it is this journal's", old, old)
+		}
 		path = journal.DefaultKeyPath(dir)
 	}
 

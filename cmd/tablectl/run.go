@@ -91,6 +91,9 @@ func runRun(ctx context.Context, args []string, io stdio) error {
 	if cfg.KeyFile, err = keyPath(r.Config); err != nil {
 		return fmt.Errorf("run: %w", err)
 	}
+	if r.JournalKey == "" {
+		cfg.OldKeyFile = journal.OldKeyPath(r.Journal)
+	}
 	cfg.SimulatedKey = r.Simulate
 	cfg.ConfigFile = *configFile
 	cfg.BrokerHead = brokerHead(ctx, r.Config, r.Password, log)
@@ -299,9 +302,9 @@ func position(st round.State) string {
 	return p
 }
 
-// keyPath is the file of the table's signing key (the file's journal_key, or table.key
-// beside the journal directory), its directory made: the table makes the key on the
-// first start of a journal never signed.
+// keyPath is the file of the table's signing key (the file's journal_key, or the
+// journal directory's name with .key, beside it), its directory made: the table makes
+// the key on the first start of a journal never signed.
 func keyPath(c config.Config) (string, error) {
 	path := c.JournalKey
 	if path == "" {
