@@ -137,6 +137,14 @@ type ACLOptions struct {
 // casino/<site>/<pit>/tablectl/v1/<table>/...
 const CentralRoot = "casino"
 
+// BridgeLevel and BridgeStatePart make the topic on which a table's bridge to a central
+// broker says, retained, whether it is connected: casino/<site>/<pit>/bridge/<table>/state
+// (1 connected, 0 not).
+const (
+	BridgeLevel     = "bridge"
+	BridgeStatePart = "state"
+)
+
 // MosquittoACL is the Mosquitto ACL file for the tables (pattern lines) and the service
 // users, as shipped in deploy/mosquitto/acl (`tablectl mosquitto-acl` writes it). An
 // archive id CheckArchiveID refuses is an error.
@@ -185,6 +193,11 @@ func MosquittoACL(o ACLOptions) ([]byte, error) {
 		fmt.Fprintf(&b, "pattern read %s%s/+\n", own(root), CommandLevel)
 		fmt.Fprintf(&b, "pattern write %s%s/+/%s\n", own(root), ArchiveLevel, ArchiveRecordsPart)
 		fmt.Fprintf(&b, "pattern read %s%s/+/%s\n", own(root), ArchiveLevel, ArchiveHeldPart)
+		if root != "" {
+			// The table's bridge says, retained, whether it is connected (its
+			// notification_topic, deploy/mosquitto-bridge.conf).
+			fmt.Fprintf(&b, "pattern write %s%s/%%u/%s\n", root, BridgeLevel, BridgeStatePart)
+		}
 	}
 	users := slices.Clone(BrokerUsers)
 	for _, id := range archives {
@@ -212,6 +225,9 @@ func MosquittoACL(o ACLOptions) ([]byte, error) {
 				fmt.Fprintf(&b, "topic read %s%s\n", all, t)
 			}
 			fmt.Fprintf(&b, "topic read %s%s/+/%s\n", all, ArchiveLevel, ArchiveHeldPart)
+			if root != "" {
+				fmt.Fprintf(&b, "topic read %s%s/+/%s\n", root, BridgeLevel, BridgeStatePart)
+			}
 		}
 	}
 	return []byte(b.String()), nil

@@ -1,6 +1,8 @@
 package archive
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"database/sql"
@@ -194,7 +196,11 @@ type tableState struct {
 	written uint64
 	dirty   bool                    // held, signed or written changed: the table's row is written
 	ahead   map[uint64]journal.Hash // unnamed signed heads of records not held yet
-	waiting map[uint64]Batch        // signed batches ahead of a gap, by their first record
+	// waiting are signed batches ahead of a gap, by their first record. A batch's first
+	// record is the one its signature does not vouch for until the record before it is
+	// held, so two batches from one record may differ there: each waits, and the one that
+	// chains is taken.
+	waiting map[uint64][]Batch
 	bytes   int                     // the payload of waiting
 	der     *deriver
 }
@@ -339,7 +345,7 @@ func (a *Archive) load(ctx context.Context, id string) (*tableState, error) {
 		return nil, err
 	}
 	st := &tableState{held: row.held, signed: row.signed, written: row.written, ahead: map[uint64]journal.Hash{},
-		waiting: map[uint64]Batch{}, der: &deriver{db: a.db, table: id}}
+		waiting: map[uint64][]Batch{}, der: &deriver{db: a.db, table: id}}
 	rows, err := a.db.sql.QueryContext(ctx, `SELECT seq, hash FROM heads WHERE table_id = $1 AND seq > $2`, id, int64(st.held.Seq))
 	if err != nil {
 		return nil, fmt.Errorf("archive: table %s: heads: %w", id, err)
@@ -771,20 +777,19 @@ func (a *Archive) storeRun(id string, st *tableState, b Batch, res *Result) erro
 // it ends within the window past what is held, and only within the table's bytes.
 func (a *Archive) wait(st *tableState, b Batch, res *Result) {
 	first, last := b.Records[0].Seq, b.Signed.Seq
-	if w, ok := st.waiting[first]; ok && w.Signed.Seq >= last {
-		res.Duplicates += len(b.Records)
-		return
+	for _, w := range st.waiting[first] {
+		if w.Signed.Seq >= last && w.Records[0].Hash == b.Records[0].Hash && bytes.Equal(w.Records[0].Data, b.Records[0].Data) {
+			res.Duplicates += len(b.Records)
+			return
+		}
 	}
 	size := batchBytes(b)
-	if w, ok := st.waiting[first]; ok {
-		size -= batchBytes(w)
-	}
 	if last > st.held.Seq+a.opt.Window || st.bytes+size > a.opt.MaxWaitingBytes {
 		res.Dropped += len(b.Records)
 		return
 	}
 	b.Heads, b.Inbox = nil, 0 // the heads are checked with the batch that brought them
-	st.waiting[first] = b
+	st.waiting[first] = append(st.waiting[first], b)
 	st.bytes += size
 }
 
@@ -800,8 +805,10 @@ func batchBytes(b Batch) int {
 // waitingRecords counts the records waiting.
 func waitingRecords(st *tableState) int {
 	n := 0
-	for _, w := range st.waiting {
-		n += len(w.Records)
+	for _, ws := range st.waiting {
+		for _, w := range ws {
+			n += len(w.Records)
+		}
 	}
 	return n
 }
@@ -810,21 +817,33 @@ func waitingRecords(st *tableState) int {
 // held since.
 func (a *Archive) drain(ctx context.Context, id string, keys []ed25519.PublicKey, st *tableState, now time.Time, res *Result) error {
 	for {
-		var next *Batch
-		for first, w := range st.waiting {
-			if w.Signed.Seq <= st.held.Seq || first <= st.held.Seq+1 {
-				delete(st.waiting, first)
+		// The batches that now follow what is held, or are held already, leave the wait;
+		// those that follow are taken, the longest first, and each is checked as it
+		// comes: one whose first record does not chain is kept apart.
+		var next []Batch
+		for first, ws := range st.waiting {
+			if first > st.held.Seq+1 {
+				continue
+			}
+			delete(st.waiting, first)
+			for _, w := range ws {
 				st.bytes -= batchBytes(w)
-				if w.Signed.Seq > st.held.Seq && (next == nil || w.Signed.Seq > next.Signed.Seq) {
-					next = &w
+				if w.Signed.Seq > st.held.Seq {
+					next = append(next, w)
 				}
 			}
 		}
-		if next == nil {
+		if len(next) == 0 {
 			return nil
 		}
-		if err := a.take(ctx, id, keys, st, *next, now, res); err != nil {
-			return err
+		slices.SortStableFunc(next, func(x, y Batch) int { return cmp.Compare(y.Signed.Seq, x.Signed.Seq) })
+		for _, w := range next {
+			if w.Signed.Seq <= st.held.Seq {
+				continue // a longer one held it
+			}
+			if err := a.take(ctx, id, keys, st, w, now, res); err != nil {
+				return err
+			}
 		}
 	}
 }

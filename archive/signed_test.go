@@ -424,8 +424,10 @@ func TestWaitingBounded(t *testing.T) {
 			dropped += res.Dropped
 			st := state()
 			sum := 0
-			for _, w := range st.waiting {
-				sum += batchBytes(w)
+			for _, ws := range st.waiting {
+				for _, w := range ws {
+					sum += batchBytes(w)
+				}
 			}
 			if st.bytes > limit || st.bytes != sum || res.Waiting != len(st.waiting) || res.Stored != 0 {
 				t.Fatalf("record %d ahead of the gap: %+v, %d bytes kept (%d counted), bound %d", seq, res, sum, st.bytes, limit)
