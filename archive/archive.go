@@ -201,7 +201,7 @@ type tableState struct {
 	// held, so two batches from one record may differ there: each waits, and the one that
 	// chains is taken.
 	waiting map[uint64][]Batch
-	bytes   int                     // the payload of waiting
+	bytes   int // the payload of waiting
 	der     *deriver
 }
 
