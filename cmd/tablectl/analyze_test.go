@@ -29,6 +29,7 @@ func runCmd(t *testing.T, stdin string, args ...string) (string, string, error) 
 }
 
 func TestAnalyzeJSON(t *testing.T) {
+	t.Parallel()
 	out, _, err := runCmd(t, "", "analyze", "--rules", "classic", "--json")
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +56,7 @@ func TestAnalyzeJSON(t *testing.T) {
 }
 
 func TestAnalyzeText(t *testing.T) {
+	t.Parallel()
 	out, _, err := runCmd(t, "", "analyze", "--rules", "nc-insurance", "--decks", "6")
 	if err != nil {
 		t.Fatal(err)
@@ -67,6 +69,7 @@ func TestAnalyzeText(t *testing.T) {
 }
 
 func TestAnalyzeErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -82,9 +82,9 @@ type heldWatch struct {
 func watchHeld(t *testing.T, url, user, password string) *heldWatch {
 	t.Helper()
 	w := &heldWatch{held: map[string]api.ArchiveHeld{}, changed: make(chan struct{})}
-	clients++
+	n := nextClient()
 	filter := api.ArchiveHeldFilter(api.DefaultArchiveID)
-	opts := mqtt.NewClientOptions().AddBroker(url).SetClientID(fmt.Sprintf("c%d-e2e-held", clients)).
+	opts := mqtt.NewClientOptions().AddBroker(url).SetClientID(fmt.Sprintf("c%d-e2e-held", n)).
 		SetUsername(user).SetPassword(password).SetAutoReconnect(true).SetMaxReconnectInterval(200 * time.Millisecond).
 		SetConnectRetry(true).SetConnectRetryInterval(200 * time.Millisecond)
 	// The broker restarts in the test: subscribe again at every connect; the retained
@@ -182,6 +182,7 @@ func journalRecords(t *testing.T, dir string) []journal.Record {
 // record and a rolled-back journal's records are then raised as alarms in the held
 // message, naming the table and the place, and nothing held changes.
 func TestArchiveEndToEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the longest run of the archive's tests; the suite without -short runs it")
 	}
@@ -413,8 +414,8 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 	// with the table's broker password but not its key.
 	send := func(tb string, key ed25519.PrivateKey, recs ...journal.Record) {
 		t.Helper()
-		clients++
-		pub := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID(fmt.Sprintf("c%d-e2e-send", clients)).
+		n := nextClient()
+		pub := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID(fmt.Sprintf("c%d-e2e-send", n)).
 			SetUsername(tb).SetPassword(users[tb]))
 		if tok := pub.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 			t.Fatalf("connect: %v", tok.Error())

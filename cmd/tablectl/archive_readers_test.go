@@ -77,6 +77,7 @@ func execAll(t *testing.T, dsn, sqlText string) {
 // whose schema is older than this tablectl reads is refused by each, with the version
 // to migrate to, and nothing is migrated.
 func TestArchiveReadersWithSelectOnly(t *testing.T) {
+	t.Parallel()
 	srv := pgtest.Start(t)
 	super := srv.NewDatabase(t)
 	u, _ := url.Parse(super)

@@ -25,6 +25,7 @@ import (
 // tablectl, are stored and the retained held message says so; SIGTERM stops the archive
 // with status 0; journal export rebuilds the records from the database.
 func TestArchiveCommand(t *testing.T) {
+	t.Parallel()
 	b := mosquittotest.Start(t, mosquittotest.Config{Users: map[string]string{"archive-floor": "a-pw", "pit3-bac07": "t-pw"},
 		ACL: shippedACL(t), Persistence: true})
 	dir := t.TempDir()
@@ -157,6 +158,7 @@ func TestArchiveCommand(t *testing.T) {
 // archive accepts, that systemctl reload sends SIGHUP, and that -h says how to set the
 // archive up.
 func TestArchiveUnitVerifies(t *testing.T) {
+	t.Parallel()
 	unit, err := os.ReadFile("../../deploy/tablectl-archive.service")
 	if err != nil {
 		t.Fatal(err)
@@ -217,6 +219,7 @@ func TestArchiveUnitVerifies(t *testing.T) {
 // in its archive section, naming the file, the line and the key, and a flag's fault by
 // the flag, before it opens the database or connects.
 func TestArchiveConfigFaults(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "archive.yaml")
 	keys := filepath.Join(dir, "keys")
@@ -256,6 +259,7 @@ func TestArchiveConfigFaults(t *testing.T) {
 // there under casino/<site>/<pit>/; the archive's held message comes back over the
 // bridge to the table's own topic.
 func TestArchiveThroughBridge(t *testing.T) {
+	t.Parallel()
 	central := mosquittotest.Start(t, mosquittotest.Config{TLS: true, RequireClientCert: true, Persistence: true})
 	local := mosquittotest.Start(t, mosquittotest.Config{Persistence: true,
 		Extra: bridgeSection(t, central, "lv1", "pit3", "pit3-bac07")})
@@ -349,6 +353,7 @@ func TestArchiveThroughBridge(t *testing.T) {
 // in order, without the table sending anything again: the broker kept the batches it
 // had not acknowledged.
 func TestArchiveKilled(t *testing.T) {
+	t.Parallel()
 	b := mosquittotest.Start(t, mosquittotest.Config{Users: map[string]string{"archive-floor": "a-pw", "pit3-bac07": "t-pw"},
 		ACL: shippedACL(t), Persistence: true})
 	dir := t.TempDir()

@@ -113,6 +113,7 @@ func shippedACL(t *testing.T) string {
 // the report from the table's own journal, byte for byte, in every format and for one
 // shoe.
 func TestArchiveExportAndReport(t *testing.T) {
+	t.Parallel()
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
 			dsn := filepath.Join(t.TempDir(), "archive.db")

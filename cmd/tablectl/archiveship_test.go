@@ -47,8 +47,8 @@ type fakeArchive struct {
 
 func (a *fakeArchive) connect() {
 	a.t.Helper()
-	clients++
-	opts := mqtt.NewClientOptions().AddBroker(a.url).SetClientID(fmt.Sprintf("c%d-archive", clients)).
+	n := nextClient()
+	opts := mqtt.NewClientOptions().AddBroker(a.url).SetClientID(fmt.Sprintf("c%d-archive", n)).
 		SetUsername("archive-floor").SetPassword(a.pass).SetOrderMatters(true).SetAutoReconnect(false)
 	c := mqtt.NewClient(opts)
 	if tok := c.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
@@ -157,6 +157,7 @@ func (a *fakeArchive) onBatch(_ mqtt.Client, m mqtt.Message) {
 // once, in order, and every signed head; the table's status said how far behind the
 // archive was, and at the end that it holds everything.
 func TestShippingToTheArchiveThroughMosquitto(t *testing.T) {
+	t.Parallel()
 	acl, err := os.ReadFile("../../deploy/mosquitto/acl")
 	if err != nil {
 		t.Fatal(err)

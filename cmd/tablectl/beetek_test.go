@@ -74,6 +74,7 @@ func waitOutput(t *testing.T, ctx context.Context, out *syncBuffer, want ...stri
 // it (--device-events) and raised as a device fault in its own words, and a card the shoe
 // failed to read in a round holds the table for an unreadable card (RWS Baccarat 5.5.3).
 func TestWatchBeeTekWithoutShuffler(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	sim := beetekShoe(t, 4)
@@ -117,6 +118,7 @@ func TestWatchBeeTekWithoutShuffler(t *testing.T) {
 // shuffler attached: its rounds are published, and the shoe's alarm is published as an
 // irregularity in the shoe's own words.
 func TestRunBeeTekWithoutShuffler(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	sim := beetekShoe(t, 9)

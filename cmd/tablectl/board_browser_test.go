@@ -84,6 +84,7 @@ func roundGaps(t *testing.T, replay string) map[int]time.Duration {
 // simulated dealer draws only after the same pause (by the shoe's stamps). It keeps
 // testdata/artifacts/board-simulated-result.png.
 func TestBoardShowsEveryResult(t *testing.T) {
+	t.Parallel()
 	const hold = time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

@@ -44,6 +44,7 @@ func bridgeSection(t *testing.T, central *mosquittotest.Broker, site, pit, table
 // once, in order, under the casino-wide topics. The bridge's state, which the ACL lets
 // the table's bridge write, says it is connected.
 func TestBridgeToCentralBroker(t *testing.T) {
+	t.Parallel()
 	acl, err := api.MosquittoACL(api.ACLOptions{Central: true})
 	if err != nil {
 		t.Fatal(err)

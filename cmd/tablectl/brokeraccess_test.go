@@ -33,6 +33,7 @@ func freePort(t *testing.T) string {
 // to another client, and refuses a WebSocket from a page of another origin than the
 // board's.
 func TestRunEmbeddedBrokerAccess(t *testing.T) {
+	t.Parallel()
 	hash, err := bcrypt.GenerateFromPassword([]byte("dealer-pw"), bcrypt.MinCost)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // TestCheckConfig: check-config sums up a good file, and lists every fault of a bad one
 // with its file, line and key, and fails.
 func TestCheckConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.yaml")
 	port := filepath.Join(dir, "ttyUSB0") // a file stands in for the serial port
@@ -69,6 +70,7 @@ func TestCheckConfig(t *testing.T) {
 // service needs is a fault naming the file and the key; each bad line of the archive's
 // keys file is a fault with its file and line.
 func TestCheckConfigSaysWhatTheFileConfigures(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	users, keys, bad := filepath.Join(dir, "users.json"), filepath.Join(dir, "keys"), filepath.Join(dir, "bad-keys")
 	write(t, users, "")
@@ -147,6 +149,7 @@ func TestCheckConfigSaysWhatTheFileConfigures(t *testing.T) {
 // simulated one; its GPIO pins are absent on a machine without GPIO: the table runs
 // without them.
 func TestRunConfigFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	jdir := filepath.Join(dir, "journal")
 	fileJournal := filepath.Join(dir, "the-tables-journal")
@@ -209,6 +212,7 @@ func write(t *testing.T, path, content string) {
 // simulated shuffler reports the next set only once tablectl has taken the shoe before,
 // so every round is settled and nothing is irregular.
 func TestRunSimulatedShoesAtFullSpeed(t *testing.T) {
+	t.Parallel()
 	jdir := filepath.Join(t.TempDir(), "journal")
 	out, _, err := runCmd(t, "", "run", "--simulate", "--pace", "0", "--rounds", "200", "--journal", jdir,
 		"--http", "", "--broker-listen", "127.0.0.1:0", "--broker-websocket", "")

@@ -128,6 +128,7 @@ func reportThroughPage(t *testing.T, ctx context.Context) {
 // no decision buttons; the floor shows the held table first; the supervisor's page has
 // the decisions with their rule, and deciding through it lets the table go on.
 func TestConsolePagesInBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := newConsoleBrowser(t)
 	f := startFloor(t)
 	base := f.url

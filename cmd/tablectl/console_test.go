@@ -381,6 +381,7 @@ func reportWrongHand(t *testing.T, dealer *person, table string) consoleTable {
 // wrong CSRF token, an expired session, a wrong password and a forged actor are each
 // refused.
 func TestConsoleAPIWithMosquitto(t *testing.T) {
+	t.Parallel()
 	f := startFloor(t, "--idle", "3s")
 	// Every command the broker delivers to t2, as the table sees them.
 	cmds := collect(t, f.broker.URL(), "t2", f.users["t2"], "tablectl/v1/t2/cmd/+")

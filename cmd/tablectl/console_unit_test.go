@@ -16,6 +16,7 @@ import (
 // binary pointed at one that exists, and checks that its command line is one the
 // console accepts.
 func TestConsoleUnitVerifies(t *testing.T) {
+	t.Parallel()
 	unit, err := os.ReadFile("../../deploy/tablectl-console.service")
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +77,7 @@ func TestConsoleUnitVerifies(t *testing.T) {
 // its console section, naming the file, the line and the key, and a flag's fault by the
 // flag, before it connects or serves anything; the file's defaults are the console's.
 func TestConsoleConfigFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	users := filepath.Join(dir, "users.json")
 	if _, _, err := runCmd(t, "supervisor-pass-17\n", "console", "user", "add", "S17", "--role", "supervisor", "--users", users, "--cost", "4"); err != nil {

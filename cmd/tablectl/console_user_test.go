@@ -11,6 +11,7 @@ import (
 // a duplicate name or an unknown role; list shows the people; remove takes one out; a
 // world-readable file is refused.
 func TestConsoleUserCommands(t *testing.T) {
+	t.Parallel()
 	users := filepath.Join(t.TempDir(), "users.json")
 	out, _, err := runCmd(t, "dealer-password-4\n", "console", "user", "add", "D4", "--role", "dealer", "--tables", "t1,t2", "--users", users, "--cost", "4")
 	if err != nil || !strings.Contains(out, "added D4 (dealer)") {
@@ -69,6 +70,7 @@ func TestConsoleUserCommands(t *testing.T) {
 // that is not central logs the same of each such user at its start, and a central one
 // does not; a person of tables alone is not warned of.
 func TestPitsNeedACentralConsole(t *testing.T) {
+	t.Parallel()
 	users := filepath.Join(t.TempDir(), "users.json")
 	_, stderr, err := runCmd(t, "pit-manager-pass-2\n", "console", "user", "add", "PM2", "--role", "pit_manager", "--pits", "pit3", "--users", users, "--cost", "4")
 	want := "console user add: warning: PM2 works pits pit3 only on a console run with --central (console.central: true): a table's pit comes from " +

@@ -30,6 +30,7 @@ import (
 // goes on where it stopped (its cards are all accounted for: RWS Baccarat 5.4 has nothing
 // to decide, and the round's outcome is the uninterrupted run's).
 func TestCrashRecovery(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills tablectl 100 times")
 	}

@@ -55,6 +55,7 @@ func startRunLogged(t *testing.T, ctx context.Context, args ...string) (<-chan e
 // name. tablectl raises the alarm on the log and the metrics. Logged in as its own id,
 // the default user, no alarm, and the pit system gets the results.
 func TestDeniedPublishesAgainstMosquittoWithTheShippedACL(t *testing.T) {
+	t.Parallel()
 	acl, err := os.ReadFile("../../deploy/mosquitto/acl")
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 // write are errors naming what is wrong; a fault writing one file leaves the other
 // unwritten.
 func TestEnrollRefuses(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j := filepath.Join(dir, "journal")
 	for _, tc := range []struct {
@@ -61,6 +62,7 @@ func TestEnrollRefuses(t *testing.T) {
 // archive reads as the key's. Enrolled again, the table keeps its key and gets a new
 // password, and enroll says so.
 func TestEnrollAddsATable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j, pwFile, passwd := filepath.Join(dir, "journal"), filepath.Join(dir, "mqtt-password"), filepath.Join(dir, "passwd")
 	if err := os.WriteFile(passwd, []byte("dealer:$7$101$keep$me\n"), 0o640); err != nil {
@@ -136,6 +138,7 @@ func TestEnrollAddsATable(t *testing.T) {
 // passwd line, and without --password-file the password, which the line's hash is of;
 // an existing key (made by key new) is the one the keys line names.
 func TestEnrollPrintsWhatItDoesNotWrite(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "k", "t9.key")
 	if err := os.Mkdir(filepath.Dir(keyFile), 0o700); err != nil {
@@ -171,6 +174,7 @@ func TestEnrollPrintsWhatItDoesNotWrite(t *testing.T) {
 // TestKeyNew: key new makes the key (0600) and prints the public key key show prints;
 // it refuses to replace a key, and wants one of --key and --journal.
 func TestKeyNew(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j := filepath.Join(dir, "journal")
 	pub, _, err := runCmd(t, "", "key", "new", "--journal", j)

@@ -13,6 +13,7 @@ import (
 // password file enroll makes belong to the owner of their directory (the table's state
 // directory, the service user's), so the table can read them.
 func TestEnrollAsRootGivesFilesTheirDirectorysOwner(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root, to make files of another user")
 	}

@@ -17,6 +17,7 @@ import (
 // the 59 lines of every flag), a negative round count, a port another program holds, a
 // journal in use, a configuration file indented with a tab.
 func TestErrorsAsAPersonReadsThem(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	try := func(args ...string) (string, string) {
 		t.Helper()

@@ -138,6 +138,7 @@ func TestInterruptedRunStopsQuietly(t *testing.T) {
 // (Ctrl-C) or SIGHUP (its terminal closed) ends with status 0, logs no warning and
 // leaves nothing in the temporary directory.
 func TestSignalsStopCleanly(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		tmp := t.TempDir()
 		cmd := exec.Command(os.Args[0], append([]string{"run", "--simulate", "--pace", "5ms", "--round-pause", "0"}, quietRun[2:]...)...)

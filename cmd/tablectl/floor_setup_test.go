@@ -252,6 +252,7 @@ const floorRounds = 6
 // gives, run as surveillance, has them; the console's first user logs in over HTTPS, and
 // History in Chromium lists them.
 func TestFloorSetUpFromTheDocs(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a whole floor set up; the suite without -short runs it")
 	}

@@ -32,6 +32,7 @@ var timestamp = regexp.MustCompile(`"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+
 // every card, result and irregularity message (in the order of their numbers), then the
 // last retained state, roadmap and status. Run with -update to rewrite the file.
 func TestRunGolden(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("deals 200 rounds")
 	}

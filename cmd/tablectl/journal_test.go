@@ -36,6 +36,7 @@ func newJournalDir(t *testing.T, n int, segSize int64, snap uint64) string {
 }
 
 func TestJournalVerifyIntact(t *testing.T) {
+	t.Parallel()
 	dir := newJournalDir(t, 10, 350, 6)
 	out, _, err := runCmd(t, "", "journal", "verify", dir)
 	if err != nil {
@@ -61,6 +62,7 @@ func TestJournalVerifyIntact(t *testing.T) {
 // TestJournalVerifyTornTail: verify reports a torn tail with its place, fails, and leaves
 // the file as it was.
 func TestJournalVerifyTornTail(t *testing.T) {
+	t.Parallel()
 	dir := newJournalDir(t, 3, 0, 0)
 	seg := filepath.Join(dir, "00000000000000000001.seg")
 	b, err := os.ReadFile(seg)
@@ -85,6 +87,7 @@ func TestJournalVerifyTornTail(t *testing.T) {
 }
 
 func TestJournalVerifyCorrupt(t *testing.T) {
+	t.Parallel()
 	dir := newJournalDir(t, 3, 0, 0)
 	seg := filepath.Join(dir, "00000000000000000001.seg")
 	b, err := os.ReadFile(seg)
@@ -106,6 +109,7 @@ func TestJournalVerifyCorrupt(t *testing.T) {
 }
 
 func TestJournalCommandErrors(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "none")
 	for _, tc := range []struct {
 		args []string

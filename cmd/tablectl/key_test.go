@@ -48,6 +48,7 @@ func signedTable(t *testing.T, dir string, key ed25519.PrivateKey, n, changed in
 // needs it; verify checks the signatures with it, refuses another key, and with a
 // witness catches a journal rewritten and signed again with the table's own key.
 func TestKeyShowAndVerifySignatures(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	dir := filepath.Join(base, "journal")
 	key, created, err := journal.LoadOrCreateKey(journal.DefaultKeyPath(dir))
@@ -103,6 +104,7 @@ func TestKeyShowAndVerifySignatures(t *testing.T) {
 }
 
 func TestKeyErrors(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	loose := filepath.Join(base, "loose.key")
 	if _, _, err := journal.LoadOrCreateKey(loose); err != nil {
@@ -137,6 +139,7 @@ func TestKeyErrors(t *testing.T) {
 // TestJournalArchiveCommand archives the records of the days before a date: the archive
 // and the journal left both verify, and the day's records stay.
 func TestJournalArchiveCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j, _, err := journal.Open(dir, journal.Options{SegmentSize: 400})
 	if err != nil {
@@ -186,6 +189,7 @@ func TestJournalArchiveCommand(t *testing.T) {
 // journal, signs the chain head at start and at each round's end, and verify checks the
 // signatures with the key `key show` prints.
 func TestRunSignsItsJournal(t *testing.T) {
+	t.Parallel()
 	jdir := filepath.Join(t.TempDir(), "journal")
 	if out, _, err := runCmd(t, "", "run", "--simulate", "--pace", "0", "--rounds", "5", "--journal", jdir,
 		"--http", "", "--broker-listen", "127.0.0.1:0", "--broker-websocket", ""); err != nil {
@@ -211,6 +215,7 @@ func TestRunSignsItsJournal(t *testing.T) {
 // new, enroll and journal recover refuse to make another, naming the old file and the
 // move.
 func TestKeyOfAnEarlierVersion(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	dir := filepath.Join(base, "journal")
 	key, _, err := journal.LoadOrCreateKey(journal.OldKeyPath(dir))

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,7 +28,11 @@ func TestMain(m *testing.M) {
 }
 
 // clients numbers the test's MQTT clients: two with one id push each other off the broker.
-var clients int
+// Tests run in parallel, so it is taken with nextClient.
+var clients atomic.Int64
+
+// nextClient returns the next number for a test's MQTT client id.
+func nextClient() int64 { return clients.Add(1) }
 
 // collector is an MQTT client that keeps the payloads of one topic filter.
 type collector struct {
@@ -40,8 +45,8 @@ type collector struct {
 func collect(t *testing.T, url, user, password, filter string) *collector {
 	t.Helper()
 	col := &collector{more: make(chan struct{}, 1)}
-	clients++
-	opts := mqtt.NewClientOptions().AddBroker(url).SetClientID(fmt.Sprintf("c%d-%s", clients, user)).SetUsername(user).SetPassword(password)
+	n := nextClient()
+	opts := mqtt.NewClientOptions().AddBroker(url).SetClientID(fmt.Sprintf("c%d-%s", n, user)).SetUsername(user).SetPassword(password)
 	col.c = mqtt.NewClient(opts)
 	if tok := col.c.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatalf("connect as %q: %v", user, tok.Error())
@@ -101,6 +106,7 @@ func (col *collector) seen(sub string) bool {
 // broker publishes its retained last will, so the table shows offline, also to a
 // subscriber that comes later.
 func TestWillOnKilledTablectl(t *testing.T) {
+	t.Parallel()
 	b := mosquittotest.Start(t, mosquittotest.Config{})
 	status := collect(t, b.URL(), "", "", "tablectl/v1/K1/status")
 	cmd := exec.Command(os.Args[0], "run", "--simulate", "--pace", "200ms", "--round-pause", "0", "--table", "K1", "--mqtt", b.URL(), "--http", "")
@@ -126,6 +132,7 @@ func TestWillOnKilledTablectl(t *testing.T) {
 // the dealer's own topic reaches it and is refused for the role; a supervisor's reaches
 // it and is answered.
 func TestDeployACLThroughTablectl(t *testing.T) {
+	t.Parallel()
 	acl, err := os.ReadFile("../../deploy/mosquitto/acl")
 	if err != nil {
 		t.Fatal(err)
@@ -180,6 +187,7 @@ func TestDeployACLThroughTablectl(t *testing.T) {
 // TestTLSClientCertificate: tablectl connects over TLS to a broker whose certificate a
 // generated CA signed, and which requires a client certificate from that CA.
 func TestTLSClientCertificate(t *testing.T) {
+	t.Parallel()
 	b := mosquittotest.Start(t, mosquittotest.Config{TLS: true, RequireClientCert: true})
 	cert, key := b.ClientCert("S1") // the table's certificate names it
 	status := collect(t, b.URL(), "", "", "tablectl/v1/S1/status")

@@ -18,6 +18,7 @@ import (
 // and tablectl/v1/# each receive the table's status, nothing is refused, and the
 // table's log has no warning, the readers leaving included.
 func TestREADMEMQTTExample(t *testing.T) {
+	t.Parallel()
 	sub := mosquittotest.SubBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -34,6 +34,7 @@ func waitLog(t *testing.T, log *lockedBuffer, want string) {
 // an archive, each with a wrong password or none, is logged by each as an error naming
 // its user and whether a password was given.
 func TestRefusedLoginsNameTheUser(t *testing.T) {
+	t.Parallel()
 	b := mosquittotest.Start(t, mosquittotest.Config{Users: map[string]string{"t1": "t1-pw", "console": "c-pw", "archive-floor": "a-pw"}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -148,6 +148,7 @@ func dropStreams(t *testing.T, p *person, n int) {
 // TestReloads: SIGHUP is a reload for the console's server and the archive alone; a
 // table, and the console's user subcommands, stop on it.
 func TestReloads(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want bool
@@ -174,6 +175,7 @@ func TestReloads(t *testing.T) {
 // fault is not taken: SIGHUP then keeps the users of before. SIGTERM stops it with
 // status 0.
 func TestConsoleReloadsOnSIGHUP(t *testing.T) {
+	t.Parallel()
 	acl, err := os.ReadFile("../../deploy/mosquitto/acl")
 	if err != nil {
 		t.Fatal(err)
@@ -267,6 +269,7 @@ func TestConsoleReloadsOnSIGHUP(t *testing.T) {
 // of it stays; put back, it is stored from where it was. A keys file with a fault is not
 // taken: the tables of before stay. SIGTERM stops it with status 0.
 func TestArchiveReloadsOnSIGHUP(t *testing.T) {
+	t.Parallel()
 	// marker is a second table, always in the keys file: the archive takes the batches
 	// in the order the broker passed them on, so once a batch of marker published after
 	// one of table is held, that one was taken too.

@@ -79,6 +79,7 @@ func seededShoe(t *testing.T) (string, []dealtRound) {
 // seeded shoe with the cards and outcome `journal replay --json` gives, and the HTML
 // prints on A4 in the expected number of pages.
 func TestReportListsEveryRound(t *testing.T) {
+	t.Parallel()
 	jdir, want := seededShoe(t)
 
 	out, _, err := runCmd(t, "", "report", jdir, "--format", "json")

@@ -17,6 +17,7 @@ import (
 // on), each burned, the rounds numbered on across the sets, and no irregularity. On a
 // failure it shows the run's log and the journal's records around the first thing amiss.
 func TestRunSimulateReshuffle(t *testing.T) {
+	t.Parallel()
 	const rounds = 40
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "tablectl.yaml")

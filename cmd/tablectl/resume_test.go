@@ -71,6 +71,7 @@ func effectsIn(t *testing.T, dir string, kind round.EffectKind) []string {
 // card numbers going on, then shuffles the sets it would have shuffled. No irregularity
 // is raised, and the rounds are those of a run that never stopped, card for card.
 func TestRunSimulateGoesOnFromTheJournal(t *testing.T) {
+	t.Parallel()
 	// The first run stops with three cards of round 3 dealt (a scenario ends there, as an
 	// interrupt would leave it).
 	scenario := filepath.Join(t.TempDir(), "stop.txt")
@@ -112,6 +113,7 @@ func TestRunSimulateGoesOnFromTheJournal(t *testing.T) {
 // TestRunSimulateRefusesWhatItCannotGoOn: a scenario on a journal that holds shoes
 // already is refused before anything is dealt, with the journal named and what to do.
 func TestRunSimulateRefusesWhatItCannotGoOn(t *testing.T) {
+	t.Parallel()
 	scenario := filepath.Join(t.TempDir(), "stop.txt")
 	if err := os.WriteFile(scenario, []byte("decks 1\nshuffle\nburn\nround 1\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -137,6 +139,7 @@ func TestRunSimulateRefusesWhatItCannotGoOn(t *testing.T) {
 // dealer draws nothing until a supervisor decides; then it deals on from the recorded
 // order with no further irregularity.
 func TestRunSimulateHeldAfterRestart(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "journal")
 	scenario := filepath.Join("..", "..", "table", "testdata", "scenarios", "simultaneous-draw.txt")
 	if _, errs, err := runTo(t, append([]string{"run", "--simulate", "--table", "H1", "--scenario", scenario, "--pace", "0", "--journal", dir}, noBroker...)...); err != nil {

@@ -16,6 +16,7 @@ import (
 // reaches tablectl at every start, as a new subscription's retained message; tablectl
 // acts on none of it: the journal of two starts records no report.
 func TestRetainedCommandIsNotActedOnAtRestart(t *testing.T) {
+	t.Parallel()
 	b := mosquittotest.Start(t, mosquittotest.Config{})
 	c := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("dealer-console"))
 	if tok := c.Connect(); !tok.WaitTimeout(30*time.Second) || tok.Error() != nil {

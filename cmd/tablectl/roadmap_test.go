@@ -20,6 +20,7 @@ func roadmapRun(t *testing.T, ctx context.Context, stdin string, args ...string)
 }
 
 func TestRoadmapJSON(t *testing.T) {
+	t.Parallel()
 	// Rounds: T, B, B (Banker pair), P, P (natural), T, B.
 	out, err := roadmapRun(t, context.Background(), "T B Bb\nP Pn T\tB\n", "--json", "--cards-remaining", "390")
 	if err != nil {
@@ -78,6 +79,7 @@ func TestRoadmapJSON(t *testing.T) {
 }
 
 func TestRoadmapBadToken(t *testing.T) {
+	t.Parallel()
 	_, err := roadmapRun(t, context.Background(), "B P\nT Bq P", "--json")
 	var te *roadmap.TokenError
 	if !errors.As(err, &te) || te.Token != "Bq" || te.Index != 4 || te.Line != 2 || te.Column != 3 {
@@ -89,6 +91,7 @@ func TestRoadmapBadToken(t *testing.T) {
 }
 
 func TestRoadmapText(t *testing.T) {
+	t.Parallel()
 	out, err := roadmapRun(t, context.Background(), "B P P", "--rows", "3", "--color", "never")
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +107,7 @@ func TestRoadmapText(t *testing.T) {
 }
 
 func TestRoadmapFlags(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--rows", "0"},
 		{"--rows", "1000"},
@@ -124,6 +128,7 @@ func TestRoadmapFlags(t *testing.T) {
 }
 
 func TestRoadmapCancelled(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := roadmapRun(t, ctx, "B P", "--json"); !errors.Is(err, context.Canceled) {

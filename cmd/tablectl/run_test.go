@@ -104,6 +104,7 @@ func startRun(t *testing.T, ctx context.Context, args ...string) (<-chan error, 
 // which is stopped and started again in the middle; a pit system with a persistent
 // session receives every result once, in order, after dropping duplicates.
 func TestRunWithMosquittoRestart(t *testing.T) {
+	t.Parallel()
 	b := mosquittotest.Start(t, mosquittotest.Config{Persistence: true})
 	sub := subscribe(t, b.URL(), "tablectl/v1/T9/result")
 	dealThroughOutage(t, sub, b, 300*time.Millisecond, "--table", "T9", "--mqtt", b.URL(), "--rules", "rws")
@@ -152,6 +153,7 @@ func dealThroughOutage(t *testing.T, sub *subscriber, broker *mosquittotest.Brok
 // TestRunEmbeddedBroker: with no broker given, tablectl starts its own, and a subscriber
 // that connects late finds the retained state of the table.
 func TestRunEmbeddedBroker(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	done, lines := startRun(t, ctx, "--simulate", "--pace", "20ms", "--round-pause", "0", "--table", "E1",
@@ -255,6 +257,7 @@ func TestRunEmbeddedBroker(t *testing.T) {
 }
 
 func TestRunFlagErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -275,6 +278,7 @@ func TestRunFlagErrors(t *testing.T) {
 // TestBrokerPortTaken: when the embedded broker's port is taken, run says so and names
 // the flag to change.
 func TestBrokerPortTaken(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -289,6 +293,7 @@ func TestBrokerPortTaken(t *testing.T) {
 // TestRunMetrics: with --metrics, a Prometheus scrape of a dealing table shows its
 // rounds, cards and devices.
 func TestRunMetrics(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	done, lines := startRun(t, ctx, "--simulate", "--pace", "2ms", "--round-pause", "0", "--table", "M1", "--metrics", "127.0.0.1:0",

@@ -73,6 +73,7 @@ func peakRSS(t *testing.T, pid int) float64 {
 //
 //	TABLECTL_SCALE_TABLES=20 TABLECTL_SCALE_ROUNDS=80 go test -run TestScaleBridgedTables -count=1 -v ./cmd/tablectl
 func TestScaleBridgedTables(t *testing.T) {
+	t.Parallel()
 	tables := envInt(t, "TABLECTL_SCALE_TABLES", 6)
 	rounds := envInt(t, "TABLECTL_SCALE_ROUNDS", 15)
 	central := mosquittotest.Start(t, mosquittotest.Config{TLS: true, RequireClientCert: true})

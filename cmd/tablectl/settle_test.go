@@ -21,6 +21,7 @@ func runSettleWith(t *testing.T, input string) (string, error) {
 // standing player's Banker bet over the box's maximum Differential is cut back (RWS
 // Baccarat 5.1) and wins on what is left.
 func TestSettleDocumentedExample(t *testing.T) {
+	t.Parallel()
 	out, err := runSettleWith(t, `{"rules":"rws","cards":{"player":["KS","3D","2C"],"banker":["4H","3S"]},
 		"limits":{"min":{"banker":100},"max":{"banker":20000},"max_differential":10000},"excess":"reject",
 		"wagers":[{"box":"1","seat":"seated","bet":"banker","stake":6000},{"box":"1","seat":"standing","bet":"banker","stake":5000}]}`)
@@ -38,6 +39,7 @@ func TestSettleDocumentedExample(t *testing.T) {
 
 // TestSettleHelpDocumentsInput: settle -h says what the input holds.
 func TestSettleHelpDocumentsInput(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	err := run(context.Background(), []string{"settle", "-h"}, stdio{in: strings.NewReader(""), out: &out, err: &errOut})
 	if err == nil || !strings.Contains(err.Error(), "help") {
@@ -55,6 +57,7 @@ func TestSettleHelpDocumentsInput(t *testing.T) {
 // TestSettleBadInput: a fault in the input is the command's error, naming what and
 // where (the package's tests go through every fault), and nothing is printed.
 func TestSettleBadInput(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ input, want string }{
 		{`{"rules":"rws","cards":{"player":["KS","3D","2C"],"banker":["4H","3S"]},"wagers":[{"box":"1","bet":"bankr","stake":100}]}`, `settle: wager 1, bet: unknown bet "bankr"`},
 		{"{\"rules\":\"rws\",\n \"cards\": x}", `settle: the input: line 2, column 11: invalid character 'x' looking for beginning of value`},
@@ -72,6 +75,7 @@ func TestSettleBadInput(t *testing.T) {
 // TestSettleExitStatus: bad input ends tablectl settle with exit status 2, the error on
 // standard error.
 func TestSettleExitStatus(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(os.Args[0], "settle")
 	cmd.Env = append(os.Environ(), "TABLECTL_TEST_MAIN=1")
 	cmd.Stdin = strings.NewReader(`{"rules":"rws","cards":{"player":["KS","3D","2C"],"banker":["4H","3S"]},"wagers":[{"box":"1","bet":"banker","stake":-1}]}`)

@@ -55,6 +55,7 @@ func effects(replay string) map[string]int {
 // Insurance 4.2.2) makes no offer and raises nothing; with offers closed at once no card
 // can be drawn over one.
 func TestSimulatedDealerDrawsOverInsurance(t *testing.T) {
+	t.Parallel()
 	check := func(name, replay string) {
 		t.Helper()
 		for _, want := range neglected {
@@ -120,6 +121,7 @@ func TestSimulatedDealerDrawsOverInsurance(t *testing.T) {
 // that run --simulate --rules nc-insurance shows NC Insurance 5.13 now and then; a table
 // with no Insurance, or set to offer none (4.2.2), or a pause given, keeps its own.
 func TestSimulatedInsurancePause(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		rules    string
 		none     bool

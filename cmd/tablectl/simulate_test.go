@@ -16,6 +16,7 @@ import (
 )
 
 func TestSimulateDealsToTheDrivers(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	dir := t.TempDir()
@@ -68,6 +69,7 @@ func TestSimulateDealsToTheDrivers(t *testing.T) {
 }
 
 func TestSimulateBadFlags(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string

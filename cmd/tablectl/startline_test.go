@@ -57,6 +57,7 @@ func TestStartLineSaysWhereTheTableIs(t *testing.T) {
 
 // TestPosition: the start line's account of the table, for each phase of play.
 func TestPosition(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		st   round.State
 		want string

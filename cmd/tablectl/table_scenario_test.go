@@ -22,6 +22,7 @@ var traceTime = regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d\.\d\d\d `)
 // line. Each file names the rule it exercises. Run with -update to rewrite the
 // transcripts.
 func TestTableScenarios(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("..", "..", "simulator", "testdata", "scenarios", "table", "*.txt"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenarios: %v", err)
@@ -58,6 +59,7 @@ func TestTableScenarios(t *testing.T) {
 // takes, from the role that gives it (api.ParseCommand), so none is lost as a
 // malformed command before the table sees it.
 func TestTableScenarioCommands(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob(filepath.Join("..", "..", "simulator", "testdata", "scenarios", "table", "*.txt"))
 	actions := 0
 	for _, f := range files {
@@ -83,6 +85,7 @@ func TestTableScenarioCommands(t *testing.T) {
 // TestSimulateRefusesTableActions: the simulator alone has no table to give a scenario's
 // commands to: it says so, naming the file and the line, before opening any device.
 func TestSimulateRefusesTableActions(t *testing.T) {
+	t.Parallel()
 	f := filepath.Join("..", "..", "simulator", "testdata", "scenarios", "table", "players-options.txt")
 	_, _, err := runCmd(t, "", "simulate", "--scenario", f)
 	if err == nil || !strings.Contains(err.Error(), f+": scenario line 11: bets is the table's action") {
@@ -94,6 +97,7 @@ func TestSimulateRefusesTableActions(t *testing.T) {
 // to the table among the commands that come over MQTT, under the scenario's rule set and
 // Insurance pause, and journals them: NC Insurance 5.13's Original Bet returned.
 func TestRunScenarioWithTable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	f := filepath.Join("..", "..", "simulator", "testdata", "scenarios", "table", "insurance-drawn-over.txt")
 	out, stderr, err := runCmd(t, "", "run", "--simulate", "--scenario", f, "--pace", "0", "--journal", dir,

@@ -188,6 +188,7 @@ func refusedRun(t *testing.T, jdir string, want ...string) error {
 // table's journal, a chain recomputed inside a sealed segment, a deleted heads file and a
 // missing key: each journal is refused by run, with its damage named.
 func TestRunRefusesDamagedJournals(t *testing.T) {
+	t.Parallel()
 	base := dealtTable(t, 30)
 	resegment(t, base, 2048)
 	if n := len(segmentFiles(t, base)); n < 6 {
@@ -297,6 +298,7 @@ func TestRunRefusesDamagedJournals(t *testing.T) {
 // TestRunRefusesASegmentOfAnotherTable: a segment copied in from another table's journal
 // under the same name is refused, however far before the last checkpoint it lies.
 func TestRunRefusesASegmentOfAnotherTable(t *testing.T) {
+	t.Parallel()
 	ours := dealtTable(t, 12)
 	theirs := dealtTable(t, 12, append([]string{"--seed", "7"}, noBroker...)...)
 	resegment(t, ours, 1) // one record a segment: the names of the two journals agree
@@ -330,6 +332,7 @@ func startsOn(t *testing.T, jdir string, args ...string) string {
 // lost (a heads file, a key, a forged snapshot), sets aside the files the table refused
 // and signs the journal again, and the table starts; `journal replay` shows the record.
 func TestRecoverRecordsWhatWasLost(t *testing.T) {
+	t.Parallel()
 	base := dealtTable(t, 30)
 
 	jdir := copyTable(t, base)
@@ -396,6 +399,7 @@ func TestRecoverRecordsWhatWasLost(t *testing.T) {
 // both heads. A supervisor's recovery, reading the same broker, records the records lost,
 // and the table starts again.
 func TestRunRefusesARollbackTheBrokerSaw(t *testing.T) {
+	t.Parallel()
 	b := mosquittotest.Start(t, mosquittotest.Config{})
 	mqttArgs := []string{"--mqtt", b.URL(), "--http", ""}
 	jdir := dealtTable(t, 30, mqttArgs...)

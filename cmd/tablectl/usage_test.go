@@ -11,6 +11,7 @@ import (
 // each one it lists is one journal runs; a subcommand journal does not know is refused
 // with the same list.
 func TestHelpListsJournalSubcommands(t *testing.T) {
+	t.Parallel()
 	_, help, err := runCmd(t, "", "-h")
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 // TestWatchSimulate runs the simulator and the real drivers in-process and checks that
 // the rounds it deals come out of the round controller settled, in order.
 func TestWatchSimulate(t *testing.T) {
+	t.Parallel()
 	out, _, err := runCmd(t, "", "watch", "--simulate", "--rounds", "3", "--pace", "0", "--rules", "nc-insurance")
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +29,7 @@ func TestWatchSimulate(t *testing.T) {
 }
 
 func TestWatchErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -46,6 +48,7 @@ func TestWatchErrors(t *testing.T) {
 // TestWatchJournalReplay: a watched table journals every event; the replay prints the
 // same rounds, and the JSON replay is one object a record.
 func TestWatchJournalReplay(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, _, err := runCmd(t, "", "watch", "--simulate", "--rounds", "2", "--pace", "0", "--journal", dir); err != nil {
 		t.Fatal(err)
@@ -86,6 +89,7 @@ func TestWatchJournalReplay(t *testing.T) {
 // with no second terminal: the simultaneous draw it stages holds the table (RWS Baccarat
 // 5.10), and run journals it.
 func TestScenarioInOneCommand(t *testing.T) {
+	t.Parallel()
 	scenario := filepath.Join("..", "..", "table", "testdata", "scenarios", "simultaneous-draw.txt")
 	out, _, err := runCmd(t, "", "watch", "--simulate", "--scenario", scenario, "--pace", "0")
 	if err != nil {
