@@ -1110,9 +1110,12 @@ func (c *client) resume(subscription bool, ibound chan packets.ControlPacket) {
 				//
 				// If the message is in the store than an attempt at delivery has been made (note that the message may
 				// never have made it onto the wire but tracking that would be complicated!).
-				if p.Qos != 0 { // spec: The DUP flag MUST be set to 0 for all QoS 0 messages
-					p.Dup = true
-				}
+				//
+				// tablectl: the flag is set on a copy (resendCopy), never on the stored packet. With a memory store
+				// that packet may be the very one a Publish made before the connection dropped is handing to the new
+				// connection's writer, which reads it and sets its length as it writes it: setting the flag in place
+				// was a data race (eclipse-paho/paho.mqtt.golang#703).
+				p = resendCopy(p)
 				token := newToken(packets.Publish).(*PublishToken)
 				token.messageID = details.MessageID
 				c.claimID(token, details.MessageID)
@@ -1147,6 +1150,17 @@ func (c *client) resume(subscription bool, ibound chan packets.ControlPacket) {
 		}
 	}
 	DEBUG.Println(STR, "exit resume")
+}
+
+// resendCopy returns a new packet that sends the stored publish p again: its topic,
+// payload, QoS, retain flag and message id, with the DUP flag set unless it is QoS 0
+// (spec: The DUP flag MUST be set to 0 for all QoS 0 messages). It reads only fields that
+// a writer of p never writes, and leaves p as it is. (tablectl)
+func resendCopy(p *packets.PublishPacket) *packets.PublishPacket {
+	cp := p.Copy()
+	cp.Qos, cp.Retain, cp.MessageID = p.Qos, p.Retain, p.MessageID
+	cp.Dup = p.Qos != 0
+	return cp
 }
 
 // Unsubscribe will end the subscription from each of the topics provided.
