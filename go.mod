@@ -50,8 +50,14 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
-// The embedded broker carries four fixes not yet released upstream: a data race
+// The embedded broker carries five fixes not yet released upstream: a data race
 // on retained messages, a Close that left connections behind, a read lock taken
-// twice, and packet identifiers of two spaces kept in one map. Each is described,
-// with its test, in third_party/mochi-mqtt-server/PATCHES.md.
+// twice, packet identifiers of two spaces kept in one map, and a publish delivered
+// to no one when its acknowledgement could not be written. Each is described, with
+// its test, in third_party/mochi-mqtt-server/PATCHES.md.
 replace github.com/mochi-mqtt/server/v2 => ./third_party/mochi-mqtt-server
+
+// The MQTT client carries a fix not yet released upstream: a data race on a stored
+// publish marked a duplicate on reconnect. It is described, with its test, in
+// third_party/paho.mqtt.golang/PATCHES.md.
+replace github.com/eclipse/paho.mqtt.golang => ./third_party/paho.mqtt.golang

@@ -267,7 +267,6 @@ func New(store Store, opt Options) (*Service, error) {
 		// The broker keeps the session: the batches that came while the archive was away,
 		// and those it had not acknowledged, are delivered when it connects again.
 		SetCleanSession(false).
-		SetStore(display.NewSessionStore()). // no race when paho sends its session again
 		// A batch is acknowledged once it is in the inbox (intake), not when the handler
 		// returns.
 		SetAutoAckDisabled(true).

@@ -961,6 +961,10 @@ func (s *Server) processPublish(cl *Client, pk packets.Packet) error {
 
 	err = cl.WritePacket(ack)
 	if err != nil {
+		// tablectl: the acknowledgement is in the session and goes to the client when it
+		// connects again, and the client then forgets the message: it is delivered now.
+		s.publishToSubscribers(pk)
+		s.hooks.OnPublished(cl, pk)
 		return err
 	}
 
