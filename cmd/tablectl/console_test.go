@@ -39,9 +39,15 @@ func (l *lockedBuffer) Write(p []byte) (int, error) {
 // Holds reports whether the buffer holds want; when it does not, written is closed by
 // the next write, to wait on.
 func (l *lockedBuffer) Holds(want string) (ok bool, written <-chan struct{}) {
+	return l.Says(func(s string) bool { return strings.Contains(s, want) })
+}
+
+// Says reports whether ok holds of what the buffer holds; when it does not, written is
+// closed by the next write, to wait on.
+func (l *lockedBuffer) Says(ok func(string) bool) (bool, <-chan struct{}) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if strings.Contains(l.b.String(), want) {
+	if ok(l.b.String()) {
 		return true, nil
 	}
 	if l.written == nil {
