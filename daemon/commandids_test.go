@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/drivers/device"
@@ -106,13 +105,7 @@ func TestRepeatedCommandIDActsOnceAcrossARestart(t *testing.T) {
 		if err := r.rec.Inject("dealer", []byte(payload)); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(60 * time.Second)
-		for len(r.rec.Replies()) == n {
-			if time.Now().After(deadline) {
-				t.Fatal("no reply")
-			}
-			time.Sleep(time.Millisecond)
-		}
+		waitFor(t, "a reply to "+payload, r.rec.Changed, func() bool { return len(r.rec.Replies()) > n })
 		rs := r.rec.Replies()
 		return rs[len(rs)-1].Payload
 	}
@@ -137,9 +130,7 @@ func TestRepeatedCommandIDActsOnceAcrossARestart(t *testing.T) {
 	if err := r.rec.Inject("supervisor", []byte(decide)); err != nil {
 		t.Fatal(err)
 	}
-	for len(r.rec.Replies()) == n {
-		time.Sleep(time.Millisecond)
-	}
+	waitFor(t, "a reply to the report", r.rec.Changed, func() bool { return len(r.rec.Replies()) > n })
 	d1 := r.rec.Replies()[n].Payload
 	if !bytes.Contains(d1, []byte(`"ok":true`)) {
 		t.Fatalf("report: %s", d1)
@@ -147,9 +138,7 @@ func TestRepeatedCommandIDActsOnceAcrossARestart(t *testing.T) {
 	if err := r.rec.Inject("supervisor", []byte(decide)); err != nil {
 		t.Fatal(err)
 	}
-	for len(r.rec.Replies()) == n+1 {
-		time.Sleep(time.Millisecond)
-	}
+	waitFor(t, "a reply to the repeated report", r.rec.Changed, func() bool { return len(r.rec.Replies()) > n+1 })
 	if again := r.rec.Replies()[n+1].Payload; !bytes.Equal(again, d1) {
 		t.Fatalf("a repeated report answered %s", again)
 	}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/drivers/device"
@@ -27,13 +26,7 @@ func TestOversizedCommandIsRefusedAndTheTableGoesOn(t *testing.T) {
 		if err := r.rec.Inject("dealer", []byte(payload)); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(60 * time.Second)
-		for len(r.rec.Replies()) == n {
-			if time.Now().After(deadline) {
-				t.Fatal("no reply")
-			}
-			time.Sleep(time.Millisecond)
-		}
+		waitFor(t, "a reply", r.rec.Changed, func() bool { return len(r.rec.Replies()) > n })
 		return reply(t, r.rec)
 	}
 	for _, size := range []int{4_500_000, 1 << 20} {

@@ -1,11 +1,9 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -100,25 +98,12 @@ func (e *echoTransport) Publish(topic string, payload []byte, retained bool) <-c
 	return res
 }
 
-// syncBuffer is a log sink for a test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 // TestDeniedPublishesRaiseTheAlarm: with a broker that acknowledges and drops, the
 // alarm goes on the log, the metrics and the tower light; it clears once publishes
 // come back.
 func TestDeniedPublishesRaiseTheAlarm(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
-	logs := &syncBuffer{}
+	logs := &syncBuf{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	cfg.Metrics = metrics.New(nil)
 	cfg.EchoGrace = 100 * time.Millisecond
@@ -142,16 +127,6 @@ func TestDeniedPublishesRaiseTheAlarm(t *testing.T) {
 	f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
 	f.cards(t, "4S 9H")
 
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s never happened; log:\n%s", what, logs.String())
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
 	denied := func() float64 {
 		mfs, _ := cfg.Metrics.Registry().Gather()
 		for _, mf := range mfs {
@@ -170,15 +145,28 @@ func TestDeniedPublishesRaiseTheAlarm(t *testing.T) {
 		}
 		return false
 	}
-	waitFor("the alarm", func() bool { return strings.Contains(logs.String(), "ALARM: the MQTT broker acknowledges") })
-	waitFor("the metric", func() bool { return denied() == 1 })
-	waitFor("the red lamp blinking", blinking)
+	idle := func() {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := d.Idle(ctx); err != nil {
+			t.Fatalf("the daemon's loop did not go idle: %v", err)
+		}
+	}
+	// The check that raises the alarm sets the metric before it logs, and the lamp once
+	// it returns: the loop idle after the log line has done all three.
+	waitLog(t, logs, "ALARM: the MQTT broker acknowledges")
+	idle()
+	if denied() != 1 || !blinking() {
+		t.Fatalf("with the alarm logged: metric %v, red lamp blinking %v; log:\n%s", denied(), blinking(), logs)
+	}
 
 	tr.deny.Store(false)
 	f.cards(t, "2H")
-	waitFor("the alarm cleared", func() bool { return denied() == 0 && !blinking() })
-	if !strings.Contains(logs.String(), "delivers tablectl's publishes again") {
-		t.Errorf("no log line for the cleared alarm")
+	waitLog(t, logs, "delivers tablectl's publishes again")
+	idle()
+	if denied() != 0 || blinking() {
+		t.Fatalf("with the alarm cleared: metric %v, red lamp blinking %v; log:\n%s", denied(), blinking(), logs)
 	}
 	cancel()
 	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {

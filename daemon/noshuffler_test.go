@@ -20,22 +20,15 @@ func TestNewShoeButtonWithoutShuffler(t *testing.T) {
 	r := startWith(t, cfg, func(d *Daemon) { d.SetPanel(p) })
 	waitState := func(want string) {
 		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for {
+		waitFor(t, "a state with "+want, r.rec.Changed, func() bool {
 			pub := r.rec.Published()
 			for i := len(pub) - 1; i >= 0; i-- {
 				if strings.HasSuffix(pub[i].Topic, "/state") {
-					if strings.Contains(string(pub[i].Payload), want) {
-						return
-					}
-					break
+					return strings.Contains(string(pub[i].Payload), want)
 				}
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no state with %s published", want)
-			}
-			time.Sleep(time.Millisecond)
-		}
+			return false
+		})
 	}
 	p.In <- gpio.Event{Role: gpio.NewShoe, Kind: gpio.Pressed, At: time.Now()}
 	waitState(`"shoe":1,`)

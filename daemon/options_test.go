@@ -28,14 +28,10 @@ func TestStandInClosesOptions(t *testing.T) {
 		}
 		r.idle(t)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(irregularityEvents(t, r.rec), "options_closed") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the window was not closed by the table: %s", irregularityEvents(t, r.rec))
-		}
-		time.Sleep(10 * time.Millisecond)
-		r.settle(t)
-	}
+	waitFor(t, "the window closed by the table", r.rec.Changed, func() bool {
+		return strings.Contains(irregularityEvents(t, r.rec), "options_closed")
+	})
+	r.settle(t)
 	if got := irregularityEvents(t, r.rec); got != "raised exposed_card,options_opened exposed_card,options_closed exposed_card" {
 		t.Errorf("irregularity messages: %s", got)
 	}

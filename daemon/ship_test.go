@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/metrics"
@@ -52,14 +53,34 @@ type manual struct{ clock }
 
 func (m *manual) Now() time.Time { return m.now() }
 
-// syncBuf is a log that the test reads while the shipper writes.
+// syncBuf is a log that the test reads while the shipper or the daemon writes.
 type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written chan struct{} // closed by the next write; nil until Changed asks
 }
 
-func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.written != nil {
+		close(s.written)
+		s.written = nil
+	}
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// Changed returns a channel closed by the next write, as display.Recorder's Changed.
+func (s *syncBuf) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.written == nil {
+		s.written = make(chan struct{})
+	}
+	return s.written
+}
 
 // shipping is a shipper running on a journal of the test's.
 type shipping struct {
@@ -149,11 +170,9 @@ func (sh *shipping) held(seq uint64) {
 		h = sh.hash(seq)
 	}
 	sh.heldAs(seq, h)
-	for deadline := time.Now().Add(10 * time.Second); sh.s.Lag().Held != seq || !sh.heldTaken(); {
-		if time.Now().After(deadline) {
-			sh.t.Fatalf("the shipper did not take held %d", seq)
-		}
-		time.Sleep(time.Millisecond)
+	sh.settle() // a turn with the held message waiting is not the last
+	if lag := sh.s.Lag(); lag.Held != seq || !sh.heldTaken() {
+		sh.t.Fatalf("the shipper did not take held %d: lag %+v", seq, lag)
 	}
 }
 
@@ -389,14 +408,17 @@ func TestShipperRefusesAnotherHistory(t *testing.T) {
 	waitLog(t, sh.log, "agrees with the journal again")
 }
 
+// waitLog waits until the log says want.
 func waitLog(t *testing.T, log *syncBuf, want string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(log.String(), want); {
-		if time.Now().After(deadline) {
-			t.Fatalf("log lacks %q:\n%s", want, log)
+	said := false
+	defer func() {
+		if !said {
+			t.Logf("the log:\n%s", log)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	}()
+	waitFor(t, fmt.Sprintf("the log to say %q", want), log.Changed, func() bool { return strings.Contains(log.String(), want) })
+	said = true
 }
 
 // TestShipperWakesOnAppendAndFollowsTheLag: a record written wakes the shipper, which
@@ -416,8 +438,7 @@ func TestShipperWakesOnAppendAndFollowsTheLag(t *testing.T) {
 	sh.clock.add(time.Hour)
 	at := sh.clock.now()
 	sh.appendRecords(3)
-	sh.next(11, 13).ack()
-	waitFor(t, "3 behind", func() bool { return sh.s.Lag().Behind == 3 })
+	sh.next(11, 13).ack() // the turn that sent them noted them first
 	if lag := sh.s.Lag(); lag.Held != 10 || lag.Behind != 3 || !lag.Since.Equal(at) || sh.s.Late() {
 		t.Fatalf("lag %+v, late %v: want held 10, 3 behind since %v, not late", lag, sh.s.Late(), at)
 	}
@@ -434,7 +455,10 @@ func TestShipperWakesOnAppendAndFollowsTheLag(t *testing.T) {
 		t.Fatal("late before the stall time")
 	}
 	sh.clock.add(5 * time.Second)
-	waitFor(t, "late", sh.s.Late)
+	sh.settle() // its turn checks the stall, as a tick does
+	if !sh.s.Late() {
+		t.Fatal("not late at the stall time")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := sh.s.CaughtUp(ctx); err == nil {
@@ -449,13 +473,23 @@ func TestShipperWakesOnAppendAndFollowsTheLag(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, what string, ok func() bool) {
+// waitFor waits until ok holds, looking again each time the channel changed gives is
+// closed: at each message or reply a display.Recorder records (its Changed), or each
+// line a syncBuf takes. The minute only bounds a failure.
+func waitFor(t *testing.T, what string, changed func() <-chan struct{}, ok func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !ok(); {
-		if time.Now().After(deadline) {
+	guard := time.NewTimer(time.Minute)
+	defer guard.Stop()
+	for {
+		c := changed() // before ok: a change after it closes c
+		if ok() {
+			return
+		}
+		select {
+		case <-c:
+		case <-guard.C:
 			t.Fatalf("waited for %s", what)
 		}
-		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -546,6 +580,8 @@ func archiveFields(t *testing.T, rec []display.Message) []string {
 // archive's topics and no archive field in its status.
 func TestDaemonWithoutShipping(t *testing.T) {
 	r := start(t, t.TempDir())
+	// The shuffler's report first: cards with no set wait out the report's wait.
+	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
 	r.f.cards(t, "9H 5C KS KD")
 	r.settle(t)
 	r.close(t)
@@ -575,7 +611,7 @@ func TestDaemonShipsAndSaysTheLag(t *testing.T) {
 	r.settle(t)
 	seq, hash := r.d.j.Head()
 	var sent uint64
-	for deadline := time.Now().Add(10 * time.Second); sent < seq; {
+	waitFor(t, fmt.Sprintf("the records up to %d sent", seq), r.rec.Changed, func() bool {
 		sent = 0
 		for _, m := range r.rec.Published() {
 			if m.Topic != "tablectl/v1/T7/archive/floor/records" {
@@ -592,11 +628,8 @@ func TestDaemonShipsAndSaysTheLag(t *testing.T) {
 				sent = max(sent, rc.Seq) // sent again when the archive stalls
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("records sent up to %d, the journal holds %d", sent, seq)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return sent >= seq
+	})
 	if got, want := scrape(t, cfg.Metrics), fmt.Sprintf("tablectl_archive_behind_records %d\n", seq); !strings.Contains(got, want) {
 		t.Errorf("metrics lack %q", want)
 	}
@@ -754,14 +787,18 @@ func TestDaemonShipsToEachArchive(t *testing.T) {
 		}
 		return last
 	}
-	waitFor(t, "every record sent to both archives", func() bool { return sent("floor") == seq && sent("standby") == seq })
+	waitFor(t, "every record sent to both archives", r.rec.Changed, func() bool { return sent("floor") == seq && sent("standby") == seq })
 	r.d.ArchiveHeld("floor", heldMessage(t, cfg.SigningKey, "T7", "floor", seq, hash, time.Time{}))
 	r.d.ArchiveHeld("nowhere", heldMessage(t, cfg.SigningKey, "T7", "nowhere", first, firstHash, time.Time{}))
-	waitFor(t, "the lag of standby alone", func() bool {
-		lag, _ := r.d.ship.lag()
-		return lag.Archive == "standby" && lag.Behind == seq && lag.Held == 0
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // only bounds a failure
+	if err := r.d.ship.byID["floor"].CaughtUp(ctx); err != nil {
+		t.Fatalf("archive floor: %v", err)
+	}
+	cancel()
+	if lag, _ := r.d.ship.lag(); lag.Archive != "standby" || lag.Behind != seq || lag.Held != 0 {
+		t.Fatalf("lag %+v once floor holds every record: want standby's, %d behind, holding none", lag, seq)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
 	if err := r.d.Archived(ctx); err == nil {
 		t.Fatal("Archived returned while archive standby holds nothing")
 	}

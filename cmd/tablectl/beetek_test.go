@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,24 +13,6 @@ import (
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/simulator"
 )
-
-// syncBuffer is a bytes.Buffer written by a command's goroutine and read by the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // beetekShoe starts a simulated Bee-Tek shoe at a table with no shuffler on a line.
 func beetekShoe(t *testing.T, seed uint64) *simulator.Simulator {
@@ -47,23 +27,19 @@ func beetekShoe(t *testing.T, seed uint64) *simulator.Simulator {
 }
 
 // waitOutput waits until out holds every one of want, or fails the test.
-func waitOutput(t *testing.T, ctx context.Context, out *syncBuffer, want ...string) {
+func waitOutput(t *testing.T, ctx context.Context, out *lockedBuffer, want ...string) {
 	t.Helper()
-	for {
-		missing := ""
-		for _, w := range want {
-			if !strings.Contains(out.String(), w) {
-				missing = w
+	for _, w := range want {
+		for {
+			ok, written := out.Holds(w)
+			if ok {
 				break
 			}
-		}
-		if missing == "" {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("output lacks %q:\n%s", missing, out.String())
-		case <-time.After(10 * time.Millisecond):
+			select {
+			case <-ctx.Done():
+				t.Fatalf("output lacks %q:\n%s", w, out.String())
+			case <-written:
+			}
 		}
 	}
 }
@@ -78,7 +54,7 @@ func TestWatchBeeTekWithoutShuffler(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	sim := beetekShoe(t, 4)
-	var out, errOut syncBuffer
+	var out, errOut lockedBuffer
 	done := make(chan error, 1)
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -143,7 +119,7 @@ func TestRunBeeTekWithoutShuffler(t *testing.T) {
 		t.Fatal("no broker address printed")
 	}
 	results := subscribe(t, url, "tablectl/v1/BT1/result")
-	var irr syncBuffer
+	var irr lockedBuffer
 	c := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(url).SetClientID("irregularities"))
 	if tok := c.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatalf("connect: %v", tok.Error())
@@ -158,11 +134,16 @@ func TestRunBeeTekWithoutShuffler(t *testing.T) {
 		{Op: "fault", N: 3, Text: "Card Not Read"}}); err != nil {
 		t.Fatal(err)
 	}
-	for len(results.rounds(t)) < 4 || !strings.Contains(irr.String(), "Card Not Read") {
+	for {
+		read, written := irr.Holds("Card Not Read") // written is nil once it does
+		if read && len(results.rounds(t)) >= 4 {
+			break
+		}
 		select {
 		case <-ctx.Done():
 			t.Fatalf("%d results, irregularities:\n%s", len(results.rounds(t)), irr.String())
-		case <-time.After(20 * time.Millisecond):
+		case <-written:
+		case <-results.more:
 		}
 	}
 	if !strings.Contains(irr.String(), `"device_fault"`) || !strings.Contains(irr.String(), `[GameAlarm]\u003cAlarm:E3 Card Not Read\u003e`) {

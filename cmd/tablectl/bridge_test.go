@@ -58,7 +58,7 @@ func TestBridgeToCentralBroker(t *testing.T) {
 		Extra: bridgeSection(t, central, "lv1", "pit3", "B1")})
 	sub := subscribe(t, central.URL(), "casino/lv1/pit3/tablectl/v1/B1/result")
 	// The floor network goes down.
-	dealThroughOutage(t, sub, central, 500*time.Millisecond, "--table", "B1", "--mqtt", local.URL())
+	dealThroughOutage(t, sub, central, "--table", "B1", "--mqtt", local.URL())
 
 	state := make(chan string, 10)
 	c := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(central.URL()).SetClientID("bridge-state-reader"))

@@ -118,7 +118,11 @@ func reportThroughPage(t *testing.T, ctx context.Context) {
 		if !retry || time.Now().After(deadline) {
 			t.Fatalf("report refused: %q", reply)
 		}
-		time.Sleep(250 * time.Millisecond)
+		// The dealer clicks again once the page shows the table between rounds, then
+		// dealing the next.
+		browse(t, ctx, "wait for the next round's cards",
+			waitJS(`!["dealing", "complete"].includes(document.getElementById("phase").dataset.phase)`),
+			waitJS(`["dealing", "complete"].includes(document.getElementById("phase").dataset.phase)`))
 	}
 }
 

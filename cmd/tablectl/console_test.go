@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -39,9 +40,15 @@ func (l *lockedBuffer) Write(p []byte) (int, error) {
 // Holds reports whether the buffer holds want; when it does not, written is closed by
 // the next write, to wait on.
 func (l *lockedBuffer) Holds(want string) (ok bool, written <-chan struct{}) {
+	return l.Says(func(s string) bool { return strings.Contains(s, want) })
+}
+
+// Says reports whether ok holds of what the buffer holds; when it does not, written is
+// closed by the next write, to wait on.
+func (l *lockedBuffer) Says(ok func(string) bool) (bool, <-chan struct{}) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if strings.Contains(l.b.String(), want) {
+	if ok(l.b.String()) {
 		return true, nil
 	}
 	if l.written == nil {
@@ -316,21 +323,85 @@ func (p *person) tables(t *testing.T) []consoleTable {
 	return out
 }
 
-// waitTables polls GET /api/tables until ok holds.
+// waitTables reads GET /api/tables until ok holds, again at each change the floor's
+// event stream tells.
 func (p *person) waitTables(t *testing.T, what string, ok func([]consoleTable) bool) []consoleTable {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	changed, stop := p.stream(t, "/api/events", "tables", "table")
+	defer stop()
+	guard := time.NewTimer(60 * time.Second) // only bounds a failure
+	defer guard.Stop()
 	for {
 		ts := p.tables(t)
 		if ok(ts) {
 			return ts
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-changed:
+		case <-guard.C:
 			b, _ := json.Marshal(ts)
 			t.Fatalf("waiting for %s: tables %s", what, b)
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// stream opens the console's event stream at path (/api/events, or a table's
+// /api/tables/T/events) in p's session; the channel it returns is signalled at each
+// event named one of names that comes after the call. stop closes the stream.
+func (p *person) stream(t *testing.T, path string, names ...string) (events <-chan struct{}, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, "GET", p.url+path, nil)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	req.AddCookie(p.cookie)
+	client := *p.client
+	client.Timeout = 0 // the stream lasts until stop
+	resp, err := client.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatalf("event stream %s: %v", path, err)
+	}
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		cancel()
+		t.Fatalf("event stream %s: %d %s", path, resp.StatusCode, b)
+	}
+	// The console took the stream's session before it answered: what changes from here
+	// on is sent on it.
+	ch := make(chan struct{}, 1)
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 4<<20)
+		name := ""
+		for sc.Scan() {
+			line := sc.Text()
+			switch n, ok := strings.CutPrefix(line, "event: "); {
+			case ok:
+				name = n
+			case line == "": // the end of an event
+				if slices.Contains(names, name) {
+					select {
+					case ch <- struct{}{}:
+					default:
+					}
+				}
+				name = ""
+			}
+		}
+	}()
+	stop = func() {
+		cancel()
+		<-read
+	}
+	t.Cleanup(stop)
+	return ch, stop
 }
 
 func find(ts []consoleTable, table string) (consoleTable, bool) {
@@ -346,8 +417,15 @@ func find(ts []consoleTable, table string) (consoleTable, bool) {
 // being dealt (the table refuses it between rounds), and returns the held irregularity.
 func reportWrongHand(t *testing.T, dealer *person, table string) consoleTable {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	cards, stop := dealer.stream(t, "/api/tables/"+table+"/events", "card")
+	defer stop()
+	guard := time.NewTimer(60 * time.Second) // only bounds a failure
+	defer guard.Stop()
 	for {
+		select {
+		case <-cards: // a card before this report
+		default:
+		}
 		code, body := dealer.command(t, table, `{"cmd":"report","kind":"wrong_hand","detail":"P2_dealt_to_banker"}`)
 		if code != 200 {
 			t.Fatalf("report: %d %s", code, body)
@@ -359,12 +437,17 @@ func reportWrongHand(t *testing.T, dealer *person, table string) consoleTable {
 			break
 		}
 		// Between rounds the table refuses a report; a dealer sending again too often is
-		// told busy (at most 5 a second), and sends again as the reply says.
+		// told busy (at most 5 a second), and sends again as the reply says. Either way the
+		// dealer reports again once the next card is out.
 		retry := strings.Contains(body, "no round is being dealt") || strings.Contains(body, `"error":"busy: `)
-		if !retry || time.Now().After(deadline) {
+		if !retry {
 			t.Fatalf("report refused: %s", body)
 		}
-		time.Sleep(250 * time.Millisecond)
+		select {
+		case <-cards:
+		case <-guard.C:
+			t.Fatalf("report refused, and no card came: %s", body)
+		}
 	}
 	ts := dealer.waitTables(t, table+" held", func(ts []consoleTable) bool {
 		x, ok := find(ts, table)
@@ -459,6 +542,9 @@ func TestConsoleAPIWithMosquitto(t *testing.T) {
 	})
 
 	// An idle session expires (3 s here): the dealer's, unused while the supervisor worked.
+	// The console run as tablectl runs it reads the system clock, and a session expires
+	// unseen (it is checked when next used): no event tells it, so the test waits the
+	// idle time out. The console's own tests expire sessions on a clock of their own.
 	time.Sleep(3500 * time.Millisecond)
 	if code, body := dealer.command(t, "t2", `{"cmd":"confirm"}`); code != 401 || !strings.Contains(body, "expired") {
 		t.Errorf("expired session: %d %s", code, body)

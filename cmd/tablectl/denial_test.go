@@ -2,13 +2,11 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"io"
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,20 +16,11 @@ import (
 	"github.com/tablectl/tablectl/internal/mosquittotest"
 )
 
-// logSink keeps what tablectl logs.
-type logSink struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *logSink) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *logSink) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 // startRunLogged is startRun with the log kept.
-func startRunLogged(t *testing.T, ctx context.Context, args ...string) (<-chan error, <-chan string, *logSink) {
+func startRunLogged(t *testing.T, ctx context.Context, args ...string) (<-chan error, <-chan string, *lockedBuffer) {
 	t.Helper()
 	pr, pw := io.Pipe()
-	logs := &logSink{}
+	logs := &lockedBuffer{}
 	done := make(chan error, 1)
 	lines := make(chan string, 64)
 	go func() {
@@ -65,18 +54,27 @@ func TestDeniedPublishesAgainstMosquittoWithTheShippedACL(t *testing.T) {
 	b := mosquittotest.Start(t, mosquittotest.Config{Users: users, ACL: string(acl)})
 
 	var results atomic.Int64
+	resulted := make(chan struct{}, 1) // signalled after each result counted
 	pit := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("pit").
 		SetUsername("pitsystem").SetPassword(users["pitsystem"]).SetConnectTimeout(30 * time.Second))
 	if tok := pit.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatal(tok.Error())
 	}
 	defer pit.Disconnect(50)
-	if tok := pit.Subscribe("tablectl/v1/bac-07/result", 1, func(mqtt.Client, mqtt.Message) { results.Add(1) }); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
+	if tok := pit.Subscribe("tablectl/v1/bac-07/result", 1, func(mqtt.Client, mqtt.Message) {
+		results.Add(1)
+		select {
+		case resulted <- struct{}{}:
+		default:
+		}
+	}); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatal(tok.Error())
 	}
 
-	// deal runs table bac-07 logged in as user; "" gives no --mqtt-user: the table's id.
-	deal := func(user string, wait func(logs *logSink, metricsURL string) bool) string {
+	// deal runs table bac-07 logged in as user ("" gives no --mqtt-user: the table's id)
+	// until wait says the awaited state came; when it has not, wait gives a channel
+	// closed or signalled when it may have.
+	deal := func(user string, wait func(logs *lockedBuffer) (bool, <-chan struct{})) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
@@ -99,14 +97,20 @@ func TestDeniedPublishesAgainstMosquittoWithTheShippedACL(t *testing.T) {
 			for range lines {
 			}
 		}()
-		deadline := time.Now().Add(40 * time.Second)
-		for !wait(logs, metricsURL) {
-			if time.Now().After(deadline) {
+		guard := time.NewTimer(40 * time.Second) // only bounds a failure
+		defer guard.Stop()
+		for {
+			ok, more := wait(logs)
+			if ok {
+				break
+			}
+			select {
+			case <-more:
+			case <-guard.C:
 				cancel()
 				<-done
 				t.Fatalf("as %s: the awaited state never came; log:\n%.3000s", user, logs.String())
 			}
-			time.Sleep(50 * time.Millisecond)
 		}
 		m := scrape(t, metricsURL)
 		cancel()
@@ -116,10 +120,13 @@ func TestDeniedPublishesAgainstMosquittoWithTheShippedACL(t *testing.T) {
 		return m + "\n" + logs.String()
 	}
 
-	out := deal("bac-08", func(logs *logSink, metricsURL string) bool {
-		return strings.Contains(logs.String(), "ALARM: the MQTT broker acknowledges") &&
-			strings.Contains(scrape(t, metricsURL), "tablectl_mqtt_publish_denied 1")
+	// The check that raises the alarm sets the metric before it logs the alarm.
+	out := deal("bac-08", func(logs *lockedBuffer) (bool, <-chan struct{}) {
+		return logs.Holds("ALARM: the MQTT broker acknowledges")
 	})
+	if !strings.Contains(out, "tablectl_mqtt_publish_denied 1\n") {
+		t.Errorf("the alarm logged, and no denial in the metrics:\n%.2000s", out)
+	}
 	if !strings.Contains(out, "tablectl_mqtt_undelivered_total") || strings.Contains(out, "tablectl_mqtt_undelivered_total 0\n") {
 		t.Errorf("no undelivered publishes counted:\n%.2000s", out)
 	}
@@ -127,7 +134,7 @@ func TestDeniedPublishesAgainstMosquittoWithTheShippedACL(t *testing.T) {
 		t.Fatalf("the pit system got %d results from bac-07 logged in as bac-08", results.Load())
 	}
 
-	out = deal("", func(_ *logSink, _ string) bool { return results.Load() >= 5 })
+	out = deal("", func(*lockedBuffer) (bool, <-chan struct{}) { return results.Load() >= 5, resulted })
 	if strings.Contains(out, "ALARM") || !strings.Contains(out, "tablectl_mqtt_publish_denied 0") {
 		t.Errorf("an alarm with the table logged in as its id:\n%.3000s", out)
 	}

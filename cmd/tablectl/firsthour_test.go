@@ -114,11 +114,15 @@ func TestInterruptedRunStopsQuietly(t *testing.T) {
 			for range lines {
 			}
 		}()
-		for !strings.Contains(logs.String(), "round-settled") {
+		for {
+			settled, written := logs.Holds("round-settled")
+			if settled {
+				break
+			}
 			select {
 			case err := <-done:
 				t.Fatalf("ended before a round: %v\n%s", err, logs.String())
-			case <-time.After(5 * time.Millisecond):
+			case <-written:
 			}
 		}
 		cancel() // as the interrupt does
@@ -143,7 +147,7 @@ func TestSignalsStopCleanly(t *testing.T) {
 		tmp := t.TempDir()
 		cmd := exec.Command(os.Args[0], append([]string{"run", "--simulate", "--pace", "5ms", "--round-pause", "0"}, quietRun[2:]...)...)
 		cmd.Env = append(os.Environ(), "TABLECTL_TEST_MAIN=1", "TMPDIR="+tmp)
-		var log logSink
+		var log lockedBuffer
 		cmd.Stderr = &log
 		out, err := cmd.StdoutPipe()
 		if err != nil {

@@ -69,8 +69,9 @@ func collect(t *testing.T, url, user, password, filter string) *collector {
 // waitFor waits until a message containing all of want has come.
 func (col *collector) waitFor(t *testing.T, want ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
+	guard := time.NewTimer(60 * time.Second) // only bounds a failure
+	defer guard.Stop()
+	for {
 		col.mu.Lock()
 		for _, m := range col.msgs {
 			ok := true
@@ -83,12 +84,15 @@ func (col *collector) waitFor(t *testing.T, want ...string) string {
 			}
 		}
 		col.mu.Unlock()
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-col.more: // a message came after the look
+		case <-guard.C:
+			col.mu.Lock()
+			defer col.mu.Unlock()
+			t.Fatalf("no message with %q; got %q", want, col.msgs)
+			return ""
+		}
 	}
-	col.mu.Lock()
-	defer col.mu.Unlock()
-	t.Fatalf("no message with %q; got %q", want, col.msgs)
-	return ""
 }
 
 func (col *collector) seen(sub string) bool {

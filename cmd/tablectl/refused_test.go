@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -15,17 +16,23 @@ import (
 // hang, not a measure).
 func waitLog(t *testing.T, log *lockedBuffer, want string) {
 	t.Helper()
+	waitLogSays(t, log, fmt.Sprintf("%q", want), func(s string) bool { return strings.Contains(s, want) })
+}
+
+// waitLogSays is waitLog for what ok tells of the whole log.
+func waitLogSays(t *testing.T, log *lockedBuffer, what string, ok func(string) bool) {
+	t.Helper()
 	guard := time.NewTimer(time.Minute)
 	defer guard.Stop()
 	for {
-		ok, written := log.Holds(want)
-		if ok {
+		said, written := log.Says(ok)
+		if said {
 			return
 		}
 		select {
 		case <-written:
 		case <-guard.C:
-			t.Fatalf("the log does not say %q:\n%s", want, log)
+			t.Fatalf("the log does not say %s:\n%s", what, log)
 		}
 	}
 }

@@ -266,9 +266,13 @@ func TestRunSimulateHeldAfterRestart(t *testing.T) {
 		}
 	}
 	// The simulated dealer sees the red lamp before it draws a card, and stops.
-	for !strings.Contains(logs.String(), "the simulated dealer stops dealing") {
+	for {
+		stopped, written := logs.Holds("the simulated dealer stops dealing")
+		if stopped {
+			break
+		}
 		select {
-		case <-time.After(10 * time.Millisecond):
+		case <-written:
 		case <-ctx.Done():
 			t.Fatalf("the simulated dealer did not stop for the red lamp:\n%s", logs.String())
 		}
@@ -300,9 +304,13 @@ func TestRunSimulateHeldAfterRestart(t *testing.T) {
 	}
 	// The decided round and two more settle with no irregularity (tablectl logs each
 	// irregularity it raises); then the table is stopped.
-	for !strings.Contains(logs.String(), `effect="round-settled round=4 `) {
+	for {
+		settled, written := logs.Holds(`effect="round-settled round=4 `)
+		if settled {
+			break
+		}
 		select {
-		case <-time.After(10 * time.Millisecond):
+		case <-written:
 		case err := <-done:
 			t.Fatalf("tablectl ended before round 4 settled: %v\n%s", err, logs.String())
 		case <-ctx.Done():

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -25,6 +26,7 @@ type subscriber struct {
 	mu      sync.Mutex
 	results []resultMsg
 	client  mqtt.Client
+	more    chan struct{} // signalled after each result kept
 }
 
 type resultMsg struct {
@@ -36,7 +38,7 @@ type resultMsg struct {
 
 func subscribe(t *testing.T, url, topic string) *subscriber {
 	t.Helper()
-	s := &subscriber{}
+	s := &subscriber{more: make(chan struct{}, 1)}
 	opts := mqtt.NewClientOptions().AddBroker(url).SetClientID("pit-" + t.Name()).SetCleanSession(false).
 		SetAutoReconnect(true).SetConnectRetry(true).SetConnectRetryInterval(50 * time.Millisecond).
 		SetMaxReconnectInterval(200 * time.Millisecond)
@@ -47,6 +49,10 @@ func subscribe(t *testing.T, url, topic string) *subscriber {
 				s.mu.Lock()
 				s.results = append(s.results, r)
 				s.mu.Unlock()
+				select {
+				case s.more <- struct{}{}:
+				default:
+				}
 			}
 		})
 	})
@@ -78,6 +84,23 @@ func (s *subscriber) rounds(t *testing.T) []resultMsg {
 	return out
 }
 
+// waitRounds waits until s has n results, duplicates dropped, or until guard fires,
+// and returns the results it has.
+func (s *subscriber) waitRounds(t *testing.T, n int, guard <-chan time.Time) []resultMsg {
+	t.Helper()
+	for {
+		got := s.rounds(t)
+		if len(got) >= n {
+			return got
+		}
+		select {
+		case <-s.more: // a result came after the look
+		case <-guard:
+			return got
+		}
+	}
+}
+
 // startRun runs "tablectl run ARGS" in-process and returns a channel with its end and
 // the lines it prints.
 func startRun(t *testing.T, ctx context.Context, args ...string) (<-chan error, <-chan string) {
@@ -107,39 +130,37 @@ func TestRunWithMosquittoRestart(t *testing.T) {
 	t.Parallel()
 	b := mosquittotest.Start(t, mosquittotest.Config{Persistence: true})
 	sub := subscribe(t, b.URL(), "tablectl/v1/T9/result")
-	dealThroughOutage(t, sub, b, 300*time.Millisecond, "--table", "T9", "--mqtt", b.URL(), "--rules", "rws")
+	dealThroughOutage(t, sub, b, "--table", "T9", "--mqtt", b.URL(), "--rules", "rws")
 }
 
 // dealThroughOutage runs tablectl with args on a simulated table for 30 rounds; once sub
 // has 5 results it stops broker for outage and starts it again. sub must then have all
 // 30 results, once each and in order.
-func dealThroughOutage(t *testing.T, sub *subscriber, broker *mosquittotest.Broker, outage time.Duration, args ...string) {
+func dealThroughOutage(t *testing.T, sub *subscriber, broker *mosquittotest.Broker, args ...string) {
 	t.Helper()
 	const rounds = 30
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	done, lines := startRun(t, ctx, append([]string{"--simulate", "--rounds", strconv.Itoa(rounds), "--pace", "15ms", "--round-pause", "0", "--http", ""}, args...)...)
+	done, lines, logs := startRunLogged(t, ctx, append([]string{"--simulate", "--rounds", strconv.Itoa(rounds), "--pace", "15ms", "--round-pause", "0", "--http", ""}, args...)...)
 	go func() {
 		for range lines {
 		}
 	}()
-	deadline := time.Now().Add(60 * time.Second)
-	for len(sub.rounds(t)) < 5 {
-		if time.Now().After(deadline) {
-			t.Fatal("no results before the outage")
-		}
-		time.Sleep(10 * time.Millisecond)
+	guard := time.After(60 * time.Second) // only bounds a failure
+	if len(sub.waitRounds(t, 5, guard)) < 5 {
+		t.Fatal("no results before the outage")
 	}
 	broker.Stop()
-	time.Sleep(outage)
+	// The broker stays down while the table settles two more rounds (its last round at
+	// most): their results wait for it.
+	if n := min(settledIn(logs.String())+2, rounds); n > settledIn(logs.String()) {
+		waitLogSays(t, logs, fmt.Sprintf("%d rounds settled", n), func(s string) bool { return settledIn(s) >= n })
+	}
 	broker.StartAgain()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	for len(sub.rounds(t)) < rounds && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	got := sub.rounds(t)
+	got := sub.waitRounds(t, rounds, guard)
 	if len(got) != rounds {
 		t.Fatalf("%d results, want %d: %+v", len(got), rounds, got)
 	}
@@ -149,6 +170,9 @@ func dealThroughOutage(t *testing.T, sub *subscriber, broker *mosquittotest.Brok
 		}
 	}
 }
+
+// settledIn is how many rounds a table's log says settled.
+func settledIn(log string) int { return strings.Count(log, `effect="round-settled round=`) }
 
 // TestRunEmbeddedBroker: with no broker given, tablectl starts its own, and a subscriber
 // that connects late finds the retained state of the table.
@@ -296,7 +320,7 @@ func TestRunMetrics(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	done, lines := startRun(t, ctx, "--simulate", "--pace", "2ms", "--round-pause", "0", "--table", "M1", "--metrics", "127.0.0.1:0",
+	done, lines, logs := startRunLogged(t, ctx, "--simulate", "--pace", "2ms", "--round-pause", "0", "--table", "M1", "--metrics", "127.0.0.1:0",
 		"--broker-listen", "127.0.0.1:0", "--broker-websocket", "", "--http", "")
 	var url string
 	for l := range lines {
@@ -312,23 +336,18 @@ func TestRunMetrics(t *testing.T) {
 	if url == "" {
 		t.Fatal("no metrics address printed")
 	}
+	// A round is counted before its line is logged.
+	waitLogSays(t, logs, "3 rounds settled", func(s string) bool { return settledIn(s) >= 3 })
 	settled := regexp.MustCompile(`(?m)^tablectl_rounds_total\{result="settled"\} (\d+)$`)
-	var page string
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		resp, err := http.Get(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		page = string(b)
-		if m := settled.FindStringSubmatch(page); m != nil && m[1] != "0" && m[1] != "1" && m[1] != "2" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("fewer than 3 rounds settled in the metrics:\n%s", page)
-		}
-		time.Sleep(20 * time.Millisecond)
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	page := string(b)
+	if m := settled.FindStringSubmatch(page); m == nil || m[1] == "0" || m[1] == "1" || m[1] == "2" {
+		t.Fatalf("fewer than 3 rounds settled in the metrics with round 3 logged settled:\n%s", page)
 	}
 	for _, want := range []string{`tablectl_device_connected{device="shoe"} 1`, `tablectl_device_connected{device="shuffler"} 1`,
 		`tablectl_mqtt_connects_total 1`, `tablectl_mqtt_queued_messages `, `tablectl_journal_record_seconds_count `} {

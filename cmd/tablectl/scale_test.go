@@ -62,6 +62,23 @@ func peakRSS(t *testing.T, pid int) float64 {
 	return 0
 }
 
+// scaleMark is the payload of the mark published after a table's results.
+const scaleMark = "scale-test-mark"
+
+// publishMark publishes the mark on table's reply topic at its table-side broker, which
+// the bridge forwards to the central broker.
+func publishMark(t *testing.T, url, table string) {
+	t.Helper()
+	c := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(url).SetClientID("mark-" + table))
+	if tok := c.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
+		t.Fatalf("mark at %s: %v", table, tok.Error())
+	}
+	defer c.Disconnect(50)
+	if tok := c.Publish("tablectl/v1/"+table+"/cmd/reply", 1, false, scaleMark); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
+		t.Fatalf("mark at %s: %v", table, tok.Error())
+	}
+}
+
 // TestScaleBridgedTables runs many tables as a casino floor does: each a tablectl
 // process with its own simulated shoe, publishing at --pace 0 to its own table-side
 // Mosquitto configured from deploy/mosquitto-bridge.conf, bridged over TLS to one
@@ -83,6 +100,8 @@ func TestScaleBridgedTables(t *testing.T) {
 	results := map[string][]resultMsg{}
 	bridges := map[string]string{} // table: the last bridge state its notification topic gave ("1": connected)
 	messages := 0
+	marks := map[string]bool{}     // table: its table-side broker's mark came after its results
+	more := make(chan struct{}, 1) // signalled after each message
 	pit := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(central.URL()).SetClientID("pit-system").SetOrderMatters(true))
 	if tok := pit.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatalf("pit system: %v", tok.Error())
@@ -91,6 +110,17 @@ func TestScaleBridgedTables(t *testing.T) {
 	if tok := pit.Subscribe("casino/#", 1, func(_ mqtt.Client, m mqtt.Message) {
 		mu.Lock()
 		defer mu.Unlock()
+		defer func() {
+			select {
+			case more <- struct{}{}:
+			default:
+			}
+		}()
+		// casino/<site>/<pit>/tablectl/v1/<table>/cmd/reply: the test's mark
+		if lv := strings.Split(m.Topic(), "/"); len(lv) == 8 && lv[6] == "cmd" && string(m.Payload()) == scaleMark {
+			marks[lv[5]] = true
+			return
+		}
 		messages++
 		// casino/<site>/<pit>/tablectl/v1/<table>/result
 		// casino/<site>/<pit>/bridge/<table>/state: the table-side broker's bridge
@@ -135,7 +165,7 @@ func TestScaleBridgedTables(t *testing.T) {
 	}
 	for bridgeState() != "" {
 		select {
-		case <-time.After(20 * time.Millisecond):
+		case <-more:
 		case <-ctx.Done():
 			t.Fatalf("bridges not connected to the central broker: %s", bridgeState())
 		}
@@ -173,7 +203,10 @@ func TestScaleBridgedTables(t *testing.T) {
 		return n
 	}
 	for got() < want && ctx.Err() == nil {
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-more:
+		case <-ctx.Done():
+		}
 	}
 	if got() < want {
 		mu.Lock()
@@ -186,7 +219,23 @@ func TestScaleBridgedTables(t *testing.T) {
 	}
 	elapsed := time.Since(start)
 	cpu := cpuSeconds(t, central.PID()) - cpu0
-	time.Sleep(200 * time.Millisecond) // a duplicate would come now
+	// A duplicate would come before a mark published on each table-side broker once its
+	// table ended: the bridge forwards what it holds in order.
+	for i, local := range locals {
+		publishMark(t, local.URL(), fmt.Sprintf("t%02d", i+1))
+	}
+	marked := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(marks)
+	}
+	for marked() < tables {
+		select {
+		case <-more:
+		case <-ctx.Done():
+			t.Fatalf("the marks of %d tables of %d at the central broker", marked(), tables)
+		}
+	}
 
 	last := map[string]uint32{}
 	mu.Lock()

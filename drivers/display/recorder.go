@@ -28,6 +28,7 @@ type Recorder struct {
 	closed    bool
 	published []Message
 	replies   []Message
+	changed   chan struct{} // closed at the next message or reply recorded; nil until Changed asks
 	cmds      chan Command
 }
 
@@ -70,7 +71,28 @@ func (r *Recorder) record(into *[]Message, topic string, payload []byte, retaine
 		return result(ErrNotConnected)
 	}
 	*into = append(*into, Message{Topic: topic, Payload: append([]byte(nil), payload...), Retained: retained})
+	r.noteChange()
 	return result(nil)
+}
+
+// noteChange closes the channel Changed gave out; r.mu is held.
+func (r *Recorder) noteChange() {
+	if r.changed != nil {
+		close(r.changed)
+		r.changed = nil
+	}
+}
+
+// Changed returns a channel closed once the recorder records another message or reply:
+// a test reads Published or Replies, and waits on it until what it looks for is there.
+// Take the channel before reading, so that nothing recorded in between goes unseen.
+func (r *Recorder) Changed() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.changed == nil {
+		r.changed = make(chan struct{})
+	}
+	return r.changed
 }
 
 // Commands delivers the commands given to Inject.
@@ -128,6 +150,7 @@ func (p recorderResend) Publish(topic string, payload []byte, retained bool) <-c
 		return result(ErrClosed)
 	}
 	p.r.published = append(p.r.published, Message{Topic: topic, Payload: append([]byte(nil), payload...), Retained: retained})
+	p.r.noteChange()
 	return result(nil)
 }
 

@@ -97,3 +97,55 @@ func TestRecorderCommands(t *testing.T) {
 		t.Fatalf("Inject after Close: %v", err)
 	}
 }
+
+// TestRecorderChanged: the channel Changed gives is closed by the next message or reply
+// recorded, a resend's included, and not before; one refused leaves it open.
+func TestRecorderChanged(t *testing.T) {
+	rec, err := display.NewRecorder("t1", 1, func(p display.Publisher) { <-p.Publish("tablectl/v1/t1/state", []byte("s"), true) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := func(c <-chan struct{}) bool {
+		select {
+		case <-c:
+			return true
+		default:
+			return false
+		}
+	}
+	c := rec.Changed()
+	if closed(c) {
+		t.Fatal("closed before anything was recorded")
+	}
+	if c2 := rec.Changed(); c2 != c {
+		t.Fatal("a second Changed before a change gave another channel")
+	}
+	rec.Down()
+	<-rec.Publish(rec.Topics().Card(), []byte("lost"), false)
+	if closed(c) {
+		t.Fatal("closed by a publish refused while down")
+	}
+	rec.Reconnect()
+	if !closed(c) {
+		t.Fatal("open after the reconnect's resend")
+	}
+	c = rec.Changed()
+	if closed(c) {
+		t.Fatal("a channel taken after the change is closed already")
+	}
+	<-rec.Publish(rec.Topics().Card(), []byte("c1"), false)
+	if !closed(c) {
+		t.Fatal("open after a publish")
+	}
+	c = rec.Changed()
+	if err := rec.Inject("dealer", []byte(`{"id":"1"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if closed(c) {
+		t.Fatal("closed by a command injected")
+	}
+	<-(<-rec.Commands()).Reply([]byte(`{"id":"1","ok":true}`))
+	if !closed(c) {
+		t.Fatal("open after a reply")
+	}
+}
