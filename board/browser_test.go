@@ -3,8 +3,6 @@ package board
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,9 +10,6 @@ import (
 	"github.com/tablectl/tablectl/internal/chromiumtest"
 	"github.com/tablectl/tablectl/roadmap"
 )
-
-// screenshotPath is where the browser test keeps its picture of the board.
-var screenshotPath = filepath.Join("testdata", "artifacts", "board.png")
 
 // The colours of board.css, as the browser computes them.
 const (
@@ -117,7 +112,7 @@ const readPage = `(() => {
 // the derived roads' marks and shapes, the cards, the last result, the dealer warning,
 // the held banner of a simultaneous draw (RWS Baccarat 5.10), the offline mark, and the
 // page's reconnection after its stream is dropped. It keeps a screenshot in
-// testdata/artifacts/board.png.
+// test-artifacts/board/board.png.
 func TestBoardInBrowser(t *testing.T) {
 	ctx := newBrowser(t)
 	br := startBroker(t)
@@ -202,17 +197,7 @@ func TestBoardInBrowser(t *testing.T) {
 		t.Error("the offline mark is shown while the table is online")
 	}
 
-	if err := os.MkdirAll(filepath.Dir(screenshotPath), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(screenshotPath, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", screenshotPath)
+	screenshot(t, ctx, "board.png")
 
 	// The table goes offline (its last will): the board says so.
 	offline := []byte(`{"schema":1,"table":"t1","state":"offline"}`)

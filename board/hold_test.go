@@ -79,7 +79,7 @@ func roundMessages(t *testing.T, d dealtShoe) (at map[int]int) {
 // does. The board keeps the completed round on screen, phase Result with the winner
 // framed, for the result hold; then the next round's betting shows. A next round's first
 // card that comes sooner ends the hold at once. It keeps the held round's screenshot in
-// testdata/artifacts/board-result-hold.png.
+// test-artifacts/board/board-result-hold.png.
 func TestBoardHoldsTheResult(t *testing.T) {
 	const hold = 700 * time.Millisecond
 	ctx := newBrowser(t)

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/internal/artifacts"
 	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/roadmap"
@@ -41,9 +40,6 @@ const (
 	minBigRoadCell = 0.050 // 54 px
 	minDerivedCell = 0.026 // 28 px
 )
-
-// artifact is the path of a kept screenshot.
-func artifact(name string) string { return filepath.Join("testdata", "artifacts", name) }
 
 // fullShoe is a whole eight-deck shoe dealt through the real round controller and
 // message builder from a fixed shuffle: rounds rounds, the last of them complete and
@@ -274,20 +270,15 @@ func assertLayout(t *testing.T, screen string, l layout, wantBeads int) {
 	t.Logf("%s: last result %.0f px (next largest %.0f px, %s); cells %v; Big Road columns %d", screen, l.LastPx, l.Largest, l.LargestWho, l.Cells, l.Columns)
 }
 
-// screenshot keeps the page as it stands in testdata/artifacts/name.
+// screenshot keeps the page as it stands as name in the package's artifacts
+// (test-artifacts/board, internal/artifacts).
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(artifact(name)), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(artifact(name), png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", artifact(name))
+	artifacts.Write(t, name, png)
 }
 
 // settle waits until the page has drawn what it was sent and its fonts are in.
@@ -305,7 +296,7 @@ func settle(t *testing.T, ctx context.Context) {
 // that nothing overlaps or leaves its panel, that the last result is the largest type
 // and at least minLastResult of the screen, that each road's cells are at least their
 // stated size with every row in view, and that the bead plate shows the whole shoe. It
-// keeps a screenshot of each: testdata/artifacts/board-<W>x<H>.png.
+// keeps a screenshot of each: test-artifacts/board/board-<W>x<H>.png.
 func TestBoardLayouts(t *testing.T) {
 	ctx := newBrowser(t)
 	br := startBroker(t)
@@ -361,7 +352,7 @@ func TestBoardLayouts(t *testing.T) {
 // TestBoardLayoutsHeld lays the board out at each screen size while the table is held
 // (the banner for players, with the cards waiting) and the shoe is disconnected, and
 // checks the same rules: the banners take their room from the roads, never from over
-// them, and the limits' line gives its room to the banner. It keeps testdata/artifacts/board-held-<W>x<H>.png.
+// them, and the limits' line gives its room to the banner. It keeps test-artifacts/board/board-held-<W>x<H>.png.
 func TestBoardLayoutsHeld(t *testing.T) {
 	ctx := newBrowser(t)
 	br := startBroker(t)

@@ -62,7 +62,7 @@ func (v limitsView) noteOf(id string) (limitLine, bool) {
 // board's limits' line says it in each language setting, on a page of its own turn like
 // the limits', with the Insurance bets' limits left out, the layout kept at every page;
 // with limits or without; and not when the table offers Insurance. It keeps
-// testdata/artifacts/board-no-insurance-<lang>.png and board-no-insurance-1080x1920.png.
+// test-artifacts/board/board-no-insurance-<lang>.png and board-no-insurance-1080x1920.png.
 func TestNoInsuranceNoticeInBrowser(t *testing.T) {
 	ctx := newBrowser(t)
 	br := startBroker(t)

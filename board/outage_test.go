@@ -24,7 +24,7 @@ var lostAfter = regexp.MustCompile(`(?m)^  const LOST_AFTER_MS = 2000;`)
 // ("No connection to the table", LOST_AFTER_MS after the stream ended, 2 s), dropping
 // what would be stale (the phase "No more bets", the half-dealt hand), keeping the roads.
 // How long it took is logged, not asserted: a busy machine runs the page's timer late.
-// It keeps testdata/artifacts/board-offline-1920x1080.png.
+// It keeps test-artifacts/board/board-offline-1920x1080.png.
 func TestOfflineWhenTablectlStops(t *testing.T) {
 	ctx := newBrowser(t)
 	br := startBroker(t)

@@ -164,7 +164,7 @@ func checkLimitsShown(t *testing.T, where string, v limitsView, limits map[strin
 // language setting, grouped by thousands; every page of a table with more limits than
 // the line holds fits the screen beside a whole shoe and a warning; the line gives its
 // room to the banner while the table is paused; a status without them shows none. It
-// keeps testdata/artifacts/board-limits-<lang>-<page>.png.
+// keeps test-artifacts/board/board-limits-<lang>-<page>.png.
 func TestTableLimitsInBrowser(t *testing.T) {
 	ctx := newBrowser(t)
 	br := startBroker(t)

@@ -4,14 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/internal/artifacts"
 	"github.com/tablectl/tablectl/internal/chromiumtest"
 )
 
@@ -100,16 +99,11 @@ func TestFloorOf500TablesInBrowser(t *testing.T) {
 	if got := evaluate[string](t, ctx, `document.getElementById("count-shown").textContent`); got != "500 of 500 tables" {
 		t.Errorf("count: %q", got)
 	}
-	if err := os.MkdirAll(filepath.Join("testdata", "artifacts"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join("testdata", "artifacts", "floor-500.png"), png, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	artifacts.Write(t, "floor-500.png", png)
 
 	pits := evaluate[[]string](t, ctx, `[...document.getElementById("pit").options].map((o) => o.value)`)
 	if fmt.Sprint(pits) != "[ pit1 pit2 pit3 pit4 pit5 pit6 pit7 pit8 pit9 pit10]" {

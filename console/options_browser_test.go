@@ -2,14 +2,13 @@ package console
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/tablectl/tablectl/drivers/device"
+	"github.com/tablectl/tablectl/internal/artifacts"
 	"github.com/tablectl/tablectl/internal/chromiumtest"
 )
 
@@ -44,17 +43,11 @@ func optionsFromThePage(t *testing.T, width, height int) {
 	}
 	shot := func(name string) {
 		t.Helper()
-		dir := filepath.Join("testdata", "artifacts")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
 		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%dx%d.png", name, width, height)), png, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		artifacts.Write(t, fmt.Sprintf("%s-%dx%d.png", name, width, height), png)
 	}
 	open := func(user, password, table string) {
 		t.Helper()

@@ -4,13 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/tablectl/tablectl/internal/artifacts"
 	"github.com/tablectl/tablectl/internal/chromiumtest"
 	"github.com/tablectl/tablectl/internal/mosquittotest"
 )
@@ -33,19 +32,14 @@ func eachScreen(t *testing.T, f func(t *testing.T, sc screen, ctx context.Contex
 }
 
 // shot keeps what the screen shows (the viewport: what is above the fold) as
-// testdata/artifacts/name-<screen>.png.
+// test-artifacts/console/name-<screen>.png (internal/artifacts).
 func shot(t *testing.T, ctx context.Context, sc screen, name string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Join("testdata", "artifacts"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join("testdata", "artifacts", name+"-"+sc.name+".png"), png, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	artifacts.Write(t, name+"-"+sc.name+".png", png)
 }
 
 func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {

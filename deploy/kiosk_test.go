@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/tablectl/tablectl/board"
+	"github.com/tablectl/tablectl/internal/artifacts"
 	"github.com/tablectl/tablectl/internal/chromiumtest"
 )
 
@@ -51,7 +51,7 @@ func serveBoard(t *testing.T, addr string) (stop func()) {
 // the display Pi's autostart does (docs/board.md), before tablectl serves its board: the
 // page says it waits for the table, and opens the board once it answers. Started after
 // the board, it opens the board at once. It keeps
-// testdata/artifacts/kiosk-waiting.png.
+// test-artifacts/deploy/kiosk-waiting.png.
 func TestKioskShowsTheBoardWhicheverStartsFirst(t *testing.T) {
 	page, err := filepath.Abs("kiosk.html")
 	if err != nil {
@@ -93,12 +93,7 @@ func TestKioskShowsTheBoardWhicheverStartsFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join("testdata", "artifacts"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join("testdata", "artifacts", "kiosk-waiting.png"), png, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	artifacts.Write(t, "kiosk-waiting.png", png)
 	stop := serveBoard(t, addr)
 	defer stop()
 	wait("the board, once tablectl serves it", isBoard)

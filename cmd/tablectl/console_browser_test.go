@@ -3,19 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/tablectl/tablectl/internal/artifacts"
 	"github.com/tablectl/tablectl/internal/chromiumtest"
 )
-
-// consoleArtifacts is where the console's browser test keeps its screenshots.
-var consoleArtifacts = filepath.Join("testdata", "artifacts")
 
 // newConsoleBrowser starts headless Chromium at 1600x1000 for the test (chromiumtest.New).
 func newConsoleBrowser(t *testing.T) context.Context {
@@ -23,19 +19,15 @@ func newConsoleBrowser(t *testing.T) context.Context {
 	return chromiumtest.New(t, 1600, 1000)
 }
 
-// screenshot keeps a picture of the page as testdata/artifacts/name.
+// screenshot keeps a picture of the page as test-artifacts/cmd/tablectl/name
+// (internal/artifacts).
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	if err := os.MkdirAll(consoleArtifacts, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
-	if err := os.WriteFile(filepath.Join(consoleArtifacts, name), png, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	artifacts.Write(t, name, png)
 }
 
 // browse runs steps with a bound on the time they may take.

@@ -20,6 +20,7 @@ import (
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/tablectl/tablectl/broker"
+	"github.com/tablectl/tablectl/internal/artifacts"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the tests from what they get")
@@ -141,7 +142,7 @@ func TestRunGolden(t *testing.T) {
 		t.Fatalf("%v (run with -update to write it)", err)
 	}
 	if got != string(want) {
-		gotPath := filepath.Join(t.TempDir(), "got.txt")
+		gotPath := filepath.Join(artifacts.Dir(t), "run-simulate-200.got.txt")
 		if dst := os.Getenv("TABLECTL_GOLDEN_GOT"); dst != "" {
 			gotPath = dst
 		}

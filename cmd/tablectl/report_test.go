@@ -12,12 +12,10 @@ import (
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/tablectl/tablectl/internal/artifacts"
 	"github.com/tablectl/tablectl/internal/chromiumtest"
 	"github.com/tablectl/tablectl/report"
 )
-
-// reportArtifacts is where the report tests keep the HTML and its A4 print, to look at.
-var reportArtifacts = filepath.Join("testdata", "artifacts")
 
 // dealtRound is a round as `journal replay --json` tells it.
 type dealtRound struct {
@@ -145,10 +143,8 @@ func TestReportListsEveryRound(t *testing.T) {
 	}
 	sameRounds(t, "csv", got, want)
 
-	htmlFile := filepath.Join(reportArtifacts, "report.html")
-	if err := os.MkdirAll(reportArtifacts, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	// The HTML and its A4 print are kept to look at (internal/artifacts).
+	htmlFile := filepath.Join(artifacts.Dir(t), "report.html")
 	if _, _, err := runCmd(t, "", "report", jdir, "--out", htmlFile); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +166,7 @@ func TestReportListsEveryRound(t *testing.T) {
 	}
 	sameRounds(t, "html", got, want)
 
-	pages := printPDF(t, htmlFile, filepath.Join(reportArtifacts, "report.pdf"))
+	pages := printPDF(t, htmlFile, filepath.Join(artifacts.Dir(t), "report.pdf"))
 	// A page for the shoe's facts, summary, roads and first rounds, one more of rounds,
 	// the irregularities, devices and the 70 signed heads (one a round) over three, and one
 	// for the day summary.
