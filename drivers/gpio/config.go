@@ -103,6 +103,9 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives the driver's log; nil means slog.Default().
 	Logger *slog.Logger
+	// newTimer makes each output's blink timer; nil means a time.Timer. The tests give
+	// timers they fire themselves.
+	newTimer func() blinkTimer
 }
 
 // Validate checks the configuration without touching any pin: every role is declared and

@@ -57,6 +57,28 @@ type output struct {
 	reqs      chan request
 }
 
+// blinkTimer times an output's blinks, as a time.Timer does: C delivers once the time
+// given to Reset has passed, and not after Stop.
+type blinkTimer interface {
+	C() <-chan time.Time
+	Reset(d time.Duration)
+	Stop()
+}
+
+// stdTimer is a blinkTimer on a time.Timer.
+type stdTimer struct{ t *time.Timer }
+
+// newStdTimer returns a stopped stdTimer.
+func newStdTimer() blinkTimer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return stdTimer{t}
+}
+
+func (s stdTimer) C() <-chan time.Time   { return s.t.C }
+func (s stdTimer) Reset(d time.Duration) { s.t.Reset(d) }
+func (s stdTimer) Stop()                 { s.t.Stop() }
+
 // request is a command handed to an output's goroutine, with where to answer.
 type request struct {
 	cmd   Command
@@ -87,6 +109,9 @@ func OpenPins(ctx context.Context, cfg Config, lookup PinLookup) (*Driver, error
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.newTimer == nil {
+		cfg.newTimer = newStdTimer
 	}
 	d := &Driver{
 		events:    make(chan Event, eventBuffer),
@@ -138,7 +163,8 @@ func OpenPins(ctx context.Context, cfg Config, lookup PinLookup) (*Driver, error
 		inWG.Go(func() { in.run(ctx, db, d.events, cfg.Now, d.log) })
 	}
 	for _, out := range d.outputs {
-		d.outWG.Go(func() { out.run(ctx, d.log) })
+		timer := cfg.newTimer()
+		d.outWG.Go(func() { out.run(ctx, timer, d.log) })
 	}
 	go func() {
 		inWG.Wait()
@@ -227,10 +253,9 @@ func (in *input) run(ctx context.Context, db debouncer, events chan<- Event, now
 	}
 }
 
-// run applies commands to the output's pin, and times blinks, until ctx is done.
-func (out *output) run(ctx context.Context, log *slog.Logger) {
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
+// run applies commands to the output's pin, and times blinks with timer, until ctx is
+// done.
+func (out *output) run(ctx context.Context, timer blinkTimer, log *slog.Logger) {
 	defer timer.Stop()
 	var (
 		cmd  Command
@@ -259,7 +284,7 @@ func (out *output) run(ctx context.Context, log *slog.Logger) {
 				timer.Reset(on)
 			}
 			req.reply <- err
-		case <-timer.C:
+		case <-timer.C():
 			on, off := cmd.timing()
 			lit = !lit
 			if err := set(lit); err != nil {

@@ -182,22 +182,33 @@ func TestOutputsOnOffAndPolarity(t *testing.T) {
 	}
 }
 
+// TestCountedBlinkEndsOff: a blink of three cycles lights for On and goes dark for Off
+// three times, then stays dark: its timer is not set again after the last cycle, and a
+// later command's level comes right after the blink's last one. The test fires the
+// blink's timer itself.
 func TestCountedBlinkEndsOff(t *testing.T) {
 	clock := newFakeClock()
 	amber := newRecPin("GPIO16")
-	d := openTest(t, Config{Pins: []PinConfig{{Role: LightAmber, Pin: "GPIO16"}}}, clock, PinMap{"GPIO16": amber})
+	timer := newFakeTimer()
+	d := openTest(t, Config{Pins: []PinConfig{{Role: LightAmber, Pin: "GPIO16"}}, newTimer: timer.make}, clock, PinMap{"GPIO16": amber})
 
-	if err := d.Set(context.Background(), Command{Role: LightAmber, Mode: ModeBlink, On: ms, Off: ms, Cycles: 3}); err != nil {
+	const on, off = 2 * ms, 3 * ms
+	if err := d.Set(context.Background(), Command{Role: LightAmber, Mode: ModeBlink, On: on, Off: off, Cycles: 3}); err != nil {
 		t.Fatal(err)
 	}
-	// Open's inactive level, then three on/off cycles.
+	// Open's inactive level, then three on/off cycles: Set lights it, each tick turns it.
 	want := []gpio.Level{gpio.Low, gpio.High, gpio.Low, gpio.High, gpio.Low, gpio.High, gpio.Low}
+	for range len(want) - 2 {
+		timer.fire(t)
+	}
 	waitLevels(t, amber, len(want))
-	// Give a blink that failed to stop fifty periods to show itself; then a later command's
-	// level must come right after the blink's last one.
-	time.Sleep(50 * ms)
+	// Set's answer comes after the output has dealt with the last tick: the timer was set
+	// for each phase but the last dark one, and is not set now.
 	if err := d.Set(context.Background(), Command{Role: LightAmber, Mode: ModeOn}); err != nil {
 		t.Fatal(err)
+	}
+	if armed, sets := timer.state(); armed || !slices.Equal(sets, []time.Duration{on, off, on, off, on}) {
+		t.Errorf("blink timer set %v, still set %v; want %v and not set", sets, armed, []time.Duration{on, off, on, off, on})
 	}
 	want = append(want, gpio.High)
 	if got := amber.Levels(); !slices.Equal(got, want) {
@@ -205,14 +216,22 @@ func TestCountedBlinkEndsOff(t *testing.T) {
 	}
 }
 
+// TestEndlessBlinkStopsOnNextCommand: a blink without a count goes on until the next
+// command, which stops its timer: after ModeOff the timer is not set, and the only level
+// written after ModeOff's is Close's. The test fires the blink's timer itself.
 func TestEndlessBlinkStopsOnNextCommand(t *testing.T) {
 	clock := newFakeClock()
 	red := newRecPin("GPIO12")
-	d := openTest(t, Config{Pins: []PinConfig{{Role: LightRed, Pin: "GPIO12", ActiveLow: true}}}, clock, PinMap{"GPIO12": red})
+	timer := newFakeTimer()
+	d := openTest(t, Config{Pins: []PinConfig{{Role: LightRed, Pin: "GPIO12", ActiveLow: true}}, newTimer: timer.make}, clock, PinMap{"GPIO12": red})
 	ctx := context.Background()
 
-	if err := d.Set(ctx, Command{Role: LightRed, Mode: ModeBlink, On: ms, Off: ms}); err != nil {
+	const on, off = 2 * ms, 3 * ms
+	if err := d.Set(ctx, Command{Role: LightRed, Mode: ModeBlink, On: on, Off: off}); err != nil {
 		t.Fatal(err)
+	}
+	for range 4 {
+		timer.fire(t)
 	}
 	got := waitLevels(t, red, 6)
 	// Active-low: lit is Low. The open level, then alternating from lit.
@@ -226,10 +245,13 @@ func TestEndlessBlinkStopsOnNextCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(red.Levels())
-	// Give a blink that failed to stop fifty periods to show itself. Once Close has
-	// stopped the output's goroutine, the only level written after ModeOff must be
-	// Close's own inactive level.
-	time.Sleep(50 * ms)
+	// Set returns once the output has taken ModeOff: the blink's timer must be stopped
+	// then, set for each phase before and never after.
+	if armed, sets := timer.state(); armed || !slices.Equal(sets, []time.Duration{on, off, on, off, on}) {
+		t.Errorf("blink timer set %v, still set %v after ModeOff; want %v and not set", sets, armed, []time.Duration{on, off, on, off, on})
+	}
+	// Once Close has stopped the output's goroutine, the only level written after
+	// ModeOff must be Close's own inactive level.
 	closeAndDrain(t, d)
 	if got := red.Levels(); len(got) != n+1 || got[n] != gpio.High {
 		t.Errorf("levels after ModeOff = %v, want only Close's High", got[n:])

@@ -98,6 +98,78 @@ func (p *recPin) Halts() int {
 	return p.halts
 }
 
+// fakeTimer is an output's blink timer that the test fires (fire): it keeps every time
+// the output set it, and whether it is set. A blink that goes on shows itself as the
+// timer set again, not as levels that might come if the test waited long enough.
+type fakeTimer struct {
+	c       chan time.Time
+	mu      sync.Mutex
+	armed   bool
+	sets    []time.Duration
+	changed chan struct{}
+}
+
+func newFakeTimer() *fakeTimer {
+	return &fakeTimer{c: make(chan time.Time), changed: make(chan struct{}, 1)}
+}
+
+// make is Config.newTimer: the one output of the test gets this timer.
+func (f *fakeTimer) make() blinkTimer { return f }
+
+func (f *fakeTimer) C() <-chan time.Time { return f.c }
+
+func (f *fakeTimer) Reset(d time.Duration) {
+	f.mu.Lock()
+	f.armed = true
+	f.sets = append(f.sets, d)
+	f.mu.Unlock()
+	select {
+	case f.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (f *fakeTimer) Stop() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.armed = false
+}
+
+// state is whether the timer is set, and every time it was set, in order.
+func (f *fakeTimer) state() (bool, []time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.armed, append([]time.Duration(nil), f.sets...)
+}
+
+// fire waits until the output has set the timer, then delivers its tick, as the time
+// set has passed. It returns once the output has taken the tick.
+func (f *fakeTimer) fire(t *testing.T) {
+	t.Helper()
+	giveUp := time.After(60 * time.Second)
+	for {
+		f.mu.Lock()
+		armed := f.armed
+		if armed {
+			f.armed = false
+		}
+		f.mu.Unlock()
+		if armed {
+			break
+		}
+		select {
+		case <-f.changed:
+		case <-giveUp:
+			t.Fatal("the blink timer was never set")
+		}
+	}
+	select {
+	case f.c <- time.Time{}:
+	case <-giveUp:
+		t.Fatal("the output never took the blink timer's tick")
+	}
+}
+
 // waitLevels waits until n levels have been written to p. It fails the test after ten
 // seconds, a bound far above any correct run and no statement about speed.
 func waitLevels(t *testing.T, p *recPin, n int) []gpio.Level {
