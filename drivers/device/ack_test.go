@@ -1,6 +1,7 @@
 package device_test
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -37,15 +38,14 @@ func written(t *testing.T, port *device.FakePort) []string {
 	return out
 }
 
-// greeted waits until the driver has said its hello on port.
+// greeted waits until the driver has said its hello on port. The minute bounds a failure
+// only.
 func greeted(t *testing.T, port *device.FakePort) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for len(port.Written()) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("no host hello on the port")
-		}
-		time.Sleep(time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := port.WaitWritten(ctx, 1); err != nil {
+		t.Fatalf("no host hello on the port: %v", err)
 	}
 }
 

@@ -8,13 +8,15 @@ import (
 )
 
 // FakePort is a Port in memory, the test double of a serial line. The device side sends
-// bytes with Send and pulls the plug with Unplug; what the host wrote is in Written.
+// bytes with Send and pulls the plug with Unplug; what the host wrote is in Written, and
+// WaitWritten waits for it.
 type FakePort struct {
 	r *io.PipeReader
 	w *io.PipeWriter
 
 	mu      sync.Mutex
 	written []byte
+	wrote   chan struct{} // closed at the host's next write
 	closed  bool
 }
 
@@ -24,7 +26,7 @@ var ErrUnplugged = errors.New("fake port unplugged")
 // NewFakePort returns an open FakePort.
 func NewFakePort() *FakePort {
 	r, w := io.Pipe()
-	return &FakePort{r: r, w: w}
+	return &FakePort{r: r, w: w, wrote: make(chan struct{})}
 }
 
 // Read reads what the device sent; it blocks until Send, Unplug or Close.
@@ -38,6 +40,8 @@ func (p *FakePort) Write(b []byte) (int, error) {
 		return 0, io.ErrClosedPipe
 	}
 	p.written = append(p.written, b...)
+	close(p.wrote)
+	p.wrote = make(chan struct{})
 	return len(b), nil
 }
 
@@ -64,6 +68,24 @@ func (p *FakePort) Written() []byte {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]byte(nil), p.written...)
+}
+
+// WaitWritten waits until the host has written at least n bytes and returns a copy of
+// what it wrote, or what it wrote so far and ctx's error when ctx is done first.
+func (p *FakePort) WaitWritten(ctx context.Context, n int) ([]byte, error) {
+	for {
+		p.mu.Lock()
+		written, wrote := append([]byte(nil), p.written...), p.wrote
+		p.mu.Unlock()
+		if len(written) >= n {
+			return written, nil
+		}
+		select {
+		case <-wrote:
+		case <-ctx.Done():
+			return written, ctx.Err()
+		}
+	}
 }
 
 // FakeOpener is an Opener whose Open hands out, in turn, the ports and errors given to
