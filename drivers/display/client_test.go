@@ -82,6 +82,12 @@ func TestWillWhenProcessIsKilled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The child waits on its stdin, kept open until the kill.
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stdin.Close()
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {

@@ -64,6 +64,9 @@ type cmdQueue struct {
 	closed  bool
 	pending int
 	wake    chan struct{}
+	// moved is closed when pending next changes, for a caller waiting on it (movedOn);
+	// nil while none waits.
+	moved chan struct{}
 	// retained are the retained commands already logged, by topic and payload digest.
 	retained map[[sha256.Size]byte]bool
 
@@ -106,6 +109,7 @@ func (q *cmdQueue) add(cmd Command) string {
 	}
 	q.byRole[cmd.Role] = append(q.byRole[cmd.Role], cmd)
 	q.pending++
+	q.notify()
 	select {
 	case q.wake <- struct{}{}:
 	default:
@@ -137,6 +141,7 @@ func (q *cmdQueue) taken(role string) {
 	cs := q.byRole[role]
 	q.byRole[role] = cs[1:]
 	q.pending--
+	q.notify()
 	if len(cs) == 1 {
 		delete(q.byRole, role)
 		if i := slices.Index(q.others, role); i >= 0 {
@@ -182,6 +187,25 @@ func (q *cmdQueue) Pending() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.pending
+}
+
+// movedOn is how many commands are pending, and a channel closed when that next
+// changes.
+func (q *cmdQueue) movedOn() (int, <-chan struct{}) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.moved == nil {
+		q.moved = make(chan struct{})
+	}
+	return q.pending, q.moved
+}
+
+// notify closes the channel movedOn gave out, if any. The caller holds q.mu.
+func (q *cmdQueue) notify() {
+	if q.moved != nil {
+		close(q.moved)
+		q.moved = nil
+	}
 }
 
 // firstRetained reports whether a retained command is seen for the first time (by topic

@@ -2,6 +2,7 @@ package display_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -25,6 +26,17 @@ func refusalOf(t *testing.T, payload []byte) (id, role, why string) {
 		t.Fatalf("refusal %s (%v)", payload, err)
 	}
 	return r.ID, r.Role, r.Error
+}
+
+// waitPending waits until n commands of c wait to be taken (what names them), waking at
+// each one queued or taken. The guard bounds a failure only.
+func waitPending(t *testing.T, c *display.Client, n int, what string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+	if err := display.WaitPendingCommands(ctx, c, n); err != nil {
+		t.Fatalf("want %s: %v", what, err)
+	}
 }
 
 // TestSupervisorsCommandIsTakenAheadOfADealersFlood: with nobody taking commands, a
@@ -55,12 +67,7 @@ func TestSupervisorsCommandIsTakenAheadOfADealersFlood(t *testing.T) {
 		}
 		busy[id] = true
 	}
-	for deadline := time.Now().Add(guard); c.PendingCommands() != display.DefaultCommandQueue+1; {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d commands wait, want the dealer's queue and the supervisor's", c.PendingCommands())
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitPending(t, c, display.DefaultCommandQueue+1, "the dealer's queue and the supervisor's")
 	first := <-c.Commands()
 	if first.Role != "supervisor" || display.CommandID(first.Payload) != "s1" {
 		t.Fatalf("first command taken: %s %s, want the supervisor's s1", first.Role, first.Payload)
@@ -106,12 +113,7 @@ func TestDealersRateIsBounded(t *testing.T) {
 	if tok := s.c.Publish(supervisor, 1, false, `{"id":"s1"}`); !tok.WaitTimeout(guard) || tok.Error() != nil {
 		t.Fatal(tok.Error())
 	}
-	for deadline := time.Now().Add(guard); c.PendingCommands() != 4; {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d commands wait, want 3 of the dealer's and the supervisor's", c.PendingCommands())
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitPending(t, c, 4, "3 of the dealer's and the supervisor's")
 	if first := <-c.Commands(); display.CommandID(first.Payload) != "s1" {
 		t.Fatalf("first taken: %s", first.Payload)
 	}

@@ -2,6 +2,7 @@ package display_test
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"testing"
 	"time"
@@ -11,8 +12,8 @@ import (
 )
 
 // childBrokerEnv, when set, makes the test binary run as a table controller process
-// that connects to that broker, says "connected" on stdout and then waits to be killed
-// (see TestWillWhenProcessIsKilled).
+// that connects to that broker, says "connected" on stdout and then waits to be killed,
+// as long as its stdin stays open (see TestWillWhenProcessIsKilled).
 const childBrokerEnv = "TABLECTL_DISPLAY_TEST_CHILD_BROKER"
 
 func TestMain(m *testing.M) {
@@ -50,7 +51,9 @@ func runChild(url string) int {
 		return 3
 	}
 	fmt.Println("connected")
-	time.Sleep(2 * guard) // the parent kills the process long before this
+	// The parent kills the process while it holds stdin open; stdin ending first means
+	// the parent is gone, and the child leaves as a table controller stopped would.
+	io.Copy(io.Discard, os.Stdin)
 	c.Close()
 	return 4
 }

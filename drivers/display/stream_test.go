@@ -24,8 +24,9 @@ type streamer struct {
 	paused  bool     // the connection is down: publish nothing new until OnConnect
 	resent  int      // messages re-published from OnConnect
 
-	results chan pendingSeq
-	done    chan struct{}
+	results  chan pendingSeq
+	advanced chan struct{} // a signal each time acked moves on
+	done     chan struct{}
 }
 
 type pendingSeq struct {
@@ -34,7 +35,7 @@ type pendingSeq struct {
 }
 
 func newStreamer(topic string) *streamer {
-	s := &streamer{topic: topic, next: 1, results: make(chan pendingSeq, 1<<16), done: make(chan struct{})}
+	s := &streamer{topic: topic, next: 1, results: make(chan pendingSeq, 1<<16), advanced: make(chan struct{}, 1), done: make(chan struct{})}
 	go s.track()
 	return s
 }
@@ -46,10 +47,17 @@ func (s *streamer) track() {
 	for p := range s.results {
 		err := <-p.res
 		s.mu.Lock()
-		if err == nil && p.seq == s.acked+1 {
+		moved := err == nil && p.seq == s.acked+1
+		if moved {
 			s.acked = p.seq
 		}
 		s.mu.Unlock()
+		if moved {
+			select {
+			case s.advanced <- struct{}{}:
+			default: // one waiting signal is enough: the waiter reads acked
+			}
+		}
 	}
 }
 
@@ -126,12 +134,13 @@ func runStream(t *testing.T, opts display.Options, s *sub, n int, down, up func(
 			waitFor(t, connected, "reconnect")
 		}
 	}
-	deadline := time.Now().Add(guard)
+	giveUp := time.After(guard) // bounds a failure only
 	for st.ackedUpTo() < n {
-		if time.Now().After(deadline) {
+		select {
+		case <-st.advanced:
+		case <-giveUp:
 			t.Fatalf("acknowledged up to %d of %d", st.ackedUpTo(), n)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	dups := checkStream(t, s, st.topic, n)
 	c.Close()
