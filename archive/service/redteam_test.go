@@ -397,6 +397,36 @@ func (s *blockingStore) Ingest(ctx context.Context, table string, b archive.Batc
 	return s.Store.Ingest(ctx, table, b)
 }
 
+// countingStore is a Store that keeps the tables it counted a batch of
+// (CountUnknown), with a signal after each count.
+type countingStore struct {
+	Store
+	mu      sync.Mutex
+	tables  map[string]bool
+	counted chan struct{}
+}
+
+func (s *countingStore) CountUnknown(ctx context.Context, table string, bytes int) error {
+	err := s.Store.CountUnknown(ctx, table, bytes)
+	if err == nil {
+		s.mu.Lock()
+		s.tables[table] = true
+		s.mu.Unlock()
+	}
+	select {
+	case s.counted <- struct{}{}:
+	default: // one waiting signal is enough: the waiter counts the tables
+	}
+	return err
+}
+
+// distinct is how many tables the store has counted a batch of.
+func (s *countingStore) distinct() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.tables)
+}
+
 // TestOneTableCannotStallAnother: while one table's batches cannot be stored, another
 // table's are stored to its last record, through a broker that keeps at most 20
 // messages in flight to the archive (Mosquitto's default) and more batches of the
@@ -434,7 +464,9 @@ func TestUnknownTablesCounted(t *testing.T) {
 	b := startOpenBroker(t)
 	dsn := filepath.Join(t.TempDir(), "archive.db")
 	var log logBuffer
-	r := startArchive(t, b, dsn, keysOf(f), &log, nil, func(o *Options) { o.Username, o.Password = "", "" })
+	cs := &countingStore{tables: map[string]bool{}, counted: make(chan struct{}, 1)}
+	r := startArchive(t, b, dsn, keysOf(f), &log, func(s Store) Store { cs.Store = s; return cs },
+		func(o *Options) { o.Username, o.Password = "", "" })
 	anon := client(t, b, "anonymous", "", "")
 	const ids = 200
 	for i := range ids {
@@ -446,12 +478,18 @@ func TestUnknownTablesCounted(t *testing.T) {
 	ft := newFakeTable(t, b, f)
 	ft.send(1, f.last(), 50)
 	ft.waitHeld("at the last record", heldAt(f.last()))
-	guard := time.Now().Add(30 * time.Second) // a guard against a hang, not a measure
-	for r.svc.Stats().Unknown < ids || count(t, dsn, `SELECT COUNT(*) FROM unknown_tables`) < ids {
-		if time.Now().After(guard) {
-			t.Fatalf("stats %+v, %d unknown tables counted; want %d", r.svc.Stats(), count(t, dsn, `SELECT COUNT(*) FROM unknown_tables`), ids)
+	// The counting runs apart from the batches stored: wait until the store has counted
+	// a batch of every id.
+	guard := time.After(30 * time.Second) // a guard against a hang, not a measure
+	for cs.distinct() < ids {
+		select {
+		case <-cs.counted:
+		case <-guard:
+			t.Fatalf("stats %+v, %d ids counted by the store; want %d", r.svc.Stats(), cs.distinct(), ids)
 		}
-		time.Sleep(10 * time.Millisecond) // the counting runs apart: no event says it is done
+	}
+	if st, n := r.svc.Stats(), count(t, dsn, `SELECT COUNT(*) FROM unknown_tables`); st.Unknown < ids || n < ids {
+		t.Fatalf("stats %+v, %d unknown tables counted; want %d", st, n, ids)
 	}
 	if n := count(t, dsn, `SELECT COUNT(*) FROM quarantine`); n != 0 {
 		t.Fatalf("%d quarantine rows", n)
