@@ -219,7 +219,7 @@ func TestLateBrowserGetsRetainedPicture(t *testing.T) {
 		kept  []sseEvent
 	}{{"running board", early, earlySrv.URL, kept}, {"board started late", late, lateSrv.URL, nil}} {
 		t.Run(tc.name, func(t *testing.T) {
-			waitUntil(t, "the board has the latest state", func() bool {
+			tc.board.waitUntil(t, "the board has the latest state", func() bool {
 				return string(tc.board.retainedNow("state")) == compact(t, want["state"])
 			})
 			s := openStream(t, tc.url)
@@ -255,7 +255,7 @@ func TestEventsInOrder(t *testing.T) {
 	b := newBoard(t, Options{Broker: br.URL(), Table: "t1", Logger: slogTo(logs)})
 	srv := serve(t, b, nil)
 	pub := newPublisher(t, br.URL(), "t1")
-	waitUntil(t, "the board has the online status", func() bool { return b.retainedNow("status") != nil })
+	b.waitUntil(t, "the board has the online status", func() bool { return b.retainedNow("status") != nil })
 	s := openStream(t, srv.URL)
 	if e := s.next(); e.name != "status" {
 		t.Fatalf("first event %q, want the retained status", e.name)
@@ -312,7 +312,7 @@ func TestSlowBrowserDropped(t *testing.T) {
 	pub := newPublisher(t, br.URL(), "t1")
 	b := newBoard(t, Options{Broker: br.URL(), Table: "t1", ClientBuffer: 8})
 	srv := serve(t, b, func(l net.Listener) net.Listener { return smallBuffers{l} })
-	waitUntil(t, "the board has the online status", func() bool { return b.retainedNow("status") != nil })
+	b.waitUntil(t, "the board has the online status", func() bool { return b.retainedNow("status") != nil })
 
 	// The slow browser sends its request and never reads.
 	slow, err := net.Dial("tcp", srv.Listener.Addr().String())
@@ -324,9 +324,9 @@ func TestSlowBrowserDropped(t *testing.T) {
 	if _, err := fmt.Fprintf(slow, "GET /events HTTP/1.1\r\nHost: board\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the slow browser is connected", func() bool { return b.hub.clientCount() == 1 })
+	b.waitUntil(t, "the slow browser is connected", func() bool { return b.hub.clientCount() == 1 })
 	fast := openStream(t, srv.URL)
-	waitUntil(t, "both browsers are connected", func() bool { return b.hub.clientCount() == 2 })
+	b.waitUntil(t, "both browsers are connected", func() bool { return b.hub.clientCount() == 2 })
 	if e := fast.next(); e.name != "status" {
 		t.Fatalf("first event %q, want the retained status", e.name)
 	}
@@ -341,7 +341,7 @@ func TestSlowBrowserDropped(t *testing.T) {
 			t.Fatalf("fast browser, event %d: got %.40s, want %.40s", i, e.data, payload)
 		}
 	}
-	waitUntil(t, "the slow browser is dropped", func() bool { return b.hub.clientCount() == 1 })
+	b.waitUntil(t, "the slow browser is dropped", func() bool { return b.hub.clientCount() == 1 })
 	// Its stream was ended: what it had in flight drains, then the connection closes.
 	_ = slow.SetReadDeadline(time.Now().Add(guard))
 	got, err := io.Copy(io.Discard, slow)
@@ -359,7 +359,7 @@ func TestCloseEndsStreams(t *testing.T) {
 	br := startBroker(t)
 	b, srv := startBoard(t, br.URL(), "t1", 0)
 	s := openStream(t, srv.URL)
-	waitUntil(t, "the browser is connected", func() bool { return b.hub.clientCount() == 1 })
+	b.waitUntil(t, "the browser is connected", func() bool { return b.hub.clientCount() == 1 })
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -400,11 +400,12 @@ func TestReconnectsToBroker(t *testing.T) {
 	pub.c.Close()
 	first.Close()
 
-	var second *broker.Broker
-	waitUntil(t, "a broker starts again on "+addr, func() bool {
-		second, err = broker.Start(context.Background(), broker.Options{Listen: addr, OpenAccess: true, Logger: quietLogger()})
-		return err == nil
-	})
+	// Close has closed the first broker's listener and its connections: the address is
+	// free at once.
+	second, err := broker.Start(context.Background(), broker.Options{Listen: addr, OpenAccess: true, Logger: quietLogger()})
+	if err != nil {
+		t.Fatalf("a broker again on %s: %v", addr, err)
+	}
 	defer second.Close()
 	pub2 := newPublisher(t, second.URL(), "t1")
 	state := []byte(`{"schema":1,"table":"t1","phase":"betting-open","round":7}`)

@@ -123,7 +123,7 @@ func TestBoardInBrowser(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the page is connected", func() bool { return b.hub.clientCount() == 1 })
+	b.waitUntil(t, "the page is connected", func() bool { return b.hub.clientCount() == 1 })
 	// The shoe is dealt while the page watches: cards, results and irregularities
 	// arrive live.
 	pub.publish(pub.c.Topics().Status(), d.status, true)
@@ -207,7 +207,7 @@ func TestBoardInBrowser(t *testing.T) {
 	// The page's stream is dropped (as a slow browser's is): it reconnects by itself
 	// and is given the retained picture again, then what follows.
 	b.hub.dropAll()
-	waitUntil(t, "the page reconnects", func() bool { return b.hub.clientCount() == 1 })
+	b.waitUntil(t, "the page reconnects", func() bool { return b.hub.clientCount() == 1 })
 	pub.publish(pub.c.Topics().Status(), d.status, true)
 	poll(t, ctx, `document.getElementById('offline').hidden`)
 	if v := read(t, ctx); len(v.Bead) != len(d.roadmap.BeadPlate) || !v.Held {

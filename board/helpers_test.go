@@ -212,15 +212,22 @@ func compact(t testing.TB, payload []byte) string {
 // lastLevel is the last level of topic.
 func lastLevel(topic string) string { return topic[strings.LastIndexByte(topic, '/')+1:] }
 
-// waitUntil polls cond until it holds.
-func waitUntil(t testing.TB, what string, cond func() bool) {
+// waitUntil waits until cond, which reads the board's hub (its browsers, what it
+// retains), holds: cond is tried again at each change of the hub, never on a clock. The
+// guard bounds a failure only.
+func (b *Board) waitUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(guard)
-	for !cond() {
-		if time.Now().After(deadline) {
+	giveUp := time.After(guard)
+	for {
+		changed := b.hub.changed()
+		if cond() {
+			return
+		}
+		select {
+		case <-changed:
+		case <-giveUp:
 			t.Fatalf("timed out waiting until %s", what)
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

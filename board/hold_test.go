@@ -94,7 +94,7 @@ func TestBoardHoldsTheResult(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the page is connected", func() bool { return b.hub.clientCount() == 1 })
+	b.waitUntil(t, "the page is connected", func() bool { return b.hub.clientCount() == 1 })
 	if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](holdRecorder)); err != nil || !ok {
 		t.Fatalf("recorder: %v", err)
 	}
@@ -140,7 +140,7 @@ func TestBoardHoldsTheResult(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(longSrv.URL+"/")); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the page is connected", func() bool { return long.hub.clientCount() == 1 })
+	long.waitUntil(t, "the page is connected", func() bool { return long.hub.clientCount() == 1 })
 	if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](holdRecorder)); err != nil || !ok {
 		t.Fatalf("recorder: %v", err)
 	}

@@ -99,6 +99,9 @@ type hub struct {
 	kept     kept
 	clients  map[*client]struct{}
 	closed   bool
+	// change is closed at the hub's next change, for a caller waiting on it (changed);
+	// nil while none waits.
+	change chan struct{}
 }
 
 // client is one browser's stream. Its context ends when the browser leaves, is dropped
@@ -132,6 +135,7 @@ func (h *hub) join(ctx context.Context) (*client, error) {
 		c.ch <- ev
 	}
 	h.clients[c] = struct{}{}
+	h.notify()
 	return c, nil
 }
 
@@ -139,6 +143,7 @@ func (h *hub) join(ctx context.Context) (*client, error) {
 func (h *hub) leave(c *client) {
 	h.mu.Lock()
 	delete(h.clients, c)
+	h.notify()
 	h.mu.Unlock()
 	c.cancel()
 }
@@ -169,6 +174,7 @@ func (h *hub) publish(ev event) {
 			h.log.Warn("dropping a browser that fell behind; it will reconnect", "buffer", h.size)
 		}
 	}
+	h.notify()
 }
 
 // clientCount is the number of browsers connected.
@@ -186,5 +192,25 @@ func (h *hub) close() {
 	for c := range h.clients {
 		delete(h.clients, c)
 		c.cancel()
+	}
+	h.notify()
+}
+
+// changed returns a channel closed at the hub's next change: a browser joining or
+// leaving, an event published, the hub closing.
+func (h *hub) changed() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.change == nil {
+		h.change = make(chan struct{})
+	}
+	return h.change
+}
+
+// notify closes the channel changed gave out, if any. The caller holds h.mu.
+func (h *hub) notify() {
+	if h.change != nil {
+		close(h.change)
+		h.change = nil
 	}
 }

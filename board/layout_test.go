@@ -308,7 +308,7 @@ func TestBoardLayouts(t *testing.T) {
 		pub.publish(m.topic, m.payload, m.retained)
 	}
 	pub.publish(pub.c.Topics().Irregularity(), []byte(`{"schema":1,"table":"t1","shoe":1,"round":73,"seq":9999,"event":"dealer_warning","reason":"5 cards of rank K in a row: check the shuffle"}`), false)
-	waitUntil(t, "the board has the shoe", func() bool { return b.retainedNow("roadmap") != nil })
+	b.waitUntil(t, "the board has the shoe", func() bool { return b.retainedNow("roadmap") != nil })
 	limits := rwsLimits()
 	withLimits := statusWith(t, d.status, map[string]any{"limits": limits, "pay_rounded": true})
 
@@ -374,7 +374,7 @@ func TestBoardLayoutsHeld(t *testing.T) {
 	for _, m := range d.msgs {
 		pub.publish(m.topic, m.payload, m.retained)
 	}
-	waitUntil(t, "the board has the shoe", func() bool { return b.retainedNow("state") != nil })
+	b.waitUntil(t, "the board has the shoe", func() bool { return b.retainedNow("state") != nil })
 	for _, s := range screens {
 		t.Run(s.name, func(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.EmulateViewport(s.w, s.h)); err != nil {

@@ -3,6 +3,7 @@ package board
 import (
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 )
@@ -40,7 +41,20 @@ func TestStreamLimiter(t *testing.T) {
 func TestEventStreamsAreLimited(t *testing.T) {
 	br := startBroker(t)
 	b := newBoard(t, Options{Broker: br.URL(), Table: "t1", MaxStreamsPerAddress: 2, MaxStreams: 10})
-	srv := serve(t, b, nil)
+	// ended says each time a request for /events is over: its handler has returned,
+	// and given back its stream.
+	ended := make(chan struct{}, 8)
+	h := b.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		if r.URL.Path == "/events" {
+			ended <- struct{}{}
+		}
+	}))
+	t.Cleanup(func() {
+		b.Close()
+		srv.Close()
+	})
 	first := openStream(t, srv.URL)
 	openStream(t, srv.URL)
 	resp, err := http.Get(srv.URL + "/events")
@@ -52,12 +66,17 @@ func TestEventStreamsAreLimited(t *testing.T) {
 		t.Fatalf("a third stream from one address: %s", resp.Status)
 	}
 	first.close()
-	deadline := time.Now().Add(guard)
-	for b.streams.Open() > 1 {
-		if time.Now().After(deadline) {
+	// Two requests for /events are over: the third stream's, refused, and the first's.
+	giveUp := time.After(guard) // bounds a failure only
+	for range 2 {
+		select {
+		case <-ended:
+		case <-giveUp:
 			t.Fatal("the closed stream was not given back")
 		}
-		time.Sleep(5 * time.Millisecond)
+	}
+	if n := b.streams.Open(); n != 1 {
+		t.Fatalf("%d streams open once the first was closed, want 1", n)
 	}
 	openStream(t, srv.URL)
 	if _, err := New(Options{Broker: br.URL(), Table: "t1", MaxStreams: -1}); err == nil {

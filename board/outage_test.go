@@ -35,7 +35,7 @@ func TestOfflineWhenTablectlStops(t *testing.T) {
 	for _, m := range d.msgs {
 		pub.publish(m.topic, m.payload, m.retained)
 	}
-	waitUntil(t, "the board has the shoe", func() bool { return b.retainedNow("roadmap") != nil })
+	b.waitUntil(t, "the board has the shoe", func() bool { return b.retainedNow("roadmap") != nil })
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestReloadKeepsVoidAndWarnings(t *testing.T) {
 	}
 	pub.publish(pub.c.Topics().Result(), voided, false)
 	pub.publish(pub.c.Topics().State(), []byte(`{"schema":1,"table":"t1","shoe":1,"round":23,"seq":500,"phase":"betting-open","betting_open":true,"rules":"rws","decks":8,"cards":[],"player_points":0,"banker_points":0,"insurance_offers":[],"cut_card":false,"cards_drawn":120,"cards_remaining":296}`), true)
-	waitUntil(t, "the board has the next round", func() bool { return strings.Contains(string(b.retainedNow("state")), `"round":23`) })
+	b.waitUntil(t, "the board has the next round", func() bool { return strings.Contains(string(b.retainedNow("state")), `"round":23`) })
 
 	for i := range 2 { // the first load, then a reload
 		if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
