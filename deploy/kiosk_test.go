@@ -61,23 +61,24 @@ func TestKioskShowsTheBoardWhicheverStartsFirst(t *testing.T) {
 	addr := freePort(t)
 	board := "http://" + addr + "/"
 	kiosk := "file://" + page + "#" + board
-	// wait evaluates cond every 50 ms until it is true; an evaluation cut short by the
-	// page navigating is tried again. The minute bounds a failure only.
+	// wait waits until cond is true on the page: the page tries it at each of its
+	// animation frames (chromedp.Poll). A cond that throws counts as false; the page
+	// navigating ends its try, and it starts again on the new page. The minute bounds a
+	// failure only.
 	wait := func(what, cond string) {
 		t.Helper()
-		deadline := time.Now().Add(time.Minute)
-		for {
-			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](cond))
-			if err == nil && ok {
-				t.Logf("%s: %s", what, time.Since(deadline.Add(-time.Minute)))
+		start := time.Now()
+		deadline := start.Add(time.Minute)
+		pred := "(() => { try { return !!(" + cond + "); } catch (e) { return false; } })()"
+		var err error
+		for left := time.Until(deadline); left > 0; left = time.Until(deadline) {
+			if err = chromedp.Do(ctx, chromedp.Poll[chromedp.Void](pred, chromedp.WithPollingTimeout(left))); err == nil {
+				t.Logf("%s: %s", what, time.Since(start))
 				return
 			}
-			if time.Now().After(deadline) {
-				text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + '\n' + document.body.innerText`))
-				t.Fatalf("%s: %v (%v)\nthe page is:\n%s", what, ok, err, text)
-			}
-			time.Sleep(50 * time.Millisecond)
 		}
+		text, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + '\n' + document.body.innerText`))
+		t.Fatalf("%s: not so after a minute (%v)\nthe page is:\n%s", what, err, text)
 	}
 	isBoard := `location.href === '` + board + `' && document.getElementById('bead-plate') !== null && document.getElementById('link') !== null`
 
