@@ -20,22 +20,22 @@ func newBrowser(t *testing.T) context.Context {
 	return chromiumtest.New(t, 1600, 1000)
 }
 
-// until evaluates expr every 100 ms until it is true (an evaluation that fails while
-// the page navigates is tried again), for at most 30 s.
+// until waits until expr is true on the page: the page itself tries it at each of its
+// animation frames (chromedp.Poll), so it holds as soon as the page has drawn it. An
+// expression that throws counts as false; a navigation ends the page's try, and it
+// starts again on the new page. The minute bounds a failure only.
 func until(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
-	for {
-		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
-		if err == nil && ok {
+	pred := "(() => { try { return !!(" + expr + "); } catch (e) { return false; } })()"
+	var err error
+	for left := time.Until(deadline); left > 0 && ctx.Err() == nil; left = time.Until(deadline) {
+		if err = chromedp.Do(ctx, chromedp.Poll[chromedp.Void](pred, chromedp.WithPollingTimeout(left))); err == nil {
 			return
 		}
-		if time.Now().After(deadline) {
-			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector(".filters").innerText + "\n" + document.body.innerText.slice(0, 1500)`))
-			t.Fatalf("%s: %s is still not true (%v)\npage:\n%s", what, expr, err, body)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
+	body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector(".filters").innerText + "\n" + document.body.innerText.slice(0, 1500)`))
+	t.Fatalf("%s: %s is still not true (%v)\npage:\n%s", what, expr, err, body)
 }
 
 func evaluate[T any](t *testing.T, ctx context.Context, expr string) T {

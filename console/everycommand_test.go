@@ -6,6 +6,7 @@ import (
 	"io"
 	"iter"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -144,6 +145,52 @@ func (l *liveTable) idle(t *testing.T) {
 	}
 }
 
+// floorShows reads the floor's event stream, as a sees it, until table t1's summary is
+// as ok wants: in the first event, of every table, or in a later one of t1 changed.
+// The half minute bounds a failure only.
+func floorShows(t *testing.T, a *agent, what string, ok func(Summary) bool) {
+	t.Helper()
+	s := openStream(t, a, "/api/events")
+	defer func() {
+		s.cancel()
+		for range s.events { // until the stream's reader has stopped
+		}
+	}()
+	giveUp := time.After(30 * time.Second)
+	var last []string
+	for {
+		select {
+		case ev, open := <-s.events:
+			if !open {
+				t.Fatalf("the floor's stream ended before it showed %s", what)
+			}
+			var sums []Summary
+			switch ev[0] {
+			case "tables":
+				if err := json.Unmarshal([]byte(ev[1]), &sums); err != nil {
+					t.Fatalf("tables event %s: %v", ev[1], err)
+				}
+			case "table":
+				var one Summary
+				if err := json.Unmarshal([]byte(ev[1]), &one); err != nil {
+					t.Fatalf("table event %s: %v", ev[1], err)
+				}
+				sums = []Summary{one}
+			}
+			for _, sum := range sums {
+				if sum.Table == "t1" {
+					if ok(sum) {
+						return
+					}
+					last = append(last, ev[1])
+				}
+			}
+		case <-giveUp:
+			t.Fatalf("the floor never showed %s; it showed t1 as %v", what, last)
+		}
+	}
+}
+
 // TestEveryCommandThroughTheConsole: every command of the table (api.Commands), with
 // the fields it takes, goes from the console's API to a real table, and the table acts
 // on it: box_option with its box, option and bet (RWS Baccarat 5.12 through NC
@@ -153,18 +200,12 @@ func TestEveryCommandThroughTheConsole(t *testing.T) {
 	l, tc := startLiveTable(t)
 	l.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
 	l.idle(t)
-	deadline := time.Now().Add(30 * time.Second)
-	for _, ok := tc.srv.floor.summary("t1"); !ok; _, ok = tc.srv.floor.summary("t1") {
-		if time.Now().After(deadline) {
-			t.Fatal("the console never saw table t1")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 	people := map[string]*agent{
 		"dealer":      tc.login(t, "D4", "dealer-password-4"),
 		"supervisor":  tc.login(t, "S17", "supervisor-pass-17"),
 		"pit_manager": tc.login(t, "M1", "pit-manager-pass-1"),
 	}
+	floorShows(t, people["supervisor"], "table t1", func(Summary) bool { return true })
 	sent := map[string]bool{}
 	give := func(role, body string, want ...string) {
 		t.Helper()
@@ -236,13 +277,7 @@ func TestEveryCommandThroughTheConsole(t *testing.T) {
 	// floor shows the call until the dealer ends it.
 	calling := func(want string) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for s, _ := tc.srv.floor.summary("t1"); s.Call != want; s, _ = tc.srv.floor.summary("t1") {
-			if time.Now().After(deadline) {
-				t.Fatalf("the floor shows the call %q, want %q", s.Call, want)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		floorShows(t, people["supervisor"], "the call "+strconv.Quote(want), func(s Summary) bool { return s.Call == want })
 	}
 	give("dealer", `{"cmd":"call_supervisor"}`, "supervisor-call on")
 	calling("supervisor")

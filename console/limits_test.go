@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,18 @@ func refusalBody(t *testing.T, resp *http.Response) []byte {
 // closed makes room for another.
 func TestEventStreamsAreCapped(t *testing.T) {
 	tc := newTestConsole(t)
+	// The console is served again through a handler that says each time a request for
+	// an event stream is over: the stream's handler has returned and given back its
+	// place.
+	ended := make(chan string, 64)
+	h := tc.srv.Handler()
+	tc.http.Close()
+	tc.http = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		if strings.HasSuffix(r.URL.Path, "/events") {
+			ended <- r.URL.Path
+		}
+	}))
 	if tc.srv.opts.StreamsPerSession != DefaultStreamsPerSession || DefaultStreamsPerSession != 8 || DefaultStreams != 2000 {
 		t.Fatalf("defaults: %d a session, %d in all", tc.srv.opts.StreamsPerSession, tc.srv.opts.Streams)
 	}
@@ -84,21 +97,22 @@ func TestEventStreamsAreCapped(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("another session's stream: %d", resp.StatusCode)
 	}
-	// One closed, the session may open another.
+	// One closed, the session may open another, once the console has let it go: two
+	// requests for streams are over then, the one refused and the one closed.
 	closers[0]()
 	closers[0] = func() {}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, closeIt := a.openStream(t, "/api/events")
-		if resp.StatusCode == http.StatusOK {
-			closers = append(closers, closeIt)
-			break
+	giveUp := time.After(30 * time.Second) // bounds a failure only
+	for range 2 {
+		select {
+		case <-ended:
+		case <-giveUp:
+			t.Fatal("the closed stream's request never ended")
 		}
-		closeIt()
-		if time.Now().After(deadline) {
-			t.Fatalf("a closed stream made no room: %d", resp.StatusCode)
-		}
-		time.Sleep(10 * time.Millisecond)
+	}
+	resp, closeIt = a.openStream(t, "/api/events")
+	closers = append(closers, closeIt)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("a closed stream made no room: %d", resp.StatusCode)
 	}
 	if !strings.Contains(tc.log.String(), "too many event streams") {
 		t.Errorf("the refusal is not in the audit log:\n%s", tc.log.String())

@@ -18,7 +18,16 @@ import (
 func TestLinkReconnectsAndSubscribesAgain(t *testing.T) {
 	b := mosquittotest.Start(t, mosquittotest.Config{})
 	got := make(chan string, 64)
-	link, err := Dial(LinkOptions{Broker: b.URL(), Logger: slog.New(slog.DiscardHandler)}, func(topic string, payload []byte) {
+	downs := make(chan string, 64) // the link's reasons as it goes down
+	onState := func(up bool, reason string) {
+		if !up {
+			select {
+			case downs <- reason:
+			default:
+			}
+		}
+	}
+	link, err := Dial(LinkOptions{Broker: b.URL(), Logger: slog.New(slog.DiscardHandler), OnState: onState}, func(topic string, payload []byte) {
 		select {
 		case got <- topic + " " + string(payload):
 		default:
@@ -51,20 +60,21 @@ func TestLinkReconnectsAndSubscribesAgain(t *testing.T) {
 	}
 	roundTrip("first connection", `{"cmd":"confirm","id":"a"}`)
 
+	// Once the link has heard the connection lost, a command fails at once.
+	for len(downs) > 0 {
+		<-downs // an attempt that failed before the first connection
+	}
 	b.Stop()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		err := link.Publish(context.Background(), "tablectl/v1/t1/cmd/dealer", []byte(`{"cmd":"confirm","id":"b"}`))
-		if err != nil {
-			if !strings.Contains(err.Error(), "not connected") {
-				t.Logf("publish while the broker is away: %v", err)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("publishing still succeeds with the broker stopped")
-		}
-		time.Sleep(20 * time.Millisecond)
+	select {
+	case reason := <-downs:
+		t.Logf("the link went down: %s", reason)
+	case <-time.After(10 * time.Second): // bounds a failure only
+		t.Fatal("the link never heard the broker stop")
+	}
+	if err := link.Publish(context.Background(), "tablectl/v1/t1/cmd/dealer", []byte(`{"cmd":"confirm","id":"b"}`)); err == nil {
+		t.Fatal("publishing succeeds with the broker stopped")
+	} else if !strings.Contains(err.Error(), "not connected") {
+		t.Logf("publish while the broker is away: %v", err)
 	}
 	b.StartAgain()
 	roundTrip("after the broker came back", `{"cmd":"confirm","id":"c"}`)
