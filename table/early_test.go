@@ -104,3 +104,22 @@ func TestShufflerClosedReleases(t *testing.T) {
 		t.Errorf("a card after the shuffler closed: %d acks, %d held", acks, n.Held())
 	}
 }
+
+// TestReportWaitOfAnUnstampedCard: a card that comes with no time of its own waits from
+// the table's clock (its last Tick), and runs out as a stamped one does.
+func TestReportWaitOfAnUnstampedCard(t *testing.T) {
+	n, take := earlyNode(t, 5*time.Second)
+	n.Tick(t0)
+	n.Shoe(earlyCard("9H", 1, time.Time{}))
+	if due, ok := n.Due(); !ok || !due.Equal(t0.Add(5*time.Second)) {
+		t.Fatalf("the wait is due at %v (%v), want 5s after the table's clock, %v", due, ok, t0.Add(5*time.Second))
+	}
+	n.Tick(t0.Add(time.Second))
+	if got, _ := take(); got != "" || n.Held() != 1 {
+		t.Fatalf("a second in: %q, %d held", got, n.Held())
+	}
+	n.Tick(t0.Add(5 * time.Second))
+	if got, acks := take(); !strings.Contains(got, "card-not-due 9H") || acks != 1 || n.Held() != 0 {
+		t.Errorf("once the wait ran out: %d acks, %d held, effects %q", acks, n.Held(), got)
+	}
+}
