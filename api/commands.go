@@ -8,7 +8,6 @@ import (
 
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/irregularities"
-	"github.com/tablectl/tablectl/round"
 )
 
 // The commands' names, as a command's cmd gives them.
@@ -68,10 +67,11 @@ type Command struct {
 }
 
 // CommandSpec is one command of the table: its name (the JSON's cmd), the fields it takes,
-// the lowest role that may give it, what it does, and how it becomes a round event. The
+// the lowest role that may give it, what it does, and the check of its fields. The
 // parsing, the role check, the unknown command's error and docs/mqtt.md's list all come
 // from Commands. A check every command needs (a field's length, say) goes in
-// ParseCommand; one of a command's own, in its Event.
+// ParseCommand; one of a command's own, in its Check. The table turns a command into its
+// round event (table.ParseCommand).
 type CommandSpec struct {
 	Name string
 	// Title names the command on a button, e.g. "Close bets".
@@ -90,9 +90,9 @@ type CommandSpec struct {
 	RoleNote string
 	// Does says what the command does, in one line.
 	Does string
-	// Event fills in ev (which holds the role, actor and detail already) from c. It is
-	// nil for a command that is no round event: one that Calls.
-	Event func(c Command, ev *round.Event) error
+	// Check, when set, checks the fields of the command's own: a kind, choice, option,
+	// bet or card that is none, a field it needs left out.
+	Check func(c Command) error
 	// Calls, for a command that is no round event, turns the supervisor call on or off,
 	// as the call_supervisor button does (table.Node.Call).
 	Calls Call
@@ -103,39 +103,29 @@ type CommandSpec struct {
 // (RWS Baccarat 5.10: a Pit Supervisor or above).
 var Commands = []CommandSpec{
 	{Name: CmdBetsClosed, Title: "Close bets", Takes: []string{"wagers"}, Fields: "`wagers` (optional: `[{\"box\":\"1\",\"seat\":\"standing\",\"bet\":\"banker\",\"stake\":100}]`; `seat` is `seated` or `standing`, left out `seated`)", Role: irregularities.Dealer,
-		Does: "no more bets (RWS Baccarat 5.6); the wagers are checked against the rule set and the table's limits (docs/rules.md, \"Limits\")",
-		Event: func(c Command, ev *round.Event) error {
-			ev.Kind, ev.Wagers = round.BetsClosed, c.Wagers
-			return nil
-		}},
+		Does: "no more bets (RWS Baccarat 5.6); the wagers are checked against the rule set and the table's limits (docs/rules.md, \"Limits\")"},
 	{Name: CmdInsuranceBet, Title: "Insurance bet", Takes: []string{"wager"}, Fields: "`wager`", Role: irregularities.Dealer,
 		Does: "takes an Insurance wager on the open offer (NC Insurance 3.11, 3.12.2)",
-		Event: func(c Command, ev *round.Event) error {
+		Check: func(c Command) error {
 			if c.Wager == nil {
 				return fmt.Errorf("insurance_bet needs a wager")
 			}
-			ev.Kind, ev.Wagers = round.InsuranceBet, []baccarat.Wager{*c.Wager}
 			return nil
 		}},
-	{Name: CmdInsuranceClosed, Title: "Insurance closed", Role: irregularities.Dealer, Does: "closes the Insurance offers",
-		Event: kind(round.InsuranceWindowClosed)},
+	{Name: CmdInsuranceClosed, Title: "Insurance closed", Role: irregularities.Dealer, Does: "closes the Insurance offers"},
 	{Name: CmdSqueeze, Title: "Squeeze", Role: irregularities.Dealer,
-		Does:  "the Banker's third card is squeezed first: later Insurance waived (NC Insurance 3.14)",
-		Event: kind(round.SqueezeRequested)},
-	{Name: CmdConfirm, Title: "Confirm result", Role: irregularities.Dealer, Does: "confirms the revealed result; the round is settled",
-		Event: kind(round.ConfirmResult)},
-	{Name: CmdCutCard, Title: "Cut card out", Role: irregularities.Dealer, Does: "the cut card came out (when the shoe cannot say so)",
-		Event: kind(round.CutCard)},
+		Does: "the Banker's third card is squeezed first: later Insurance waived (NC Insurance 3.14)"},
+	{Name: CmdConfirm, Title: "Confirm result", Role: irregularities.Dealer, Does: "confirms the revealed result; the round is settled"},
+	{Name: CmdCutCard, Title: "Cut card out", Role: irregularities.Dealer, Does: "the cut card came out (when the shoe cannot say so)"},
 	{Name: CmdNewShoe, Title: "New shoe", Takes: []string{"set", "decks"}, Fields: "`set`, `decks` (both optional)", Role: irregularities.Dealer,
 		Does: "as the `new_shoe` button: ends the shoe in play, then loads the set given (when no shuffler reports it) or the next shuffled set; at a table without a serial shuffler, with no `decks`, a set of the table's deck count (docs/config.md, \"A table without a serial shuffler\")",
-		Event: func(c Command, ev *round.Event) error {
+		Check: func(c Command) error {
 			if c.Decks < 0 {
 				return fmt.Errorf("new_shoe: %d decks", c.Decks)
 			}
-			ev.Kind, ev.Set, ev.Decks = round.NewShoe, c.Set, c.Decks
 			return nil
 		}},
-	{Name: CmdEndShoe, Title: "End shoe", Role: irregularities.Dealer, Does: "ends the shoe", Event: kind(round.ShoeEnd)},
+	{Name: CmdEndShoe, Title: "End shoe", Role: irregularities.Dealer, Does: "ends the shoe"},
 	{Name: CmdReport, Title: "Report", Takes: []string{"kind", "round", "card"}, Fields: "`kind`, `detail`, `round` (for `late_error`), `card` (for `foreign_card`, optional)", Role: irregularities.Dealer,
 		RoleNote: "dealer (`late_error`: supervisor)",
 		RoleFor: func(c Command) irregularities.Role {
@@ -145,14 +135,12 @@ var Commands = []CommandSpec{
 			return irregularities.Dealer
 		},
 		Does: "reports an irregularity (docs/irregularities.md)",
-		Event: func(c Command, ev *round.Event) error {
-			k, err := irregularities.ParseKind(c.Kind)
-			if err != nil {
+		Check: func(c Command) error {
+			if _, err := irregularities.ParseKind(c.Kind); err != nil {
 				return err
 			}
-			ev.Kind, ev.Irregularity, ev.Round = round.Report, k, c.Round
 			if c.Card != "" {
-				if ev.Card, err = baccarat.ParseCard(c.Card); err != nil {
+				if _, err := baccarat.ParseCard(c.Card); err != nil {
 					return fmt.Errorf("report card: %w", err)
 				}
 			}
@@ -160,15 +148,13 @@ var Commands = []CommandSpec{
 		}},
 	{Name: CmdDecide, Title: "Decide", Takes: []string{"irregularity", "choice"}, Fields: "`irregularity` (its number), `choice`", Role: irregularities.Supervisor,
 		RoleNote: "supervisor, or the role the rule names", Does: "decides a held irregularity",
-		Event: func(c Command, ev *round.Event) error {
-			ch, err := irregularities.ParseChoice(c.Choice)
-			if err != nil {
+		Check: func(c Command) error {
+			if _, err := irregularities.ParseChoice(c.Choice); err != nil {
 				return err
 			}
 			if c.Irregularity == 0 {
 				return fmt.Errorf("decide needs the irregularity's number")
 			}
-			ev.Kind, ev.ID, ev.Choice = round.Decide, c.Irregularity, ch
 			return nil
 		}},
 	{Name: CmdBoxOption, Title: "Box option", Takes: []string{"box", "option", "bet"}, Fields: "`box`, `option`, `bet` (for `insurance-intended`)", Role: irregularities.Dealer,
@@ -180,22 +166,13 @@ var Commands = []CommandSpec{
 			return irregularities.Dealer
 		},
 		Does:  "records one box's choice for the round (RWS Baccarat 5.12, NC Insurance 5.13, NC Tournament 3.9)",
-		Event: func(c Command, ev *round.Event) error { return boxOption(c, ev) }},
+		Check: checkBoxOption},
 	{Name: CmdCallSupervisor, Title: "Call a supervisor", Role: irregularities.Dealer, Calls: CallOn,
 		Does: "as the `call_supervisor` button: calls a Pit Supervisor; the status carries `\"call\":\"supervisor\"` until `cancel_call` or a decision"},
 	{Name: CmdCancelCall, Title: "End the call", Role: irregularities.Dealer, Calls: CallOff,
 		Does: "ends the call for a Pit Supervisor"},
 	{Name: CmdOptionsClosed, Title: "Close options", Role: irregularities.Supervisor,
-		Does:  "closes the players' options window (RWS Baccarat 5.12): the boxes that chose nothing continue, and the cards held for it are placed",
-		Event: kind(round.OptionsWindowClosed)},
-}
-
-// kind is the Event of a command that takes no fields.
-func kind(k round.EventKind) func(Command, *round.Event) error {
-	return func(_ Command, ev *round.Event) error {
-		ev.Kind = k
-		return nil
-	}
+		Does: "closes the players' options window (RWS Baccarat 5.12): the boxes that chose nothing continue, and the cards held for it are placed"},
 }
 
 // LookupCommand finds a command by name.
@@ -208,53 +185,51 @@ func LookupCommand(name string) (CommandSpec, bool) {
 	return CommandSpec{}, false
 }
 
-// ParseCommand reads a command given by role. Anything malformed, unknown or not allowed
-// to the role is an error saying so; it changes nothing. A payload over a limit is
-// refused with a *LimitError; one whose text holds a control character or is not UTF-8,
-// with a *TextError, before it is decoded (CheckCommandText): the Command returned then
-// holds only the id, when one was read before the fault.
-func ParseCommand(roleName string, payload []byte) (Command, round.Event, error) {
+// ParseCommand reads a command given by role, and the role. Anything malformed, unknown
+// or not allowed to the role is an error saying so; it changes nothing. A payload over a
+// limit is refused with a *LimitError; one whose text holds a control character or is
+// not UTF-8, with a *TextError, before it is decoded (CheckCommandText): the Command
+// returned then holds only the id, when one was read before the fault.
+func ParseCommand(roleName string, payload []byte) (Command, irregularities.Role, error) {
 	var c Command
 	if err := CheckCommandSize(payload); err != nil {
-		return c, round.Event{}, err
+		return c, 0, err
 	}
 	if id, err := checkCommandText(payload); err != nil {
 		c.ID = id // the id read before the fault, for the reply
-		return c, round.Event{}, err
+		return c, 0, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(payload))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return c, round.Event{}, fmt.Errorf("malformed command: %v", err)
+		return c, 0, fmt.Errorf("malformed command: %v", err)
 	}
 	if dec.More() {
-		return c, round.Event{}, fmt.Errorf("malformed command: more than one JSON value")
+		return c, 0, fmt.Errorf("malformed command: more than one JSON value")
 	}
 	if err := c.CheckFields(); err != nil {
 		if len(c.ID) > MaxIDLen {
 			c.ID = "" // not repeated in the reply
 		}
-		return c, round.Event{}, err
+		return c, 0, err
 	}
 	role, err := irregularities.ParseRole(roleName)
 	if err != nil {
-		return c, round.Event{}, fmt.Errorf("command topic cmd/%s: %v", roleName, err)
+		return c, 0, fmt.Errorf("command topic cmd/%s: %v", roleName, err)
 	}
 	spec, ok := LookupCommand(c.Cmd)
 	if !ok {
-		return c, round.Event{}, fmt.Errorf("unknown command %q: want one of %s", c.Cmd, CommandNames())
+		return c, 0, fmt.Errorf("unknown command %q: want one of %s", c.Cmd, CommandNames())
 	}
 	if role < spec.Role {
-		return c, round.Event{}, fmt.Errorf("a %s may not give %q: it takes a %s or above", role, c.Cmd, spec.Role)
+		return c, 0, fmt.Errorf("a %s may not give %q: it takes a %s or above", role, c.Cmd, spec.Role)
 	}
-	ev := round.Event{Role: role, Actor: c.Actor, Detail: c.Detail}
-	if spec.Event == nil {
-		return c, ev, nil // a call (spec.Calls): no round event
+	if spec.Check != nil {
+		if err := spec.Check(c); err != nil {
+			return c, role, err
+		}
 	}
-	if err := spec.Event(c, &ev); err != nil {
-		return c, ev, err
-	}
-	return c, ev, nil
+	return c, role, nil
 }
 
 // LowestRole is the lowest role that may give c: its command's Role, raised by RoleFor
@@ -297,24 +272,20 @@ func CommandsMarkdown() string {
 	return b.String()
 }
 
-// boxOption reads a box_option command into ev: one box's choice for the round (RWS
+// checkBoxOption checks a box_option command: one box's choice for the round (RWS
 // Baccarat 5.12, NC Insurance 5.13, NC Tournament 3.9). The controller checks it against
 // the rule that gives it.
-func boxOption(c Command, ev *round.Event) error {
+func checkBoxOption(c Command) error {
 	if c.Box == "" {
 		return fmt.Errorf("box_option needs the box")
 	}
-	opt, err := irregularities.ParseOption(c.Option)
-	if err != nil {
+	if _, err := irregularities.ParseOption(c.Option); err != nil {
 		return err
 	}
-	ev.Kind, ev.Box, ev.Option = round.BoxChoice, c.Box, opt
 	if c.Bet != "" {
-		b, err := baccarat.ParseBet(c.Bet)
-		if err != nil {
+		if _, err := baccarat.ParseBet(c.Bet); err != nil {
 			return fmt.Errorf("box_option bet: %w", err)
 		}
-		ev.Bet = b
 	}
 	return nil
 }

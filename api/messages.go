@@ -1,13 +1,12 @@
 package api
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/journal"
-	"github.com/tablectl/tablectl/roadmap"
-	"github.com/tablectl/tablectl/round"
 )
 
 // The payloads of the topics (docs/mqtt.md). Each names the topic it goes on.
@@ -111,19 +110,37 @@ type BetResult struct {
 // Result is a finished or void round (topic result).
 type Result struct {
 	Envelope
-	Void         bool               `json:"void"`
-	Reason       string             `json:"reason,omitempty"`
-	Player       []baccarat.Card    `json:"player"`
-	Banker       []baccarat.Card    `json:"banker"`
-	PlayerPoints int                `json:"player_points"`
-	BankerPoints int                `json:"banker_points"`
-	Winner       baccarat.Winner    `json:"winner"`
-	Natural      bool               `json:"natural"`
-	PlayerPair   bool               `json:"player_pair"`
-	BankerPair   bool               `json:"banker_pair"`
-	Suits        string             `json:"suits,omitempty"`
-	Bets         []BetResult        `json:"bets"`
-	Settlements  []round.Settlement `json:"settlements,omitempty"`
+	Void         bool            `json:"void"`
+	Reason       string          `json:"reason,omitempty"`
+	Player       []baccarat.Card `json:"player"`
+	Banker       []baccarat.Card `json:"banker"`
+	PlayerPoints int             `json:"player_points"`
+	BankerPoints int             `json:"banker_points"`
+	Winner       baccarat.Winner `json:"winner"`
+	Natural      bool            `json:"natural"`
+	PlayerPair   bool            `json:"player_pair"`
+	BankerPair   bool            `json:"banker_pair"`
+	Suits        string          `json:"suits,omitempty"`
+	Bets         []BetResult     `json:"bets"`
+	Settlements  []Settlement    `json:"settlements,omitempty"`
+}
+
+// Settlement is one wager's settlement in a result, flat, as `tablectl settle` prints
+// it: the wager (box, seat, bet, stake), the part of the stake that played, the bet's
+// result, the winnings, everything handed back and the decision's rule; may_withdraw
+// and option when set.
+type Settlement struct {
+	Box         string                `json:"box"`
+	Seat        baccarat.Seat         `json:"seat"`
+	Bet         baccarat.Bet          `json:"bet"`
+	Stake       baccarat.Money        `json:"stake"`
+	Effective   baccarat.Money        `json:"effective_stake"`
+	Result      baccarat.Result       `json:"result"`
+	Won         baccarat.Money        `json:"won"`
+	Returned    baccarat.Money        `json:"returned"`
+	Rule        string                `json:"rule"`
+	MayWithdraw bool                  `json:"may_withdraw,omitempty"`
+	Option      irregularities.Option `json:"option,omitempty"`
 }
 
 // Irregularity is an irregularity raised or resolved, a warning for the dealer, or a
@@ -172,7 +189,14 @@ type Options struct {
 	Open         bool                    `json:"open"`
 	Choices      []irregularities.Option `json:"choices"`
 	ClosedBy     irregularities.Role     `json:"closed_by"`
-	Boxes        []round.WindowBox       `json:"boxes"`
+	Boxes        []WindowBox             `json:"boxes"`
+}
+
+// WindowBox is a box in play in the players' options window, with its choice (none
+// yet: absent).
+type WindowBox struct {
+	Box    string                `json:"box"`
+	Option irregularities.Option `json:"option,omitempty"`
 }
 
 // Held is the irregularity the table is held for, in the state.
@@ -198,10 +222,11 @@ type Held struct {
 	Options bool `json:"options,omitempty"`
 }
 
-// State is the whole current picture of the table (topic state, retained).
+// State is the whole current picture of the table (topic state, retained). Phase is the
+// round's: no-shoe, burning, betting-open, dealing, complete, shoe-done or next-set.
 type State struct {
 	Envelope
-	Phase          round.Phase               `json:"phase"`
+	Phase          string                    `json:"phase"`
 	BettingOpen    bool                      `json:"betting_open"`
 	Rules          string                    `json:"rules"`
 	Decks          int                       `json:"decks,omitempty"`
@@ -237,7 +262,118 @@ type Reply struct {
 // the derived roads, the predictions and the statistics.
 type Roadmap struct {
 	Envelope
-	roadmap.JSON
+	Roads
+}
+
+// Roads are the roads of a shoe and their statistics, as the roadmap message carries
+// them.
+type Roads struct {
+	BeadPlate    []Bead      `json:"bead_plate"`
+	BigRoad      []BigRoad   `json:"big_road"`
+	BigEyeBoy    DerivedRoad `json:"big_eye_boy"`
+	SmallRoad    DerivedRoad `json:"small_road"`
+	CockroachPig DerivedRoad `json:"cockroach_pig"`
+	Predictions  Predictions `json:"predictions"`
+	Stats        RoadStats   `json:"stats"`
+}
+
+// Bead is a bead plate cell. Points is left out when the point total is unknown.
+type Bead struct {
+	Col        int    `json:"col"`
+	Row        int    `json:"row"`
+	Outcome    string `json:"outcome"` // "B", "P" or "T"
+	Points     *int   `json:"points,omitempty"`
+	BankerPair bool   `json:"banker_pair"`
+	PlayerPair bool   `json:"player_pair"`
+	Natural    bool   `json:"natural"`
+}
+
+// BigRoad is a Big Road cell: a column of one winner, the ties on it.
+type BigRoad struct {
+	Col        int    `json:"col"`
+	Row        int    `json:"row"`
+	Outcome    string `json:"outcome"` // "B" or "P"
+	Ties       int    `json:"ties"`
+	BankerPair bool   `json:"banker_pair"`
+	PlayerPair bool   `json:"player_pair"`
+}
+
+// DerivedRoad is a derived road: its marks in the order they were added, and the same
+// marks as drawn cells.
+type DerivedRoad struct {
+	Marks []Mark     `json:"marks"`
+	Cells []MarkCell `json:"cells"`
+}
+
+// MarkCell is a cell of a derived road.
+type MarkCell struct {
+	Col  int  `json:"col"`
+	Row  int  `json:"row"`
+	Mark Mark `json:"mark"`
+}
+
+// Mark is a mark of a derived road: MarkRed, MarkBlue, or NoMark (null in JSON).
+type Mark string
+
+// The marks.
+const (
+	NoMark   Mark = ""
+	MarkRed  Mark = "red"
+	MarkBlue Mark = "blue"
+)
+
+// MarshalJSON writes "red", "blue", or null for NoMark.
+func (k Mark) MarshalJSON() ([]byte, error) {
+	switch k {
+	case MarkRed, MarkBlue:
+		return []byte(`"` + string(k) + `"`), nil
+	case NoMark:
+		return []byte("null"), nil
+	}
+	return nil, fmt.Errorf("roadmap: mark %q is not red, blue or none", string(k))
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (k *Mark) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case `"red"`:
+		*k = MarkRed
+	case `"blue"`:
+		*k = MarkBlue
+	case "null":
+		*k = NoMark
+	default:
+		return fmt.Errorf("roadmap: mark %s is not \"red\", \"blue\" or null", b)
+	}
+	return nil
+}
+
+// NextMarks are the marks each derived road would add on one next result; null for
+// none.
+type NextMarks struct {
+	BigEyeBoy    Mark `json:"big_eye_boy"`
+	SmallRoad    Mark `json:"small_road"`
+	CockroachPig Mark `json:"cockroach_pig"`
+}
+
+// Predictions are the marks the next Banker and the next Player result would add.
+type Predictions struct {
+	Banker NextMarks `json:"banker"`
+	Player NextMarks `json:"player"`
+}
+
+// RoadStats are the shoe's statistics; cards_remaining is null when unknown.
+type RoadStats struct {
+	Rounds         int  `json:"rounds"`
+	Banker         int  `json:"banker"`
+	Player         int  `json:"player"`
+	Tie            int  `json:"tie"`
+	BankerPairs    int  `json:"banker_pairs"`
+	PlayerPairs    int  `json:"player_pairs"`
+	Naturals       int  `json:"naturals"`
+	LongestBanker  int  `json:"longest_banker_streak"`
+	LongestPlayer  int  `json:"longest_player_streak"`
+	CardsRemaining *int `json:"cards_remaining"`
 }
 
 // The states a status says.

@@ -577,7 +577,7 @@ func (t *tableData) apply(tp api.Topic, data []byte) error {
 			t.irregs, t.irregSeq, t.raised = nil, map[uint64]bool{}, map[uint32]raisedMsg{}
 		}
 		t.state = data
-		t.sum.Phase, t.sum.Shoe, t.sum.Round = m.Phase.String(), m.Shoe, m.Round
+		t.sum.Phase, t.sum.Shoe, t.sum.Round = m.Phase, m.Shoe, m.Round
 		if m.Rules != "" {
 			t.sum.Rules = m.Rules
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/drivers/display"
+	"github.com/tablectl/tablectl/table"
 )
 
 // command hands one command to the node; its reply goes out once the node's Ready is
@@ -14,7 +15,7 @@ import (
 func (d *Daemon) command(c display.Command) error {
 	now := d.clock.Now()
 	reply := api.Reply{Schema: api.Schema, Table: d.cfg.Table, At: now, Role: c.Role}
-	cmd, ev, err := api.ParseCommand(c.Role, c.Payload)
+	cmd, ev, err := table.ParseCommand(c.Role, c.Payload)
 	reply.ID = cmd.ID
 	if err != nil {
 		if len(reply.ID) > api.MaxIDLen || reply.ID == "" && len(c.Payload) <= api.MaxCommandBytes {

@@ -158,7 +158,7 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 	}
 	env := api.Envelope{Schema: api.Schema, Table: b.table, Shoe: st.Shoe, Round: st.Round, Seq: b.seq, At: ev.At}
 	if roadChanged {
-		if err := add(api.TopicRoadmap, api.Roadmap{Envelope: env, JSON: b.road.JSON()}); err != nil {
+		if err := add(api.TopicRoadmap, api.Roadmap{Envelope: env, Roads: roads(b.road)}); err != nil {
 			return nil, err
 		}
 	}
@@ -178,7 +178,7 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 
 // RoadmapMessage is the retained roadmap as it stands, stamped with env.
 func (b *Builder) RoadmapMessage(env api.Envelope) ([]byte, error) {
-	return json.Marshal(api.Roadmap{Envelope: env, JSON: b.road.JSON()})
+	return json.Marshal(api.Roadmap{Envelope: env, Roads: roads(b.road)})
 }
 
 // pointsThrough is the two hands' points counting the cards up to slot s.
@@ -209,7 +209,7 @@ func (b *Builder) result(e round.Effect, ev round.Event) api.Result {
 	o := e.Outcome()
 	r := api.Result{Envelope: b.envelope(e, ev), Player: hand(e.Coup().Player), Banker: hand(e.Coup().Banker),
 		PlayerPoints: int(o.PlayerPoints), BankerPoints: int(o.BankerPoints), Winner: o.Winner, Natural: o.Natural(),
-		PlayerPair: o.PlayerPair, BankerPair: o.BankerPair, Settlements: e.Settlements()}
+		PlayerPair: o.PlayerPair, BankerPair: o.BankerPair, Settlements: settlements(e.Settlements())}
 	if b.rules.NeedsSuits() {
 		r.Suits = o.Suits.String()
 	}
@@ -229,7 +229,7 @@ func (b *Builder) result(e round.Effect, ev round.Event) api.Result {
 // voided is a void round: every bet is returned (RWS Baccarat 5.15).
 func (b *Builder) voided(e round.Effect, ev round.Event) api.Result {
 	r := api.Result{Envelope: b.envelope(e, ev), Void: true, Reason: e.Reason(), Player: hand(e.Coup().Player),
-		Banker: hand(e.Coup().Banker), Settlements: e.Settlements()}
+		Banker: hand(e.Coup().Banker), Settlements: settlements(e.Settlements())}
 	for _, bet := range b.rules.Bets {
 		if !bet.Insurance() {
 			r.Bets = append(r.Bets, betResult(bet, baccarat.Pushed, nil))
@@ -252,7 +252,7 @@ func betResult(bet baccarat.Bet, res baccarat.Resolution, off *baccarat.Insuranc
 
 // State describes the controller's state st as the state topic carries it.
 func (b *Builder) State(st round.State, env api.Envelope) api.State {
-	s := api.State{Envelope: env, Phase: st.Phase, BettingOpen: st.Phase == round.BettingOpen, Rules: b.rules.Name,
+	s := api.State{Envelope: env, Phase: st.Phase.String(), BettingOpen: st.Phase == round.BettingOpen, Rules: b.rules.Name,
 		Decks: st.Decks, Set: st.Set, Cards: []api.SlotCard{}, Offers: append([]baccarat.InsuranceOffer{}, st.Offers...),
 		CutCard: st.CutCard, CardsDrawn: st.CardsDrawn, Burning: st.Phase == round.Burning}
 	if st.Decks > 0 {

@@ -35,10 +35,7 @@ func optionsOf(st round.State, rules string) *api.Options {
 	if w.ID == 0 {
 		return nil
 	}
-	boxes := st.WindowBoxes()
-	if boxes == nil {
-		boxes = []round.WindowBox{}
-	}
+	boxes := windowBoxes(st.WindowBoxes())
 	return &api.Options{Irregularity: w.ID, Kind: w.Kind, Rule: optionsRule(rules), Open: w.Open,
 		Choices:  []irregularities.Option{irregularities.OptContinue, irregularities.OptReconstructed, irregularities.OptBetReturned},
 		ClosedBy: irregularities.Supervisor, Boxes: boxes}

@@ -43,9 +43,13 @@ func TestStatusLimits(t *testing.T) {
 func TestResultSettlementFields(t *testing.T) {
 	s := round.Settlement{Wager: baccarat.Wager{Box: "1", Seat: baccarat.Standing, Bet: baccarat.BetBanker, Stake: 5000},
 		Effective: 4000, Resolution: baccarat.Won(baccarat.O(1, 1)), Won: 4000, Returned: 9000, Rule: "cut_back: ..."}
-	b, err := json.Marshal(api.Result{Settlements: []round.Settlement{s}})
+	b, err := json.Marshal(api.Result{Settlements: settlements([]round.Settlement{s})})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The result's settlement is round's, as `tablectl settle` prints it.
+	if settle, err := json.Marshal(s); err != nil || !strings.Contains(string(b), string(settle)) {
+		t.Fatalf("result\n%s\nwant it to hold the settlement\n%s (%v)", b, settle, err)
 	}
 	const want = `"settlements":[{"box":"1","seat":"standing","bet":"banker","stake":5000,"effective_stake":4000,"result":"win","won":4000,"returned":9000,"rule":"cut_back: ..."}]`
 	if !strings.Contains(string(b), want) {

@@ -30,7 +30,7 @@ func appendStateJSON(b []byte, s *api.State, table []byte) ([]byte, bool) {
 		return b, false
 	}
 	b = append(b, `,"phase":`...)
-	if b, ok = jsonw.AppendPlain(b, s.Phase.String()); !ok {
+	if b, ok = jsonw.AppendPlain(b, s.Phase); !ok {
 		return b, false
 	}
 	b = append(b, `,"betting_open":`...)

@@ -50,7 +50,7 @@ func randomState(rng *rand.Rand) api.State {
 	s := api.State{
 		Envelope: api.Envelope{Schema: api.Schema, Table: texts[pick(len(texts))], Shoe: rng.Uint32() >> pick(32),
 			Round: rng.Uint32() >> pick(32), Seq: rng.Uint64() >> pick(64), At: at.In(zones[pick(len(zones))])},
-		Phase: round.Phase(pick(9)), BettingOpen: pick(2) == 0, Rules: texts[pick(len(texts))],
+		Phase: round.Phase(pick(9)).String(), BettingOpen: pick(2) == 0, Rules: texts[pick(len(texts))],
 		Decks: pick(10) - 1, Set: texts[pick(len(texts))], PlayerPoints: pick(12) - 1, BankerPoints: pick(12) - 1,
 		Next: baccarat.Slot(pick(9)), CutCard: pick(2) == 0, CardsDrawn: pick(500) - 2, CardsRemaining: pick(500) - 2,
 		Burning: pick(2) == 0,
@@ -88,7 +88,7 @@ func randomState(rng *rand.Rand) api.State {
 			Open: pick(2) == 0, ClosedBy: irregularities.Role(pick(5))}
 		for range pick(3) {
 			s.Options.Choices = append(s.Options.Choices, irregularities.Option(pick(6)))
-			s.Options.Boxes = append(s.Options.Boxes, round.WindowBox{Box: texts[pick(len(texts))], Option: irregularities.Option(pick(6))})
+			s.Options.Boxes = append(s.Options.Boxes, api.WindowBox{Box: texts[pick(len(texts))], Option: irregularities.Option(pick(6))})
 		}
 	}
 	return s
@@ -143,7 +143,7 @@ func TestStateJSONOfDealtShoes(t *testing.T) {
 			if err := json.Unmarshal(last.Payload, &got); err != nil {
 				t.Fatalf("state message %s: %v", last.Payload, err)
 			}
-			if got.CardsDrawn != st.CardsDrawn || got.Phase != st.Phase {
+			if got.CardsDrawn != st.CardsDrawn || got.Phase != st.Phase.String() {
 				t.Fatalf("state message %s, state %+v", last.Payload, st)
 			}
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/table"
 )
 
 // traceTime is the time watch prints before each effect: the one part that differs from
@@ -56,7 +56,7 @@ func TestTableScenarios(t *testing.T) {
 }
 
 // TestTableScenarioCommands: every table action of the scenarios is a command the table
-// takes, from the role that gives it (api.ParseCommand), so none is lost as a
+// takes, from the role that gives it (table.ParseCommand), so none is lost as a
 // malformed command before the table sees it.
 func TestTableScenarioCommands(t *testing.T) {
 	t.Parallel()
@@ -72,7 +72,7 @@ func TestTableScenarioCommands(t *testing.T) {
 				continue
 			}
 			actions++
-			if _, _, err := api.ParseCommand(st.Role, st.Command); err != nil {
+			if _, _, err := table.ParseCommand(st.Role, st.Command); err != nil {
 				t.Errorf("%s line %d: %s %s: %v", f, st.Line, st.Role, st.Command, err)
 			}
 		}

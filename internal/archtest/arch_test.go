@@ -73,3 +73,33 @@ func TestImportsAsDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAPIImportsNoEngine: the wire vocabulary, api, imports (outside its tests, through
+// any package) none of the game's engine: not the round controller, the roads, the
+// table or the messages' builder. So a pit system takes api without them.
+func TestAPIImportsNoEngine(t *testing.T) {
+	engine := []string{"round", "roadmap", "table", "messages", "daemon"}
+	root := filepath.Join("..", "..")
+	seen := map[string]bool{}
+	var walk func(dep string, via []string)
+	walk = func(dep string, via []string) {
+		if seen[dep] {
+			return
+		}
+		seen[dep] = true
+		if slices.Contains(engine, dep) {
+			t.Errorf("api imports %s, through %s", dep, strings.Join(via, " -> "))
+			return
+		}
+		pkg, err := build.ImportDir(filepath.Join(root, filepath.FromSlash(dep)), 0)
+		if err != nil {
+			t.Fatalf("%s: %v", dep, err)
+		}
+		for _, imp := range pkg.Imports {
+			if d, ours := strings.CutPrefix(imp, module); ours {
+				walk(d, append(slices.Clone(via), d))
+			}
+		}
+	}
+	walk("api", []string{"api"})
+}
