@@ -18,6 +18,7 @@ import (
 // includes conf.d), and checks that Mosquitto starts with it and listens. The bridge
 // itself is tested end to end in cmd/tablectl (TestBridgeToCentralBroker).
 func TestBridgeConfUnderDebianDefaults(t *testing.T) {
+	t.Parallel()
 	bin := mosquittotest.Binary(t)
 	conf, err := os.ReadFile("mosquitto-bridge.conf")
 	if err != nil {
@@ -93,6 +94,7 @@ func TestBridgeConfUnderDebianDefaults(t *testing.T) {
 // bridge logged in as the table id; the records go out and the held messages come in,
 // for every archive.
 func TestBridgeForwardsOnlyItsTable(t *testing.T) {
+	t.Parallel()
 	conf, err := os.ReadFile("mosquitto-bridge.conf")
 	if err != nil {
 		t.Fatal(err)
