@@ -23,7 +23,7 @@ type screen struct {
 
 var screens = []screen{{"1920", 1920, 1080}, {"tablet", 1024, 768}}
 
-// eachScreen runs f in a fresh browser of each screen's size.
+// eachScreen runs f in a fresh browser of each screen's size, the screens side by side.
 func eachScreen(t *testing.T, f func(t *testing.T, sc screen, ctx context.Context)) {
 	for _, sc := range screens {
 		t.Run(sc.name, func(t *testing.T) {
