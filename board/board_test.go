@@ -17,6 +17,7 @@ import (
 )
 
 func TestNewRefusesBadOptions(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		opts Options
@@ -47,6 +48,7 @@ func TestNewRefusesBadOptions(t *testing.T) {
 // TestRetainedTopicsMatchMessages checks that the board keeps exactly the topics the
 // daemon publishes retained.
 func TestRetainedTopicsMatchMessages(t *testing.T) {
+	t.Parallel()
 	for tp := api.TopicCard; tp <= api.TopicStatus; tp++ {
 		if got := retainedIndex(tp.String()) >= 0; got != tp.Retained() {
 			t.Errorf("topic %s: board keeps it %v, messages says retained %v", tp, got, tp.Retained())
@@ -55,6 +57,7 @@ func TestRetainedTopicsMatchMessages(t *testing.T) {
 }
 
 func TestEventOf(t *testing.T) {
+	t.Parallel()
 	topics, err := api.NewTopics("t1")
 	if err != nil {
 		t.Fatal(err)
@@ -99,6 +102,7 @@ func TestEventOf(t *testing.T) {
 }
 
 func TestFrame(t *testing.T) {
+	t.Parallel()
 	got := string(event{name: "state", data: []byte(`{"a":1}`)}.frame())
 	if want := "event: state\ndata: {\"a\":1}\n\n"; got != want {
 		t.Errorf("frame %q, want %q", got, want)
@@ -108,6 +112,7 @@ func TestFrame(t *testing.T) {
 // TestHubDropsSlowClient checks the fan-out itself: a client that reads nothing is
 // dropped once its buffer is full, while the others get every event in order.
 func TestHubDropsSlowClient(t *testing.T) {
+	t.Parallel()
 	h := newHub(3, quietLogger())
 	h.publish(event{name: "state", data: []byte(`{"n":0}`)})
 	slow, err := h.join(context.Background())
@@ -156,6 +161,7 @@ func TestHubDropsSlowClient(t *testing.T) {
 // TestHubRetainedClear checks that an empty retained message (sent on as null) clears
 // what a late browser is given.
 func TestHubRetainedClear(t *testing.T) {
+	t.Parallel()
 	h := newHub(8, quietLogger())
 	h.publish(event{name: "state", data: []byte(`{"n":1}`)})
 	h.publish(event{name: "status", data: []byte(`{"state":"online"}`)})
@@ -178,6 +184,7 @@ func TestHubRetainedClear(t *testing.T) {
 // by a board that was running throughout, then by a board started after the shoe (which
 // has them from the broker's retained messages).
 func TestLateBrowserGetsRetainedPicture(t *testing.T) {
+	t.Parallel()
 	br := startBroker(t)
 	d := dealShoe(t, "t1")
 	want := d.lastRetained()
@@ -250,6 +257,7 @@ func TestLateBrowserGetsRetainedPicture(t *testing.T) {
 // order it was published, with its payload, and nothing of the command topics or of
 // messages that are not JSON.
 func TestEventsInOrder(t *testing.T) {
+	t.Parallel()
 	br := startBroker(t)
 	logs := &syncBuffer{}
 	b := newBoard(t, Options{Broker: br.URL(), Table: "t1", Logger: slogTo(logs)})
@@ -306,6 +314,7 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 // TestSlowBrowserDropped checks that a browser that stops reading does not hold up the
 // others: they keep getting every event while it is dropped and its stream ended.
 func TestSlowBrowserDropped(t *testing.T) {
+	t.Parallel()
 	br := startBroker(t)
 	// The table is online before the board subscribes: a status published while the
 	// board subscribed could reach it twice, live and retained, as a second event. The
@@ -360,6 +369,7 @@ func TestSlowBrowserDropped(t *testing.T) {
 // TestCloseEndsStreams checks that Close ends the browsers' streams, refuses new ones,
 // and stops (goleak in TestMain checks that no goroutine is left behind).
 func TestCloseEndsStreams(t *testing.T) {
+	t.Parallel()
 	br := startBroker(t)
 	b, srv := startBoard(t, br.URL(), "t1", 0)
 	s := openStream(t, srv.URL)
@@ -389,6 +399,7 @@ func TestCloseEndsStreams(t *testing.T) {
 // the same address: the board reconnects by itself, and a browser that stayed connected
 // gets what is published afterwards.
 func TestReconnectsToBroker(t *testing.T) {
+	t.Parallel()
 	first, err := broker.Start(context.Background(), broker.Options{Listen: "127.0.0.1:0", OpenAccess: true, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
@@ -430,6 +441,7 @@ func TestReconnectsToBroker(t *testing.T) {
 // TestPageServed checks that the page, its style sheet and its script are served from
 // the binary and refer to nothing outside it.
 func TestPageServed(t *testing.T) {
+	t.Parallel()
 	b := newBoard(t, Options{Broker: "tcp://127.0.0.1:1", Table: "t1"})
 	srv := serve(t, b, nil)
 	for _, tc := range []struct{ path, ctype, contains string }{

@@ -114,6 +114,7 @@ const readPage = `(() => {
 // page's reconnection after its stream is dropped. It keeps a screenshot in
 // test-artifacts/board/board.png.
 func TestBoardInBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
 	br := startBroker(t)
 	b, srv := startBoard(t, br.URL(), "t1", 0)

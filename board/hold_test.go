@@ -81,6 +81,7 @@ func roundMessages(t *testing.T, d dealtShoe) (at map[int]int) {
 // card that comes sooner ends the hold at once. It keeps the held round's screenshot in
 // test-artifacts/board/board-result-hold.png.
 func TestBoardHoldsTheResult(t *testing.T) {
+	t.Parallel()
 	const hold = 700 * time.Millisecond
 	ctx := newBrowser(t)
 	br := startBroker(t)

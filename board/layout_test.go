@@ -298,6 +298,7 @@ func settle(t *testing.T, ctx context.Context) {
 // stated size with every row in view, and that the bead plate shows the whole shoe. It
 // keeps a screenshot of each: test-artifacts/board/board-<W>x<H>.png.
 func TestBoardLayouts(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
 	br := startBroker(t)
 	b, srv := startBoard(t, br.URL(), "t1", 0)
@@ -354,6 +355,7 @@ func TestBoardLayouts(t *testing.T) {
 // checks the same rules: the banners take their room from the roads, never from over
 // them, and the limits' line gives its room to the banner. It keeps test-artifacts/board/board-held-<W>x<H>.png.
 func TestBoardLayoutsHeld(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
 	br := startBroker(t)
 	b, srv := startBoard(t, br.URL(), "t1", 0)
@@ -396,6 +398,7 @@ func TestBoardLayoutsHeld(t *testing.T) {
 // and why in a player's words, shows at most three of the cards waiting, and carries
 // none of the pit's vocabulary (the irregularity's number, rule, decisions, roles).
 func TestHeldBannerForPlayers(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
 	br := startBroker(t)
 	_, srv := startBoard(t, br.URL(), "t1", 0)

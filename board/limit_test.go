@@ -9,6 +9,7 @@ import (
 )
 
 func TestStreamLimiter(t *testing.T) {
+	t.Parallel()
 	l := NewStreamLimiter(2, 3)
 	take := func(addr string, want int) func() {
 		t.Helper()
@@ -39,6 +40,7 @@ func TestStreamLimiter(t *testing.T) {
 // TestEventStreamsAreLimited: a board refuses a stream past its limit per address with
 // 429 and takes one again once a stream closes.
 func TestEventStreamsAreLimited(t *testing.T) {
+	t.Parallel()
 	br := startBroker(t)
 	b := newBoard(t, Options{Broker: br.URL(), Table: "t1", MaxStreamsPerAddress: 2, MaxStreams: 10})
 	// ended says each time a request for /events is over: its handler has returned,

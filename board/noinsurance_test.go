@@ -64,6 +64,7 @@ func (v limitsView) noteOf(id string) (limitLine, bool) {
 // with limits or without; and not when the table offers Insurance. It keeps
 // test-artifacts/board/board-no-insurance-<lang>.png and board-no-insurance-1080x1920.png.
 func TestNoInsuranceNoticeInBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
 	br := startBroker(t)
 	_, srv := startBoard(t, br.URL(), "t1", 0)
@@ -224,6 +225,7 @@ func dealInsuranceOffer(t *testing.T, table string) []byte {
 // bet offered by the board's names for it in each language setting (Player insurance
 // 閒保险), with its odds, not by its identifier, and fits its panel.
 func TestInsuranceOfferNamesTheBet(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
 	br := startBroker(t)
 	_, srv := startBoard(t, br.URL(), "t1", 0)

@@ -26,6 +26,7 @@ var lostAfter = regexp.MustCompile(`(?m)^  const LOST_AFTER_MS = 2000;`)
 // How long it took is logged, not asserted: a busy machine runs the page's timer late.
 // It keeps test-artifacts/board/board-offline-1920x1080.png.
 func TestOfflineWhenTablectlStops(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
 	br := startBroker(t)
 	b, srv := startBoard(t, br.URL(), "t1", 0)
@@ -76,6 +77,7 @@ func TestOfflineWhenTablectlStops(t *testing.T) {
 // does not hold the table: the reloaded page shows the void as the last result (not the
 // round before it, which the bead plate ends with) and the warning.
 func TestReloadKeepsVoidAndWarnings(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
 	br := startBroker(t)
 	b, srv := startBoard(t, br.URL(), "t1", 0)

@@ -31,6 +31,7 @@ func get(t *testing.T, url string) (int, string, string) {
 // page, that the logo is served as the image it is, and that a page without a logo
 // serves none.
 func TestPageSettings(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	logo := filepath.Join(dir, "casino.png")
 	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89")
@@ -66,6 +67,7 @@ func TestPageSettings(t *testing.T) {
 // TestPageSettingsRefused checks that a bad language, game name or logo is refused by
 // New with an error naming it.
 func TestPageSettingsRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	text := filepath.Join(dir, "logo.png")
 	if err := os.WriteFile(text, []byte("not an image at all"), 0o644); err != nil {
@@ -102,6 +104,7 @@ func TestPageSettingsRefused(t *testing.T) {
 // characters the page uses: board/fonts/subset.sh lists them in cjk-chars.txt as it
 // builds cjk.woff, so a label changed without running it again fails here.
 func TestCJKFontCoversLabels(t *testing.T) {
+	t.Parallel()
 	used := map[rune]bool{}
 	for _, f := range []string{"static/board.js", "static/index.html"} {
 		data, err := static.ReadFile(f)
@@ -144,6 +147,7 @@ func TestCJKFontCoversLabels(t *testing.T) {
 // zh shows the Chinese labels in large type (庄 閒 和 on the bead plate, 庄问路 and
 // 閒问路) drawn with the embedded glyphs, and en+zh shows both.
 func TestLanguagesInBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
 	br := startBroker(t)
 	_, srv := startBoard(t, br.URL(), "t1", 0)

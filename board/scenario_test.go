@@ -183,6 +183,7 @@ func (d dealtShoe) String() string {
 // docs/roadmap.md plus round 21, and it carries the irregularity messages the board
 // tests look for.
 func TestDealShoe(t *testing.T) {
+	t.Parallel()
 	d := dealShoe(t, "t1")
 	var tokens []string
 	for _, bead := range d.roadmap.BeadPlate {

@@ -166,6 +166,7 @@ func checkLimitsShown(t *testing.T, where string, v limitsView, limits map[strin
 // room to the banner while the table is paused; a status without them shows none. It
 // keeps test-artifacts/board/board-limits-<lang>-<page>.png.
 func TestTableLimitsInBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
 	br := startBroker(t)
 	_, srv := startBoard(t, br.URL(), "t1", 0)
@@ -364,6 +365,7 @@ func TestTableLimitsInBrowser(t *testing.T) {
 // TestTableLimitsNameEveryBet checks that the board names every bet of every rule set
 // (baccarat's bet identifiers) in English and in Chinese, not by its identifier.
 func TestTableLimitsNameEveryBet(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
 	br := startBroker(t)
 	_, srv := startBoard(t, br.URL(), "t1", 0)

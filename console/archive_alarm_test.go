@@ -72,6 +72,7 @@ func summaryOf(t *testing.T, all []Summary, id string) Summary {
 // ones, and stays until the archive's message says no item is kept apart; a table the
 // archive speaks of alone is not listed.
 func TestArchiveAlarmOnTheFloor(t *testing.T) {
+	t.Parallel()
 	tc := newTestConsole(t)
 	a := tc.login(t, "S17", "supervisor-pass-17")
 	for _, id := range []string{"t1", "t2", "t3"} {
@@ -131,6 +132,7 @@ func TestArchiveAlarmOnTheFloor(t *testing.T) {
 // the archive furthest behind (the status's lag or the archive's own message, whichever
 // is further), naming it; each archive's message replaces only its own.
 func TestAlarmsOfTwoArchivesOnOneTile(t *testing.T) {
+	t.Parallel()
 	tc := newTestConsole(t)
 	a := tc.login(t, "S17", "supervisor-pass-17")
 	tc.srv.Ingest("tablectl/v1/t1/status", []byte(`{"schema":1,"table":"t1","state":"online","archive":{"archive":"standby","held":90,"behind":30}}`))
@@ -176,6 +178,7 @@ func TestAlarmsOfTwoArchivesOnOneTile(t *testing.T) {
 // status arrives, and its stream is told. An archive's message cleared meanwhile is not
 // kept.
 func TestHeldAloneMakesNoTable(t *testing.T) {
+	t.Parallel()
 	tc := newTestConsole(t)
 	a := tc.login(t, "S17", "supervisor-pass-17")
 	tc.srv.Ingest(heldTopic("", "t9", "floor"), []byte(heldOf("t9", "floor", 119, 2, "2026-11-23T07:59:00Z")))
@@ -218,6 +221,7 @@ func TestHeldAloneMakesNoTable(t *testing.T) {
 // a service user's (board, archive-floor...) is ignored whatever it publishes, with one
 // log line every few seconds.
 func TestHeldForFakeIDsIsBounded(t *testing.T) {
+	t.Parallel()
 	tc := newTestConsole(t)
 	tc.srv.quiet = ratelog.New(0, tc.clock.now)
 	a := tc.login(t, "S17", "supervisor-pass-17")
@@ -277,6 +281,7 @@ func TestHeldForFakeIDsIsBounded(t *testing.T) {
 // written longer ago than console.archive_late is "not archived for N min", N by the
 // console's clock; the streams are told as the clock passes the setting, with no message.
 func TestArchiveLateByTheConsolesClock(t *testing.T) {
+	t.Parallel()
 	tc := newTestConsoleWith(t, nil, func(o *Options) { o.ArchiveLate = 10 * time.Minute })
 	a := tc.login(t, "S17", "supervisor-pass-17")
 	now := tc.clock.now()
@@ -318,6 +323,7 @@ func TestArchiveLateByTheConsolesClock(t *testing.T) {
 // TestArchiveHeldIsSubscribed: the console's subscriptions take every archive's held
 // message of every table, on a table's broker and, central, on a central one.
 func TestArchiveHeldIsSubscribed(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		central bool
 		topic   string

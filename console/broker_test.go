@@ -15,6 +15,7 @@ import (
 // every stream is told the link's state as it changes; once it is back, commands go
 // through again.
 func TestBrokerLostRefusesCommandsAndTellsTheStreams(t *testing.T) {
+	t.Parallel()
 	tc := newTestConsoleWith(t, nil, func(o *Options) { o.LinkPending = true })
 	replyAsTable(tc)
 	tc.srv.Ingest("tablectl/v1/t1/status", []byte(`{"schema":1,"table":"t1","state":"online","rules":"rws"}`))
@@ -52,6 +53,7 @@ func TestBrokerLostRefusesCommandsAndTellsTheStreams(t *testing.T) {
 // reported the irregularity and since when, from its raised message, whichever of it and
 // the state comes first; without the raised message, since when the console saw it held.
 func TestHeldShowsWhoReportedAndSince(t *testing.T) {
+	t.Parallel()
 	tc := newTestConsole(t)
 	raised := `{"schema":2,"table":"t1","shoe":2,"round":7,"seq":39,"at":"2026-11-23T07:58:00Z","event":"raised","id":3,
 "kind":"wrong_hand","rule":"RWS Baccarat 5.8","reason":"P2 dealt to banker (RWS Baccarat 5.8)","role":"dealer","actor":"D4"}`
@@ -95,6 +97,7 @@ func TestHeldShowsWhoReportedAndSince(t *testing.T) {
 // come, takes that row's place. A table's state that says neither leaves the summary
 // saying since when the console saw it held, and no one as the reporter.
 func TestHeldFromTheStateAlone(t *testing.T) {
+	t.Parallel()
 	tc := newTestConsole(t)
 	held := strings.Replace(heldState, `"decided_by":"supervisor"`, `"decided_by":"supervisor","role":"dealer","actor":"D4","raised":"2026-11-23T07:57:00Z"`, 1)
 	tc.srv.Ingest("tablectl/v1/t1/state", []byte(held))
@@ -146,6 +149,7 @@ func TestHeldFromTheStateAlone(t *testing.T) {
 // Insurance's void is its 5.16 and its irregularities cite it; "insurance not offered"
 // is NC Insurance's alone; the silent documents follow RWS Baccarat.
 func TestRulebook(t *testing.T) {
+	t.Parallel()
 	b := Rulebook()
 	nc, rws, classic := b["nc-insurance"], b["rws"], b["classic"]
 	if nc.Name != "NC Insurance" || nc.Void != "NC Insurance 5.16" || nc.Options != "NC Insurance 5.12" ||

@@ -52,6 +52,7 @@ func evaluate[T any](t *testing.T, ctx context.Context, expr string) T {
 // and searching by table id leave the right tiles; a table held later moves to the
 // front as its state arrives.
 func TestFloorOf500TablesInBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
 	tc := newTestConsole(t)
 	for i := 1; i <= 500; i++ {
@@ -144,6 +145,7 @@ const strings250 = `{"schema":1,"table":"t250","shoe":1,"round":11,"seq":250,"ph
 // supervisor's has the decisions, and the decision confirmed goes under their name. An
 // RWS table has no Insurance command, and a supervisor is not offered the call for one.
 func TestTablePageRolesInBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := newBrowser(t)
 	tc := newTestConsole(t)
 	replyAsTable(tc)

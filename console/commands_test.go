@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tablectl/tablectl/api"
 )
@@ -26,6 +27,7 @@ func replyAsTable(tc *testConsole) {
 }
 
 func TestCommandsCheckedThenPublishedUnderThePersonsName(t *testing.T) {
+	t.Parallel()
 	tc := newTestConsole(t)
 	tc.srv.Ingest("tablectl/v1/t1/status", []byte(`{"schema":1,"table":"t1","state":"online","rules":"rws"}`))
 	tc.srv.Ingest("tablectl/v1/t1/state", []byte(heldState))
@@ -93,7 +95,8 @@ func TestCommandsCheckedThenPublishedUnderThePersonsName(t *testing.T) {
 }
 
 func TestCommandNotAnsweredIs504NamingTheTable(t *testing.T) {
-	tc := newTestConsole(t)
+	t.Parallel()
+	tc := newTestConsoleWith(t, nil, func(o *Options) { o.CommandTimeout = 2 * time.Second })
 	tc.srv.Ingest("tablectl/v1/t1/status", []byte(`{"schema":1,"table":"t1","state":"online"}`))
 	a := tc.login(t, "D4", "dealer-password-4")
 	code, body := a.post(t, "/api/tables/t1/commands", `{"cmd":"confirm"}`)
@@ -106,6 +109,7 @@ func TestCommandNotAnsweredIs504NamingTheTable(t *testing.T) {
 }
 
 func TestCentralLayoutCommandsKeepThePrefix(t *testing.T) {
+	t.Parallel()
 	tc := newTestConsole(t)
 	tc.srv.Ingest("casino/lv1/pit3/tablectl/v1/t1/status", []byte(`{"schema":1,"table":"t1","state":"online"}`))
 	replyAsTable(tc)
@@ -123,6 +127,7 @@ func TestCentralLayoutCommandsKeepThePrefix(t *testing.T) {
 }
 
 func TestFloorHeldAndCallsFirst(t *testing.T) {
+	t.Parallel()
 	tc := newTestConsole(t)
 	for _, m := range []struct{ topic, payload string }{
 		{"tablectl/v1/a1/status", `{"schema":1,"table":"a1","state":"online","rules":"rws","devices":{"shoe":"connected"}}`},
@@ -178,6 +183,7 @@ func TestFloorHeldAndCallsFirst(t *testing.T) {
 // TestResultSentAgainKeepsTheNewest: a table re-publishes results after a reconnect
 // (docs/mqtt.md); an older one arriving late does not replace the last result.
 func TestResultSentAgainKeepsTheNewest(t *testing.T) {
+	t.Parallel()
 	tc := newTestConsole(t)
 	tc.srv.Ingest("tablectl/v1/t1/result", []byte(`{"schema":1,"table":"t1","shoe":1,"round":5,"seq":30,"winner":"banker"}`))
 	tc.srv.Ingest("tablectl/v1/t1/result", []byte(`{"schema":1,"table":"t1","shoe":1,"round":4,"seq":24,"winner":"player"}`))
@@ -192,6 +198,7 @@ func TestResultSentAgainKeepsTheNewest(t *testing.T) {
 // very words the table would answer, and nothing is published; a report's detail of two
 // lines and a tab goes out as given.
 func TestCommandTextRefusedBeforePublishing(t *testing.T) {
+	t.Parallel()
 	tc := newTestConsole(t)
 	tc.srv.Ingest("tablectl/v1/t1/status", []byte(`{"schema":1,"table":"t1","state":"online","rules":"rws"}`))
 	replyAsTable(tc)

@@ -11,6 +11,7 @@ import (
 // refused by the console before anything is published, and the page shows the refusal
 // where the button was, in the table's words: the field, the character and its offset.
 func TestControlCharacterInAReportInBrowser(t *testing.T) {
+	t.Parallel()
 	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		replyAsTable(tc)

@@ -197,6 +197,7 @@ func floorShows(t *testing.T, a *agent, what string, ok func(Summary) bool) {
 // Insurance 5.12, and the pit manager's NC Insurance 5.13 record), and a foreign card's
 // report with the card found. Each reply is the table's, and says what it did.
 func TestEveryCommandThroughTheConsole(t *testing.T) {
+	t.Parallel()
 	l, tc := startLiveTable(t)
 	l.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
 	l.idle(t)

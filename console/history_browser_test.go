@@ -18,6 +18,7 @@ import (
 // pit3 lists t1's 42 in order. Without an archive the floor has no History link and the
 // page says the console has none.
 func TestHistoryPageInBrowser(t *testing.T) {
+	t.Parallel()
 	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := historyConsole(t)
 		loginPage(t, ctx, tc.http.URL, "S17", "supervisor-pass-17")
@@ -106,6 +107,7 @@ func TestHistoryPageInBrowser(t *testing.T) {
 		shot(t, ctx, sc, "history")
 	})
 	t.Run("no archive", func(t *testing.T) {
+		t.Parallel()
 		ctx := chromiumtest.New(t, 1920, 1080)
 		tc := newTestConsole(t)
 		loginPage(t, ctx, tc.http.URL, "S17", "supervisor-pass-17")
@@ -127,6 +129,7 @@ func TestHistoryPageInBrowser(t *testing.T) {
 // for 25 minutes (by the console's clock) show on the floor's tile and in the banner of
 // every page, and on the table's page; nothing dismisses them.
 func TestArchiveAlarmsInBrowser(t *testing.T) {
+	t.Parallel()
 	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		now := tc.clock.now()

@@ -190,6 +190,7 @@ func tablesOf(p historyPage) map[string]int {
 // pit reads only its tables, whatever is asked; a dealer reads none; a table or pit the
 // person does not work is refused, server side.
 func TestHistoryRolesAndTables(t *testing.T) {
+	t.Parallel()
 	tc := historyConsole(t)
 	s17 := tc.login(t, "S17", "supervisor-pass-17")
 	code, body := s17.get(t, "/api/history/rounds?limit=1000")
@@ -253,6 +254,7 @@ func TestHistoryRolesAndTables(t *testing.T) {
 
 // TestHistoryBadParameters: each bad parameter is a 400 naming it.
 func TestHistoryBadParameters(t *testing.T) {
+	t.Parallel()
 	tc := historyConsole(t)
 	a := tc.login(t, "S17", "supervisor-pass-17")
 	for _, c := range []struct{ query, want string }{
@@ -294,6 +296,7 @@ func TestHistoryBadParameters(t *testing.T) {
 // TestHistoryPagesAndRound: a page at a time, the next page's cursor going on where the
 // page ended; a round opens with its cards, settlements, irregularity and commands.
 func TestHistoryPagesAndRound(t *testing.T) {
+	t.Parallel()
 	tc := historyConsole(t)
 	a := tc.login(t, "S17", "supervisor-pass-17")
 	_, body := a.get(t, "/api/history/rounds?limit=1000&table=t1,t2")
@@ -331,6 +334,7 @@ func TestHistoryPagesAndRound(t *testing.T) {
 // TestHistoryCSV: the CSV export is the search's every round, as RFC 4180 CSV with a
 // header, a field with a comma or quote quoted, sent as an attachment.
 func TestHistoryCSV(t *testing.T) {
+	t.Parallel()
 	tc := historyConsole(t)
 	a := tc.login(t, "S17", "supervisor-pass-17")
 	code, body, resp := tc.do(t, "GET", "/api/history/rounds.csv?table=t1&from="+url.QueryEscape("2026-11-27T03:40:54.4921Z"), "", nil, a.cookie)
@@ -377,6 +381,7 @@ func TestHistoryCSV(t *testing.T) {
 // TestNoArchive: without an archive, the session says so, and every history request is
 // a 404 saying the console has none.
 func TestNoArchive(t *testing.T) {
+	t.Parallel()
 	tc := newTestConsole(t)
 	a := tc.login(t, "S17", "supervisor-pass-17")
 	if _, body := a.get(t, "/api/session"); !strings.Contains(body, `"history":"none"`) {
@@ -405,6 +410,7 @@ func (h *countingHistory) SearchRounds(ctx context.Context, s archive.Search) (a
 // naming the cap, for the page and the CSV alike, and reaches neither the floor's checks
 // nor the archive. At the caps the search runs.
 func TestHistoryListsAreCapped(t *testing.T) {
+	t.Parallel()
 	tc := historyConsole(t)
 	counted := &countingHistory{History: tc.srv.opts.History}
 	tc.srv.opts.History = counted

@@ -64,6 +64,7 @@ func (sw *streamWatch) handler(h http.Handler) http.Handler {
 // stream that touched its response after its handler returned panicked the console
 // (net/http's http2responseWriter.SetWriteDeadline) at the first page change.
 func TestStreamsOverHTTPSInBrowser(t *testing.T) {
+	t.Parallel()
 	r, err := archive.OpenReader(context.Background(), historyArchive(t))
 	if err != nil {
 		t.Fatal(err)

@@ -49,6 +49,7 @@ func refusalBody(t *testing.T, resp *http.Response) []byte {
 // once, and the console at most Streams in all; one more is answered 429, and a stream
 // closed makes room for another.
 func TestEventStreamsAreCapped(t *testing.T) {
+	t.Parallel()
 	tc := newTestConsole(t)
 	// The console is served again through a handler that says each time a request for
 	// an event stream is over: the stream's handler has returned and given back its
@@ -141,6 +142,7 @@ func TestEventStreamsAreCapped(t *testing.T) {
 // of another site, its name made to resolve to the console's address) is refused before
 // anything else; an IP address, localhost and the configured names are served.
 func TestUnknownHostIsRefused(t *testing.T) {
+	t.Parallel()
 	tc := newTestConsole(t)
 	tc.srv.opts.Hosts = []string{"pit-console.casino.lan"}
 	_, port, _ := strings.Cut(strings.TrimPrefix(tc.http.URL, "http://"), ":")

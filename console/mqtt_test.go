@@ -16,6 +16,7 @@ import (
 // sent later, and once the broker is back the link connects and subscribes again by
 // itself. Close leaves no goroutine behind (TestMain).
 func TestLinkReconnectsAndSubscribesAgain(t *testing.T) {
+	t.Parallel()
 	b := mosquittotest.Start(t, mosquittotest.Config{})
 	got := make(chan string, 64)
 	downs := make(chan string, 64) // the link's reasons as it goes down
@@ -83,6 +84,7 @@ func TestLinkReconnectsAndSubscribesAgain(t *testing.T) {
 // TestDialRefusesBadOptions: a bad URL, TLS files for a plain URL and a CA file that
 // is not there are refused, naming what is wrong, before anything connects.
 func TestDialRefusesBadOptions(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "ca.crt")
 	for _, c := range []struct {
 		opts LinkOptions

@@ -21,8 +21,10 @@ import (
 // 5.13 record. Each option reads in words, and each record asks once more, naming the box
 // and its choice, before anything is sent.
 func TestOptionsFromThePageInBrowser(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{1920, 1080}, {1024, 768}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			t.Parallel()
 			optionsFromThePage(t, size[0], size[1])
 		})
 	}

@@ -27,6 +27,7 @@ func setClock(tc *testConsole, at time.Time) { tc.clock.add(at.Sub(tc.clock.now(
 // supervisor of pit3 gets t1's rounds alone; a supervisor of every table gets both
 // tables'; an hour with no round says so, with its range.
 func TestHistoryOpensOnTheLastHourInBrowser(t *testing.T) {
+	t.Parallel()
 	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := historyConsole(t)
 		// The archive's rounds ended at 03:40:54 UTC on 27 November.
@@ -96,6 +97,7 @@ func TestHistoryOpensOnTheLastHourInBrowser(t *testing.T) {
 // broker lost. On the podium's 1920 screen the decks are shown whole too; on the tablet
 // they may go, the rule set's name staying whole.
 func TestTableHeaderShowsRuleSetWholeInBrowser(t *testing.T) {
+	t.Parallel()
 	names := map[string]string{"classic": "Classic", "rws": "RWS Baccarat", "nc-tournament": "NC Tournament",
 		"nc-insurance": "NC Insurance", "royal": "Royal Baccarat"}
 	order := []string{"classic", "rws", "nc-tournament", "nc-insurance", "royal"}
@@ -172,6 +174,7 @@ func heldFromState(id, kind, reason, role, actor string, raised time.Time) strin
 // takes the row's place. A table whose state names no reporter, but whose reason says a
 // dealer reported it, is not said to have raised it itself.
 func TestHoldFromTheRetainedStateInBrowser(t *testing.T) {
+	t.Parallel()
 	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		raised := time.Now().Add(-3 * time.Minute) // the page counts by the screen's clock
@@ -236,6 +239,7 @@ const visibleCmds = `[...document.querySelectorAll("#actions button[data-cmd]")]
 // are offered only at a table whose rule set has Insurance (NC Insurance 3.11, 3.12), and
 // not at one set to offer none (NC Insurance 4.2.2).
 func TestCallAndInsuranceWhereTheyServeInBrowser(t *testing.T) {
+	t.Parallel()
 	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		online(tc, "t1", "classic")
@@ -290,6 +294,7 @@ func TestCallAndInsuranceWhereTheyServeInBrowser(t *testing.T) {
 // only while the console reaches its broker: with the broker lost, the floor and a
 // table's page say they are not live; once it is back, they are live again.
 func TestLiveBadgeFollowsTheBrokerInBrowser(t *testing.T) {
+	t.Parallel()
 	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		online(tc, "t1", "rws")

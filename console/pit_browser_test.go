@@ -22,10 +22,11 @@ type screen struct {
 
 var screens = []screen{{"1920", 1920, 1080}, {"tablet", 1024, 768}}
 
-// eachScreen runs f in a fresh browser of each screen's size.
+// eachScreen runs f in a fresh browser of each screen's size, the screens side by side.
 func eachScreen(t *testing.T, f func(t *testing.T, sc screen, ctx context.Context)) {
 	for _, sc := range screens {
 		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
 			f(t, sc, chromiumtest.New(t, sc.w, sc.h))
 		})
 	}
@@ -111,6 +112,7 @@ func online(tc *testConsole, id, rules string) {
 // nothing; a report needs its kind chosen; only the confirmation sends the command, and
 // its answer shows where the button was, in words.
 func TestConsequentialActionsAskFirstInBrowser(t *testing.T) {
+	t.Parallel()
 	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		replyAsTable(tc)
@@ -249,6 +251,7 @@ func heldBy(id, rules, rule string) string {
 // shows who reported it, the dealer's note in full and how long it has been held; the
 // dealer calls a supervisor from the console.
 func TestHoldDrawsAttentionInBrowser(t *testing.T) {
+	t.Parallel()
 	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		replyAsTable(tc)
@@ -319,6 +322,7 @@ func TestHoldDrawsAttentionInBrowser(t *testing.T) {
 // TestExpiredSessionSaysSoInBrowser: a floor screen left watching past the idle time
 // goes to the login page, which says the session ended.
 func TestExpiredSessionSaysSoInBrowser(t *testing.T) {
+	t.Parallel()
 	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsoleWith(t, nil, func(o *Options) { o.Heartbeat = 200 * time.Millisecond })
 		online(tc, "t1", "rws")
@@ -345,6 +349,7 @@ func TestExpiredSessionSaysSoInBrowser(t *testing.T) {
 // cite NC Insurance (its 5.16 for a void, its 5.12 for the players' options), never RWS
 // Baccarat; the rule set shows by name; the report list offers "Insurance not offered".
 func TestNCInsuranceHoldCitesItsRulesInBrowser(t *testing.T) {
+	t.Parallel()
 	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		online(tc, "t1", "nc-insurance")
@@ -383,6 +388,7 @@ func TestNCInsuranceHoldCitesItsRulesInBrowser(t *testing.T) {
 // as its last known state, without "Devices connected"; its page says it is offline and
 // offers no command.
 func TestOfflineTableShowsLastKnownInBrowser(t *testing.T) {
+	t.Parallel()
 	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		online(tc, "t1", "rws")
@@ -416,6 +422,7 @@ func TestOfflineTableShowsLastKnownInBrowser(t *testing.T) {
 // irregularities fit, on the tablet too; Banker red is not the held colour; the
 // dealer's own tables are marked; the floor uses the screen's width.
 func TestReadableOnBothScreensInBrowser(t *testing.T) {
+	t.Parallel()
 	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		for _, id := range []string{"t1", "t2", "t3"} {
@@ -468,6 +475,7 @@ func TestReadableOnBothScreensInBrowser(t *testing.T) {
 // unknown, not offline; a command given meanwhile is answered that it was not sent, and
 // why; Mosquitto started again, the pages say the broker is back, and are live.
 func TestBrokerLostAndBackInBrowser(t *testing.T) {
+	t.Parallel()
 	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
 		b := mosquittotest.Start(t, mosquittotest.Config{})
 		var srv *Server

@@ -69,6 +69,7 @@ func (s *eventStream) next(t *testing.T, name, want string) string {
 }
 
 func TestFloorAndTableStreams(t *testing.T) {
+	t.Parallel()
 	tc := newTestConsole(t)
 	tc.srv.Ingest("tablectl/v1/t1/status", []byte(`{"schema":1,"table":"t1","state":"online"}`))
 	a := tc.login(t, "S17", "supervisor-pass-17")

@@ -18,6 +18,7 @@ func addTestUser(t *testing.T, path string, u User, password string) {
 }
 
 func TestAddListRemoveUsers(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "users.json")
 	addTestUser(t, path, User{Name: "D4", Role: "dealer", Tables: []string{"t1"}}, "dealer-password-1")
 	addTestUser(t, path, User{Name: "S17", Role: "supervisor", Pits: []string{"pit3"}}, "supervisor-password")
@@ -87,6 +88,7 @@ func TestAddListRemoveUsers(t *testing.T) {
 }
 
 func TestLoadUsersRefusesBadFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	hash, _ := bcrypt.GenerateFromPassword([]byte("a-long-password"), bcrypt.MinCost)
 	entry := func(name, role string) string {

@@ -87,6 +87,7 @@ func granted(g [][2]string, topic, access string) bool {
 // records to the archive floor and read what it holds; and write no other table's
 // topics nor any held message.
 func TestShippedSettingsAndACLAgree(t *testing.T) {
+	t.Parallel()
 	cfg := loadShipped(t)
 	user := cfg.MQTTUsername()
 	if cfg.MQTT.URL == "" || user != cfg.Table {
@@ -126,6 +127,7 @@ func TestShippedSettingsAndACLAgree(t *testing.T) {
 // only; exposing them is a deliberate change (docs/deploy.md). The display board, which
 // only shows what the table publishes, is served to the display Pi (board_test.go).
 func TestShippedSettingsServeOnLoopback(t *testing.T) {
+	t.Parallel()
 	cfg := loadShipped(t)
 	for key, addr := range map[string]string{"metrics": cfg.Metrics} {
 		host, _, err := net.SplitHostPort(addr)
@@ -167,6 +169,7 @@ func loadShipped(t *testing.T) config.Config {
 // limits displayed at the table (RWS Baccarat 3.4), so the file carries an example
 // limits section that check-config takes without a warning, and that the board shows.
 func TestShippedSettingsShowTheLimits(t *testing.T) {
+	t.Parallel()
 	cfg := loadShipped(t)
 	if w := cfg.LimitsWarning(); w != "" {
 		t.Errorf("the shipped configuration: %s", w)
@@ -180,6 +183,7 @@ func TestShippedSettingsShowTheLimits(t *testing.T) {
 // each user of the generated ACL, and none more, and the tables' row names each topic
 // of the patterns (each table logs in as its own id).
 func TestMosquittoREADMEUsers(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("mosquitto/README.md")
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ func mustACL(t *testing.T) []byte {
 // TestShippedACLIsGenerated: deploy/mosquitto/acl is exactly what api.MosquittoACL gives
 // (`go generate ./deploy` writes it), so no topic or role is granted by hand.
 func TestShippedACLIsGenerated(t *testing.T) {
+	t.Parallel()
 	shipped, err := os.ReadFile("mosquitto/acl")
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // its archive/floor/held, and nothing else: no other archive's topics, no table topic,
 // no command.
 func TestShippedArchiveAndACLAgree(t *testing.T) {
+	t.Parallel()
 	yaml, err := os.ReadFile("tablectl-archive.yaml")
 	if err != nil {
 		t.Fatal(err)

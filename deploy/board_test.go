@@ -21,6 +21,7 @@ import (
 // Chromium command line open; and a board served on that host answers on this
 // machine's network address, as the display Pi reaches it.
 func TestKioskReachesTheBoard(t *testing.T) {
+	t.Parallel()
 	// The file names this Pi's devices and password file, which config.Load checks;
 	// the board's key is read as the reader reads it, from the file's top level.
 	yaml, err := os.ReadFile("tablectl.yaml")

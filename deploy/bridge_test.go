@@ -22,6 +22,7 @@ import (
 // (TestBridgeToCentralBroker); here its certificates are missing, which Mosquitto reports
 // only as the bridge connects, after it runs.
 func TestBridgeConfUnderDebianDefaults(t *testing.T) {
+	t.Parallel()
 	bin := mosquittotest.Binary(t)
 	conf, err := os.ReadFile("mosquitto-bridge.conf")
 	if err != nil {
@@ -123,6 +124,7 @@ func TestBridgeConfUnderDebianDefaults(t *testing.T) {
 // bridge logged in as the table id; the records go out and the held messages come in,
 // for every archive.
 func TestBridgeForwardsOnlyItsTable(t *testing.T) {
+	t.Parallel()
 	conf, err := os.ReadFile("mosquitto-bridge.conf")
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ func install(t *testing.T, root, bin string) string {
 // TestInstallIsIdempotent installs into a directory, then again: the second run changes
 // nothing, keeps the table's own settings, and an upgrade replaces only the binary.
 func TestInstallIsIdempotent(t *testing.T) {
+	t.Parallel()
 	root, dir := t.TempDir(), t.TempDir()
 	bin := filepath.Join(dir, "tablectl")
 	if err := os.WriteFile(bin, []byte("first build"), 0o755); err != nil {
@@ -91,6 +92,7 @@ func TestInstallIsIdempotent(t *testing.T) {
 
 // TestInstallRefusesNoBinary: without a binary it says how to get one.
 func TestInstallRefusesNoBinary(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command("sh", "install.sh", filepath.Join(t.TempDir(), "missing"))
 	cmd.Env = append(os.Environ(), "DESTDIR="+t.TempDir())
 	out, err := cmd.CombinedOutput()
@@ -102,6 +104,7 @@ func TestInstallRefusesNoBinary(t *testing.T) {
 // TestUnitVerifies has systemd check the unit, with its binary path pointed at one that
 // exists.
 func TestUnitVerifies(t *testing.T) {
+	t.Parallel()
 	analyze, err := exec.LookPath("systemd-analyze")
 	if err != nil {
 		if os.Getenv("TABLECTL_REQUIRE_INTEGRATION") != "" {
@@ -153,6 +156,7 @@ func TestUnitVerifies(t *testing.T) {
 // TestUnitHasAStartLimitTheDocsDescribe: the unit stops restarting after a burst of
 // starts, and docs/deploy.md gives the same figures.
 func TestUnitHasAStartLimitTheDocsDescribe(t *testing.T) {
+	t.Parallel()
 	unit, err := os.ReadFile("tablectl.service")
 	if err != nil {
 		t.Fatal(err)
@@ -188,6 +192,7 @@ func TestUnitHasAStartLimitTheDocsDescribe(t *testing.T) {
 // account with no login shell stops the install before anything is written; a proper
 // one is used.
 func TestInstallChecksAnExistingAccount(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "tablectl")
 	if err := os.WriteFile(bin, []byte("build"), 0o755); err != nil {

@@ -13,6 +13,7 @@ import (
 // ./deploy writes them: the commands a person types are the ones the script runs
 // (TestFloorSetUpFromTheDocs runs it), and every step is on a page.
 func TestFloorDocsAreTheScripts(t *testing.T) {
+	t.Parallel()
 	var stale []string
 	err := shdoc.Generate("..", func(path string, _ []byte, _ os.FileMode) error {
 		stale = append(stale, path)

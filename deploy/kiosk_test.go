@@ -53,6 +53,7 @@ func serveBoard(t *testing.T, addr string) (stop func()) {
 // the board, it opens the board at once. It keeps
 // test-artifacts/deploy/kiosk-waiting.png.
 func TestKioskShowsTheBoardWhicheverStartsFirst(t *testing.T) {
+	t.Parallel()
 	page, err := filepath.Abs("kiosk.html")
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 // broker does, and Mosquitto with that line delivers a packet under the cap and drops
 // one over it.
 func TestMosquittoPacketLimit(t *testing.T) {
+	t.Parallel()
 	conf, err := os.ReadFile("mosquitto/tablectl.conf")
 	if err != nil {
 		t.Fatal(err)
