@@ -79,10 +79,16 @@ type InsuranceReport struct {
 
 // Analyze enumerates every round from a full shoe of decks decks for rule set rs.
 func Analyze(rs *baccarat.RuleSet, decks int) (*Report, error) {
+	return analyze(rs, decks, Enumerate)
+}
+
+// analyze is Analyze with the enumeration done by enumerate, which the tests share
+// between rule sets whose rounds are the same.
+func analyze(rs *baccarat.RuleSet, decks int, enumerate func(decks int, withSuits, withInsurance bool) *Tally) (*Report, error) {
 	if err := rs.CheckDecks(decks); err != nil {
 		return nil, fmt.Errorf("analyze: %w", err)
 	}
-	t := Enumerate(decks, rs.NeedsSuits(), rs.Insurance)
+	t := enumerate(decks, rs.NeedsSuits(), rs.Insurance)
 	r := &Report{Rules: rs.Name, Decks: decks, TotalWeight: Weight(t.Total)}
 	for o, w := range t.Outcomes {
 		switch o.Winner {

@@ -3,15 +3,52 @@ package analysis
 import (
 	"encoding/json"
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/tablectl/tablectl/baccarat"
 )
 
+// tallies holds each enumeration the tests made, so that rule sets dealing the same
+// rounds (same decks, suits and Insurance) share one: Enumerate reads nothing else, and
+// Analyze only reads the Tally.
+var tallies struct {
+	mu sync.Mutex
+	m  map[[3]int]*Tally
+}
+
+// sharedEnumerate is Enumerate, once for each decks, withSuits and withInsurance.
+func sharedEnumerate(decks int, withSuits, withInsurance bool) *Tally {
+	tallies.mu.Lock()
+	defer tallies.mu.Unlock()
+	key := [3]int{decks, b2i(withSuits), b2i(withInsurance)}
+	if t, ok := tallies.m[key]; ok {
+		return t
+	}
+	if tallies.m == nil {
+		tallies.m = map[[3]int]*Tally{}
+	}
+	t := Enumerate(decks, withSuits, withInsurance)
+	tallies.m[key] = t
+	return t
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// analyzeShared is Analyze with the tests' shared enumerations.
+func analyzeShared(rs *baccarat.RuleSet, decks int) (*Report, error) {
+	return analyze(rs, decks, sharedEnumerate)
+}
+
 // The published exact figures for 8 decks: ordered 6-card sequences by result, and the
 // game project sheet's returns (Banker 98.94%, Player 98.76%, Tie 85.64%).
 func TestClassicEightDecksMatchesPublished(t *testing.T) {
-	r, err := Analyze(baccarat.MustLookup("classic", baccarat.Options{}), 8)
+	r, err := analyzeShared(baccarat.MustLookup("classic", baccarat.Options{}), 8)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +91,7 @@ func TestWeightsAddUp(t *testing.T) {
 	for _, name := range baccarat.Names {
 		rs := baccarat.MustLookup(name, baccarat.Options{})
 		for _, d := range []int{rs.Decks[0], rs.Decks[len(rs.Decks)-1]} {
-			r, err := Analyze(rs, d)
+			r, err := analyzeShared(rs, d)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,20 +130,28 @@ func TestFourCardRoundsByBruteForce(t *testing.T) {
 	}
 	brute := map[baccarat.Outcome]uint64{}
 	tail := uint64(48 * 47) // ways to continue four cards to six
+	// The coup of the first cards is dealt once for all the sequences that start with them.
 	for a := range shoe {
+		var c1 baccarat.Coup
+		c1.Place(shoe[a])
 		for b := range shoe {
 			if b == a {
 				continue
 			}
+			c2 := c1
+			c2.Place(shoe[b])
 			for c := range shoe {
 				if c == a || c == b {
 					continue
 				}
+				c3 := c2
+				c3.Place(shoe[c])
 				for d := range shoe {
 					if d == a || d == b || d == c {
 						continue
 					}
-					coup, _ := baccarat.CoupOf(shoe[a], shoe[b], shoe[c], shoe[d])
+					coup := c3
+					coup.Place(shoe[d])
 					if coup.Complete() {
 						brute[baccarat.OutcomeOf(coup)] += tail
 					}
@@ -141,7 +186,7 @@ func TestFourCardRoundsByBruteForce(t *testing.T) {
 // The Insurance situations cover exactly the rounds the controller would offer them in:
 // the weight of each row equals the weight of the rounds whose cards open that row.
 func TestInsuranceRows(t *testing.T) {
-	r, err := Analyze(baccarat.MustLookup("nc-insurance", baccarat.Options{}), 8)
+	r, err := analyzeShared(baccarat.MustLookup("nc-insurance", baccarat.Options{}), 8)
 	if err != nil {
 		t.Fatal(err)
 	}

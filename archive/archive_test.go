@@ -25,6 +25,7 @@ import (
 // journal exported from it is the table's, byte for byte, and verifies with the table's
 // key, its table head covering the last record.
 func TestRecordByRecord(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
@@ -189,6 +190,7 @@ func shipBatches(t *testing.T, f fixture, rng *rand.Rand) []Batch {
 // records before it, its heads stored at once, ahead of their records. (Records out of
 // order inside a batch are no batch: TestNotABatch.)
 func TestSentTwiceAndOutOfOrder(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
@@ -248,6 +250,7 @@ func TestSentTwiceAndOutOfOrder(t *testing.T) {
 // TestRestartMidShoe: an archive stopped in the middle of a round and started again on
 // the same database goes on from where it was: the rows are those of one run.
 func TestRestartMidShoe(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		db := openDB(t, dsn)
@@ -280,6 +283,7 @@ func TestRestartMidShoe(t *testing.T) {
 // TestIrregularityRule: the rows carry the settings' rule set (the irregularity's rule
 // names the table's rules) and a round's settlements.
 func TestIrregularityRule(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	db := openDB(t, filepath.Join(t.TempDir(), "a.db"))
 	ingestAll(t, newArchive(t, db, f.keys()), f, 40)
@@ -307,6 +311,7 @@ func TestIrregularityRule(t *testing.T) {
 // filled both are checked: the forgery refused with its alarm, not stored, and the true
 // record 12 stored, without the table sending it again.
 func TestForgeryWaitingForAGap(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		db := openDB(t, dsn)

@@ -298,6 +298,7 @@ func fillDay500(t testing.TB, db *DB) (*Archive, int) {
 // their rows: a round row for every round dealt, over a shoe's end, none void, each
 // with its cards and winner, and every record chained (no alarm).
 func TestGeneratedPlay(t *testing.T) {
+	t.Parallel()
 	onEngines(t, func(t *testing.T, dsn string) {
 		db := openDB(t, dsn)
 		a := New(db, genKeys(3), Options{Now: fixedNow})

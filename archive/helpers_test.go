@@ -53,9 +53,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// pgDBs counts the databases made on pg.
-var pgDBs int
-
 // onEngines runs f once on a new SQLite archive and once on a new PostgreSQL one.
 func onEngines(t *testing.T, f func(t *testing.T, dsn string)) {
 	t.Run("sqlite", func(t *testing.T) {

@@ -33,6 +33,7 @@ func inboxIDs(t *testing.T, a *Archive) []int64 {
 // waiting, dropped or kept apart. A batch Ingest refuses (not a batch, a table not in the
 // keys file) leaves its row, for the caller's Done.
 func TestInbox(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
@@ -118,6 +119,7 @@ func TestInbox(t *testing.T) {
 // too; Ingest of such a table is ErrUnknownTable and keeps nothing, not in quarantine
 // either: no alarm and no quarantine row for an unknown table.
 func TestCountUnknown(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	const ids = 2000
 	onEngines(t, func(t *testing.T, dsn string) {
@@ -179,6 +181,7 @@ func TestCountUnknown(t *testing.T) {
 // TestClaim: a database is one archive's: the first Claim records its id, the same id
 // claims it again (after a reopening too), another id is refused, naming both.
 func TestClaim(t *testing.T) {
+	t.Parallel()
 	onEngines(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		db := openDB(t, dsn)
@@ -213,6 +216,7 @@ func TestClaim(t *testing.T) {
 // latest; a restarted archive reads the same from the table's row. A table held nothing
 // has a zero Status.
 func TestStatus(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()

@@ -15,6 +15,7 @@ import (
 // recovery replaced); comments and blank lines are skipped; each bad line is refused
 // with the file and the line.
 func TestReadKeys(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	pub, err := os.ReadFile(filepath.Join("testdata", "table", "public.key"))
 	if err != nil {
@@ -83,6 +84,7 @@ func TestReadKeys(t *testing.T) {
 // again changes nothing, and a database of a newer schema than this tablectl knows is
 // refused, naming both versions.
 func TestMigrations(t *testing.T) {
+	t.Parallel()
 	onEngines(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		db := openDB(t, dsn)
@@ -113,6 +115,7 @@ func TestMigrations(t *testing.T) {
 // TestEngineOf: postgres:// and postgresql:// URLs are PostgreSQL, anything else a
 // SQLite file; a password is never printed.
 func TestEngineOf(t *testing.T) {
+	t.Parallel()
 	for dsn, want := range map[string]Engine{"postgres://a@h/db": Postgres, "postgresql://h/db": Postgres,
 		"/var/lib/tablectl/archive.db": SQLite, "archive.db": SQLite} {
 		if got := EngineOf(dsn); got != want {
@@ -129,6 +132,7 @@ func TestEngineOf(t *testing.T) {
 // what is held of it, and its batches are ErrUnknownTable until it is back. Known is
 // read from other goroutines all along, as the service's intake reads it (-race).
 func TestSetKeys(t *testing.T) {
+	t.Parallel()
 	onEngines(t, func(t *testing.T, dsn string) {
 		f := loadFixture(t)
 		db := openDB(t, dsn)

@@ -12,6 +12,7 @@ import (
 // (at most maxMergeRows), the same rows in the same order; an UPDATE between two rows
 // keeps them apart, so it changes only the row written before it, as it would have.
 func TestMergeInserts(t *testing.T) {
+	t.Parallel()
 	const id = "pit1-bac01"
 	cmd := func(seq int) stmt {
 		return stmt{`INSERT INTO commands (table_id, seq, at, kind, role, actor, detail)

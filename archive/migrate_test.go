@@ -51,6 +51,7 @@ func openAt(t *testing.T, dsn string, version int) *DB {
 // table's head. The journal shipped on is stored, its rows those of the report, its
 // export the table's.
 func TestMigrateFromVersion4(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	const k = 150
 	onEngines(t, func(t *testing.T, dsn string) {

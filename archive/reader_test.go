@@ -16,6 +16,7 @@ import (
 // on it first. Each message names both versions. The archive migrated by its writer is
 // then read.
 func TestOpenReaderSchemaVersions(t *testing.T) {
+	t.Parallel()
 	onEngines(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		if EngineOf(dsn) == SQLite {

@@ -21,6 +21,7 @@ import (
 // What comes out is valid UTF-8 with no control character but tab and newline, and comes
 // out the same again.
 func TestStorable(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"", ""},
 		{"pit3-bac07", "pit3-bac07"},
@@ -70,6 +71,7 @@ func TestStorable(t *testing.T) {
 // So are a table id not in the keys file and an inbox row's topic; the inbox keeps the
 // payload's bytes.
 func TestAnyByteStored(t *testing.T) {
+	t.Parallel()
 	const detail = "counted\x00again\x01\tby\nhand\x1b[31m\u0085\x7f é BADBYTE"
 	const want = `counted\u0000again\u0001` + "\tby\nhand" + `\u001b[31m\u0085\u007f é ` + "\uFFFD"
 	id := genTableID(0)
@@ -195,6 +197,7 @@ func receive(t *testing.T, a *Archive) int64 {
 // stored whole, with their rows, and the rows are those of an archive that refused
 // nothing, but the record's own.
 func TestRefusedRows(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	x, rows := commandRecord(t, f, 100)
 	if len(rows) != 2 || rows[1] != "INSERT INTO rounds" {
@@ -261,6 +264,7 @@ func TestRefusedRows(t *testing.T) {
 // the database takes it, the table sent again from it is stored whole, with what waited
 // ahead of it.
 func TestRefusedRecord(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	const x = 100
 	onEngines(t, func(t *testing.T, dsn string) {
@@ -317,6 +321,7 @@ func TestRefusedRecord(t *testing.T) {
 // another key is kept apart). Ingest says the error, the table is held as before; once
 // the database takes them, the alarms are kept and the true journal stored.
 func TestRefusedAlarm(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	const k = 110
 	onEngines(t, func(t *testing.T, dsn string) {

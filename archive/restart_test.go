@@ -14,6 +14,7 @@ import (
 // takes up from the state kept at each table's last shoe end, replaying only the records
 // after it, and derives the very rows an archive that never stopped derives.
 func TestRestartFromReplayState(t *testing.T) {
+	t.Parallel()
 	const tables, rounds, cut = 3, 150, 100 // a shoe is about 80 rounds
 	var recs [tables][]Record
 	var cutAt [tables]int // the records of the first cut rounds

@@ -182,6 +182,7 @@ func searchAll(t *testing.T, db *DB, s Search) (rows []RoundRow, pages int) {
 // decision and person asked, in the order of end time, table, shoe and round, and its
 // pages, one after the other, give that order with nothing left out or given twice.
 func TestSearchRounds(t *testing.T) {
+	t.Parallel()
 	onEngines(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		db := searchDB(t, dsn)
@@ -298,6 +299,7 @@ func TestSearchRounds(t *testing.T) {
 // settlement, its irregularity with the decision and who took it, and the commands
 // given during it with each person's name; a round not held is ErrNoRound.
 func TestRoundDetail(t *testing.T) {
+	t.Parallel()
 	onEngines(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		db := searchDB(t, dsn)
@@ -349,6 +351,7 @@ func TestRoundDetail(t *testing.T) {
 
 // TestParseCursor refuses a cursor that is not one, naming it.
 func TestParseCursor(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "1.2.3", "x.1.1.1.t", "1.1.1.1.", "1.99999999999.1.1.t", "-1.1.1.1.t"} {
 		if _, err := ParseCursor(s); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", s)) {
 			t.Errorf("ParseCursor(%q): %v", s, err)
@@ -363,6 +366,7 @@ func TestParseCursor(t *testing.T) {
 // TestOpenReader: an archive opened for searches is searched as the archive wrote it,
 // and refuses a write; a SQLite file that is not there is an error, and is not made.
 func TestOpenReader(t *testing.T) {
+	t.Parallel()
 	onEngines(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		db := searchDB(t, dsn)
@@ -398,6 +402,7 @@ func TestOpenReader(t *testing.T) {
 // searches by kind, decision and person find exactly those rounds, with the person's
 // decision and commands, on both engines.
 func TestSearchGeneratedIrregular(t *testing.T) {
+	t.Parallel()
 	onEngines(t, func(t *testing.T, dsn string) {
 		db := openDB(t, dsn)
 		a := New(db, genKeys(2), Options{Now: fixedNow})

@@ -81,6 +81,7 @@ func expectAlarm(t *testing.T, res Result, id string, kind AlarmKind, item strin
 // that record is stored after them, with its rows, and the journal exported is the
 // table's. (A refused batch is kept apart whole, in one row of quarantine.)
 func TestUnsignedAppend(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	next, rows := commandRecord(t, f, 100)
 	if len(rows) < 2 {
@@ -185,6 +186,7 @@ func TestUnsignedAppend(t *testing.T) {
 // (not signed). The first record of the batch altered breaks the chain from the last
 // record held. Nothing of any is held or derived; the true batch is stored after them.
 func TestAlteredMiddleRecord(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	const k, n = 100, 20 // the batch is records k+1 to k+n
 	onEngines(t, func(t *testing.T, dsn string) {
@@ -257,6 +259,7 @@ func otherHistory(f fixture, from, to uint64) []Record {
 // disagrees with a record held, and that head sent alone. Nothing of any is held, and
 // the true journal is stored after them.
 func TestRollback(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	var ahead journal.Checkpoint // a journal head after record k
 	for _, c := range f.heads {
@@ -323,6 +326,7 @@ func TestRollback(t *testing.T) {
 // nothing of it is stored, kept apart or counted (the service counts it, CountUnknown):
 // no alarm and no quarantine row.
 func TestNotABatch(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
@@ -386,6 +390,7 @@ func TestNotABatch(t *testing.T) {
 // ending at the window's end waits; the same from its first record, one record longer,
 // is dropped. The ones dropped, sent again, are stored, and the journal is the table's.
 func TestWaitingBounded(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	const window, k = 64, 10
 	// The bound: the bytes of records k+2 to k+31 waiting, a batch each.

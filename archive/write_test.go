@@ -44,6 +44,7 @@ func inTheWay(t *testing.T, db *DB, name, event, table string) string {
 // in the way, the obstacle once, is now a refusal: the records are stored one by one,
 // TestRefusedRecord.)
 func TestBatchIsOneTransaction(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
@@ -114,6 +115,7 @@ func TestBatchIsOneTransaction(t *testing.T) {
 // taken once. The records sent after agree with the heads, and the journal exported is
 // the table's.
 func TestHeadsInOneCall(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
@@ -149,6 +151,7 @@ func TestHeadsInOneCall(t *testing.T) {
 // and a head the table's key signed over another hash for a record held raises a
 // rollback alarm naming the record.
 func TestHeadsAfterTheirRecords(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()

@@ -39,6 +39,7 @@ func writeOldIDs(t *testing.T, dir string, records ...string) {
 // a crash is answered as done; one begun and never recorded acts. Once a snapshot holds
 // the ids, the old journal is removed and the ids are still known after a restart.
 func TestOldCommandIDsAreRead(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := start(t, dir)
 	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
@@ -93,6 +94,7 @@ func TestOldCommandIDsAreRead(t *testing.T) {
 // TestRepeatedCommandIDActsOnceAcrossARestart: a report delivered twice, the second
 // time after a restart, raises one irregularity, and the repeat gets the first reply.
 func TestRepeatedCommandIDActsOnceAcrossARestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := start(t, dir)
 	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}

@@ -15,6 +15,7 @@ import (
 // one with 1 MB, are answered with an error, leave nothing in the journal, and the
 // table goes on taking commands and cards.
 func TestOversizedCommandIsRefusedAndTheTableGoesOn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := start(t, dir)
 	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}

@@ -15,6 +15,7 @@ import (
 // TestNewShoeButtonIsTheCommand: the new_shoe button and the new_shoe command (with no
 // set) journal the same events: the shoe in play ends, and the next shuffled set loads.
 func TestNewShoeButtonIsTheCommand(t *testing.T) {
+	t.Parallel()
 	journaled := func(t *testing.T, press func(r *running)) string {
 		dir := t.TempDir()
 		cfg := testConfig(t, dir)

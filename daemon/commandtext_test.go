@@ -17,6 +17,7 @@ import (
 // of it reaches the journal. A report's detail of two lines and a tab is taken and
 // journalled as given.
 func TestControlCharacterIsRefusedAndNothingJournalled(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := start(t, dir)
 	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}

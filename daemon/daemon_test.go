@@ -196,6 +196,7 @@ func irregularityEvents(t *testing.T, rec *display.Recorder) string {
 }
 
 func TestPublishesRounds(t *testing.T) {
+	t.Parallel()
 	r := start(t, t.TempDir())
 	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
 	r.settle(t)
@@ -244,6 +245,7 @@ func TestPublishesRounds(t *testing.T) {
 // TestHeartbeatComesFromTheTableLoop checks that the heartbeat (which feeds the service
 // manager's watchdog) stops while the table's loop is stuck and comes back after it.
 func TestHeartbeatComesFromTheTableLoop(t *testing.T) {
+	t.Parallel()
 	beats := make(chan struct{}, 1000)
 	cfg := testConfig(t, t.TempDir())
 	cfg.Watchdog = watchdog(beats)
@@ -310,6 +312,7 @@ func reply(t *testing.T, rec *display.Recorder) api.Reply {
 }
 
 func TestCommands(t *testing.T) {
+	t.Parallel()
 	r := start(t, t.TempDir())
 	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
 	r.f.cards(t, "4S 9H")
@@ -363,6 +366,7 @@ func TestCommands(t *testing.T) {
 // on the reconnect; after a restart the shoe's messages go out again with the same
 // numbers, so a subscriber dropping duplicates sees each exactly once.
 func TestBrokerAwayAndRestart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := start(t, dir)
 	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}

@@ -64,6 +64,7 @@ func setCard(c string, no uint16) device.Event {
 // shoe dealt it. Taken as they came, the first cards would be not due (no shoe in play)
 // and the round would lack them.
 func TestCardsBeforeTheirSetsReport(t *testing.T) {
+	t.Parallel()
 	r, a, trace := earlyTable(t, time.Minute, nil)
 	f := r.f
 	f.shoe <- setCard("9H", 1)
@@ -95,6 +96,7 @@ func TestCardsBeforeTheirSetsReport(t *testing.T) {
 // from the shuffler, waits at most ReportWait, then is taken as it came: not due. Idle
 // waits for it.
 func TestCardOfASetNeverReported(t *testing.T) {
+	t.Parallel()
 	r, a, trace := earlyTable(t, 50*time.Millisecond, nil)
 	f := r.f
 	f.shoe <- setCard("9H", 1)
@@ -115,6 +117,7 @@ func TestCardOfASetNeverReported(t *testing.T) {
 // it came it would be an excess card of the finished set (RWS Baccarat 5.7), held for a
 // decision.
 func TestCardBeforeTheNextSetsReport(t *testing.T) {
+	t.Parallel()
 	r, _, trace := earlyTable(t, time.Minute, func(c *Config) {
 		c.Round = round.DefaultConfig(baccarat.MustLookup("royal", baccarat.Options{}))
 		c.Round.Burn, c.Round.SimultaneousWindow, c.Round.CloseBetsOnFirstCard, c.Round.SetPerRound = round.BurnNone, 0, true, true

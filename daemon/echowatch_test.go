@@ -29,6 +29,7 @@ func (c *clock) add(d time.Duration) {
 }
 
 func TestEchoWatch(t *testing.T) {
+	t.Parallel()
 	c := &clock{t: time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)}
 	w := NewEchoWatch(time.Second, c.now)
 	check := func(wantLost int, wantDenied, wantChanged bool) {
@@ -102,6 +103,7 @@ func (e *echoTransport) Publish(topic string, payload []byte, retained bool) <-c
 // alarm goes on the log, the metrics and the tower light; it clears once publishes
 // come back.
 func TestDeniedPublishesRaiseTheAlarm(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t, t.TempDir())
 	logs := &syncBuf{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))

@@ -25,6 +25,7 @@ import (
 // holds (the display package's tests show the supervisor's queue taken ahead of the
 // dealer's, command by command).
 func TestSupervisorIsAnsweredThroughADealersFlood(t *testing.T) {
+	t.Parallel()
 	br, err := broker.Start(context.Background(), broker.Options{Listen: "127.0.0.1:0", OpenAccess: true, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ func journalSyncs(d *Daemon) int64 { return d.j.Stats().Syncs }
 // id rides in the journal's own record of the command. Its repeat costs none, and is
 // answered with the first reply.
 func TestOneSyncPerCommandWithAnID(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := start(t, dir)
 	defer r.close(t)

@@ -24,6 +24,7 @@ func scrape(t *testing.T, m *metrics.Metrics) string {
 // TestMetricsFollowTheTable deals two rounds with a line of garbage and a disconnection
 // of the shoe, and reads the counters back through the exposition format.
 func TestMetricsFollowTheTable(t *testing.T) {
+	t.Parallel()
 	m := metrics.New(nil)
 	cfg := testConfig(t, t.TempDir())
 	cfg.Metrics = m

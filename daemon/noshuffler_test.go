@@ -13,6 +13,7 @@ import (
 // starts each shoe (dealer.shoe_start: dealer), the new_shoe button ends the shoe in play
 // and starts the next, of the table's deck count; no shuffler is there to report a set.
 func TestNewShoeButtonWithoutShuffler(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t, t.TempDir())
 	cfg.Shoe = &shoe.Config{Format: shoe.BeeTek}
 	cfg.Round.Decks = 6

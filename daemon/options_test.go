@@ -13,6 +13,7 @@ import (
 // own timer takes the table on, the boxes that chose nothing continuing. A supervisor
 // closes it with options_closed; a dealer may not.
 func TestStandInClosesOptions(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t, t.TempDir())
 	cfg.AutoCloseOptions, cfg.OptionsPause = true, time.Millisecond
 	r := startWith(t, cfg, nil)
@@ -43,6 +44,7 @@ func TestStandInClosesOptions(t *testing.T) {
 // TestSupervisorClosesOptions: options_closed is a supervisor's command; the table held
 // for the options goes on when one gives it.
 func TestSupervisorClosesOptions(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t, t.TempDir())
 	r := startWith(t, cfg, nil)
 	defer r.close(t)

@@ -72,6 +72,7 @@ func (a checkedAcker) Ack(ev device.Event) error {
 // TestJournalBeforeAnythingVisible: every card message is published, and every card
 // acknowledged to the shoe, only once the card is in the journal.
 func TestJournalBeforeAnythingVisible(t *testing.T) {
+	t.Parallel()
 	d, err := Open(testConfig(t, t.TempDir()))
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ func bareOutbox(p display.Publisher) *outbox {
 }
 
 func TestOutboxDropsAMessageDeliveredAtOnce(t *testing.T) {
+	t.Parallel()
 	o := bareOutbox(pubFunc(func(string) <-chan error { return delivered }))
 	for seq := uint64(1); seq <= 3; seq++ {
 		o.add("t/card", seq, []byte("{}"), false)
@@ -36,6 +37,7 @@ func TestOutboxDropsAMessageDeliveredAtOnce(t *testing.T) {
 }
 
 func TestOutboxKeepsOrderBehindAMessageInFlight(t *testing.T) {
+	t.Parallel()
 	inFlight := make(chan error, 1)
 	first := true
 	o := bareOutbox(pubFunc(func(string) <-chan error {
@@ -62,6 +64,7 @@ func TestOutboxKeepsOrderBehindAMessageInFlight(t *testing.T) {
 }
 
 func TestOutboxLeavesAFailureToTheLoop(t *testing.T) {
+	t.Parallel()
 	failed := errors.New("broker gone")
 	o := bareOutbox(pubFunc(func(string) <-chan error { return result1(failed) }))
 	warned := warnings(make(chan string, 4))

@@ -19,6 +19,7 @@ import (
 // round; the double-card sensor is a simultaneous draw (RWS Baccarat 5.10); the
 // call_supervisor button stands in the status message until a decision is taken.
 func TestPanel(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t, t.TempDir())
 	cfg.AutoConfirm = false
 	p := NewFakePanel()
@@ -109,6 +110,7 @@ func TestPanel(t *testing.T) {
 // started again from it numbers its messages on from where they were, as a subscriber
 // dropping duplicates by number needs.
 func TestMessageNumbersGoOnAfterSnapshot(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := start(t, dir)
 	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
@@ -142,6 +144,7 @@ func TestMessageNumbersGoOnAfterSnapshot(t *testing.T) {
 // for a broker that lost them (the embedded one starts with the process). (The shoe's
 // event messages go out again too, with their numbers: TestBrokerAwayAndRestart.)
 func TestRestartRepublishesRetainedPicture(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r := start(t, dir)
 	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
@@ -183,6 +186,7 @@ func TestRestartRepublishesRetainedPicture(t *testing.T) {
 // does, the status message shows it, and the reply comes after that status; calling
 // twice leaves it on (the command is no toggle); cancel_call ends it.
 func TestCallCommands(t *testing.T) {
+	t.Parallel()
 	r := startWith(t, testConfig(t, t.TempDir()), nil)
 	call := func() (string, int) {
 		t.Helper()

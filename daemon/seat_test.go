@@ -12,6 +12,7 @@ import (
 // player's (RWS Baccarat 1.20, 1.21); one that names none is the seated player's, as
 // every bets_closed was before seats; an unknown seat refuses the command.
 func TestBetsClosedSeats(t *testing.T) {
+	t.Parallel()
 	_, ev, err := table.ParseCommand("dealer", []byte(`{"cmd":"bets_closed","wagers":[{"box":"1","bet":"banker","stake":100},{"box":"1","seat":"standing","bet":"banker","stake":50},{"box":"2","seat":"seated","bet":"player","stake":20}]}`))
 	if err != nil {
 		t.Fatal(err)

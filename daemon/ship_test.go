@@ -284,6 +284,7 @@ func (sh *shipping) none(why string) {
 // MaxArchiveBatch, one at a time, each after the last one's acknowledgement, and no more
 // than the window past what is held.
 func TestShipperSendsFromHeldWithinTheWindow(t *testing.T) {
+	t.Parallel()
 	sh := startShipping(t, 1000, 2*api.MaxArchiveBatch)
 	sh.s.Connected()
 	sh.none("connected, before the archive's held message")
@@ -306,6 +307,7 @@ func TestShipperSendsFromHeldWithinTheWindow(t *testing.T) {
 // TestShipperSendsAgainFromHeld: on every connect, and at once when the archive's held
 // message goes back, the shipper sends again from the record after what it holds.
 func TestShipperSendsAgainFromHeld(t *testing.T) {
+	t.Parallel()
 	sh := startShipping(t, 600, 4*api.MaxArchiveBatch)
 	sh.s.Connected()
 	sh.held(0)
@@ -332,6 +334,7 @@ func TestShipperSendsAgainFromHeld(t *testing.T) {
 // stamped no later, may be an older one delivered out of order: the shipper takes it
 // only when no later one came within the stall time.
 func TestShipperTakesAnOlderHeldMessageLate(t *testing.T) {
+	t.Parallel()
 	sh := startShipping(t, 100, 0)
 	sh.s.Connected()
 	sh.held(0)
@@ -359,6 +362,7 @@ func TestShipperTakesAnOlderHeldMessageLate(t *testing.T) {
 // below what was sent for the stall time, the shipper sends again from it, then waits
 // twice as long before the next time.
 func TestShipperSendsAgainWhenTheArchiveStalls(t *testing.T) {
+	t.Parallel()
 	sh := startShipping(t, 300, 4*api.MaxArchiveBatch)
 	sh.s.Connected()
 	sh.held(10)
@@ -382,6 +386,7 @@ func TestShipperSendsAgainWhenTheArchiveStalls(t *testing.T) {
 // the table), the shipper sends from the first record once the stall time has passed
 // since it connected.
 func TestShipperWithNoHeldMessage(t *testing.T) {
+	t.Parallel()
 	sh := startShipping(t, 20, 0)
 	sh.s.Connected()
 	sh.none("connected a moment ago")
@@ -393,6 +398,7 @@ func TestShipperWithNoHeldMessage(t *testing.T) {
 // hash that is not the journal's, says the archive holds another history: the shipper
 // logs both and sends nothing until the archive agrees.
 func TestShipperRefusesAnotherHistory(t *testing.T) {
+	t.Parallel()
 	sh := startShipping(t, 50, 0)
 	sh.s.Connected()
 	sh.heldAs(51+1000, journal.Hash{})
@@ -425,6 +431,7 @@ func waitLog(t *testing.T, log *syncBuf, want string) {
 // sends it; the lag says how many records the archive does not hold and since when;
 // the archive is late once a record it does not hold was written the stall time ago.
 func TestShipperWakesOnAppendAndFollowsTheLag(t *testing.T) {
+	t.Parallel()
 	sh := startShippingStall(t, 10, 0, time.Hour)
 	if lag := sh.s.Lag(); lag.Behind != 10 || lag.Since.IsZero() || sh.s.Late() {
 		t.Fatalf("lag at start %+v, late %v: want 10 behind, not late", lag, sh.s.Late())
@@ -497,6 +504,7 @@ func waitFor(t *testing.T, what string, changed func() <-chan struct{}, ok func(
 // batch whose last record it covers; one signed after its records went goes with the
 // last record again; sending again from held sends the heads from held on again.
 func TestShipperSendsHeadsWithTheirRecords(t *testing.T) {
+	t.Parallel()
 	sh := startShipping(t, 50, 0)
 	h50 := sh.sign()
 	sh.appendRecords(70)
@@ -542,6 +550,7 @@ func TestShipperSendsHeadsWithTheirRecords(t *testing.T) {
 // TestShipperStopsWithItsContext: Run returns when its context is done, with a publish
 // unacknowledged (goleak, in TestMain, checks nothing is left behind).
 func TestShipperStopsWithItsContext(t *testing.T) {
+	t.Parallel()
 	sh := startShipping(t, 5, 0)
 	sh.s.Connected()
 	sh.held(0)
@@ -579,6 +588,7 @@ func archiveFields(t *testing.T, rec []display.Message) []string {
 // TestDaemonWithoutShipping: a table that does not ship publishes nothing on the
 // archive's topics and no archive field in its status.
 func TestDaemonWithoutShipping(t *testing.T) {
+	t.Parallel()
 	r := start(t, t.TempDir())
 	// The shuffler's report first: cards with no set wait out the report's wait.
 	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416}
@@ -601,6 +611,7 @@ func TestDaemonWithoutShipping(t *testing.T) {
 // and publishes its status again when the archive is late and when it holds every
 // record.
 func TestDaemonShipsAndSaysTheLag(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t, t.TempDir())
 	cfg.Ship, cfg.ShipStall = true, 3*time.Second // the clock goes on a second at each reading
 	_, cfg.SigningKey, _ = ed25519.GenerateKey(nil)
@@ -664,6 +675,7 @@ func TestDaemonShipsAndSaysTheLag(t *testing.T) {
 // for the archive (Archived, as a run does before it stops), its status says the archive
 // holds every record, not what it held when a status was last published.
 func TestDaemonArchivedSaysWhatTheArchiveHolds(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t, t.TempDir())
 	cfg.Ship, cfg.ShipStall = true, 24*time.Hour // never late
 	_, cfg.SigningKey, _ = ed25519.GenerateKey(nil)
@@ -710,6 +722,7 @@ func holdAllAndStop(t *testing.T, r *running, seq uint64, hash journal.Hash) {
 // held topic can write one; a message that fails any of these moves nothing and stops
 // nothing: the table goes on from the last it believed.
 func TestShipperBelievesOnlyItsOwnSignature(t *testing.T) {
+	t.Parallel()
 	sh := startShipping(t, 50, 0)
 	sh.s.Connected()
 	sh.held(10)
@@ -762,6 +775,7 @@ func TestShipperBelievesOnlyItsOwnSignature(t *testing.T) {
 // furthest behind, by name; a held message of an archive the table does not ship to
 // changes nothing; Archived waits for both.
 func TestDaemonShipsToEachArchive(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t, t.TempDir())
 	cfg.Ship, cfg.ShipTo, cfg.ShipStall = true, []string{"floor", "standby"}, 24*time.Hour
 	_, cfg.SigningKey, _ = ed25519.GenerateKey(nil)
@@ -820,6 +834,7 @@ func TestDaemonShipsToEachArchive(t *testing.T) {
 // TestDaemonShipsOnlySigned: a table with no signing key does not start shipping:
 // every batch the archive stores is signed.
 func TestDaemonShipsOnlySigned(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t, t.TempDir())
 	cfg.Ship = true
 	if _, err := Open(cfg); err == nil || !strings.Contains(err.Error(), "no signing key") {

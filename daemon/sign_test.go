@@ -15,6 +15,7 @@ import (
 // keeps the checkpoint in the heads file and publishes it, retained, on the journal
 // topic; the checkpoints verify with the table's key and the journal bears them out.
 func TestSignsEachRound(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := testConfig(t, dir)
 	cfg.SigningKey = ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))

@@ -86,6 +86,7 @@ func dirBytes(t *testing.T, dir string) []byte {
 // when its snapshot is not the table's; each refusal names the damage, the command to
 // inspect it and the supervisor's recovery command.
 func TestStartRefusesLostSigning(t *testing.T) {
+	t.Parallel()
 	cfg, key, _ := signedTable(t)
 	keyBytes, err := os.ReadFile(cfg.KeyFile)
 	if err != nil {
@@ -192,6 +193,7 @@ func TestStartRefusesLostSigning(t *testing.T) {
 // refused, naming both heads; one that bears it out, a head a recovery recorded as lost,
 // a head not signed with the table's key, no head and no answer all start.
 func TestStartChecksTheBrokersHead(t *testing.T) {
+	t.Parallel()
 	cfg, key, last := signedTable(t)
 
 	ahead := journal.Sign(key, last.Seq+11, last.Hash)
@@ -268,6 +270,7 @@ func hashAt(t *testing.T, dir string, seq uint64) journal.Hash {
 // recorded; an old journal signed before key records were kept records its key at the
 // next start.
 func TestFirstStartMakesTheKeyAndRecordsIt(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	cfg := testConfig(t, filepath.Join(root, "journal"))
 	cfg.KeyFile = filepath.Join(root, "table.key")
@@ -329,6 +332,7 @@ func TestFirstStartMakesTheKeyAndRecordsIt(t *testing.T) {
 // signed, does not take that key but makes its own, beside it, named after it; and a
 // signed journal whose key is not the one at the old place is refused as with no key.
 func TestKeyAtTheOldPlace(t *testing.T) {
+	t.Parallel()
 	cfg, key, _ := signedTable(t)
 	old := journal.OldKeyPath(cfg.JournalDir)
 	if err := os.Rename(cfg.KeyFile, old); err != nil {

@@ -33,6 +33,7 @@ func statuses(t *testing.T, r *running) []api.Status {
 // table's decks, and that StatusNow gives the offline status of a stop with the shoe
 // and round the table stopped at and the stop's time.
 func TestStatusFollowsTheShoe(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t, t.TempDir())
 	cfg.Round.Decks = 8
 	r := startWith(t, cfg, nil)
@@ -66,6 +67,7 @@ func TestStatusFollowsTheShoe(t *testing.T) {
 // table; and that the field is absent when the table offers Insurance, or when its rule
 // set has none to offer.
 func TestStatusSaysNoInsurance(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		rules       string
 		noInsurance bool

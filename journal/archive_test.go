@@ -30,6 +30,7 @@ func archivedJournal(t *testing.T) string {
 // opens and reads on from the snapshot, the archive opens as a journal of its own, and
 // together they hold every record once, chained.
 func TestArchive(t *testing.T) {
+	t.Parallel()
 	dir := archivedJournal(t)
 	dest := filepath.Join(t.TempDir(), "archive")
 
@@ -70,6 +71,7 @@ func TestArchive(t *testing.T) {
 }
 
 func TestArchiveRefuses(t *testing.T) {
+	t.Parallel()
 	dir := archivedJournal(t)
 	files := dirFiles(t, dir)
 

@@ -72,6 +72,7 @@ func otherPayload(i int) []byte {
 // their ends only, refuses a segment copied in from another table's journal under the same
 // name, and a sealed segment whose chain was recomputed after a card was changed in it.
 func TestQuickOpenChecksEverySegmentBoundary(t *testing.T) {
+	t.Parallel()
 	const n, segSize = 24, 600
 	files, lay := quickJournal(t, n, segSize, payload)
 	segs := segmentsOf(files)

@@ -10,6 +10,7 @@ import (
 // gives every chain hash the journal wrote, and any change of payload or number gives
 // another.
 func TestChainHashIsTheJournals(t *testing.T) {
+	t.Parallel()
 	j, _ := mustOpen(t, t.TempDir(), Options{SegmentSize: 512})
 	defer j.Close()
 	appendAll(t, j, 1, 40)
@@ -29,6 +30,7 @@ func TestChainHashIsTheJournals(t *testing.T) {
 // holds the same record; one of a hash the copy does not hold, of a record it has not,
 // or out of order is refused, and the heads file keeps only those taken.
 func TestAddCheckpoint(t *testing.T) {
+	t.Parallel()
 	_, key, _ := ed25519.GenerateKey(nil)
 	src, _ := mustOpen(t, t.TempDir(), Options{})
 	defer src.Close()

@@ -18,12 +18,14 @@ import (
 // and reports, keeping every whole record before it; a cut on a record boundary is a clean
 // end; a cut inside the segment header is corruption.
 func TestTruncateAtEveryOffset(t *testing.T) {
+	t.Parallel()
 	files, lay := buildJournal(t, 12, 440)
 	lastFile := lay[len(lay)-1].file
 	if lastFile == segmentName(1) || lay[len(lay)-3].file != lastFile {
 		t.Fatal("the test journal should span several segments, the last one holding at least 3 records")
 	}
 	full := files[lastFile]
+	sc := newScratchDir(t)
 	for cut := 0; cut < len(full); cut++ {
 		cutFiles := maps.Clone(files)
 		cutFiles[lastFile] = full[:cut]
@@ -39,7 +41,7 @@ func TestTruncateAtEveryOffset(t *testing.T) {
 		}
 
 		// Read-only: reported, nothing changed.
-		dir := writeDir(t, cutFiles)
+		dir := sc.put(cutFiles)
 		j, rep, err := Open(dir, Options{ReadOnly: true})
 		if cut < segmentHeaderSize {
 			ce := asCorrupt(t, err, "cut in the header")
@@ -65,6 +67,7 @@ func TestTruncateAtEveryOffset(t *testing.T) {
 		j.Close()
 
 		// Writable: truncated to the last whole record, then appending goes on.
+		sc.changed()
 		j, rep = mustOpen(t, dir, Options{SegmentSize: 300})
 		checkTorn(t, rep.Torn, lastFile, tornAt, int64(cut)-tornAt, true)
 		if rep.LastSeq != uint64(kept) || rep.NextSeq != uint64(kept+1) {
@@ -94,6 +97,7 @@ func TestTruncateAtEveryOffset(t *testing.T) {
 // byte where the damaged record (or header) starts and its sequence number, with nothing
 // changed on disk.
 func TestFlipEveryByte(t *testing.T) {
+	t.Parallel()
 	files, lay := buildJournal(t, 9, 440)
 	names := slices.Sorted(maps.Keys(files))
 	if len(names) < 3 {
@@ -104,6 +108,7 @@ func TestFlipEveryByte(t *testing.T) {
 		t.Fatal("the last segment should hold at least 3 records, so that damage before its last record is tested")
 	}
 	cases := 0
+	sc := newScratchDir(t)
 	for _, name := range names {
 		for off := range files[name] {
 			for _, mask := range []byte{0x01, 0x80, 0xff} {
@@ -112,14 +117,14 @@ func TestFlipEveryByte(t *testing.T) {
 				b := slices.Clone(files[name])
 				b[off] ^= mask
 				damaged[name] = b
-				checkFlip(t, damaged, lay, last, name, int64(off), mask)
+				checkFlip(t, sc, damaged, lay, last, name, int64(off), mask)
 			}
 		}
 	}
 	t.Logf("%d damaged journals checked", cases)
 }
 
-func checkFlip(t *testing.T, files map[string][]byte, lay []layout, last layout, name string, off int64, mask byte) {
+func checkFlip(t *testing.T, sc *scratchDir, files map[string][]byte, lay []layout, last layout, name string, off int64, mask byte) {
 	t.Helper()
 	var hit layout
 	inHeader := off < segmentHeaderSize
@@ -129,7 +134,7 @@ func checkFlip(t *testing.T, files map[string][]byte, lay []layout, last layout,
 		}
 	}
 	for _, readOnly := range []bool{true, false} {
-		dir := writeDir(t, files)
+		dir := sc.put(files)
 		j, rep, err := Open(dir, Options{ReadOnly: readOnly, SegmentSize: 300})
 		if !inHeader && hit == last {
 			if err != nil {
@@ -143,6 +148,11 @@ func checkFlip(t *testing.T, files map[string][]byte, lay []layout, last layout,
 				}
 			}
 			j.Close()
+			if readOnly {
+				sameFiles(t, dir, files, "read-only open with a torn tail")
+			} else {
+				sc.changed() // repaired and appended to
+			}
 			continue
 		}
 		ce := asCorrupt(t, err, "flip")
@@ -169,6 +179,7 @@ func checkFlip(t *testing.T, files map[string][]byte, lay []layout, last layout,
 // TestFlipEverySnapshotByte damages the snapshot file at every offset: Open and
 // Snapshot both report a *CorruptError naming it, and nothing changes on disk.
 func TestFlipEverySnapshotByte(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j, _ := mustOpen(t, dir, Options{})
 	appendAll(t, j, 1, 3)

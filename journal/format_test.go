@@ -13,6 +13,7 @@ import (
 // TestRecordLayout checks a record's bytes against the layout docs/journal.md documents,
 // with the checksum and the chain hash computed independently.
 func TestRecordLayout(t *testing.T) {
+	t.Parallel()
 	p := []byte(`{"kind":"card","card":"TH"}`)
 	var prev Hash
 	copy(prev[:], bytes.Repeat([]byte{0xab}, HashSize))
@@ -49,6 +50,7 @@ func TestRecordLayout(t *testing.T) {
 
 // TestFormat1Record: a record of a segment written before the chain is still read.
 func TestFormat1Record(t *testing.T) {
+	t.Parallel()
 	p := []byte("old")
 	rec := binary.LittleEndian.AppendUint32(nil, uint32(len(p)))
 	rec = append(rec, 0, 0, 0, 0)
@@ -62,6 +64,7 @@ func TestFormat1Record(t *testing.T) {
 }
 
 func TestDecodeRecordProblems(t *testing.T) {
+	t.Parallel()
 	good, _ := appendRecord(nil, 7, Hash{}, []byte("hello"))
 	withLength := func(n uint32) []byte {
 		b := bytes.Clone(good)
@@ -94,6 +97,7 @@ func TestDecodeRecordProblems(t *testing.T) {
 }
 
 func TestValidRecordFrom(t *testing.T) {
+	t.Parallel()
 	rec, _ := appendRecord(nil, 3, Hash{}, []byte("three"))
 	b := append([]byte("garbage!"), rec...)
 	if off, ok := validRecordFrom(b, 0, formatV2); !ok || off != 8 {
@@ -108,6 +112,7 @@ func TestValidRecordFrom(t *testing.T) {
 }
 
 func TestSegmentHeader(t *testing.T) {
+	t.Parallel()
 	var in Hash
 	in[0], in[31] = 0x11, 0x99
 	h := appendSegmentHeader(nil, 42, in)
@@ -151,6 +156,7 @@ func TestSegmentHeader(t *testing.T) {
 }
 
 func TestSegmentName(t *testing.T) {
+	t.Parallel()
 	if got := segmentName(1234); got != "00000000000000001234.seg" {
 		t.Errorf("segmentName(1234) = %q", got)
 	}
@@ -166,6 +172,7 @@ func TestSegmentName(t *testing.T) {
 }
 
 func TestSnapshotFormat(t *testing.T) {
+	t.Parallel()
 	data := []byte(`{"round":12}`)
 	var h Hash
 	h[5] = 0x42
@@ -226,6 +233,7 @@ func TestSnapshotFormat(t *testing.T) {
 // sequence number and its payload, however long the payload: small ones hashed from one
 // buffer, larger ones streamed.
 func TestChainHashAnySize(t *testing.T) {
+	t.Parallel()
 	var prev Hash
 	for i := range prev {
 		prev[i] = byte(i * 7)

@@ -11,6 +11,7 @@ import (
 // gives from there; the index of a sequence number is that of the first head at or
 // after it; a damaged entry ends the heads with a CorruptError.
 func TestCheckpointsFromAndIndex(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j, _ := mustOpen(t, dir, Options{})
 	defer j.Close()

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -98,6 +99,48 @@ func writeDir(t testing.TB, files map[string][]byte) string {
 	}
 	return dir
 }
+
+// scratchDir is one directory that holds a journal's files for one case after another,
+// so that a case costs the files it changes rather than a directory of its own.
+type scratchDir struct {
+	t    testing.TB
+	dir  string
+	held map[string][]byte // what dir holds; nil when something other than put may have changed it
+}
+
+func newScratchDir(t testing.TB) *scratchDir {
+	return &scratchDir{t: t, dir: t.TempDir(), held: map[string][]byte{}}
+}
+
+// put makes the directory hold exactly files, writing only the files that differ from
+// what it holds and removing the others, and returns it.
+func (s *scratchDir) put(files map[string][]byte) string {
+	s.t.Helper()
+	if s.held == nil {
+		s.held = dirFiles(s.t, s.dir)
+	}
+	for name := range s.held {
+		if _, ok := files[name]; !ok {
+			if err := os.Remove(filepath.Join(s.dir, name)); err != nil {
+				s.t.Fatal(err)
+			}
+		}
+	}
+	for name, b := range files {
+		if old, ok := s.held[name]; ok && bytes.Equal(old, b) {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(s.dir, name), b, 0o640); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	s.held = maps.Clone(files)
+	return s.dir
+}
+
+// changed says that the directory may no longer hold what put last wrote: the next put
+// reads it first.
+func (s *scratchDir) changed() { s.held = nil }
 
 // sameFiles fails the test unless dir holds exactly files.
 func sameFiles(t testing.TB, dir string, files map[string][]byte, what string) {

@@ -12,6 +12,7 @@ import (
 )
 
 func TestNewJournalAppendAndReadBack(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "table-7")
 	j, rep := mustOpen(t, dir, Options{})
 	if !rep.Created || len(rep.Segments) != 1 || rep.Segments[0].File != segmentName(1) || rep.NextSeq != 1 || rep.Records != 0 {
@@ -53,6 +54,7 @@ func TestNewJournalAppendAndReadBack(t *testing.T) {
 }
 
 func TestAppendNoSyncBatchesOneSync(t *testing.T) {
+	t.Parallel()
 	j, _ := mustOpen(t, t.TempDir(), Options{})
 	defer j.Close()
 	before := j.Stats().Syncs
@@ -83,6 +85,7 @@ func TestAppendNoSyncBatchesOneSync(t *testing.T) {
 }
 
 func TestAppendRejectsBadRecords(t *testing.T) {
+	t.Parallel()
 	j, _ := mustOpen(t, t.TempDir(), Options{})
 	defer j.Close()
 	for _, rec := range [][]byte{nil, {}, make([]byte, MaxRecordSize+1)} {
@@ -98,6 +101,7 @@ func TestAppendRejectsBadRecords(t *testing.T) {
 }
 
 func TestSegmentRotation(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j, _ := mustOpen(t, dir, Options{SegmentSize: 300})
 	appendAll(t, j, 1, 10)
@@ -134,6 +138,7 @@ func TestSegmentRotation(t *testing.T) {
 }
 
 func TestReadOnly(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "none")
 	if _, _, err := Open(missing, Options{ReadOnly: true}); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("read-only open of a missing directory: %v", err)
@@ -167,6 +172,7 @@ func TestReadOnly(t *testing.T) {
 }
 
 func TestClosed(t *testing.T) {
+	t.Parallel()
 	j, _ := mustOpen(t, t.TempDir(), Options{})
 	appendAll(t, j, 1, 1)
 	if err := j.Close(); err != nil {
@@ -191,6 +197,7 @@ func TestClosed(t *testing.T) {
 // TestWriteFailureIsSticky: after a failed write the journal refuses every later write
 // until it is reopened, and reopening keeps every record written before the failure.
 func TestWriteFailureIsSticky(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var logged bytes.Buffer
 	j, _ := mustOpen(t, dir, Options{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
@@ -218,6 +225,7 @@ func TestWriteFailureIsSticky(t *testing.T) {
 }
 
 func TestLeftoverTempFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j, _ := mustOpen(t, dir, Options{})
 	appendAll(t, j, 1, 2)
@@ -250,6 +258,7 @@ func TestLeftoverTempFiles(t *testing.T) {
 }
 
 func TestSnapshotAndCompact(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j, _ := mustOpen(t, dir, Options{SegmentSize: 200})
 	if _, _, ok, err := j.Snapshot(); ok || err != nil {
@@ -306,6 +315,7 @@ func TestSnapshotAndCompact(t *testing.T) {
 // TestCorruption builds damaged journals that no power cut can leave and checks that
 // Open names the place and changes nothing.
 func TestCorruption(t *testing.T) {
+	t.Parallel()
 	files, lay := buildJournal(t, 9, 300)
 	seg1, seg2 := segmentName(1), lay[len(lay)-1].file
 	var mid string // a segment between the first and the last
@@ -399,6 +409,7 @@ func TestCorruption(t *testing.T) {
 // TestTornTailShapes: zeros or garbage after the last whole record (a write the power
 // cut interrupted, or blocks the file system extended but never filled) are a torn tail.
 func TestTornTailShapes(t *testing.T) {
+	t.Parallel()
 	files, lay := buildJournal(t, 5, 1<<20)
 	end := lay[len(lay)-1].end
 	for _, tc := range []struct {
@@ -428,6 +439,7 @@ func TestTornTailShapes(t *testing.T) {
 // TestRecordsSeesLaterDamage: Records checks every record again as it reads, so damage
 // done after Open is an error, not a wrong record.
 func TestRecordsSeesLaterDamage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j, _ := mustOpen(t, dir, Options{})
 	defer j.Close()
@@ -460,6 +472,7 @@ func TestRecordsSeesLaterDamage(t *testing.T) {
 // TestConcurrentAppendAndRead: readers iterate while a writer appends; each reader sees
 // a whole, ordered prefix of the records.
 func TestConcurrentAppendAndRead(t *testing.T) {
+	t.Parallel()
 	j, _ := mustOpen(t, t.TempDir(), Options{SegmentSize: 400})
 	defer j.Close()
 	appendAll(t, j, 1, 1)
@@ -484,6 +497,7 @@ func TestConcurrentAppendAndRead(t *testing.T) {
 // TestOneWriter: a second Open for writing fails with ErrLocked while the first is open,
 // and works once it is closed; reading needs no lock.
 func TestOneWriter(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j, _, err := Open(dir, Options{})
 	if err != nil {

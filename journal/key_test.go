@@ -11,6 +11,7 @@ import (
 // directory either make the key or read it whole; they all get the same key, and the
 // file is readable by its owner only.
 func TestTablesStartingTogetherShareOneKey(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "table.key")
 	const n = 8
 	keys := make([][]byte, n)

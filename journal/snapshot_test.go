@@ -53,6 +53,7 @@ func signedSnapshotJournal(t *testing.T, key ed25519.PrivateKey) map[string][]by
 // table's key says why and does not hand it out, so the records are replayed instead.
 // Opened without a key, nothing can tell it from the table's own.
 func TestForgedSnapshotIsNeverUsed(t *testing.T) {
+	t.Parallel()
 	key := testKey(11)
 	files := signedSnapshotJournal(t, key)
 
@@ -117,6 +118,7 @@ func TestForgedSnapshotIsNeverUsed(t *testing.T) {
 // snapshots were signed) is not used while its records are all there; once they are
 // archived it is the only account of them and is used.
 func TestUnsignedSnapshot(t *testing.T) {
+	t.Parallel()
 	key := testKey(13)
 	dir := t.TempDir()
 	j, _ := mustOpen(t, dir, Options{SegmentSize: 440})
@@ -154,6 +156,7 @@ func TestUnsignedSnapshot(t *testing.T) {
 // TestForgedSnapshotOfArchivedRecords: a forged snapshot standing for archived records
 // cannot be passed over, so the journal is refused, naming it.
 func TestForgedSnapshotOfArchivedRecords(t *testing.T) {
+	t.Parallel()
 	key := testKey(14)
 	dir := t.TempDir()
 	j, _ := mustOpen(t, dir, Options{SegmentSize: 440, SigningKey: key})

@@ -14,6 +14,7 @@ import (
 // signed it for that table alone. Another table id, an unnamed head's signature, a
 // named head's signature taken as unnamed, another record or another key all fail.
 func TestTableHeadNamesItsTable(t *testing.T) {
+	t.Parallel()
 	pub, key, _ := ed25519.GenerateKey(nil)
 	otherPub, _, _ := ed25519.GenerateKey(nil)
 	h := ChainHash(Hash{}, 7, []byte("seven"))
@@ -69,6 +70,7 @@ func TestTableHeadNamesItsTable(t *testing.T) {
 // signed, keeps it in its table heads file, and refuses an unnamed one, one of a record
 // it has not or of another hash; an unnamed head is refused by the heads file in turn.
 func TestAddTableHead(t *testing.T) {
+	t.Parallel()
 	_, key, _ := ed25519.GenerateKey(nil)
 	dir := t.TempDir()
 	j, _ := mustOpen(t, dir, Options{})

@@ -10,6 +10,7 @@ import (
 // segments, as the journal grows; it stops at upTo and where yield stops; Seek moves it
 // back; a record changed on disk is a CorruptError.
 func TestTailFollowsTheJournal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j, _ := mustOpen(t, dir, Options{SegmentSize: 200})
 	defer j.Close()

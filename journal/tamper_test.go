@@ -93,6 +93,7 @@ func openDamaged(t *testing.T, files map[string][]byte, what string) *CorruptErr
 // checksum and sequence number made consistent again, and drops the last record: Open
 // names the first record that does not chain (or the checkpoint that no longer holds).
 func TestTamperAtEveryRecord(t *testing.T) {
+	t.Parallel()
 	const n = 8
 	files, lay, _ := signedJournal(t, n, testKey(1))
 	seg := segmentName(1)
@@ -145,6 +146,7 @@ func slicesClone(rs [][]byte) [][]byte { return append([][]byte(nil), rs...) }
 // every checkpoint signed again with the table's own key, passes Open and its own heads,
 // but not a witness that recorded the checkpoints as they were published.
 func TestRewriteWithTheKey(t *testing.T) {
+	t.Parallel()
 	key := testKey(2)
 	pub := key.Public().(ed25519.PublicKey)
 	_, _, witnessed := signedJournal(t, 7, key)
@@ -193,6 +195,7 @@ func TestRewriteWithTheKey(t *testing.T) {
 // TestCheckpointSignatures: checkpoints verify against the table's public key and fail
 // against another, and survive their JSON form.
 func TestCheckpointSignatures(t *testing.T) {
+	t.Parallel()
 	key, other := testKey(3), testKey(4)
 	_, _, heads := signedJournal(t, 4, key)
 	for _, c := range heads {
@@ -235,6 +238,7 @@ func TestCheckpointSignatures(t *testing.T) {
 // TestChainAcrossSegments: each segment's header carries the chain in, so a segment
 // replaced by another that is whole in itself is caught where it joins.
 func TestChainAcrossSegments(t *testing.T) {
+	t.Parallel()
 	files, lay := buildJournal(t, 9, 440)
 	second := lay[3].file
 	if second == segmentName(1) {
@@ -282,6 +286,7 @@ func format1Journal(n int) map[string][]byte {
 // opening it for writing starts a chained segment whose chain-in covers the old records,
 // so a later change to one of them is caught.
 func TestFormat1JournalIsChainedOn(t *testing.T) {
+	t.Parallel()
 	dir := writeDir(t, format1Journal(4))
 	j, rep := mustOpen(t, dir, Options{})
 	if len(rep.Segments) != 2 || rep.Segments[0].Chained || !rep.Segments[1].Chained || rep.Segments[1].FirstSeq != 5 {
@@ -309,6 +314,7 @@ func TestFormat1JournalIsChainedOn(t *testing.T) {
 // segment on. Damage inside a sealed segment before it, between the segment's first and
 // last records, is left to verify; damage after the checkpoint is caught as by a full open.
 func TestQuickOpen(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	j, _ := mustOpen(t, dir, Options{SegmentSize: 440})
 	appendAll(t, j, 1, 10)

@@ -89,12 +89,11 @@ func naive(t *testing.T, rounds []Round, set Settings) naiveRoads {
 	}
 
 	// The Big Road's entries, the ties after each, and its columns as lists of entries.
-	winners := make([]baccarat.Winner, 0, len(rounds))
+	winners := winnersOf(rounds)
 	leading := 0
 	for _, r := range rounds {
 		switch {
 		case r.Winner != baccarat.Tie:
-			winners = append(winners, r.Winner)
 			nr.big = append(nr.big, BigRoadCell{Winner: r.Winner, BankerPair: r.BankerPair, PlayerPair: r.PlayerPair})
 		case len(nr.big) == 0:
 			leading++
@@ -109,7 +108,55 @@ func naive(t *testing.T, rounds []Round, set Settings) naiveRoads {
 	for i, p := range naiveLayout(t, lengths, set.Rows) {
 		nr.big[i].Pos = p
 	}
+	nr.derived = naiveDerived(t, winners, set)
 
+	nr.stats = Stats{Rounds: len(rounds), CardsRemaining: UnknownCards}
+	for _, r := range rounds {
+		switch r.Winner {
+		case baccarat.BankerWins:
+			nr.stats.Banker++
+		case baccarat.PlayerWins:
+			nr.stats.Player++
+		case baccarat.Tie:
+			nr.stats.Tie++
+		}
+		if r.BankerPair {
+			nr.stats.BankerPairs++
+		}
+		if r.PlayerPair {
+			nr.stats.PlayerPairs++
+		}
+		if r.Natural {
+			nr.stats.Naturals++
+		}
+	}
+	first := 0
+	for _, l := range lengths {
+		if winners[first] == baccarat.BankerWins {
+			nr.stats.LongestBanker = max(nr.stats.LongestBanker, l)
+		} else {
+			nr.stats.LongestPlayer = max(nr.stats.LongestPlayer, l)
+		}
+		first += l
+	}
+	return nr
+}
+
+// winnersOf is the Banker and Player results of rounds, in order: the Big Road's entries.
+func winnersOf(rounds []Round) []baccarat.Winner {
+	winners := make([]baccarat.Winner, 0, len(rounds))
+	for _, r := range rounds {
+		if r.Winner != baccarat.Tie {
+			winners = append(winners, r.Winner)
+		}
+	}
+	return winners
+}
+
+// naiveDerived is the three derived roads of the Big Road entries winners.
+func naiveDerived(t *testing.T, winners []baccarat.Winner, set Settings) [3][]MarkCell {
+	var derived [3][]MarkCell
+	lengths := runsOf(winners)
 	// Each entry's logical column n and row m, both from 1.
 	type entry struct{ n, m int }
 	entries := make([]entry, 0, len(winners))
@@ -145,53 +192,31 @@ func naive(t *testing.T, rounds []Round, set Settings) naiveRoads {
 				}
 			}
 		}
-		nr.derived[road] = make([]MarkCell, len(marks))
+		derived[road] = make([]MarkCell, len(marks))
 		for i, p := range naiveLayout(t, runsOf(marks), set.DerivedRows) {
-			nr.derived[road][i] = MarkCell{Pos: p, Mark: marks[i]}
+			derived[road][i] = MarkCell{Pos: p, Mark: marks[i]}
 		}
 	}
-
-	nr.stats = Stats{Rounds: len(rounds), CardsRemaining: UnknownCards}
-	for _, r := range rounds {
-		switch r.Winner {
-		case baccarat.BankerWins:
-			nr.stats.Banker++
-		case baccarat.PlayerWins:
-			nr.stats.Player++
-		case baccarat.Tie:
-			nr.stats.Tie++
-		}
-		if r.BankerPair {
-			nr.stats.BankerPairs++
-		}
-		if r.PlayerPair {
-			nr.stats.PlayerPairs++
-		}
-		if r.Natural {
-			nr.stats.Naturals++
-		}
-	}
-	first := 0
-	for _, l := range lengths {
-		if winners[first] == baccarat.BankerWins {
-			nr.stats.LongestBanker = max(nr.stats.LongestBanker, l)
-		} else {
-			nr.stats.LongestPlayer = max(nr.stats.LongestPlayer, l)
-		}
-		first += l
-	}
-	return nr
+	return derived
 }
 
 // naivePredictions adds a Banker and a Player result and sees what each road adds.
-func naivePredictions(t *testing.T, rounds []Round, set Settings, now naiveRoads) Predictions {
+// next, when not nil, is the naive roads after the round that followed: where that
+// round's winner is the one added, its derived roads are the ones after it, for the
+// derived roads read nothing of a round but its winner.
+func naivePredictions(t *testing.T, rounds []Round, set Settings, now naiveRoads, next *naiveRoads) Predictions {
 	var p Predictions
 	for _, w := range []baccarat.Winner{baccarat.BankerWins, baccarat.PlayerWins} {
-		after := naive(t, append(slices.Clip(rounds), Round{Winner: w, Points: UnknownPoints}), set)
+		var after [3][]MarkCell
+		if next != nil && next.bead[len(next.bead)-1].Winner == w {
+			after = next.derived
+		} else {
+			after = naiveDerived(t, append(winnersOf(rounds), w), set)
+		}
 		for road := range 3 {
 			var mk Mark
-			if len(after.derived[road]) > len(now.derived[road]) {
-				mk = after.derived[road][len(after.derived[road])-1].Mark
+			if len(after[road]) > len(now.derived[road]) {
+				mk = after[road][len(after[road])-1].Mark
 			}
 			if w == baccarat.BankerWins {
 				p.Banker[road] = mk
@@ -275,20 +300,31 @@ func TestAgainstNaive(t *testing.T) {
 			maps[set] = m
 		}
 		m.Reset()
+		want := naive(t, rounds[:1], set)
 		for i, r := range rounds {
 			if err := m.Add(r); err != nil {
 				t.Fatal(err)
 			}
-			if msg := diff(t, m, rounds[:i+1], set); msg != "" {
+			// The roads after the next round are needed for the next check, and they are
+			// one of the two this round's predictions add: computed once, for both.
+			var next *naiveRoads
+			if i+1 < len(rounds) {
+				n := naive(t, rounds[:i+2], set)
+				next = &n
+			}
+			want.pred = naivePredictions(t, rounds[:i+1], set, want, next)
+			if msg := diff(m, want); msg != "" {
 				t.Fatalf("seed %d, settings %+v, after round %d of %q:\n%s", seed, set, i+1, tokens(rounds), msg)
+			}
+			if next != nil {
+				want = *next
 			}
 		}
 	}
 }
 
-func diff(t *testing.T, m *Map, rounds []Round, set Settings) string {
-	want := naive(t, rounds, set)
-	want.pred = naivePredictions(t, rounds, set, want)
+// diff compares m with the naive roads of the same rounds.
+func diff(m *Map, want naiveRoads) string {
 	var b strings.Builder
 	if got := m.BeadPlate(); !slices.Equal(got, want.bead) {
 		fmt.Fprintf(&b, "bead plate: got %v, want %v\n", got, want.bead)

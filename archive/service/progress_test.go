@@ -57,6 +57,7 @@ func lines(text, msg string) []map[string]int {
 // for an interval that took anything, whose records add up to the journal stored; its
 // stop logs what the run stored: the records, the batches, the one table, no alarm.
 func TestProgressAndStopLogged(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	dsn := t.TempDir() + "/archive.db"
 	b := startBroker(t)
@@ -110,6 +111,7 @@ func TestProgressAndStopLogged(t *testing.T) {
 // TestProgressLine: a progress line counts what was taken since the line before, of the
 // tables that sent in the interval; an interval that took nothing logs no line.
 func TestProgressLine(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	b := startBroker(t)
 	log := newNotifyLog()

@@ -102,6 +102,7 @@ func mallory(t *testing.T, f fixture, k uint64) archive.Record {
 // the forger's record never reaches the archive, nothing is held of it, and the table's
 // own records from there on are stored.
 func TestForgeryThroughTheShippedACL(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		b := startBroker(t)
@@ -146,6 +147,7 @@ func TestForgeryThroughTheShippedACL(t *testing.T) {
 // the held message does not move; the table's own record at that number is stored
 // after them, and the copy exported from the archive is the table's journal.
 func TestForgeryOnAnOpenBroker(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		b := startOpenBroker(t)
@@ -212,6 +214,7 @@ func TestForgeryOnAnOpenBroker(t *testing.T) {
 // record, its commands rows written with the characters spelled out, and a second table
 // shipping at the same time is archived to its last record too.
 func TestEveryByteOfANoteStored(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		b := startBroker(t)
@@ -290,6 +293,7 @@ func TestEveryByteOfANoteStored(t *testing.T) {
 // standby publishes no held message of a table its keys file does not name, even when
 // that table's batches reach it.
 func TestTwoArchivesOnOneBroker(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		b := startBroker(t)
@@ -432,6 +436,7 @@ func (s *countingStore) distinct() int {
 // messages in flight to the archive (Mosquitto's default) and more batches of the
 // stuck table than that waiting; once released, the stuck table is stored whole too.
 func TestOneTableCannotStallAnother(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	b := mosquittotest.Start(t, mosquittotest.Config{Persistence: true, Extra: "max_inflight_messages 20"})
 	dsn := filepath.Join(t.TempDir(), "archive.db")
@@ -460,6 +465,7 @@ func TestOneTableCannotStallAnother(t *testing.T) {
 // counted, one row an id, and nothing else: no record, no quarantine row, no worker and
 // no held message of any of them, and the tables of the keys file are archived as usual.
 func TestUnknownTablesCounted(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	b := startOpenBroker(t)
 	dsn := filepath.Join(t.TempDir(), "archive.db")

@@ -413,6 +413,7 @@ func keysOf(f fixture) archive.Keys { return archive.Keys{fixtureTable: {f.pub}}
 // whole, each record once and in order, and the archive's retained held message says
 // so: the last record, its hash, the table's written count, when it stored it, no alarm.
 func TestEveryRecordOnce(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		b := startBroker(t)
@@ -441,6 +442,7 @@ func TestEveryRecordOnce(t *testing.T) {
 // table how far it holds it, and the table's sending again from there stores nothing
 // twice.
 func TestArchiveRestartedMidStream(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		b := startBroker(t)
@@ -469,6 +471,7 @@ func TestArchiveRestartedMidStream(t *testing.T) {
 // starts again, how far it holds the table; the table sends again from the record
 // after, and the journal is whole.
 func TestArchiveRestartedTableResends(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		b := startBroker(t)
@@ -497,6 +500,7 @@ func TestArchiveRestartedTableResends(t *testing.T) {
 // connects again by itself, the table sends again from the retained held message, and
 // the journal is whole.
 func TestBrokerRestarted(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		b := startBroker(t)
@@ -523,6 +527,7 @@ func TestBrokerRestarted(t *testing.T) {
 // raised in the held message (count and latest, naming the place) and in the log, and
 // not stored; the true records are taken after them.
 func TestAlarmsInHeld(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		b := startBroker(t)
@@ -578,6 +583,7 @@ func TestAlarmsInHeld(t *testing.T) {
 // the batch does not have and a schema this archive does not read are each logged with
 // the table and the topic, counted and dropped; the batches around them are stored.
 func TestMalformedDropped(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	onEngines(t, func(t *testing.T, dsn string) {
 		b := startBroker(t)
@@ -649,6 +655,7 @@ func (s *failingStore) Ingest(ctx context.Context, table string, b archive.Batch
 // tries it again until it is stored, and the journal is whole without the table
 // sending anything again.
 func TestDatabaseErrorRetried(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	b := startBroker(t)
 	var log logBuffer
@@ -702,6 +709,7 @@ func (s *gateStore) Done(ctx context.Context, id int64) error {
 // malformed one, and leaves the inbox; nothing of it is stored. The table put back is
 // stored from its next batch.
 func TestKeysChangedWhileRunning(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	b := startBroker(t)
 	var log logBuffer
@@ -761,6 +769,7 @@ func TestKeysChangedWhileRunning(t *testing.T) {
 // TestArchiveTopic: the table's id and the archive's are taken from the topic, on a
 // table's broker and, with central, under casino/<site>/<pit>/.
 func TestArchiveTopic(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		topic           string
 		central         bool
@@ -790,6 +799,7 @@ func TestArchiveTopic(t *testing.T) {
 // message that disagrees with its database (a database restored from a backup, say)
 // and replaces it with what it holds, so the table sends again from there.
 func TestCentralStaleHeldReplaced(t *testing.T) {
+	t.Parallel()
 	f := loadFixture(t)
 	b := mosquittotest.Start(t, mosquittotest.Config{Persistence: true})
 	dsn := filepath.Join(t.TempDir(), "archive.db")

@@ -19,6 +19,7 @@ import (
 )
 
 func TestRetainedStatusAndStateSeenByLateSubscriber(t *testing.T) {
+	t.Parallel()
 	eachBroker(t, func(t *testing.T, b testBroker) {
 		c, _ := dial(t, display.Options{Broker: b.url, Online: []byte(`{"state":"online","n":1}`)})
 		state := []byte(`{"schema":1,"table":"t1","seq":7,"betting":"open"}`)
@@ -39,6 +40,7 @@ func TestRetainedStatusAndStateSeenByLateSubscriber(t *testing.T) {
 }
 
 func TestCloseMarksOfflineAndStops(t *testing.T) {
+	t.Parallel()
 	eachBroker(t, func(t *testing.T, b testBroker) {
 		c, _ := dial(t, display.Options{Broker: b.url, Offline: []byte(`{"state":"offline","by":"close"}`)})
 		s := subscribe(t, b.url, "board", c.Topics().Status(), nil)
@@ -72,6 +74,7 @@ func TestCloseMarksOfflineAndStops(t *testing.T) {
 // TestWillWhenProcessIsKilled runs a table controller in a child process, kills it (no
 // DISCONNECT is sent) and checks that the broker publishes its retained last will.
 func TestWillWhenProcessIsKilled(t *testing.T) {
+	t.Parallel()
 	eachBroker(t, func(t *testing.T, b testBroker) {
 		status := "tablectl/v1/t1/status"
 		s := subscribe(t, b.url, "pit", status, nil)
@@ -130,6 +133,7 @@ func TestWillWhenProcessIsKilled(t *testing.T) {
 }
 
 func TestCommandsAreDeliveredAndAnswered(t *testing.T) {
+	t.Parallel()
 	eachBroker(t, func(t *testing.T, b testBroker) {
 		c, _ := dial(t, display.Options{Broker: b.url})
 		s := subscribe(t, b.url, "console", c.Topics().Reply(), nil)
@@ -173,6 +177,7 @@ func TestCommandsAreDeliveredAndAnswered(t *testing.T) {
 }
 
 func TestFullCommandQueueAnswersBusy(t *testing.T) {
+	t.Parallel()
 	b := embedded(t)
 	c, _ := dial(t, display.Options{Broker: b.url, CommandQueue: 1})
 	s := subscribe(t, b.url, "console", c.Topics().Reply(), nil)
@@ -205,6 +210,7 @@ func TestFullCommandQueueAnswersBusy(t *testing.T) {
 }
 
 func TestPublishWithoutBrokerFailsAtOnce(t *testing.T) {
+	t.Parallel()
 	ln := newCutProxy(t, "127.0.0.1:1") // accepts, then cannot reach its target
 	c, err := display.Dial(display.Options{Broker: ln.url(), Table: "t1", Logger: quietLogger(), ConnectTimeout: time.Second})
 	if err != nil {
@@ -229,6 +235,7 @@ func TestPublishWithoutBrokerFailsAtOnce(t *testing.T) {
 }
 
 func TestPublishResultsArriveInOrder(t *testing.T) {
+	t.Parallel()
 	b := embedded(t)
 	c, _ := dial(t, display.Options{Broker: b.url})
 	s := subscribe(t, b.url, "board", c.Topics().Card(), nil)
@@ -276,6 +283,7 @@ func checkStream(t *testing.T, s *sub, topic string, n int) (duplicates int) {
 // that was refused during OnConnect from waiting for ever: the client calls OnConnect
 // again before it opens Publish.
 func TestOnConnectRunsAgainAfterARefusedPublish(t *testing.T) {
+	t.Parallel()
 	b := embedded(t)
 	var client atomic.Pointer[display.Client]
 	var runs atomic.Int32
@@ -314,6 +322,7 @@ func TestOnConnectRunsAgainAfterARefusedPublish(t *testing.T) {
 }
 
 func TestWebSocketBrokerURL(t *testing.T) {
+	t.Parallel()
 	b, err := broker.Start(context.Background(), broker.Options{Listen: "127.0.0.1:0", OpenAccess: true, WebSocket: "127.0.0.1:0", Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)

@@ -45,6 +45,7 @@ func waitPending(t *testing.T, c *display.Client, n int, what string) {
 // dealer's queued ones, exactly those not refused. Nothing waits on the clock: the
 // refusals and the count of commands waiting say when the client has them all.
 func TestSupervisorsCommandIsTakenAheadOfADealersFlood(t *testing.T) {
+	t.Parallel()
 	b := embedded(t)
 	c, _ := dial(t, display.Options{Broker: b.url})
 	s := subscribe(t, b.url, "console", c.Topics().Reply(), nil)
@@ -94,6 +95,7 @@ func TestSupervisorsCommandIsTakenAheadOfADealersFlood(t *testing.T) {
 // command past it is answered busy with its id, even with its queue empty, while a
 // supervisor's is taken.
 func TestDealersRateIsBounded(t *testing.T) {
+	t.Parallel()
 	b := embedded(t)
 	c, _ := dial(t, display.Options{Broker: b.url, CommandQueue: 100, Commands: &display.CommandPolicy{Ahead: []string{"supervisor"}, Rate: 0.001, Burst: 3}})
 	s := subscribe(t, b.url, "console", c.Topics().Reply(), nil)
@@ -121,6 +123,7 @@ func TestDealersRateIsBounded(t *testing.T) {
 
 // TestCommandID: the id a refusal repeats.
 func TestCommandID(t *testing.T) {
+	t.Parallel()
 	for payload, want := range map[string]string{
 		`{"id":"a1","cmd":"confirm"}`:                "a1",
 		`{"cmd":"confirm","detail":"x","id":"late"}`: "late",
@@ -157,6 +160,7 @@ func (l *lines) String() string {
 // every new subscription, so at each reconnect and restart; the client takes none of it
 // and logs it once, however often it comes; a live command after it is taken.
 func TestRetainedCommandIsIgnored(t *testing.T) {
+	t.Parallel()
 	m := mosquittotest.Start(t, mosquittotest.Config{})
 	s := subscribe(t, m.URL(), "console", "tablectl/v1/t1/cmd/reply", nil)
 	topic := "tablectl/v1/t1/cmd/dealer"

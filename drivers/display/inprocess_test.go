@@ -44,6 +44,7 @@ func (p *inProcess) count() int {
 // it, not through the connection, and its error is the result; while the connection
 // is down Publish is refused as without it.
 func TestInProcessPublishing(t *testing.T) {
+	t.Parallel()
 	b, err := broker.Start(context.Background(), broker.Options{Listen: "127.0.0.1:0", OpenAccess: true, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)

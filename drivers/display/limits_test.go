@@ -13,6 +13,7 @@ import (
 // once, with its id but without being repeated, and never reaches Commands; the next one
 // does.
 func TestOversizedCommandIsAnsweredNotTaken(t *testing.T) {
+	t.Parallel()
 	b := embedded(t)
 	c, _ := dial(t, display.Options{Broker: b.url})
 	s := subscribe(t, b.url, "console", c.Topics().Reply(), nil)

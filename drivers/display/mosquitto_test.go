@@ -18,6 +18,7 @@ import (
 // TestTLSWithClientCertificate connects through a TLS listener that requires a client
 // certificate, with a CA and certificates generated for the test.
 func TestTLSWithClientCertificate(t *testing.T) {
+	t.Parallel()
 	m := mosquittotest.Start(t, mosquittotest.Config{TLS: true, RequireClientCert: true})
 	crt, key := m.ClientCert("t1") // the table's certificate names it
 	c, _ := dial(t, display.Options{
@@ -40,6 +41,7 @@ func TestTLSWithClientCertificate(t *testing.T) {
 // publish is followed by a permitted "fence" publish: once a subscriber sees the fence,
 // it would already have seen the refused message.
 func TestDeployACL(t *testing.T) {
+	t.Parallel()
 	acl, err := os.ReadFile("../../deploy/mosquitto/acl")
 	if err != nil {
 		t.Fatal(err)
@@ -156,6 +158,7 @@ func TestDeployACL(t *testing.T) {
 // under tablectl/v1/dealer/ is delivered, but no table has that id (the configuration
 // refuses it) and the console ignores it.
 func TestTableIdentityThroughMosquitto(t *testing.T) {
+	t.Parallel()
 	acl, err := os.ReadFile("../../deploy/mosquitto/acl")
 	if err != nil {
 		t.Fatal(err)

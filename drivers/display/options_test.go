@@ -11,6 +11,7 @@ import (
 )
 
 func TestDialRefusesBadOptions(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	notPEM := filepath.Join(dir, "ca.txt")
 	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600); err != nil {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestNewPahoClientSettings(t *testing.T) {
+	t.Parallel()
 	tc := &tls.Config{ServerName: "broker.example"}
 	lost := make(chan error, 1)
 	pc := NewPahoClient(PahoConfig{
@@ -41,6 +42,7 @@ func TestNewPahoClientSettings(t *testing.T) {
 }
 
 func TestLostSignalNeverWaits(t *testing.T) {
+	t.Parallel()
 	lost := make(chan error, 1)
 	h := lostSignal(lost)
 	first, second := errors.New("first loss"), errors.New("second loss")

@@ -8,6 +8,7 @@ import (
 )
 
 func TestRecorderRecordsAndReconnects(t *testing.T) {
+	t.Parallel()
 	var rec *display.Recorder
 	hookRuns := 0
 	rec, err := display.NewRecorder("t1", 1, func(p display.Publisher) {
@@ -59,6 +60,7 @@ func TestRecorderRecordsAndReconnects(t *testing.T) {
 }
 
 func TestRecorderCommands(t *testing.T) {
+	t.Parallel()
 	rec, err := display.NewRecorder("t1", 1, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +103,7 @@ func TestRecorderCommands(t *testing.T) {
 // TestRecorderChanged: the channel Changed gives is closed by the next message or reply
 // recorded, a resend's included, and not before; one refused leaves it open.
 func TestRecorderChanged(t *testing.T) {
+	t.Parallel()
 	rec, err := display.NewRecorder("t1", 1, func(p display.Publisher) { <-p.Publish("tablectl/v1/t1/state", []byte("s"), true) })
 	if err != nil {
 		t.Fatal(err)

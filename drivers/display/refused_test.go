@@ -36,6 +36,7 @@ func (s *syncBuffer) String() string {
 // within RefusedLogInterval log nothing, and the next line after it counts them. A
 // client with no password says none was given. Any other failure is logged each time.
 func TestRefusedLoginLogged(t *testing.T) {
+	t.Parallel()
 	m := mosquittotest.Start(t, mosquittotest.Config{Users: map[string]string{"bac-07": "the-password"}})
 	now := time.Date(2026, 11, 27, 3, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }

@@ -11,6 +11,7 @@ import (
 // online status of a connect and OfflineFunc's the one offline status of Close, in place
 // of the fixed payloads given at Dial.
 func TestStatusFuncsGiveTheStatusOfTheMoment(t *testing.T) {
+	t.Parallel()
 	eachBroker(t, func(t *testing.T, b testBroker) {
 		var now atomic.Value
 		now.Store("connect")

@@ -155,6 +155,7 @@ func runStream(t *testing.T, opts display.Options, s *sub, n int, down, up func(
 // in the middle of a stream and keeps it away for a while; the subscriber stays
 // connected.
 func TestRepublishAfterConnectionCut(t *testing.T) {
+	t.Parallel()
 	b := embedded(t)
 	proxy := newCutProxy(t, b.url[len("tcp://"):])
 	s := subscribe(t, b.url, "board", "tablectl/v1/t1/result", nil)
@@ -166,6 +167,7 @@ func TestRepublishAfterConnectionCut(t *testing.T) {
 // subscriber has a persistent session, as a pit system's should: a broker without
 // them loses what it had not yet delivered, whatever the publisher does.
 func TestBrokerRestartMidStream(t *testing.T) {
+	t.Parallel()
 	m := mosquittotest.Start(t, mosquittotest.Config{Persistence: true})
 	s := subscribe(t, m.URL(), "pit-system", "tablectl/v1/t1/result", func(o *mqtt.ClientOptions) {
 		o.SetCleanSession(false).SetAutoReconnect(true)
