@@ -106,6 +106,8 @@ func TestLoadUsersRefusesBadFiles(t *testing.T) {
 		{"field", `{"users":[{"name":"D4","role":"dealer","password":"x"}]}`, 0o600, `unknown field "password"`},
 		{"json", `{"users":[`, 0o600, "unexpected EOF"},
 	} {
+		// In order, not side by side: the check after the loop reads the file the first
+		// writes.
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.mode&0o007 != 0 && !worldBitsMatter() {
 				t.Skip("file modes do not show who may read a file here")
