@@ -442,7 +442,9 @@ func TestShipperWakesOnAppendAndFollowsTheLag(t *testing.T) {
 	if lag := sh.s.Lag(); lag != (api.ArchiveLag{Held: 10}) {
 		t.Fatalf("lag %+v, want held 10, none behind", lag)
 	}
-	sh.clock.add(time.Hour)
+	// Less than the stall time: the archive last moved at held 10, and a tick (on the
+	// real clock, at any moment) would send again from it once the stall time had passed.
+	sh.clock.add(time.Minute)
 	at := sh.clock.now()
 	sh.appendRecords(3)
 	sh.next(11, 13).ack() // the turn that sent them noted them first

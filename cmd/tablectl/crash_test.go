@@ -73,7 +73,7 @@ type killMoments struct {
 // shoe deals faster.
 func crashRun(t *testing.T, shoes, rounds, kills int) ([]string, int, killMoments) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
 	// Two lines carry no order between them: dealt with no pace at all, a shoe's first
