@@ -432,7 +432,8 @@ for p; do dpkg -s "$p" >/dev/null 2>&1 || { echo "apt-get: $p is not installed h
 
 	// The console's first user over HTTPS, and History in Chromium.
 	base := fmt.Sprintf("https://127.0.0.1:%d", consolePort)
-	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	client := &http.Client{Timeout: 2 * time.Minute, // only bounds a failure, as in login
+		Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	f := &floorUnderTest{url: base, client: client}
 	p, code := f.login(t, "SM1", firstPassword)
 	if code != 200 {
