@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/drivers/gpio"
+	"github.com/tablectl/tablectl/internal/artifacts"
 	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/round"
 	"github.com/tablectl/tablectl/simulator"
@@ -35,8 +36,9 @@ func TestCrashRecovery(t *testing.T) {
 		t.Skip("kills tablectl 100 times")
 	}
 	const rounds, kills = 300, 100
-	got, shoes, at := crashRun(t, 0, rounds, kills)
-	want, _, _ := crashRun(t, shoes, 0, 0)
+	got, shoes, at, jdir := crashRun(t, 0, rounds, kills)
+	want, _, _, _ := crashRun(t, shoes, 0, 0)
+	defer keepOnFailure(t, jdir)
 	t.Logf("%d shoes, %d rounds, %d kills: %d in the middle of a round, %d with a card or signal sent and not yet acknowledged",
 		shoes, len(want), kills, at.midRound, at.inFlight)
 	if at.midRound < kills/10 || at.inFlight < kills/10 {
@@ -71,7 +73,7 @@ type killMoments struct {
 // while killing and restarting tablectl kills times. It returns every settled or void
 // round in the journal, the shoes dealt, and where the kills fell. Without kills the
 // shoe deals faster.
-func crashRun(t *testing.T, shoes, rounds, kills int) ([]string, int, killMoments) {
+func crashRun(t *testing.T, shoes, rounds, kills int) ([]string, int, killMoments, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -206,7 +208,22 @@ func crashRun(t *testing.T, shoes, rounds, kills int) ([]string, int, killMoment
 	}
 	cmd.Process.Signal(os.Interrupt)
 	cmd.Wait()
-	return roundsIn(t, jdir, kills > 0), shoes, at
+	return roundsIn(t, jdir, kills > 0), shoes, at, jdir
+}
+
+// keepOnFailure copies the journal of the run with kills to the package's artifacts
+// when the test failed, to be read with tablectl journal.
+func keepOnFailure(t *testing.T, jdir string) {
+	if !t.Failed() {
+		return
+	}
+	to := filepath.Join(artifacts.Dir(t), "crash-journal")
+	os.RemoveAll(to)
+	if err := os.CopyFS(to, os.DirFS(jdir)); err != nil {
+		t.Logf("keeping the journal: %v", err)
+		return
+	}
+	t.Logf("the journal of the run with kills is kept in %s", to)
 }
 
 // roundOpen says whether the journal ends in the middle of a round.
