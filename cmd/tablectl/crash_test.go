@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/drivers/gpio"
+	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/internal/artifacts"
 	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/round"
@@ -94,9 +95,8 @@ func crashRun(t *testing.T, shoes, rounds, kills int) ([]string, int, killMoment
 	if os.Getenv("CRASH_DEBUG") != "" && kills > 0 {
 		simLog = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	// The dealer stops while the shoe holds half the cards and signals it keeps to send
-	// again (64), as a dealer stops at a table whose light says stop: however slowly
-	// tablectl restarts on a busy machine, the shoe never deals past what it keeps.
+	// The dealer stops while the light is red, as a dealer at a real table does; here the
+	// light says the shoe holds many cards not yet acknowledged (dealerStops).
 	light := simulator.NewTowerLight(simLog)
 	sim, err := simulator.New(simulator.Config{Dir: dir, Protocol: "tablectl", Seed: 11, Decks: 8, Cut: 16,
 		Pace: pace, Logger: simLog, Light: light, HostAcks: true})
@@ -143,6 +143,17 @@ func crashRun(t *testing.T, shoes, rounds, kills int) ([]string, int, killMoment
 	// signal it cannot have acknowledged; a shoe that sends nothing within frozenFor (it
 	// waits for tablectl between two shoes) has it killed as it stands.
 	const frozenFor = time.Second
+	// The dealer watches the light on its own: the loop below can be slow to come back
+	// (it reads the journal after each kill), and the shoe must not deal on meanwhile.
+	stopWatching, watching := make(chan struct{}), make(chan struct{})
+	defer func() {
+		close(stopWatching)
+		<-watching
+	}()
+	go func() {
+		defer close(watching)
+		dealerStops(stopWatching, sim, light)
+	}()
 	rng := rand.New(rand.NewPCG(2026, uint64(kills)))
 	var at killMoments
 	hellos := 0 // the shoe's hellos answered before the running tablectl started
@@ -159,12 +170,6 @@ func crashRun(t *testing.T, shoes, rounds, kills int) ([]string, int, killMoment
 			}
 			done = true
 		case now := <-tick.C:
-			switch n := len(sim.Unacknowledged()); {
-			case n >= 32 && !light.Red():
-				light.Set(ctx, gpio.Command{Role: gpio.LightRed, Mode: gpio.ModeOn})
-			case n <= 4 && light.Red():
-				light.Set(ctx, gpio.Command{Role: gpio.LightRed, Mode: gpio.ModeOff})
-			}
 			switch {
 			case int(killed.Load()) == kills:
 			case killAt.IsZero():
@@ -226,6 +231,29 @@ func keepOnFailure(t *testing.T, jdir string) {
 	t.Logf("the journal of the run with kills is kept in %s", to)
 }
 
+// dealerStops stands for the table's tower light until stop: red, and the simulated
+// dealer stops, once the shoe holds a third of the cards and signals it keeps to send
+// again (shoe.ResendWindow), out again once tablectl has taken nearly all of them. However
+// slowly tablectl restarts, the shoe never deals past what it keeps, so no card passes
+// unrecorded.
+func dealerStops(stop <-chan struct{}, sim *simulator.Simulator, light *simulator.TowerLight) {
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		switch n := len(sim.Unacknowledged()); {
+		case n >= shoe.ResendWindow/3 && !light.Red():
+			light.Set(context.Background(), gpio.Command{Role: gpio.LightRed, Mode: gpio.ModeOn})
+		case n <= 4 && light.Red():
+			light.Set(context.Background(), gpio.Command{Role: gpio.LightRed, Mode: gpio.ModeOff})
+		}
+	}
+}
+
 // roundOpen says whether the journal ends in the middle of a round.
 func roundOpen(t *testing.T, dir string) bool {
 	t.Helper()
@@ -252,7 +280,20 @@ func roundsIn(t *testing.T, dir string, debug bool) []string {
 	}
 	defer j.Close()
 	var out []string
-	_, _, err = table.ReplayRecords(j, func(_ uint64, e table.Entry, effs []round.Effect, _ *round.Controller) {
+	cards := map[uint64]uint64{} // card number: the record that holds it
+	var last uint64              // the highest card number recorded
+	_, _, err = table.ReplayRecords(j, func(seq uint64, e table.Entry, effs []round.Effect, _ *round.Controller) {
+		if ev := e.Event; ev != nil && ev.Kind == round.CardDrawn && ev.Seq != 0 {
+			// Each card the shoe numbered is recorded once, however often it was sent.
+			if first, ok := cards[ev.Seq]; ok {
+				t.Errorf("card %d is recorded twice: records %d and %d (%s)", ev.Seq, first, seq, ev)
+			}
+			if ev.Seq > last+1 {
+				t.Errorf("cards %d to %d are not in the journal: the shoe dealt past the %d cards it keeps to send again (shoe.ResendWindow) while tablectl was down",
+					last+1, ev.Seq-1, shoe.ResendWindow)
+			}
+			cards[ev.Seq], last = seq, max(last, ev.Seq)
+		}
 		for _, ef := range effs {
 			switch ef.Kind {
 			case round.RoundSettled:
