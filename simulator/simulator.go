@@ -61,6 +61,17 @@ type Config struct {
 	// Table carries out a scenario's table actions (Scenario); nil: a scenario with any
 	// fails at its first.
 	Table Table
+	// Orders are the sets' orders, dealt one after the other instead of shuffled sets
+	// (a file of cards: ReadOrders); past the last, sets are shuffled again. Two tables
+	// given one order deal the same shoe.
+	Orders [][]baccarat.Card
+	// Riffles makes a weak shuffler: each set after the first is the previous set, in the
+	// order it was in the shoe, riffled this many times and no more (Riffle). 0: every set
+	// thoroughly shuffled.
+	Riffles int
+	// BankerBias is the share of rounds, 0 to 1, that the set's order is arranged to make
+	// Banker wins (Bias): a shoe whose results drift from the rule set's probabilities.
+	BankerBias float64
 	// Clock is the time the shoe's clock counts by; nil: the system's.
 	Clock  func() time.Time
 	Logger *slog.Logger // nil means slog.Default()
@@ -130,6 +141,14 @@ func New(cfg Config) (*Simulator, error) {
 	}
 	if cfg.Decks < 1 || cfg.Decks > 16 {
 		return nil, fmt.Errorf("decks %d: want 1 to 16", cfg.Decks)
+	}
+	if cfg.Riffles < 0 || !(cfg.BankerBias >= 0 && cfg.BankerBias <= 1) {
+		return nil, fmt.Errorf("riffles %d, banker bias %v: want riffles of 0 or more and a bias of 0 to 1", cfg.Riffles, cfg.BankerBias)
+	}
+	for i, o := range cfg.Orders {
+		if len(o) == 0 {
+			return nil, fmt.Errorf("order %d has no card", i+1)
+		}
 	}
 	rng, err := NewRand(cfg.Seed, cfg.Random)
 	if err != nil {
@@ -430,7 +449,17 @@ func optional(err error) error {
 // shuffled when shuffled is true) and loads it in the shoe with the cut card.
 func (s *Simulator) newSet(shuffled bool) []baccarat.Card {
 	cards := s.stacked
-	if cards == nil {
+	switch {
+	case cards != nil:
+	case shuffled && len(s.cfg.Orders) > 0:
+		cards = append([]baccarat.Card(nil), s.cfg.Orders[0]...)
+		s.cfg.Orders = s.cfg.Orders[1:]
+	case shuffled && s.cfg.Riffles > 0 && s.cards != nil:
+		cards = append([]baccarat.Card(nil), s.cards...)
+		for range s.cfg.Riffles {
+			cards = Riffle(cards, s.rng)
+		}
+	default:
 		cards = NewDecks(s.cfg.Decks)
 		for _, r := range s.remove {
 			for i, c := range cards {
@@ -451,6 +480,9 @@ func (s *Simulator) newSet(shuffled bool) []baccarat.Card {
 		}
 		if shuffled {
 			Shuffle(cards, s.rng)
+			if s.cfg.BankerBias > 0 {
+				cards = Bias(cards, s.cfg.BankerBias, s.rng)
+			}
 		}
 		cards = append(append([]baccarat.Card(nil), s.top...), cards...)
 	}
