@@ -115,11 +115,25 @@ type Options struct {
 	// Logo is an image file (PNG, JPEG, GIF, WebP or SVG, at most MaxLogo bytes) shown
 	// in the header; none when empty. It is read once, by New.
 	Logo string
+	// Source, when set, gives the board the table's messages in process, in place of a
+	// connection to Broker (which may then be empty): the embedded broker's own
+	// subscription (broker.Broker.Subscribe). Username, Password and ClientID are not
+	// used then. The table's topics take only the table's publishes, so their JSON is
+	// passed on to the browsers as the table wrote it, not checked and compacted again.
+	Source Source
 	// ResultHold is how long the page keeps a completed round on screen (its cards,
 	// points, winner framed and the phase Result) while later states come, such as the
 	// next round's betting opened at once; the next round's first card ends it sooner.
 	// Zero shows each state as it comes.
 	ResultHold time.Duration
+}
+
+// Source delivers a table's messages in the process that publishes them. Subscribe
+// calls fn with every message on a topic filter matches, the retained ones first, until
+// cancel is called; fn does not block, and copies payload to keep it.
+// *broker.Broker is one; sourceDouble in the tests is another.
+type Source interface {
+	Subscribe(filter string, fn func(topic string, payload []byte)) (cancel func(), err error)
 }
 
 // DefaultLang is the labels' languages when Options.Lang is empty: English, with
@@ -152,6 +166,7 @@ type Board struct {
 	refusedLog *ratelog.Limiter
 	// refusedLogin thins the log of the broker refusing the board's login.
 	refusedLogin *ratelog.Limiter
+	cancel       func() // ends the in-process subscription (Options.Source), or nil
 }
 
 // New checks the options and starts a Board that connects to the broker in the
@@ -164,8 +179,10 @@ func New(opts Options) (*Board, error) {
 	if err != nil {
 		return nil, fmt.Errorf("board: %w", err)
 	}
-	if err := checkBrokerURL(opts.Broker); err != nil {
-		return nil, err
+	if opts.Source == nil {
+		if err := checkBrokerURL(opts.Broker); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Password != "" && opts.Username == "" {
 		return nil, errors.New("board: a password is given without a username")
@@ -221,6 +238,17 @@ func New(opts Options) (*Board, error) {
 	b.streams = NewStreamLimiter(cmp.Or(opts.MaxStreamsPerAddress, DefaultMaxStreamsPerAddress), cmp.Or(opts.MaxStreams, DefaultMaxStreams))
 	b.in = fifo.New[inMessage]()
 
+	if opts.Source != nil {
+		cancel, err := opts.Source.Subscribe(b.filter, b.onSource)
+		if err != nil {
+			return nil, fmt.Errorf("board: %w", err)
+		}
+		b.cancel = cancel
+		b.log.Info("subscribed in process", "filter", b.filter)
+		b.wg.Add(1)
+		go b.dispatch()
+		return b, nil
+	}
 	b.pc = display.NewPahoClient(display.PahoConfig{
 		Broker: opts.Broker, ClientID: opts.ClientID, Username: opts.Username, Password: opts.Password,
 		KeepAlive: keepAlive, ConnectTimeout: connectTimeout,
@@ -298,6 +326,9 @@ func (b *Board) Handler() http.Handler {
 // goroutines and paho's to stop. It is safe to call more than once.
 func (b *Board) Close() error {
 	b.once.Do(func() {
+		if b.cancel != nil {
+			b.cancel()
+		}
 		close(b.quit)
 		b.hub.close()
 	})
@@ -341,6 +372,12 @@ func (b *Board) onMessage(_ mqtt.Client, m mqtt.Message) {
 	b.in.Push(inMessage{topic: m.Topic(), payload: append([]byte(nil), m.Payload()...)})
 }
 
+// onSource runs in the publisher's goroutine for each message of Options.Source. It only
+// queues the message, so it never holds the publisher up.
+func (b *Board) onSource(topic string, payload []byte) {
+	b.in.Push(inMessage{topic: topic, payload: append([]byte(nil), payload...), own: true})
+}
+
 // dispatch turns queued MQTT messages into events for the browsers, until Close.
 func (b *Board) dispatch() {
 	defer b.wg.Done()
@@ -354,7 +391,7 @@ func (b *Board) dispatch() {
 				return
 			}
 		}
-		ev, err := b.eventOf(m.topic, m.payload)
+		ev, err := b.eventOf(m.topic, m.payload, m.own)
 		if err != nil {
 			b.log.Warn("ignoring an MQTT message", "error", err)
 			continue
@@ -370,6 +407,7 @@ func (b *Board) dispatch() {
 type inMessage struct {
 	topic   string
 	payload []byte
+	own     bool // from Options.Source: as the table wrote it
 }
 
 // serveEvents streams the events to one browser: first the retained picture, then each

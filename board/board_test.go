@@ -84,7 +84,7 @@ func TestEventOf(t *testing.T) {
 		{topic: "tablectl/v1/t2/card", payload: `{}`, wantErr: `topic "tablectl/v1/t2/card" is not under tablectl/v1/t1/`},
 		{topic: "tablectl/v1/t1/state", payload: `"` + strings.Repeat("x", MaxPayload) + `"`, wantErr: "larger than the 1048576 forwarded"},
 	} {
-		ev, err := b.eventOf(tc.topic, []byte(tc.payload))
+		ev, err := b.eventOf(tc.topic, []byte(tc.payload), false)
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("eventOf(%q, %.20q) = %v, want an error containing %q", tc.topic, tc.payload, err, tc.wantErr)

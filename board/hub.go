@@ -39,8 +39,10 @@ func (e event) frame() []byte { return sse.Frame(e.name, e.data) }
 // eventOf turns an MQTT message of the table into an event. A message on a command
 // topic gives the zero event and no error: it is not for the board. A message the board
 // cannot forward (a topic it cannot name an event after, a payload that is not JSON or
-// is too large) is an error that names the topic and what is wrong.
-func (b *Board) eventOf(topic string, payload []byte) (event, error) {
+// is too large) is an error that names the topic and what is wrong. own says the
+// payload is the table's own, in process (Options.Source): it is passed on as it is,
+// checked only to be on one line, not parsed.
+func (b *Board) eventOf(topic string, payload []byte, own bool) (event, error) {
 	base := api.Prefix + "/" + b.topics.Table() + "/"
 	rest, ok := strings.CutPrefix(topic, base)
 	if !ok {
@@ -62,6 +64,12 @@ func (b *Board) eventOf(topic string, payload []byte) (event, error) {
 	}
 	if len(payload) > MaxPayload {
 		return event{}, fmt.Errorf("board: topic %q: payload of %d bytes is larger than the %d forwarded", topic, len(payload), MaxPayload)
+	}
+	if own {
+		if i := bytes.IndexAny(payload, "\r\n"); i >= 0 {
+			return event{}, fmt.Errorf("board: topic %q: payload has a line break at byte %d", topic, i)
+		}
+		return event{name: name, data: payload}, nil
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(payload))

@@ -32,10 +32,12 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	mqtt "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/listeners"
+	"github.com/mochi-mqtt/server/v2/packets"
 
 	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/internal/ratelog"
@@ -100,6 +102,7 @@ type Broker struct {
 	done   chan struct{}
 	stop   func() bool
 	access *access
+	subs   atomic.Int32 // the last in-process subscription's identifier (Subscribe)
 }
 
 // Start binds the listeners and starts serving. It returns once the listeners accept
@@ -190,6 +193,29 @@ func (b *Broker) Publish(topic string, payload []byte, retained bool) error {
 		return fmt.Errorf("broker: publish on %s: %w", topic, err)
 	}
 	return nil
+}
+
+// Subscribe calls fn with every message published on a topic that filter matches: the
+// retained ones first, before it returns, then each as it is published, until cancel is
+// called. fn runs in the publisher's goroutine: it must not block, and must copy
+// payload to keep it. It skips the access policy, as Publish does: it is for tablectl's
+// own readers in the process that runs the broker (board.Options.Source). A filter the
+// broker cannot take is an error that names it.
+func (b *Broker) Subscribe(filter string, fn func(topic string, payload []byte)) (cancel func(), err error) {
+	select {
+	case <-b.done:
+		return nil, ErrClosed
+	default:
+	}
+	id := int(b.subs.Add(1))
+	err = b.server.Subscribe(filter, id, func(_ *mqtt.Client, _ packets.Subscription, pk packets.Packet) {
+		fn(pk.TopicName, pk.Payload)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("broker: subscribe to %s: %w", filter, err)
+	}
+	var once sync.Once
+	return func() { once.Do(func() { _ = b.server.Unsubscribe(filter, id) }) }, nil
 }
 
 // SelfPassword is the password of SelfUser, made at random when the broker started:
