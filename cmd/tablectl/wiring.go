@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tablectl/tablectl/board"
 	"github.com/tablectl/tablectl/broker"
 	"github.com/tablectl/tablectl/config"
 	"github.com/tablectl/tablectl/daemon"
@@ -308,8 +309,9 @@ func brokerURL(ctx context.Context, c config.Config, password string, log *slog.
 		fmt.Fprintf(io.out, ", WebSocket %s", b.WebSocketURL())
 	}
 	fmt.Fprintln(io.out)
-	// tablectl logs in as itself; the board reads as an anonymous client.
-	return mqttLogins{url: b.URL(), user: broker.SelfUser, password: b.SelfPassword(), inProcess: b.Publish}, func() { b.Close() }, nil
+	// tablectl logs in as itself; the board reads in process, through the broker's own
+	// subscription.
+	return mqttLogins{url: b.URL(), user: broker.SelfUser, password: b.SelfPassword(), inProcess: b.Publish, source: b}, func() { b.Close() }, nil
 }
 
 // mqttLogins are the broker's address and who logs in to it: tablectl itself, and its
@@ -320,6 +322,9 @@ type mqttLogins struct {
 	// inProcess publishes through the embedded broker in this process; nil for an
 	// external broker.
 	inProcess func(topic string, payload []byte, retained bool) error
+	// source feeds the board in process from the embedded broker; nil for an external
+	// broker.
+	source board.Source
 }
 
 // serveMetrics serves m at addr/metrics.
