@@ -11,9 +11,9 @@ import (
 
 // Rulebook is one rule set as data: the document it implements, its names, the bets it
 // offers and what they pay, its deck counts and betting restrictions, and the rule of
-// its document behind each decision the table cites. Every rule set is one Rulebook in
-// rulebooks.go; nothing else in tablectl names a rule set. A Rulebook is read-only once
-// registered: a variant starts from Clone.
+// its document behind each decision the table cites. Every rule set tablectl plays is
+// one Rulebook in rulebooks.go, and the code reads the book rather than the rule set's
+// name. A Rulebook is read-only once registered: a variant starts from Clone.
 type Rulebook struct {
 	// Name is the identifier used in config, on the command line and in every message,
 	// e.g. "rws".

@@ -144,7 +144,8 @@ func (rs *RuleSet) MarshalJSON() ([]byte, error) {
 	return json.Marshal(ruleSetJSON{Name: rs.Name, RoyalPaytable: rs.RoyalPaytable, RoyalTiers: rs.RoyalTiers})
 }
 
-// UnmarshalJSON reads a rule set written by MarshalJSON, through Lookup.
+// UnmarshalJSON reads a rule set written by MarshalJSON, through Lookup: only a standard
+// rule set's name reads back.
 func (rs *RuleSet) UnmarshalJSON(b []byte) error {
 	var v ruleSetJSON
 	if err := json.Unmarshal(b, &v); err != nil {
