@@ -47,6 +47,12 @@ type Status struct {
 	Envelope
 	State string `json:"state"` // Online or Offline
 	Rules string `json:"rules"`
+	// RulesName is the rule set's name for people ("NC Insurance"), and RulesFamily the
+	// game it is a variant of ("non-commission"), from its book (baccarat.Rulebook's
+	// Display and Family): the console and the board show them. Absent from a table
+	// that did not send them.
+	RulesName   string          `json:"rules_name,omitempty"`
+	RulesFamily baccarat.Family `json:"rules_family,omitempty"`
 	// Decks is the shoe's deck count, or the table's before its first shoe (0: the
 	// table takes any count its rule set allows); Set is the set's identity, "" before
 	// the first shoe. Both are always present.

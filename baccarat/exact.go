@@ -3,16 +3,32 @@ package baccarat
 import "fmt"
 
 // paidAt lists the odds other than whole numbers to one that bet b can be paid at in
-// this rule set: Banker under commission (0.95:1), Non-Commission Banker winning on 6
-// (1:2). Insurance odds depend on the offer (see CheckExactOdds).
-func (rs *RuleSet) paidAt(b Bet) (Odds, string) {
-	if b != BetBanker {
-		return Odds{}, ""
+// this rule set, each with what it is in words: Banker under commission ("a Banker win
+// pays 0.95:1"), Non-Commission Banker winning on 6 ("a Banker win on 6 pays 1:2"), a
+// Player paid other than whole. Insurance odds depend on the offer (see CheckExactOdds).
+func (rs *RuleSet) paidAt(b Bet) []paid {
+	var out []paid
+	add := func(o Odds, what string) {
+		if o.Den != 0 && o.Num%o.Den != 0 {
+			out = append(out, paid{o, fmt.Sprintf("%s pays %s", what, o)})
+		}
 	}
-	if rs.Commission {
-		return commission, "a Banker win pays 0.95:1"
+	switch p := &rs.Pays; b {
+	case BetPlayer:
+		add(p.Player, "a Player win")
+	case BetBanker:
+		add(p.Banker, "a Banker win")
+		if p.BankerOnSix.Den != 0 {
+			add(p.BankerOnSix, "a Banker win on 6")
+		}
 	}
-	return bankerSix, "a Banker win on 6 pays 1:2"
+	return out
+}
+
+// paid is odds a bet can be paid at, with what they are in words.
+type paid struct {
+	odds Odds
+	what string
 }
 
 // CheckExact refuses a wager whose winnings the table's smallest unit cannot pay exactly:
@@ -20,11 +36,12 @@ func (rs *RuleSet) paidAt(b Bet) (Odds, string) {
 // on 6; Royal Baccarat and the game project sheet: 0.95 to 1), so a stake is accepted only
 // when every payout it can win is a whole number of units.
 func (rs *RuleSet) CheckExact(w Wager) error {
-	o, what := rs.paidAt(w.Bet)
-	if what == "" {
-		return nil
+	for _, p := range rs.paidAt(w.Bet) {
+		if err := checkExact(w, p.odds, p.what); err != nil {
+			return err
+		}
 	}
-	return checkExact(w, o, what)
+	return nil
 }
 
 // CheckExactOdds refuses a wager whose winnings at odds o are not a whole number of units

@@ -258,7 +258,7 @@ func (rs *RuleSet) CloseBets(ws []Wager, l *Limits, pay Pay) []Decision {
 			errs[i] = rs.CheckExact(w)
 		}
 		if errs[i] == nil && l != nil && l.Boxes > 0 && !boxOf(w.Box, l.Boxes) {
-			errs[i] = &WagerError{Wager: w, Reason: fmt.Sprintf("no betting box %q on this layout of boxes 1 to %d (%s)", w.Box, l.Boxes, limitRule(rs, "2.1.1"))}
+			errs[i] = &WagerError{Wager: w, Reason: fmt.Sprintf("no betting box %q on this layout of boxes 1 to %d (%s)", w.Box, l.Boxes, rs.cite(RuleBoxes))}
 		}
 		if errs[i] != nil {
 			ds[i] = Decision{Verdict: Refused, Rule: Refused.String() + ": " + reasonOf(errs[i])}
@@ -273,7 +273,7 @@ func (rs *RuleSet) CloseBets(ws []Wager, l *Limits, pay Pay) []Decision {
 	for i, w := range ws {
 		if ds[i].Verdict == Accepted {
 			if m, ok := l.Min[w.Bet]; ok && w.Stake < m {
-				j.set(i, UnderMinimum, w.Stake, "under the %s minimum of %d: it wins or loses as placed (%s)", w.Bet, m, limitRule(rs, "5.2.1"))
+				j.set(i, UnderMinimum, w.Stake, "under the %s minimum of %d: it wins or loses as placed (%s)", w.Bet, m, rs.cite(RuleUnderMinimum))
 			}
 		}
 	}
@@ -305,15 +305,6 @@ func reasonOf(err error) string {
 		return we.Reason
 	}
 	return err.Error()
-}
-
-// limitRule cites rule n of the limits: NC Insurance numbers them as RWS Baccarat does;
-// the other documents have no limits rules, and their tables follow RWS Baccarat's.
-func limitRule(rs *RuleSet, n string) string {
-	if rs.Name == "nc-insurance" {
-		return "NC Insurance " + n
-	}
-	return "RWS Baccarat " + n
 }
 
 // judge holds one CloseBets at work.
@@ -365,11 +356,12 @@ func (j *judge) step(b Bet) Money {
 	if j.pay.Rounded {
 		return 1
 	}
-	o, what := j.rs.paidAt(b)
-	if what == "" {
-		return 1
+	step := int64(1)
+	for _, p := range j.rs.paidAt(b) {
+		n := int64(p.odds.Den) / gcd(int64(p.odds.Num), int64(p.odds.Den))
+		step = step / gcd(step, n) * n
 	}
-	return Money(int64(o.Den) / gcd(int64(o.Num), int64(o.Den)))
+	return Money(step)
 }
 
 // minimum is bet b's minimum, or 1 unit when it has none.
@@ -411,7 +403,7 @@ func (j *judge) maximum(box string, b Bet, mx Money) {
 	if total <= mx {
 		return
 	}
-	j.fill(idx, mx, fmt.Sprintf("box %s's %s Bets of %d are over its maximum of %d, seated player first (%s)", box, b, total, mx, limitRule(j.rs, "3.5")))
+	j.fill(idx, mx, fmt.Sprintf("box %s's %s Bets of %d are over its maximum of %d, seated player first (%s)", box, b, total, mx, j.rs.cite(RuleMaximum)))
 }
 
 // differential holds box's Differential to the maximum (RWS Baccarat 5.1, 5.1.1, 5.1.2)
@@ -439,7 +431,7 @@ func (j *judge) differential(box string) bool {
 		BetBanker, banker, BetPlayer, player, maxD)
 	before := j.total(idx)
 	if j.l.Excess == ExcessReject {
-		j.fill(idx, room, fmt.Sprintf("%s: the excess %s Bets are rejected, seated player first (%s)", over, heavy, limitRule(j.rs, "5.1")))
+		j.fill(idx, room, fmt.Sprintf("%s: the excess %s Bets are rejected, seated player first (%s)", over, heavy, j.rs.cite(RuleExcess)))
 		return j.total(idx) != before
 	}
 	// Pro rata (5.1.1). The seated player's Bets take what the maximum allows first
@@ -451,7 +443,7 @@ func (j *judge) differential(box string) bool {
 		case j.ds[i].Verdict == UnderMinimum:
 			under = append(under, i)
 			j.set(i, UnderMinimum, j.ds[i].Effective, "under the %s minimum of %d in a box over its maximum Differential: no pro rata, it wins or loses as placed (%s)",
-				heavy, j.minimum(heavy), limitRule(j.rs, "5.1.2"))
+				heavy, j.minimum(heavy), j.rs.cite(RuleExcessUnderMinimum))
 		case j.ws[i].Seat == Standing:
 			standing = append(standing, i)
 		default:
@@ -508,9 +500,9 @@ func (j *judge) proRata(group []int, room Money, over string) Money {
 		}
 		w := j.ws[low]
 		why := fmt.Sprintf("%s: its pro-rated stake of %d would be under the %s minimum of %d, so it neither wins nor loses (%s)",
-			over, shares[low], w.Bet, j.minimum(w.Bet), limitRule(j.rs, "5.1.1"))
+			over, shares[low], w.Bet, j.minimum(w.Bet), j.rs.cite(RuleExcessProRata))
 		if room == 0 {
-			why = fmt.Sprintf("%s: nothing of the maximum is left for it, Bets before it in priority take it all (%s)", over, limitRule(j.rs, "5.1"))
+			why = fmt.Sprintf("%s: nothing of the maximum is left for it, Bets before it in priority take it all (%s)", over, j.rs.cite(RuleExcess))
 		}
 		j.set(low, Refused, 0, "%s", why)
 		in = slices.DeleteFunc(in, func(i int) bool { return i == low })
@@ -522,7 +514,7 @@ func (j *judge) proRata(group []int, room Money, over string) Money {
 		took += s
 		if s < w.Stake {
 			j.set(i, CutBack, s, "%d of %d plays: %s: the Bets win or lose pro rata, %d of %d (%s)", s, w.Stake, over,
-				room, shared, limitRule(j.rs, "5.1.1"))
+				room, shared, j.rs.cite(RuleExcessProRata))
 		}
 	}
 	return took

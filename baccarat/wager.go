@@ -75,7 +75,7 @@ func (rs *RuleSet) CheckWagers(ws []Wager) []error {
 		}
 		for i, w := range ws {
 			if s := sides[player{w.Box, w.Seat}]; w.Bet.Main() && s[0] && s[1] {
-				refuse(i, "a box may not bet both player and banker (%s)", ruleRef(rs, "3.3"))
+				refuse(i, "a box may not bet both player and banker (%s)", rs.cite(RuleOneMainBet))
 			}
 		}
 	}
@@ -88,18 +88,11 @@ func (rs *RuleSet) CheckWagers(ws []Wager) []error {
 		}
 		for i, w := range ws {
 			if !w.Bet.Main() && !hasMain[w.Box] {
-				refuse(i, "a side bet needs a player or banker bet in the same box (%s)", ruleRef(rs, "3.4"))
+				refuse(i, "a side bet needs a player or banker bet in the same box (%s)", rs.cite(RuleSideBetNeedsMain))
 			}
 		}
 	}
 	return errs
-}
-
-func ruleRef(rs *RuleSet, rule string) string {
-	if rs.Name == "classic" {
-		return "game project sheet"
-	}
-	return "NC Tournament " + rule
 }
 
 // CheckInsurance validates an Insurance wager w on offer o (NC Insurance 3.11, 3.12.2).

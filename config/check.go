@@ -88,15 +88,15 @@ func (f *file) check(c *Config) error {
 
 func (f *file) checkRules(c *Config) {
 	if c.Royal != nil {
-		if c.Rules != "royal" {
-			f.at("royal", "set for rule set %s: the royal section is for rules: royal", c.Rules)
+		if rb, ok := baccarat.Standard.Get(c.Rules); !ok || !rb.TakesOptions() {
+			f.at("royal", "set for rule set %s: the royal section is for rules: %s", c.Rules, strings.Join(baccarat.Standard.OptionNames(), " or "))
 		}
 		f.checkEndOfRound(c)
 	}
 	rs, err := baccarat.Lookup(c.Rules, c.royalOptions())
 	if err != nil {
 		key := "rules"
-		if slices.Contains(baccarat.Names, c.Rules) {
+		if _, ok := baccarat.Standard.Get(c.Rules); ok {
 			key = "royal" // the name is right: the variant is not
 		}
 		f.at(key, "%v", err)

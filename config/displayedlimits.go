@@ -1,18 +1,23 @@
 package config
 
-import "fmt"
+import (
+	"fmt"
 
-// displayedLimits are the rule sets whose document requires the table's limits
-// displayed at the table, with the rule: "The permissible minimum limit and maximum
-// Differential limit shall be displayed at the table."
-var displayedLimits = map[string]string{"rws": "RWS Baccarat 3.4", "nc-insurance": "NC Insurance 3.4"}
+	"github.com/tablectl/tablectl/baccarat"
+)
 
 // LimitsWarning is what check-config and tablectl run warn of when the rule set's
 // document requires the minimum and maximum Differential limits displayed at the table
 // and the limits section lacks them: the board shows only the limits configured. ""
 // when nothing is missing, or the rule set requires nothing.
 func (c *Config) LimitsWarning() string {
-	rule, ok := displayedLimits[c.Rules]
+	rb, ok := baccarat.Standard.Get(c.Rules)
+	if !ok {
+		return ""
+	}
+	// "The permissible minimum limit and maximum Differential limit shall be displayed
+	// at the table": the rule of the documents that require it.
+	rule, ok := rb.Cite(baccarat.RuleDisplayedLimits)
 	if !ok {
 		return ""
 	}

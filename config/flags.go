@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/round"
 )
 
@@ -113,7 +114,7 @@ func ApplyFlags(base Config, fromFile bool, f Flags) (Run, error) {
 		"table": func() { c.Table = f.Table },
 		"rules": func() {
 			c.Rules = f.Rules
-			if f.Rules != "royal" {
+			if rb, ok := baccarat.Standard.Get(f.Rules); !ok || !rb.TakesOptions() {
 				c.Royal = nil // the file's Royal Baccarat variant goes with royal only
 			}
 		},

@@ -36,6 +36,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/internal/ratelog"
 )
 
@@ -115,6 +116,9 @@ type Options struct {
 	// ArchiveLate: a table whose status says the archive lacks a record written longer
 	// ago than this shows "not archived"; DefaultArchiveLate when 0.
 	ArchiveLate time.Duration
+	// Rulebooks are the rule sets the pages know (GET /api/rulebook): the rules each
+	// cites, its irregularities, whether it offers Insurance; baccarat.Standard when nil.
+	Rulebooks *baccarat.Registry
 }
 
 // Server is the console: its API, pages and event streams. Create it with New, feed it
@@ -186,6 +190,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Rulebooks == nil {
+		opts.Rulebooks = baccarat.Standard
 	}
 	sub, err := fs.Sub(static, "static")
 	if err != nil {

@@ -46,16 +46,19 @@ type Summary struct {
 	Pit  string `json:"pit,omitempty"`
 	// Online is true while the retained status says "online"; a table whose last will
 	// or clean stop said "offline", or that published no status, is not online.
-	Online  bool              `json:"online"`
-	Rules   string            `json:"rules,omitempty"`
-	Decks   int               `json:"decks,omitempty"`
-	Set     string            `json:"set,omitempty"`
-	Version string            `json:"version,omitempty"`
-	Shoe    uint32            `json:"shoe"`
-	Round   uint32            `json:"round"`
-	Seq     uint64            `json:"seq"`
-	Phase   string            `json:"phase,omitempty"`
-	Devices map[string]string `json:"devices,omitempty"`
+	Online bool   `json:"online"`
+	Rules  string `json:"rules,omitempty"`
+	// RulesName is the rule set's name for people, as the table's status gives it
+	// (rules_name); absent when the status gives none.
+	RulesName string            `json:"rules_name,omitempty"`
+	Decks     int               `json:"decks,omitempty"`
+	Set       string            `json:"set,omitempty"`
+	Version   string            `json:"version,omitempty"`
+	Shoe      uint32            `json:"shoe"`
+	Round     uint32            `json:"round"`
+	Seq       uint64            `json:"seq"`
+	Phase     string            `json:"phase,omitempty"`
+	Devices   map[string]string `json:"devices,omitempty"`
 	// Call is "supervisor" while the dealer's call for a Pit Supervisor stands.
 	Call string `json:"call,omitempty"`
 	// Held is the state message's "held" object, exactly as the table published it;
@@ -551,6 +554,9 @@ func (t *tableData) apply(tp api.Topic, data []byte) error {
 		t.sum.Online = m.State == api.Online
 		if m.Rules != "" {
 			t.sum.Rules = m.Rules
+		}
+		if m.RulesName != "" {
+			t.sum.RulesName = m.RulesName
 		}
 		if m.Decks != 0 {
 			t.sum.Decks = m.Decks

@@ -3,14 +3,17 @@ package console
 import (
 	"net/http"
 
+	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/irregularities"
 )
 
-// RuleSetInfo is what the pages show of one rule set: its name, the rules a decision
-// cites, and the irregularities its document (or, where it is silent, RWS Baccarat's)
-// names, each with its rule.
+// RuleSetInfo is what the pages show of one rule set, from its book (baccarat.Rulebook):
+// its name, the rules a decision cites, and the irregularities its document (or, where
+// it is silent, RWS Baccarat's) names, each with its rule.
 type RuleSetInfo struct {
-	// Name is the rule set's name for people ("NC Insurance").
+	// Name is the rule set's name for people ("NC Insurance"). A table's page and tile
+	// show the name its status gives (rules_name), this one only when the status has
+	// none.
 	Name string `json:"name"`
 	// Void is the rule that returns every bet of a void round.
 	Void string `json:"void"`
@@ -23,44 +26,30 @@ type RuleSetInfo struct {
 	Insurance bool `json:"insurance"`
 }
 
-// ruleSetNames are the rule sets tablectl plays, by id, with whether each offers
-// Insurance (docs/rules.md; TestRulebook checks it against package baccarat).
-var ruleSetNames = []struct {
-	id, name  string
-	insurance bool
-}{
-	{"classic", "Classic", false},
-	{"rws", "RWS Baccarat", false},
-	{"nc-tournament", "NC Tournament", false},
-	{"nc-insurance", "NC Insurance", true},
-	{"royal", "Royal Baccarat", false},
-}
+// Rulebook returns every standard rule set (baccarat.Standard) by id, as RulebookOf.
+func Rulebook() map[string]RuleSetInfo { return RulebookOf(baccarat.Standard) }
 
-// Rulebook returns every rule set by id. An irregularity belongs to a rule set when its
-// document names it, or RWS Baccarat does (the documents that are silent follow RWS
-// Baccarat); one of a single other document (NC Insurance 5.13, say) belongs to that
+// RulebookOf returns every rule set of registry reg by id, each from its book: its name
+// for people, its void and options rules, its irregularities with their rules, and
+// whether it offers Insurance. An irregularity belongs to a rule set when its book cites
+// it: its document names it, or the document the book follows where it is silent (RWS
+// Baccarat's); one of a single other document (NC Insurance 5.13, say) belongs to that
 // document's rule set alone.
-func Rulebook() map[string]RuleSetInfo {
-	out := make(map[string]RuleSetInfo, len(ruleSetNames))
-	for _, rs := range ruleSetNames {
-		info := RuleSetInfo{Name: rs.name, Void: "RWS Baccarat 5.15", Options: "RWS Baccarat 5.12", Kinds: map[string]string{},
-			Insurance: rs.insurance}
-		if rs.id == "nc-insurance" {
-			info.Void, info.Options = "NC Insurance 5.16", "NC Insurance 5.12"
+func RulebookOf(reg *baccarat.Registry) map[string]RuleSetInfo {
+	books := reg.List()
+	out := make(map[string]RuleSetInfo, len(books))
+	for _, rb := range books {
+		info := RuleSetInfo{Name: rb.Display, Kinds: map[string]string{}, Insurance: rb.Insurance}
+		info.Void, _ = rb.Cite(baccarat.RuleVoidRound)
+		info.Options, _ = rb.Cite(baccarat.RulePlayersOptions)
+		for _, k := range irregularities.Of(rb) {
+			info.Kinds[k.String()] = irregularities.Cite(k, rb)
 		}
-		for _, k := range irregularities.Kinds() {
-			e := irregularities.Lookup(k)
-			_, own := e.Rules[rs.id]
-			_, rws := e.Rules["rws"]
-			if own || rws {
-				info.Kinds[k.String()] = irregularities.Rule(k, rs.id)
-			}
-		}
-		out[rs.id] = info
+		out[rb.Name] = info
 	}
 	return out
 }
 
 func (s *Server) rulebookEndpoint(w http.ResponseWriter, _ *http.Request, _ session) {
-	writeJSON(w, http.StatusOK, Rulebook())
+	writeJSON(w, http.StatusOK, RulebookOf(s.opts.Rulebooks))
 }

@@ -1,13 +1,16 @@
 // Package irregularities is the catalogue of what can go wrong at a baccarat table, as the
-// rule documents define it: for each kind, the rule it comes from in each rule set, how
-// severe it is, what the table must do, which decisions the rules allow and who may make
-// them, and the text a display shows. It also holds the detectors that need more than the
+// rule documents define it: for each kind, how severe it is, what the table must do,
+// which decisions the rules allow and who may make them, and the text a display shows.
+// The rule a kind comes from in each rule set is that rule set's book's citation
+// (baccarat.Rulebook); Cite reads it. It also holds the detectors that need more than the
 // round controller's own bookkeeping (a badly shuffled set). It does no I/O.
 package irregularities
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tablectl/tablectl/baccarat"
 )
 
 // Kind identifies an irregularity.
@@ -212,9 +215,7 @@ type Entry struct {
 	Kind Kind
 	// ID is the kind's identifier in JSON and MQTT, e.g. "simultaneous_draw".
 	ID string
-	// Rules names the rule by rule-set document: key "rws" for RWS Baccarat (which also
-	// serves the rule sets whose documents are silent), "nc-tournament", "nc-insurance".
-	Rules    map[string]string
+	// Severity is how urgently the table reacts, and Action what it does.
 	Severity Severity
 	Action   Action
 	// Choices are the decisions the rules allow while the table is held, and DecidedBy
@@ -233,63 +234,49 @@ type Entry struct {
 
 var catalogue = [kindCount]Entry{
 	TechnicalInterruption: {ID: "technical_interruption",
-		Rules:    map[string]string{"rws": "RWS Baccarat 5.4", "nc-insurance": "NC Insurance 5.4"},
 		Severity: Hold, Action: ByRule, Choices: []Choice{Proceed, Void}, DecidedBy: Supervisor,
 		Display: "Technical interruption: the round continues if its outcome is established, otherwise it is void"},
 	ForeignCard: {ID: "foreign_card",
-		Rules:    map[string]string{"rws": "RWS Baccarat 5.5.1", "nc-tournament": "NC Tournament 5.1.1", "nc-insurance": "NC Insurance 5.5.1"},
 		Severity: Critical, Action: VoidRound, Choices: []Choice{Proceed}, DecidedBy: Supervisor,
 		Display:    "A card not of this set was found: the round is void; previous rounds stand",
 		VoidReason: "a card not of this set was found"},
 	CardCount: {ID: "card_count",
-		Rules:    map[string]string{"rws": "RWS Baccarat 5.5.2", "nc-insurance": "NC Insurance 5.5.2"},
 		Severity: Critical, Action: RefuseShoe,
 		Display:    "Shortage or excess of cards in the set: the shoe is refused; previous rounds stand",
 		VoidReason: "a shortage or excess of cards in the set"},
 	IncorrectCards: {ID: "incorrect_cards",
-		Rules:    map[string]string{"rws": "RWS Baccarat 5.5.3", "nc-tournament": "NC Tournament 5.1.2", "nc-insurance": "NC Insurance 5.5.3"},
 		Severity: Hold, Action: Decide, Choices: []Choice{Proceed, Void}, DecidedBy: Supervisor,
 		Display: "A card the table cannot account for (unread, unreadable or out of the recorded order): the supervisor decides whether the cards can be reconstructed"},
 	InsufficientCards: {ID: "insufficient_cards",
-		Rules:    map[string]string{"rws": "RWS Baccarat 5.5.4", "nc-tournament": "NC Tournament 5.1.3", "nc-insurance": "NC Insurance 5.5.4"},
 		Severity: Critical, Action: VoidRound,
 		Display:    "Insufficient cards to complete the round: the round is void",
 		VoidReason: "insufficient cards to complete the round"},
 	NotShuffled: {ID: "not_shuffled",
-		Rules:    map[string]string{"rws": "RWS Baccarat 5.5.5", "nc-insurance": "NC Insurance 5.5.5"},
 		Severity: Critical, Action: RefuseShoe,
 		Display:    "The cards are not shuffled: the shoe is refused; previous rounds stand",
 		VoidReason: "the cards are not shuffled"},
 	ExcessCard: {ID: "excess_card",
-		Rules:    map[string]string{"rws": "RWS Baccarat 5.7", "nc-insurance": "NC Insurance 5.7"},
 		Severity: Warning, Action: Reconstruct, PlayerOptions: true,
 		Display: "A card was drawn in excess: it is used in the next round or burned, as the table is set"},
 	WrongHand: {ID: "wrong_hand",
-		Rules:    map[string]string{"rws": "RWS Baccarat 5.8", "nc-insurance": "NC Insurance 5.8"},
 		Severity: Hold, Action: Reconstruct, Choices: []Choice{Reconstructed, Proceed}, DecidedBy: Supervisor, PlayerOptions: true,
 		Display: "A card was dealt to the wrong hand: the cards are reconstructed before play continues, or the round continues as dealt where they cannot be"},
 	ExposedCard: {ID: "exposed_card",
-		Rules:    map[string]string{"rws": "RWS Baccarat 5.9", "nc-insurance": "NC Insurance 5.9"},
 		Severity: Notice, Action: Continue, PlayerOptions: true,
 		Display: "A card was exposed: the round continues and the result stands"},
 	SimultaneousDraw: {ID: "simultaneous_draw",
-		Rules:    map[string]string{"rws": "RWS Baccarat 5.10", "nc-insurance": "NC Insurance 5.10"},
 		Severity: Hold, Action: Decide, Choices: []Choice{AsRead, Swapped}, DecidedBy: Supervisor, PlayerOptions: true,
 		Display: "Cards drawn simultaneously: the Pit Supervisor decides which card is received first"},
 	LateError: {ID: "late_error",
-		Rules:    map[string]string{"rws": "RWS Baccarat 5.11", "nc-insurance": "NC Insurance 5.11"},
 		Severity: Notice, Action: Continue,
 		Display: "An error in an earlier round was noticed: later rounds stand"},
 	InsuranceNotOffered: {ID: "insurance_not_offered",
-		Rules:    map[string]string{"nc-insurance": "NC Insurance 5.13"},
 		Severity: Warning, Action: Continue,
 		Display: "Insurance was not closed before the next card: the Pit Manager returns the Original Bets of players who intended an Insurance that would have won"},
 	BadShuffle: {ID: "bad_shuffle",
-		Rules:    map[string]string{},
 		Severity: Warning, Action: Continue,
 		Display: "The dealt order shows unusual runs: the shuffle should be checked"},
 	DeviceFault: {ID: "device_fault",
-		Rules:    map[string]string{},
 		Severity: Notice, Action: Continue,
 		Display: "A device reported a fault: see its message"},
 }
@@ -344,21 +331,47 @@ func ParseKind(s string) (Kind, error) {
 	return 0, fmt.Errorf("unknown irregularity %q", s)
 }
 
-// Rule names the rule for kind k under rule set ruleSet, e.g. "NC Tournament 5.1.1".
-// Where the rule set's document is silent, RWS Baccarat's rule applies and is named;
-// a kind beyond the documents is "house procedure".
+// Rule names the rule for kind k under the standard rule set called ruleSet
+// (baccarat.Standard), e.g. "NC Tournament 5.1.1", as Cite does; a rule set it does not
+// know cites no rule of its own.
 func Rule(k Kind, ruleSet string) string {
-	e := Lookup(k)
-	if r, ok := e.Rules[ruleSet]; ok {
-		return r
+	rb, _ := baccarat.Standard.Get(ruleSet)
+	return Cite(k, rb)
+}
+
+// Cite names the rule for kind k in rule book rb, e.g. "NC Tournament 5.1.1": the
+// book's citation of the kind (where its document is silent, the book cites the rule
+// it follows, RWS Baccarat's for most). A kind the book does not cite, a kind of one
+// other document (NC Insurance 5.13, say), is named by the first standard book that
+// cites it. A kind beyond the documents is "house procedure". rb may be nil.
+func Cite(k Kind, rb *baccarat.Rulebook) string {
+	id := k.RuleID()
+	if rb != nil {
+		if r, ok := rb.Cite(id); ok {
+			return r
+		}
 	}
-	for _, doc := range []string{"rws", "nc-insurance", "nc-tournament"} {
-		if r, ok := e.Rules[doc]; ok {
+	for _, b := range baccarat.Standard.List() {
+		if r, ok := b.Cite(id); ok {
 			return r
 		}
 	}
 	return "house procedure"
 }
+
+// Of lists the kinds rule book rb cites, its irregularities, in catalogue order.
+func Of(rb *baccarat.Rulebook) []Kind {
+	var ks []Kind
+	for _, k := range Kinds() {
+		if _, ok := rb.Cite(k.RuleID()); ok {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// RuleID is the kind's rule id in a rule book's citations: its identifier.
+func (k Kind) RuleID() baccarat.RuleID { return baccarat.RuleID(k.String()) }
 
 // Allows reports whether the entry accepts choice c.
 func (e Entry) Allows(c Choice) bool {

@@ -115,7 +115,7 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 			b.seq++
 			en := irregularities.Lookup(e.Irregularity)
 			m := api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventRaised, ID: e.ID, Kind: e.Irregularity,
-				Rule: irregularities.Rule(e.Irregularity, b.rules.Name), Severity: en.Severity, Action: en.Action,
+				Rule: irregularities.Cite(e.Irregularity, b.rules.Rulebook), Severity: en.Severity, Action: en.Action,
 				Display: en.Display, Reason: e.Reason(), PlayerOptions: e.PlayerOptions}
 			if st.Held.ID == e.ID {
 				m.Choices, m.DecidedBy = en.Choices, en.DecidedBy
@@ -127,7 +127,7 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 		case round.IrregularityResolved:
 			b.seq++
 			err = add(api.TopicIrregularity, api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventResolved, ID: e.ID, Kind: e.Irregularity,
-				Rule: irregularities.Rule(e.Irregularity, b.rules.Name), Reason: e.Reason(),
+				Rule: irregularities.Cite(e.Irregularity, b.rules.Rulebook), Reason: e.Reason(),
 				Choice: e.Choice, Role: e.Role, Actor: e.Actor()})
 		case round.DealerWarning:
 			b.seq++
@@ -135,7 +135,7 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 		case round.OptionsOpened, round.OptionsClosed:
 			b.seq++
 			m := api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventOptionsOpened, ID: e.ID, Kind: e.Irregularity,
-				Rule: optionsRule(b.rules.Name), Reason: e.Reason(), Role: e.Role, Actor: e.Actor(), Options: optionsOf(st, b.rules.Name)}
+				Rule: optionsRule(b.rules.Rulebook), Reason: e.Reason(), Role: e.Role, Actor: e.Actor(), Options: optionsOf(st, b.rules.Rulebook)}
 			if e.Kind == round.OptionsClosed {
 				m.Event = api.EventOptionsClosed
 			}
@@ -145,7 +145,7 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 			m := api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventOptionRecorded, Box: e.Wager().Box, Option: e.Option,
 				Bet: e.Wager().Bet, Role: e.Role, Actor: e.Actor()}
 			if e.Option == irregularities.OptContinue || e.Option == irregularities.OptReconstructed || e.Option == irregularities.OptBetReturned {
-				m.ID, m.Kind, m.Rule, m.Options = st.Window.ID, st.Window.Kind, optionsRule(b.rules.Name), optionsOf(st, b.rules.Name)
+				m.ID, m.Kind, m.Rule, m.Options = st.Window.ID, st.Window.Kind, optionsRule(b.rules.Rulebook), optionsOf(st, b.rules.Rulebook)
 			}
 			err = add(api.TopicIrregularity, m)
 		}
@@ -273,7 +273,7 @@ func (b *Builder) State(st round.State, env api.Envelope) api.State {
 			s.Outcome = &o
 		}
 	}
-	s.Held = heldOf(st.Held, b.rules.Name)
-	s.Options = optionsOf(st, b.rules.Name)
+	s.Held = heldOf(st.Held, b.rules.Rulebook)
+	s.Options = optionsOf(st, b.rules.Rulebook)
 	return s
 }

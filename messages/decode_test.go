@@ -44,7 +44,7 @@ func TestEveryMessageDecodesAsItsType(t *testing.T) {
 	}
 	st := round.State{Shoe: 2, Round: 9, Decks: 8, Set: "S9",
 		Held: round.Held{ID: 3, Kind: irregularities.SimultaneousDraw, Reason: "reported by the dealer (RWS Baccarat 5.8)"}}
-	status := NewStatus(st, StatusInfo{Table: "T1", State: api.Online, Rules: "rws", TableDecks: 8, Version: "v1",
+	status := NewStatus(st, StatusInfo{Table: "T1", State: api.Online, Rules: baccarat.MustLookup("rws", baccarat.Options{}), TableDecks: 8, Version: "v1",
 		Devices: map[string]string{"shoe": "connected", "shuffler": "absent"}, Call: true, Seq: 40,
 		At: time.Date(2026, 11, 22, 23, 0, 0, 0, time.UTC), Limits: limits, PayRounded: true})
 	status.Archive = &api.ArchiveLag{Held: 30, Behind: 10, Since: time.Date(2026, 11, 22, 22, 59, 0, 0, time.UTC)}

@@ -2,18 +2,19 @@ package messages
 
 import (
 	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/round"
 )
 
-// heldOf is the held irregularity h under rule set rules, as the state and status
+// heldOf is the held irregularity h under rule book rb, as the state and status
 // messages carry it; nil when the table is not held.
-func heldOf(h round.Held, rules string) *api.Held {
+func heldOf(h round.Held, rb *baccarat.Rulebook) *api.Held {
 	if h.ID == 0 {
 		return nil
 	}
 	en := irregularities.Lookup(h.Kind)
-	held := &api.Held{ID: h.ID, Kind: h.Kind, Rule: irregularities.Rule(h.Kind, rules), Display: en.Display,
+	held := &api.Held{ID: h.ID, Kind: h.Kind, Rule: irregularities.Cite(h.Kind, rb), Display: en.Display,
 		Choices: en.Choices, DecidedBy: en.DecidedBy, Reason: h.Reason, Role: h.Role, Actor: h.Actor, Raised: h.At}
 	if h.Options {
 		held.Display, held.Choices, held.DecidedBy, held.Options = OptionsDisplay, []irregularities.Choice{}, irregularities.Supervisor, true
@@ -28,24 +29,22 @@ func heldOf(h round.Held, rules string) *api.Held {
 // options.
 const OptionsDisplay = "The players choose: continue, continue with the reconstructed hand, or have the bet returned; the supervisor closes the choice"
 
-// optionsOf is the players' options window of state st under rule set rules, as the
+// optionsOf is the players' options window of state st under rule book rb, as the
 // state and irregularity messages carry it; nil when the round has none.
-func optionsOf(st round.State, rules string) *api.Options {
+func optionsOf(st round.State, rb *baccarat.Rulebook) *api.Options {
 	w := st.Window
 	if w.ID == 0 {
 		return nil
 	}
 	boxes := windowBoxes(st.WindowBoxes())
-	return &api.Options{Irregularity: w.ID, Kind: w.Kind, Rule: optionsRule(rules), Open: w.Open,
+	return &api.Options{Irregularity: w.ID, Kind: w.Kind, Rule: optionsRule(rb), Open: w.Open,
 		Choices:  []irregularities.Option{irregularities.OptContinue, irregularities.OptReconstructed, irregularities.OptBetReturned},
 		ClosedBy: irregularities.Supervisor, Boxes: boxes}
 }
 
-// optionsRule cites the players' options under rule set rules: NC Insurance numbers
-// them as RWS Baccarat does; the other documents have none, and RWS Baccarat's apply.
-func optionsRule(rules string) string {
-	if rules == "nc-insurance" {
-		return "NC Insurance 5.12"
-	}
-	return "RWS Baccarat 5.12"
+// optionsRule cites the players' options in rule book rb (RWS Baccarat 5.12, or the
+// rule set's own).
+func optionsRule(rb *baccarat.Rulebook) string {
+	r, _ := rb.Cite(baccarat.RulePlayersOptions)
+	return r
 }

@@ -20,7 +20,7 @@ func TestStatusLimits(t *testing.T) {
 		MaxDifferential: 10000, Excess: baccarat.ExcessReject, Boxes: 7,
 	}
 	at := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	b, err := json.Marshal(NewStatus(round.State{}, StatusInfo{Table: "t1", State: "online", Rules: "rws", Limits: l, PayRounded: true, At: at}))
+	b, err := json.Marshal(NewStatus(round.State{}, StatusInfo{Table: "t1", State: "online", Rules: baccarat.MustLookup("rws", baccarat.Options{}), Limits: l, PayRounded: true, At: at}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestStatusLimits(t *testing.T) {
 	if err != nil || !strings.Contains(string(off), want) {
 		t.Fatalf("offline status %s (%v) lost the limits", off, err)
 	}
-	b, _ = json.Marshal(NewStatus(round.State{}, StatusInfo{Table: "t1", State: "online", Rules: "rws"}))
+	b, _ = json.Marshal(NewStatus(round.State{}, StatusInfo{Table: "t1", State: "online", Rules: baccarat.MustLookup("rws", baccarat.Options{})}))
 	if strings.Contains(string(b), "limits") || strings.Contains(string(b), "pay_rounded") {
 		t.Fatalf("a table without limits: %s", b)
 	}

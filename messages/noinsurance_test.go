@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/round"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestStatusNoInsurance(t *testing.T) {
 	at := time.Date(2026, 5, 1, 20, 0, 0, 0, time.UTC)
 	for _, no := range []bool{true, false} {
-		s := NewStatus(round.State{Shoe: 2, Decks: 8, Set: "S1"}, StatusInfo{Table: "t1", State: "online", Rules: "nc-insurance", At: at})
+		s := NewStatus(round.State{Shoe: 2, Decks: 8, Set: "S1"}, StatusInfo{Table: "t1", State: "online", Rules: baccarat.MustLookup("nc-insurance", baccarat.Options{}), At: at})
 		s.NoInsurance = no
 		b, err := json.Marshal(s)
 		if err != nil {

@@ -230,7 +230,7 @@ func TestIrregularityMessagesSayWhoAndWhat(t *testing.T) {
 func TestStatusAsTakesTheLatestState(t *testing.T) {
 	stop := time.Date(2026, 5, 1, 23, 0, 0, 0, time.UTC)
 	status, err := json.Marshal(NewStatus(round.State{Shoe: 4, Round: 17, Decks: 8, Set: "S2"},
-		StatusInfo{Table: "t1", State: "online", Rules: "rws", Seq: 70, At: stop.Add(-time.Hour)}))
+		StatusInfo{Table: "t1", State: "online", Rules: baccarat.MustLookup("rws", baccarat.Options{}), Seq: 70, At: stop.Add(-time.Hour)}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,9 @@ type StatusInfo struct {
 	Table string
 	// State is api.Online or api.Offline.
 	State string
-	Rules string
+	// Rules is the table's rule set: the status names it, with its name for people and
+	// its family, and cites its rules.
+	Rules *baccarat.RuleSet
 	// TableDecks is the table's deck count (round.Config.Decks): the status says it
 	// before the first shoe, when the state has none. 0: any count the rule set allows.
 	TableDecks int
@@ -36,7 +38,7 @@ type StatusInfo struct {
 // and always the decks (the shoe's, or the table's before its first shoe) and the set
 // (empty before the first shoe); while the table is held, the irregularity it waits on.
 func NewStatus(st round.State, in StatusInfo) (s api.Status) {
-	defer func() { s.Held = heldOf(st.Held, in.Rules) }() // why the table is held, if it is
+	defer func() { s.Held = heldOf(st.Held, in.Rules.Rulebook) }() // why the table is held, if it is
 	decks := st.Decks
 	if decks == 0 {
 		decks = in.TableDecks
@@ -50,7 +52,7 @@ func NewStatus(st round.State, in StatusInfo) (s api.Status) {
 		devs = map[string]string{}
 	}
 	return api.Status{Envelope: api.Envelope{Schema: api.Schema, Table: in.Table, Shoe: st.Shoe, Round: st.Round, Seq: in.Seq, At: in.At},
-		State: in.State, Rules: in.Rules, Decks: decks, Set: st.Set, Version: in.Version, Devices: devs, Call: call,
+		State: in.State, Rules: in.Rules.Name, RulesName: in.Rules.Display, RulesFamily: in.Rules.Family, Decks: decks, Set: st.Set, Version: in.Version, Devices: devs, Call: call,
 		Limits: in.Limits, PayRounded: in.PayRounded}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/round"
 )
 
@@ -15,7 +16,7 @@ import (
 // fields are present even when empty.
 func TestNewStatusAlwaysCarriesDecksAndSet(t *testing.T) {
 	at := time.Date(2026, 5, 1, 20, 0, 0, 0, time.UTC)
-	in := StatusInfo{Table: "t1", State: "online", Rules: "rws", TableDecks: 8, Version: "v", At: at,
+	in := StatusInfo{Table: "t1", State: "online", Rules: baccarat.MustLookup("rws", baccarat.Options{}), TableDecks: 8, Version: "v", At: at,
 		Devices: map[string]string{"shoe": "disconnected"}, Call: true}
 	before, err := json.Marshal(NewStatus(round.State{}, in))
 	if err != nil {
@@ -26,7 +27,7 @@ func TestNewStatusAlwaysCarriesDecksAndSet(t *testing.T) {
 			t.Errorf("status before the first shoe %s: want %s", before, want)
 		}
 	}
-	during := NewStatus(round.State{Shoe: 4, Round: 17, Decks: 6, Set: "S9"}, StatusInfo{Table: "t1", State: "online", Rules: "rws"})
+	during := NewStatus(round.State{Shoe: 4, Round: 17, Decks: 6, Set: "S9"}, StatusInfo{Table: "t1", State: "online", Rules: baccarat.MustLookup("rws", baccarat.Options{})})
 	if during.Shoe != 4 || during.Round != 17 || during.Decks != 6 || during.Set != "S9" || during.Devices == nil {
 		t.Errorf("status during shoe 4: %+v, want shoe 4, round 17, 6 decks, set S9, devices {}", during)
 	}
@@ -58,7 +59,7 @@ func TestStatusAs(t *testing.T) {
 	at := time.Date(2026, 5, 1, 20, 0, 0, 0, time.UTC)
 	stop := at.Add(3 * time.Hour)
 	// The status was published at shoe 4's start; the state has moved on to round 17.
-	started, err := json.Marshal(NewStatus(round.State{Shoe: 4, Decks: 8, Set: "S2"}, StatusInfo{Table: "t1", State: "online", Rules: "rws", At: at}))
+	started, err := json.Marshal(NewStatus(round.State{Shoe: 4, Decks: 8, Set: "S2"}, StatusInfo{Table: "t1", State: "online", Rules: baccarat.MustLookup("rws", baccarat.Options{}), At: at}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/round"
 )
@@ -17,7 +18,7 @@ import (
 // hold there is no held field.
 func TestStatusSaysWhyHeld(t *testing.T) {
 	at := time.Date(2026, 5, 1, 20, 0, 0, 0, time.UTC)
-	in := StatusInfo{Table: "t1", State: "online", Rules: "rws", At: at}
+	in := StatusInfo{Table: "t1", State: "online", Rules: baccarat.MustLookup("rws", baccarat.Options{}), At: at}
 	st := round.State{Shoe: 2, Round: 5, Decks: 8, Set: "7",
 		Held: round.Held{ID: 3, Kind: irregularities.SimultaneousDraw, Reason: "two cards sensed at once (RWS Baccarat 5.10)"}}
 	b, err := json.Marshal(NewStatus(st, in))

@@ -721,13 +721,8 @@ func (c *Controller) betsNotClosed(ev *Event) {
 
 // noMoreBetsRule cites the rule that closes the layout at "No more Bets".
 func (c *Controller) noMoreBetsRule() string {
-	switch c.cfg.Rules.Name {
-	case "nc-tournament":
-		return "NC Tournament 5.2, 5.3"
-	case "nc-insurance":
-		return "NC Insurance 5.6"
-	}
-	return "RWS Baccarat 5.6"
+	r, _ := c.cfg.Rules.Cite(baccarat.RuleNoMoreBets)
+	return r
 }
 
 // closeBets ends betting, decides every wager by the rule set and the table's limits
@@ -1205,7 +1200,7 @@ func (c *Controller) excess(ev *Event, card baccarat.Card, seq uint64, why strin
 
 // rule names kind k's rule under the table's rule set.
 func (c *Controller) rule(k irregularities.Kind) string {
-	return irregularities.Rule(k, c.cfg.Rules.Name)
+	return irregularities.Cite(k, c.cfg.Rules.Rulebook)
 }
 
 // raise records an irregularity of kind k and does what the catalogue's action says:

@@ -104,7 +104,7 @@ func TestStatusSaysNoInsuranceOnlyWhereOffered(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := n.statusOf(n.State(), messages.StatusInfo{Table: "T1", Rules: rules}).NoInsurance; got != want {
+		if got := n.statusOf(n.State(), messages.StatusInfo{Table: "T1", Rules: cfg.Round.Rules}).NoInsurance; got != want {
 			t.Errorf("%s, no_insurance set: the status says no Insurance %v, want %v", rules, got, want)
 		}
 	}

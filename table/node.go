@@ -490,7 +490,7 @@ func (n *Node) status(at time.Time) {
 func (n *Node) Status(state string, at time.Time) []byte {
 	st := n.ctl.State()
 	s := n.statusOf(st, messages.StatusInfo{Table: n.cfg.Table, State: state,
-		Rules: n.cfg.Round.Rules.Name, TableDecks: n.cfg.Round.Decks, Version: n.cfg.Version, Devices: n.devices,
+		Rules: n.cfg.Round.Rules, TableDecks: n.cfg.Round.Decks, Version: n.cfg.Version, Devices: n.devices,
 		Call: n.call, Seq: n.build.Seq(), At: at, Limits: n.cfg.Round.Limits, PayRounded: n.cfg.Round.PayRounded})
 	s.Archive = n.archive
 	b, _ := json.Marshal(s)

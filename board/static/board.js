@@ -109,14 +109,8 @@
     'phase.next-set': { en: 'Shuffling', zh: '洗牌中' },
     'phase.offline': { en: 'Offline', zh: '离线' },
     'game.baccarat': { en: 'Baccarat', zh: '百家乐' },
-    'game.nc': { en: 'Non-Commission Baccarat', zh: '免佣百家乐' },
+    'game.non-commission': { en: 'Non-Commission Baccarat', zh: '免佣百家乐' },
     'game.royal': { en: 'Royal Baccarat', zh: '皇家百家乐' },
-  };
-
-  // The game's name from the rule set, unless the board was given one.
-  const GAME_OF_RULES = {
-    classic: 'game.baccarat', rws: 'game.nc', 'nc-tournament': 'game.nc', 'nc-insurance': 'game.nc',
-    royal: 'game.royal',
   };
 
   const SUITS = { S: '\u2660', H: '\u2665', D: '\u2666', C: '\u2663' };
@@ -213,9 +207,12 @@
     if (given) {
       g.appendChild(el('span', 'l1', given));
     } else {
-      const key = GAME_OF_RULES[s.rules] || 'game.baccarat';
-      label(g, key);
+      // The game's name after the family of the status's rule set (rules_family).
+      const key = 'game.' + s.rules_family;
+      label(g, LABELS[key] ? key : 'game.baccarat');
     }
+    // The rule set's name, as the status gives it (rules_name), after the table's.
+    $('rules-name').textContent = s.rules_name ? ` · ${s.rules_name}` : '';
   }
 
   // ---- table limits ----

@@ -54,7 +54,7 @@
     // No-break spaces inside each part and before each dot: a narrow tile breaks its
     // lines after a dot only.
     t.querySelector('.phase-line').textContent = [`Shoe\u00a0${s.shoe}`, `Round\u00a0${s.round}`, phase.replace(/ /g, '\u00a0'),
-      Words.ruleSetName(s.rules).replace(/ /g, '\u00a0')].filter(Boolean).join('\u00a0· ');
+      Words.ruleSetName(s.rules, s.rules_name).replace(/ /g, '\u00a0')].filter(Boolean).join('\u00a0· ');
     const dev = s.devices || {};
     const down = Object.keys(dev).filter((k) => dev[k] !== 'connected');
     t.querySelector('.devices').textContent = down.length ? 'Disconnected: ' + down.join(', ') : (Object.keys(dev).length ? 'Devices connected' : '');

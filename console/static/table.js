@@ -289,7 +289,9 @@
     if (!g) return;
     const s = state || {};
     const st = status || {};
-    g.hidden = !((s.rules || st.rules) === 'nc-insurance' && !st.no_insurance && (s.phase === 'dealing' || s.phase === 'complete'));
+    // NC Insurance 5.13: a rule set whose book cites the neglected Insurance.
+    const cites = !!Words.ruleSet(s.rules || st.rules).kinds.insurance_not_offered;
+    g.hidden = !(cites && !st.no_insurance && (s.phase === 'dealing' || s.phase === 'complete'));
   }
 
   // callButton is the dealer's call for a Pit Supervisor, as the call_supervisor button:
@@ -419,7 +421,7 @@
     const st = status || {};
     $('shoe').textContent = `Shoe ${s.shoe !== undefined ? s.shoe : '–'}`;
     $('round').textContent = `Round ${s.round !== undefined ? s.round : '–'}`;
-    $('rules').textContent = Words.ruleSetName(s.rules || st.rules);
+    $('rules').textContent = Words.ruleSetName(s.rules || st.rules, st.rules_name || (sum && sum.rules_name));
     $('decks').textContent = (s.decks || st.decks) ? ` · ${s.decks || st.decks} decks` : '';
     const ph = $('phase');
     ph.dataset.phase = s.phase || '';

@@ -23,7 +23,10 @@ const Words = (function () {
   }
 
   // ruleSetName is a rule set's name for people: "NC Insurance", not "nc-insurance".
-  function ruleSetName(id) {
+  // given is the name the table's status gives (rules_name), which comes first; a
+  // table that gives none is named from the rule book, or by its id.
+  function ruleSetName(id, given) {
+    if (given) return given;
     if (!id) return '';
     return (book && book[id] && book[id].name) || id;
   }
