@@ -1,7 +1,7 @@
 #!/bin/bash
 # floor-setup.sh: sets up the floor's server from nothing, on Debian 12: Mosquitto with
 # the tables' ACL, TLS and passwords; PostgreSQL with the archive's roles; tablectl
-# archive and tablectl console. Run it as root in the folder copied from the build
+# archive and tablectl-floor console. Run it as root in the folder copied from the build
 # machine, which holds deploy/, docs/ and the binary tablectl:
 #
 #   sudo FLOOR_HOST=floor.casino.lan FIRST_USER=SM1 deploy/floor-setup.sh pit3-t11.enroll pit3-t12.enroll
@@ -93,7 +93,7 @@ printf '127.0.0.1:*:tablectl_archive:tablectl_archive:%s\n' "$pw" |
 echo PGPASSFILE=/etc/tablectl/archive/pgpass | install -m 0600 /dev/stdin /etc/tablectl/archive.env
 
 ## archive: The readers' role
-# Surveillance reads the archive with a role that can only read (`tablectl report --archive`, "Reading a table back").
+# Surveillance reads the archive with a role that can only read (`tablectl-floor report --archive`, "Reading a table back").
 $AS_POSTGRES psql -v ON_ERROR_STOP=1 tablectl_archive <<'SQL'
 CREATE ROLE surveillance LOGIN;
 GRANT CONNECT ON DATABASE tablectl_archive TO surveillance;
@@ -122,7 +122,7 @@ install -m 0640 -g tablectl-archive /dev/null /etc/tablectl/archive/keys
 # `deploy/tablectl-archive.yaml` names the files above, the broker at `ssl://127.0.0.1:8883` and the database at `127.0.0.1`.
 # The check runs as the service's user, so it reads what the service reads.
 install -m 0640 -g tablectl-archive deploy/tablectl-archive.yaml /etc/tablectl/archive/archive.yaml
-runuser -u tablectl-archive -- tablectl check-config /etc/tablectl/archive/archive.yaml
+runuser -u tablectl-archive -- tablectl-floor check-config /etc/tablectl/archive/archive.yaml
 $SYSTEMCTL enable --now tablectl-archive
 
 ## console: The console's account and directory
@@ -140,7 +140,7 @@ $SYSTEMCTL reload mosquitto
 ## console: The users file
 # The first person is a shift manager, who reads History and gives every command.
 # `user add` reads the password from the first line of standard input, at least 10 characters.
-tablectl console user add "$FIRST_USER" --role shift_manager --users /etc/tablectl/console/users.json
+tablectl-floor console user add "$FIRST_USER" --role shift_manager --users /etc/tablectl/console/users.json
 chgrp tablectl-console /etc/tablectl/console/users.json
 chmod 0640 /etc/tablectl/console/users.json
 
@@ -175,7 +175,7 @@ echo PGPASSFILE=/etc/tablectl/console/pgpass | install -m 0600 /dev/stdin /etc/t
 # Its `hosts` takes the floor server's name.
 sed "s/pit-console\.casino\.lan/$FLOOR_HOST/" deploy/tablectl-console.yaml |
   install -m 0640 -g tablectl-console /dev/stdin /etc/tablectl/console/console.yaml
-runuser -u tablectl-console -- tablectl check-config /etc/tablectl/console/console.yaml
+runuser -u tablectl-console -- tablectl-floor check-config /etc/tablectl/console/console.yaml
 $SYSTEMCTL enable --now tablectl-console
 
 ## deploy-tables: The tables
