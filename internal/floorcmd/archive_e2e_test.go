@@ -371,7 +371,7 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 		exported := filepath.Join(dir, "exported-"+tb.id)
 		out, _, err := runCmd(t, "", "export", "--archive", dsn, "--table", tb.id, exported)
 		if err != nil {
-			t.Fatalf("journal export %s: %v\n%s", tb.id, err, out)
+			t.Fatalf("export %s: %v\n%s", tb.id, err, out)
 		}
 		got := journalRecords(t, exported)
 		if len(got) != len(records[tb.id]) {
@@ -498,7 +498,7 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 	for _, tb := range []*table{first, killed} {
 		exported := filepath.Join(dir, "exported-again-"+tb.id)
 		if out, _, err := runCmd(t, "", "export", "--archive", dsn, "--table", tb.id, exported); err != nil {
-			t.Fatalf("journal export %s: %v\n%s", tb.id, err, out)
+			t.Fatalf("export %s: %v\n%s", tb.id, err, out)
 		}
 		got := journalRecords(t, exported)
 		want := records[tb.id]

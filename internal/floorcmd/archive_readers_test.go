@@ -92,7 +92,7 @@ func TestArchiveReadersWithSelectOnly(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "exported")
 	out, _, err := runCmd(t, "", "export", "--archive", surveillance, "--table", "pit3-bac07", dir)
 	if err != nil || !strings.Contains(out, "254 records (to 254) and 44 signed heads") {
-		t.Fatalf("journal export as surveillance: %v\n%s", err, out)
+		t.Fatalf("export as surveillance: %v\n%s", err, out)
 	}
 	if out, _, err := runTableCmd(t, "", "journal", "verify", "--key", pub, dir); err != nil || !strings.Contains(out, "result: intact") {
 		t.Fatalf("journal verify of the export: %v\n%s", err, out)

@@ -24,7 +24,7 @@ import (
 // TestArchiveCommand runs tablectl-floor archive as the unit does, from a configuration file,
 // on Mosquitto with the shipped ACL: a table's first records, sent by the broker user
 // tablectl, are stored and the retained held message says so; SIGTERM stops the archive
-// with status 0; journal export rebuilds the records from the database.
+// with status 0; tablectl-floor export rebuilds the records from the database.
 func TestArchiveCommand(t *testing.T) {
 	t.Parallel()
 	b := mosquittotest.Start(t, mosquittotest.Config{Users: map[string]string{"archive-floor": "a-pw", "pit3-bac07": "t-pw"},
@@ -150,7 +150,7 @@ func TestArchiveCommand(t *testing.T) {
 	}
 	out, _, err = runCmd(t, "", "export", "--archive", db, "--table", "pit3-bac07", filepath.Join(dir, "exported"))
 	if err != nil || !strings.Contains(out, "10 records (to 10)") {
-		t.Fatalf("journal export: %v\n%s", err, out)
+		t.Fatalf("export: %v\n%s", err, out)
 	}
 }
 
@@ -469,7 +469,7 @@ func TestArchiveKilled(t *testing.T) {
 	}
 	exported := filepath.Join(dir, "exported")
 	if out, _, err := runCmd(t, "", "export", "--archive", db, "--table", "pit3-bac07", exported); err != nil {
-		t.Fatalf("journal export: %v\n%s", err, out)
+		t.Fatalf("export: %v\n%s", err, out)
 	}
 	for _, name := range []string{"00000000000000000001.seg", "heads"} {
 		want, err := os.ReadFile(filepath.Join(archivedTable, "journal", name))

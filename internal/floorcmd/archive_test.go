@@ -124,7 +124,7 @@ func TestArchiveExportAndReport(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "exported")
 			out, _, err := runCmd(t, "", "export", "--archive", dsn, "--table", "pit3-bac07", dir)
 			if err != nil || !strings.Contains(out, "254 records (to 254) and 44 signed heads") {
-				t.Fatalf("journal export: %v\n%s", err, out)
+				t.Fatalf("export: %v\n%s", err, out)
 			}
 			out, _, err = runTableCmd(t, "", "journal", "verify", "--key", pub, dir)
 			if err != nil || !strings.Contains(out, "result: intact") || !strings.Contains(out, "checkpoints: 44") ||

@@ -312,7 +312,7 @@ for p; do dpkg -s "$p" >/dev/null 2>&1 || { echo "apt-get: $p is not installed h
 		}
 	}
 	scriptEnv := append(os.Environ(), "TABLECTL_TEST_MAIN=1", "FLOOR_HOST=floor.casino.lan", "FIRST_USER=SM1",
-		"BIN="+os.Args[0], "SYSTEMCTL="+filepath.Join(n.shims, "systemctl"), "APT_GET="+filepath.Join(n.shims, "apt-get"),
+		"FLOOR_BIN="+os.Args[0], "BIN="+os.Args[0], "SYSTEMCTL="+filepath.Join(n.shims, "systemctl"), "APT_GET="+filepath.Join(n.shims, "apt-get"),
 		fmt.Sprintf("AS_POSTGRES=env PGHOST=127.0.0.1 PGPORT=%d PGUSER=tablectl PGDATABASE=postgres", pg.Port()))
 	const firstPassword = "shift-manager-password-1"
 	setup := n.commandIn(repo, "bash", "deploy/floor-setup.sh", filepath.Join(pis[floorTables[0]], floorTables[0]+".enroll"))
@@ -417,7 +417,7 @@ for p; do dpkg -s "$p" >/dev/null 2>&1 || { echo "apt-get: $p is not installed h
 	}
 	for _, id := range floorTables {
 		html := filepath.Join(t.TempDir(), id+".html")
-		report := n.command("env", "PGPASSFILE="+m[1], pgPort, "TABLECTL_TEST_MAIN=1", "tablectl", "report", "--archive", m[2], "--table", id, "--out", html)
+		report := n.command("env", "PGPASSFILE="+m[1], pgPort, "TABLECTL_TEST_MAIN=1", "tablectl-floor", "report", "--archive", m[2], "--table", id, "--out", html)
 		if out, err := report.CombinedOutput(); err != nil {
 			t.Fatalf("the report of %s as surveillance: %v\n%s", id, err, out)
 		}

@@ -437,6 +437,6 @@ func TestArchiveReloadsOnSIGHUP(t *testing.T) {
 	p.stopped(t)
 	out, _, err := runCmd(t, "", "export", "--archive", db, "--table", table, filepath.Join(dir, "exported"))
 	if err != nil || !strings.Contains(out, "40 records (to 40)") {
-		t.Fatalf("journal export: %v\n%s", err, out)
+		t.Fatalf("export: %v\n%s", err, out)
 	}
 }

@@ -82,7 +82,7 @@ func roundGaps(t *testing.T, replay string) map[int]time.Duration {
 // result, phase Result with the winner framed, and nothing else, until its result hold
 // is over (by the page's clock) or the next round's first card comes, which the
 // simulated dealer draws only after the same pause (by the shoe's stamps). It keeps
-// test-artifacts/cmd/tablectl/board-simulated-result.png.
+// test-artifacts/internal/tablecmd/board-simulated-result.png.
 func TestBoardShowsEveryResult(t *testing.T) {
 	t.Parallel()
 	const hold = time.Second
