@@ -73,7 +73,7 @@ type Parts struct {
 	Table bool
 	// Console: the file has a console section (tablectl-floor console).
 	Console bool
-	// Archive: the file's archive section sets a key but ship and to (tablectl
+	// Archive: the file's archive section sets a key but ship and to (tablectl-floor
 	// archive).
 	Archive bool
 }

@@ -31,6 +31,8 @@ type Command struct {
 	Name    string
 	Summary string
 	Run     func(ctx context.Context, args []string, io Stdio) error
+	// Hidden leaves the command out of the usage: it only says where another is.
+	Hidden bool
 }
 
 // Program is a binary of subcommands: tablectl, or tablectl-floor.
@@ -101,7 +103,9 @@ func (p *Program) Run(ctx context.Context, args []string, io Stdio) error {
 func (p *Program) Usage(w io.Writer) {
 	fmt.Fprintf(w, "usage: %s COMMAND [flags]\n\ncommands:\n", p.Name)
 	for _, c := range p.Commands {
-		fmt.Fprintf(w, "  %-14s %s\n", c.Name, c.Summary)
+		if !c.Hidden {
+			fmt.Fprintf(w, "  %-14s %s\n", c.Name, c.Summary)
+		}
 	}
 	fmt.Fprintf(w, "\nRun '%s COMMAND -h' for a command's flags.\n", p.Name)
 	if p.Note != "" {

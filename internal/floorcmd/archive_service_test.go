@@ -285,7 +285,7 @@ func TestArchiveThroughBridge(t *testing.T) {
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("tablectl archive: %v", err)
+			t.Errorf("tablectl-floor archive: %v", err)
 		}
 	}()
 

@@ -9,6 +9,8 @@ package floorcmd
 import (
 	"context"
 	"flag"
+	"fmt"
+	"strings"
 
 	"github.com/tablectl/tablectl/internal/cli"
 	"github.com/tablectl/tablectl/internal/tablecmd"
@@ -26,9 +28,10 @@ var program = &cli.Program{
 		{Name: "report", Summary: "write the shoe report of a table's journal held in the floor's archive (HTML for A4, CSV, JSON lines)", Run: runReport},
 		{Name: "export", Summary: "write a table's journal, as the floor's archive holds it, into a new journal directory", Run: runExport},
 		{Name: "check-config", Summary: "check a console's, an archive's or a table's configuration file without starting anything", Run: runCheckConfig},
+		{Name: "journal", Hidden: true, Run: runJournal},
 	},
 	Reloads: reloads,
-	Elsewhere: map[string]string{"run": tablecmd.Name, "watch": tablecmd.Name, "simulate": tablecmd.Name, "journal": tablecmd.Name,
+	Elsewhere: map[string]string{"run": tablecmd.Name, "watch": tablecmd.Name, "simulate": tablecmd.Name,
 		"key": tablecmd.Name, "enroll": tablecmd.Name, "analyze": tablecmd.Name, "roadmap": tablecmd.Name, "settle": tablecmd.Name,
 		"mosquitto-acl": tablecmd.Name},
 	Note: "The table's commands (run, journal, key, enroll, report DIR, mosquitto-acl...) are in " + tablecmd.Name + ".",
@@ -41,6 +44,15 @@ func Main() { program.Main() }
 // Run runs the command of args as tablectl-floor runs it, reading and writing io, so a
 // test runs it in-process.
 func Run(ctx context.Context, args []string, io cli.Stdio) error { return program.Run(ctx, args, io) }
+
+// runJournal says where a journal's command is: the export from the archive is
+// tablectl-floor export, every other is tablectl's.
+func runJournal(_ context.Context, args []string, _ cli.Stdio) error {
+	if len(args) > 0 && args[0] == "export" {
+		return fmt.Errorf("journal export: the export from the archive is '%s export': run '%s export %s'", Name, Name, strings.Join(args[1:], " "))
+	}
+	return fmt.Errorf("journal is a command of %s, not of %s: run '%s journal %s'", tablecmd.Name, Name, tablecmd.Name, strings.Join(args, " "))
+}
 
 // reloads reports whether the command of args takes SIGHUP as a reload: the console's
 // server (not its user subcommands) and the archive.

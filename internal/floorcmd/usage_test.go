@@ -39,4 +39,8 @@ func TestFloorHelpListsTheFloorsCommands(t *testing.T) {
 	if _, _, err := runCmd(t, "", "export", "--table", "t1", "dir"); err == nil || err.Error() != "export: --archive DB and --table ID are required" {
 		t.Errorf("export without --archive: %v", err)
 	}
+	if _, _, err := runCmd(t, "", "journal", "export", "--archive", "a.db", "--table", "t1", "dir"); err == nil ||
+		err.Error() != "journal export: the export from the archive is 'tablectl-floor export': run 'tablectl-floor export --archive a.db --table t1 dir'" {
+		t.Errorf("journal export: %v", err)
+	}
 }
