@@ -50,7 +50,7 @@ type BrokerUser struct {
 	About string
 	// Commands are the roles whose command topics (cmd/<role>) the user writes.
 	Commands []irregularities.Role
-	// Archive is the id of the floor's archive the user is (tablectl archive): it alone
+	// Archive is the id of the floor's archive the user is (tablectl-floor archive): it alone
 	// reads the tables' records for that archive (archive/<id>/records) and alone writes
 	// its held messages (archive/<id>/held). "" for any other user.
 	Archive string
@@ -66,7 +66,7 @@ the replies (not the commands of others).`},
 	{Name: "supervisor", Commands: []irregularities.Role{irregularities.Supervisor, irregularities.Dealer},
 		About: `The supervisor may give supervisor and dealer commands, and reads as the dealer does.`},
 	{Name: "console", Commands: []irregularities.Role{irregularities.Dealer, irregularities.Supervisor, irregularities.PitManager, irregularities.ShiftManager},
-		About: `The console (tablectl console) publishes the commands of the roles it serves and reads
+		About: `The console (tablectl-floor console) publishes the commands of the roles it serves and reads
 the table's topics and the replies; it checks each person's role and tables itself
 before it publishes, and the table checks the role again.`},
 	{Name: "pitsystem", About: `The pit system and the display boards read the table's topics and publish nothing.`},
@@ -80,7 +80,7 @@ const ArchiveUserPrefix = "archive-"
 // which reads the tables' records for it and writes its held messages, nothing else.
 func ArchiveUser(archiveID string) BrokerUser {
 	return BrokerUser{Name: ArchiveUserPrefix + archiveID, Archive: archiveID,
-		About: fmt.Sprintf(`The floor's archive %q (tablectl archive, archive.id %s) reads every table's journal
+		About: fmt.Sprintf(`The floor's archive %q (tablectl-floor archive, archive.id %s) reads every table's journal
 records for it (archive/%s/records) and publishes, retained, how far it holds each
 table (archive/%s/held). It reads and writes no other archive's topics.`, archiveID, archiveID, archiveID, archiveID)}
 }

@@ -12,7 +12,7 @@ import (
 // id (DefaultArchiveID unless its configuration names another), and its own two topics
 // under each table: a table that ships its journal to it publishes batches of records
 // on tablectl/v1/<table>/archive/<archive>/records, QoS 1, never retained; the archive
-// (tablectl archive) stores them and publishes, retained, how far it holds the table on
+// (tablectl-floor archive) stores them and publishes, retained, how far it holds the table on
 // tablectl/v1/<table>/archive/<archive>/held. The table reads that message and sends
 // again from the record after it. No archive's topics are among TableTopics: the
 // display boards and the pit system's "+" filters do not see the records, and no

@@ -17,7 +17,7 @@ import (
 // only SELECT reads it (docs/archive.md). The archive's schema must be at the version
 // this tablectl reads, SchemaVersion, and no other: an older one may lack what a
 // reader reads (Export reads the table's signed head, which version 5 added), so it is
-// refused before anything is read, with the word to start tablectl archive of this
+// refused before anything is read, with the word to start tablectl-floor archive of this
 // version on it once; a newer one is refused with the word to use a newer tablectl. An
 // error names the database, its password hidden.
 func OpenReader(ctx context.Context, dsn string) (*DB, error) {
@@ -59,15 +59,15 @@ func (d *DB) readable(ctx context.Context) error {
 	v, err := d.Version(ctx)
 	switch {
 	case noSchema(err):
-		return errors.New("the database holds no archive yet (no schema_version table): start tablectl archive on it first, which creates it")
+		return errors.New("the database holds no archive yet (no schema_version table): start tablectl-floor archive on it first, which creates it")
 	case noPrivilege(err):
 		return fmt.Errorf("%w: the role may not read the archive's tables: grant it USAGE ON SCHEMA public and SELECT ON ALL TABLES (docs/archive.md, \"PostgreSQL on Debian\")", err)
 	case err != nil:
 		return err
 	case v == 0:
-		return errors.New("the database holds no archive yet (schema version 0): start tablectl archive on it first, which creates it")
+		return errors.New("the database holds no archive yet (schema version 0): start tablectl-floor archive on it first, which creates it")
 	case v < SchemaVersion:
-		return fmt.Errorf("the archive's schema is at version %d, this tablectl reads version %d: start tablectl archive of this version on it once, which migrates it", v, SchemaVersion)
+		return fmt.Errorf("the archive's schema is at version %d, this tablectl reads version %d: start tablectl-floor archive of this version on it once, which migrates it", v, SchemaVersion)
 	case v > SchemaVersion:
 		return fmt.Errorf("the archive's schema is at version %d, this tablectl reads version %d: use a newer tablectl", v, SchemaVersion)
 	}

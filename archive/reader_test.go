@@ -10,9 +10,9 @@ import (
 )
 
 // TestOpenReaderSchemaVersions: on both engines, a reader refuses an archive whose
-// schema is older than it reads, saying to start tablectl archive of this version on it
+// schema is older than it reads, saying to start tablectl-floor archive of this version on it
 // once, and leaves it as it was (not migrated); it refuses a newer one, saying to use a
-// newer tablectl; and a database with no archive in it, saying to start tablectl archive
+// newer tablectl; and a database with no archive in it, saying to start tablectl-floor archive
 // on it first. Each message names both versions. The archive migrated by its writer is
 // then read.
 func TestOpenReaderSchemaVersions(t *testing.T) {
@@ -25,13 +25,13 @@ func TestOpenReaderSchemaVersions(t *testing.T) {
 			}
 		}
 		if _, err := OpenReader(ctx, dsn); err == nil ||
-			!strings.Contains(err.Error(), "the database holds no archive yet") || !strings.Contains(err.Error(), "start tablectl archive on it first") {
+			!strings.Contains(err.Error(), "the database holds no archive yet") || !strings.Contains(err.Error(), "start tablectl-floor archive on it first") {
 			t.Fatalf("a database with no archive: %v", err)
 		}
 
 		old := openAt(t, dsn, SchemaVersion-1)
 		_, err := OpenReader(ctx, dsn)
-		want := fmt.Sprintf("the archive's schema is at version %d, this tablectl reads version %d: start tablectl archive of this version on it once, which migrates it",
+		want := fmt.Sprintf("the archive's schema is at version %d, this tablectl reads version %d: start tablectl-floor archive of this version on it once, which migrates it",
 			SchemaVersion-1, SchemaVersion)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("an older schema: %v\nwant %q", err, want)

@@ -9,140 +9,37 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tablectl/tablectl/history"
 )
 
-// MaxSearchLimit is the most rounds one page of a search returns.
-const MaxSearchLimit = 1000
-
-// DefaultSearchLimit is a page's rounds when a search gives no limit.
-const DefaultSearchLimit = 100
-
-// Search is a search of the rounds an archive holds. Every condition given must hold;
-// one left at its zero value does not restrict. Rounds come in a stable order: by the
-// time the round ended, then table, shoe, round, and the record that ended it.
-type Search struct {
-	// Tables are the tables searched. Empty means every table: a caller that limits a
-	// person to some tables must check that the list it passes is not empty.
-	Tables []string
-	// From and To bound the time the round ended: From <= ended < To.
-	From, To time.Time
-	// Kind is an irregularity's kind (incorrect_cards, simultaneous_draw...): rounds
-	// with an irregularity of that kind.
-	Kind string
-	// Decision is a decision's choice (continue, void...): rounds with an irregularity
-	// decided so.
-	Decision string
-	// Person is a person's name: rounds where they decided an irregularity or gave a
-	// command.
-	Person string
-	// Limit is the most rounds returned (DefaultSearchLimit when 0, at most
-	// MaxSearchLimit).
-	Limit int
-	// After is the last round of the page before (its Cursor): the search goes on after
-	// it. Nil starts at the first.
-	After *Cursor
-}
-
-// Cursor is a round's place in the order of a search: a page goes on after it.
-type Cursor struct {
-	Ended time.Time
-	Table string
-	Shoe  uint32
-	Round uint32
-	Seq   uint64
-}
-
-// String writes the cursor as one token for a URL: the end time in Unix microseconds,
-// the shoe, round and record, then the table id, joined by '.' (a table id may hold
-// dots; it comes last).
-func (c Cursor) String() string {
-	return fmt.Sprintf("%d.%d.%d.%d.%s", c.Ended.UnixMicro(), c.Shoe, c.Round, c.Seq, c.Table)
-}
-
-// ParseCursor reads a Cursor's String.
-func ParseCursor(s string) (Cursor, error) {
-	parts := strings.SplitN(s, ".", 5)
-	if len(parts) != 5 || parts[4] == "" {
-		return Cursor{}, fmt.Errorf("cursor %q: want micros.shoe.round.seq.table", s)
-	}
-	var n [4]uint64
-	for i := range 4 {
-		bits := 32
-		if i == 0 || i == 3 {
-			bits = 63
-		}
-		v, err := strconv.ParseUint(parts[i], 10, bits)
-		if err != nil {
-			return Cursor{}, fmt.Errorf("cursor %q: part %d: %w", s, i+1, err)
-		}
-		n[i] = v
-	}
-	return Cursor{Ended: time.UnixMicro(int64(n[0])).UTC(), Shoe: uint32(n[1]), Round: uint32(n[2]), Seq: n[3], Table: parts[4]}, nil
-}
-
-// RoundRow is one round as a search returns it.
-type RoundRow struct {
-	Table string `json:"table"`
-	Shoe  uint32 `json:"shoe"`
-	Round uint32 `json:"round"`
-	// FirstSeq and Seq are the round's first record and the record that ended it
-	// (settled or void): Seq names the round in RoundDetail.
-	FirstSeq uint64    `json:"first_seq"`
-	Seq      uint64    `json:"seq"`
-	Started  time.Time `json:"started,omitzero"`
-	Ended    time.Time `json:"ended"`
-	// Player and Banker are the hands' cards as the reports write them ("9S KD").
-	Player string `json:"player"`
-	Banker string `json:"banker"`
-	// Winner is banker, player or tie; empty for a void round.
-	Winner       string `json:"winner,omitempty"`
-	PlayerPoints int    `json:"player_points"`
-	BankerPoints int    `json:"banker_points"`
-	Void         bool   `json:"void,omitempty"`
-	VoidReason   string `json:"void_reason,omitempty"`
-	// Irregularities are the kinds of the round's irregularities, in the order raised.
-	Irregularities []string `json:"irregularities,omitempty"`
-}
-
-// Cursor is the row's place in the order: the next page starts after it.
-func (r RoundRow) Cursor() Cursor {
-	return Cursor{Ended: r.Ended, Table: r.Table, Shoe: r.Shoe, Round: r.Round, Seq: r.Seq}
-}
-
-// Page is one page of a search.
-type Page struct {
-	Rounds []RoundRow `json:"rounds"`
-	// Next is the cursor of the page after, nil when this page is the last.
-	Next *Cursor `json:"-"`
-}
-
 // SearchRounds returns a page of the rounds s finds.
-func (d *DB) SearchRounds(ctx context.Context, s Search) (Page, error) {
+func (d *DB) SearchRounds(ctx context.Context, s history.Search) (history.Page, error) {
 	limit := s.Limit
 	switch {
 	case limit < 0:
-		return Page{}, fmt.Errorf("archive: search: limit %d below 0", limit)
+		return history.Page{}, fmt.Errorf("archive: search: limit %d below 0", limit)
 	case limit == 0:
-		limit = DefaultSearchLimit
-	case limit > MaxSearchLimit:
-		limit = MaxSearchLimit
+		limit = history.DefaultSearchLimit
+	case limit > history.MaxSearchLimit:
+		limit = history.MaxSearchLimit
 	}
 	q, args := d.searchQuery(s, limit+1)
 	rows, err := d.sql.QueryContext(ctx, q, args...)
 	if err != nil {
-		return Page{}, fmt.Errorf("archive: search: %w", err)
+		return history.Page{}, fmt.Errorf("archive: search: %w", err)
 	}
 	defer rows.Close()
-	var page Page
+	var page history.Page
 	for rows.Next() {
 		r, err := scanRound(rows)
 		if err != nil {
-			return Page{}, fmt.Errorf("archive: search: %w", err)
+			return history.Page{}, fmt.Errorf("archive: search: %w", err)
 		}
 		page.Rounds = append(page.Rounds, r)
 	}
 	if err := rows.Err(); err != nil {
-		return Page{}, fmt.Errorf("archive: search: %w", err)
+		return history.Page{}, fmt.Errorf("archive: search: %w", err)
 	}
 	rows.Close()
 	if len(page.Rounds) > limit {
@@ -151,16 +48,16 @@ func (d *DB) SearchRounds(ctx context.Context, s Search) (Page, error) {
 		page.Next = &c
 	}
 	if err := d.roundKinds(ctx, page.Rounds); err != nil {
-		return Page{}, err
+		return history.Page{}, err
 	}
 	if page.Rounds == nil {
-		page.Rounds = []RoundRow{}
+		page.Rounds = []history.RoundRow{}
 	}
 	return page, nil
 }
 
 // searchQuery is the query of s's rounds, at most limit of them, and its arguments.
-func (d *DB) searchQuery(s Search, limit int) (string, []any) {
+func (d *DB) searchQuery(s history.Search, limit int) (string, []any) {
 	var where []string
 	var args []any
 	arg := func(v any) string {
@@ -224,7 +121,7 @@ func (d *DB) searchQuery(s Search, limit int) (string, []any) {
 }
 
 // roundKinds fills each round's irregularity kinds, with one query for the page.
-func (d *DB) roundKinds(ctx context.Context, rs []RoundRow) error {
+func (d *DB) roundKinds(ctx context.Context, rs []history.RoundRow) error {
 	if len(rs) == 0 {
 		return nil
 	}
@@ -275,20 +172,20 @@ func (d *DB) roundKinds(ctx context.Context, rs []RoundRow) error {
 // scanner is what *sql.Row and *sql.Rows offer.
 type scanner interface{ Scan(dest ...any) error }
 
-func scanRound(sc scanner) (RoundRow, error) {
-	var r RoundRow
+func scanRound(sc scanner) (history.RoundRow, error) {
+	var r history.RoundRow
 	var shoe, rnd, first, last, pp, bp int64
 	var started, ended any
 	if err := sc.Scan(&r.Table, &shoe, &rnd, &first, &last, &started, &ended, &r.Player, &r.Banker,
 		&r.Winner, &pp, &bp, &r.Void, &r.VoidReason); err != nil {
-		return RoundRow{}, err
+		return history.RoundRow{}, err
 	}
 	var err error
 	if r.Started, err = timeOf(started); err != nil {
-		return RoundRow{}, fmt.Errorf("round %s %d/%d: started_at: %w", r.Table, shoe, rnd, err)
+		return history.RoundRow{}, fmt.Errorf("round %s %d/%d: started_at: %w", r.Table, shoe, rnd, err)
 	}
 	if r.Ended, err = timeOf(ended); err != nil {
-		return RoundRow{}, fmt.Errorf("round %s %d/%d: ended_at: %w", r.Table, shoe, rnd, err)
+		return history.RoundRow{}, fmt.Errorf("round %s %d/%d: ended_at: %w", r.Table, shoe, rnd, err)
 	}
 	r.Shoe, r.Round, r.FirstSeq, r.Seq = uint32(shoe), uint32(rnd), uint64(first), uint64(last)
 	r.PlayerPoints, r.BankerPoints = int(pp), int(bp)
@@ -312,77 +209,22 @@ func timeOf(v any) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("a time of type %T", v)
 }
 
-// RoundDetail is one round whole: its row, its settlements, its irregularities with
-// their decisions, and the commands given during it.
-type RoundDetail struct {
-	RoundRow
-	Settlements    []SettlementRow  `json:"settlements"`
-	Irregularities []IrregularityIn `json:"irregularities"`
-	Commands       []CommandIn      `json:"commands"`
-}
-
-// SettlementRow is one box's wager as the table settled it (docs/mqtt.md, result):
-// money in the table's smallest unit.
-type SettlementRow struct {
-	Box         string `json:"box"`
-	Seat        string `json:"seat,omitempty"`
-	Bet         string `json:"bet"`
-	Stake       int64  `json:"stake"`
-	Effective   int64  `json:"effective_stake"`
-	Result      string `json:"result"`
-	Won         int64  `json:"won"`
-	Returned    int64  `json:"returned"`
-	Rule        string `json:"rule"`
-	MayWithdraw bool   `json:"may_withdraw,omitempty"`
-	Option      string `json:"option,omitempty"`
-}
-
-// IrregularityIn is one irregularity of a round, with its decision when one was made.
-type IrregularityIn struct {
-	Seq    uint64    `json:"seq"`
-	ID     uint32    `json:"id"`
-	Kind   string    `json:"kind"`
-	Rule   string    `json:"rule"`
-	Raised time.Time `json:"raised,omitzero"`
-	Reason string    `json:"reason"`
-	// Holds: the irregularity held the table for a decision.
-	Holds          bool      `json:"holds"`
-	Decision       string    `json:"decision,omitempty"`
-	DecidedRole    string    `json:"decided_role,omitempty"`
-	DecidedBy      string    `json:"decided_by,omitempty"`
-	Decided        time.Time `json:"decided,omitzero"`
-	DecisionReason string    `json:"decision_reason,omitempty"`
-}
-
-// CommandIn is one command given during a round, with the person's name.
-type CommandIn struct {
-	Seq    uint64    `json:"seq"`
-	At     time.Time `json:"at,omitzero"`
-	Kind   string    `json:"kind"`
-	Role   string    `json:"role,omitempty"`
-	Actor  string    `json:"actor,omitempty"`
-	Detail string    `json:"detail,omitempty"`
-}
-
-// ErrNoRound is RoundDetail's error for a round the archive does not hold.
-var ErrNoRound = errors.New("archive: no such round")
-
 // RoundDetail returns table's round that ended at record seq (RoundRow.Seq), or
 // ErrNoRound.
-func (d *DB) RoundDetail(ctx context.Context, table string, seq uint64) (RoundDetail, error) {
+func (d *DB) RoundDetail(ctx context.Context, table string, seq uint64) (history.RoundDetail, error) {
 	row := d.sql.QueryRowContext(ctx, `SELECT r.table_id, r.shoe, r.round, r.first_seq, r.last_seq, r.started_at, r.ended_at,
 		r.player_cards, r.banker_cards, r.winner, r.player_points, r.banker_points, r.void, r.void_reason
 		FROM rounds r WHERE r.table_id = $1 AND r.last_seq = $2`, table, int64(seq))
 	r, err := scanRound(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return RoundDetail{}, fmt.Errorf("%w: table %s, record %d", ErrNoRound, table, seq)
+		return history.RoundDetail{}, fmt.Errorf("%w: table %s, record %d", history.ErrNoRound, table, seq)
 	}
 	if err != nil {
-		return RoundDetail{}, fmt.Errorf("archive: round of %s at record %d: %w", table, seq, err)
+		return history.RoundDetail{}, fmt.Errorf("archive: round of %s at record %d: %w", table, seq, err)
 	}
-	out := RoundDetail{RoundRow: r, Settlements: []SettlementRow{}, Irregularities: []IrregularityIn{}, Commands: []CommandIn{}}
-	fail := func(what string, err error) (RoundDetail, error) {
-		return RoundDetail{}, fmt.Errorf("archive: round %s %d/%d: %s: %w", table, r.Shoe, r.Round, what, err)
+	out := history.RoundDetail{RoundRow: r, Settlements: []history.SettlementRow{}, Irregularities: []history.IrregularityIn{}, Commands: []history.CommandIn{}}
+	fail := func(what string, err error) (history.RoundDetail, error) {
+		return history.RoundDetail{}, fmt.Errorf("archive: round %s %d/%d: %s: %w", table, r.Shoe, r.Round, what, err)
 	}
 	var settlements string
 	if err := d.sql.QueryRowContext(ctx, `SELECT settlements FROM rounds WHERE table_id = $1 AND last_seq = $2`, table, int64(seq)).Scan(&settlements); err != nil {
@@ -400,7 +242,7 @@ func (d *DB) RoundDetail(ctx context.Context, table string, seq uint64) (RoundDe
 		return fail("irregularities", err)
 	}
 	for rows.Next() {
-		var ir IrregularityIn
+		var ir history.IrregularityIn
 		var s, id int64
 		var raised, decided any
 		if err := rows.Scan(&s, &id, &ir.Kind, &ir.Rule, &raised, &ir.Reason, &ir.Holds, &ir.Decision,
@@ -430,7 +272,7 @@ func (d *DB) RoundDetail(ctx context.Context, table string, seq uint64) (RoundDe
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var c CommandIn
+		var c history.CommandIn
 		var s int64
 		var at any
 		if err := rows.Scan(&s, &at, &c.Kind, &c.Role, &c.Actor, &c.Detail); err != nil {

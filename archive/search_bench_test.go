@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"os"
 	"strings"
-
 	"testing"
 	"time"
+
+	"github.com/tablectl/tablectl/history"
 )
 
 // searchIrregularEvery is how often the searched tables' rounds are irregular: one round
@@ -17,7 +18,7 @@ const searchIrregularEvery = 50
 // searchCase is one search of the console's History page, on a filled archive.
 type searchCase struct {
 	name string
-	s    Search
+	s    history.Search
 }
 
 // searchCases are the searches made on a fill of tables, holding rounds from genStart
@@ -29,26 +30,26 @@ type searchCase struct {
 func searchCases(b *testing.B, db *DB, span time.Duration, pit []string) []searchCase {
 	b.Helper()
 	mid := genStart.Add(span / 2).Truncate(time.Hour)
-	evening := Search{From: mid, To: mid.Add(6 * time.Hour)}
-	page, err := db.SearchRounds(context.Background(), Search{From: mid, Limit: 1})
+	evening := history.Search{From: mid, To: mid.Add(6 * time.Hour)}
+	page, err := db.SearchRounds(context.Background(), history.Search{From: mid, Limit: 1})
 	if err != nil || len(page.Rounds) != 1 {
 		b.Fatalf("the round at %s: %+v %v", mid, page, err)
 	}
 	deep := page.Rounds[0].Cursor()
 	cs := []searchCase{
 		{"evening", evening},
-		{"all", Search{}},
-		{"kind", Search{Kind: "incorrect_cards"}},
-		{"decision", Search{Decision: "void"}},
-		{"person", Search{Person: genSupervisors[2]}},
-		{"person-none", Search{Person: "nobody"}},
-		{"deep", Search{After: &deep}},
+		{"all", history.Search{}},
+		{"kind", history.Search{Kind: "incorrect_cards"}},
+		{"decision", history.Search{Decision: "void"}},
+		{"person", history.Search{Person: genSupervisors[2]}},
+		{"person-none", history.Search{Person: "nobody"}},
+		{"deep", history.Search{After: &deep}},
 	}
 	if pit != nil {
 		cs = append(cs,
-			searchCase{"pit", Search{Tables: pit}},
-			searchCase{"pit-evening", Search{Tables: pit, From: evening.From, To: evening.To}},
-			searchCase{"pit-person", Search{Tables: pit, Person: genSupervisors[2]}})
+			searchCase{"pit", history.Search{Tables: pit}},
+			searchCase{"pit-evening", history.Search{Tables: pit, From: evening.From, To: evening.To}},
+			searchCase{"pit-person", history.Search{Tables: pit, Person: genSupervisors[2]}})
 	}
 	return cs
 }
@@ -61,7 +62,7 @@ func benchSearches(b *testing.B, db *DB, cs []searchCase) {
 	ctx := context.Background()
 	for _, c := range cs {
 		b.Run(c.name, func(b *testing.B) {
-			var page Page
+			var page history.Page
 			var err error
 			for b.Loop() {
 				if page, err = db.SearchRounds(ctx, c.s); err != nil {
@@ -75,13 +76,13 @@ func benchSearches(b *testing.B, db *DB, cs []searchCase) {
 			}
 		})
 	}
-	page, err := db.SearchRounds(ctx, Search{Kind: "incorrect_cards", Limit: 1})
+	page, err := db.SearchRounds(ctx, history.Search{Kind: "incorrect_cards", Limit: 1})
 	if err != nil || len(page.Rounds) != 1 {
 		b.Fatalf("an irregular round: %+v %v", page, err)
 	}
 	r := page.Rounds[0]
 	b.Run("detail", func(b *testing.B) {
-		var d RoundDetail
+		var d history.RoundDetail
 		for b.Loop() {
 			if d, err = db.RoundDetail(ctx, r.Table, r.Seq); err != nil {
 				b.Fatal(err)
@@ -99,8 +100,8 @@ func benchSearches(b *testing.B, db *DB, cs []searchCase) {
 var benchExplain = os.Getenv("TABLECTL_BENCH_EXPLAIN") == "1"
 
 // explain logs the plan of s's first page.
-func explain(b *testing.B, db *DB, s Search) {
-	q, args := db.searchQuery(s, DefaultSearchLimit+1)
+func explain(b *testing.B, db *DB, s history.Search) {
+	q, args := db.searchQuery(s, history.DefaultSearchLimit+1)
 	prefix := "EXPLAIN (ANALYZE, BUFFERS) "
 	if db.Engine() == SQLite {
 		prefix = "EXPLAIN QUERY PLAN "
@@ -133,8 +134,8 @@ func explain(b *testing.B, db *DB, s Search) {
 }
 
 // foundAll counts the rounds s finds, a page of MaxSearchLimit at a time.
-func foundAll(b *testing.B, db *DB, s Search) int {
-	s.Limit = MaxSearchLimit
+func foundAll(b *testing.B, db *DB, s history.Search) int {
+	s.Limit = history.MaxSearchLimit
 	n := 0
 	for {
 		page, err := db.SearchRounds(context.Background(), s)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablectl/tablectl/history"
 	"github.com/tablectl/tablectl/journal"
 )
 
@@ -145,7 +146,7 @@ func allRounds(t *testing.T, db *DB) []string {
 	return out
 }
 
-func names(rs []RoundRow) []string {
+func names(rs []history.RoundRow) []string {
 	out := make([]string, len(rs))
 	for i, r := range rs {
 		out[i] = fmt.Sprintf("%s %d/%d", r.Table, r.Shoe, r.Round)
@@ -154,7 +155,7 @@ func names(rs []RoundRow) []string {
 }
 
 // searchAll follows a search's pages to the end.
-func searchAll(t *testing.T, db *DB, s Search) (rows []RoundRow, pages int) {
+func searchAll(t *testing.T, db *DB, s history.Search) (rows []history.RoundRow, pages int) {
 	t.Helper()
 	for {
 		p, err := db.SearchRounds(context.Background(), s)
@@ -170,7 +171,7 @@ func searchAll(t *testing.T, db *DB, s Search) (rows []RoundRow, pages int) {
 			t.Fatal("the pages do not end")
 		}
 		// Through the cursor's text, as a page's link carries it.
-		c, err := ParseCursor(p.Next.String())
+		c, err := history.ParseCursor(p.Next.String())
 		if err != nil || c != *p.Next {
 			t.Fatalf("cursor %v read back as %v, %v", *p.Next, c, err)
 		}
@@ -195,13 +196,13 @@ func TestSearchRounds(t *testing.T) {
 			t.Fatalf("the fixture's first rounds, sorted: %v", want[:4])
 		}
 
-		got, _ := searchAll(t, db, Search{Limit: MaxSearchLimit})
+		got, _ := searchAll(t, db, history.Search{Limit: history.MaxSearchLimit})
 		if fmt.Sprint(names(got)) != fmt.Sprint(want) {
 			t.Fatalf("every round:\n%v\nwant\n%v", names(got), want)
 		}
 		// Pages of 5 and of 3: ties of end time across a page's edge.
 		for _, limit := range []int{5, 3} {
-			got, pages := searchAll(t, db, Search{Limit: limit})
+			got, pages := searchAll(t, db, history.Search{Limit: limit})
 			if fmt.Sprint(names(got)) != fmt.Sprint(want) || pages != (len(want)+limit-1)/limit {
 				t.Fatalf("pages of %d (%d pages):\n%v\nwant\n%v", limit, pages, names(got), want)
 			}
@@ -216,24 +217,24 @@ func TestSearchRounds(t *testing.T) {
 			}
 			return out
 		}
-		check := func(what string, s Search, want []string) {
+		check := func(what string, s history.Search, want []string) {
 			t.Helper()
 			got, _ := searchAll(t, db, s)
 			if fmt.Sprint(names(got)) != fmt.Sprint(want) {
 				t.Errorf("%s: %v, want %v", what, names(got), want)
 			}
 		}
-		check("table B", Search{Tables: []string{tableB}, Limit: 7}, filter(func(w string) bool { return strings.HasPrefix(w, tableB+" ") }))
-		check("tables A and C", Search{Tables: []string{tableA, tableC}},
+		check("table B", history.Search{Tables: []string{tableB}, Limit: 7}, filter(func(w string) bool { return strings.HasPrefix(w, tableB+" ") }))
+		check("tables A and C", history.Search{Tables: []string{tableA, tableC}},
 			filter(func(w string) bool { return !strings.HasPrefix(w, tableB+" ") }))
-		check("a table not held", Search{Tables: []string{"pit9-bac99"}}, nil)
+		check("a table not held", history.Search{Tables: []string{"pit9-bac99"}}, nil)
 
 		// Time: C ended an hour after A and B.
-		cs, _ := searchAll(t, db, Search{Tables: []string{tableC}, Limit: 1000})
+		cs, _ := searchAll(t, db, history.Search{Tables: []string{tableC}, Limit: 1000})
 		if fmt.Sprint(names(cs)) != fmt.Sprint(filter(func(w string) bool { return strings.HasPrefix(w, tableC+" ") })) {
 			t.Fatalf("table C: %v", names(cs))
 		}
-		cWhere := func(keep func(RoundRow) bool) []string {
+		cWhere := func(keep func(history.RoundRow) bool) []string {
 			var out []string
 			for _, r := range cs {
 				if keep(r) {
@@ -252,35 +253,35 @@ func TestSearchRounds(t *testing.T) {
 			t.Fatalf("C's rounds end at %v: want four times or more", times)
 		}
 		from, to := times[1], times[len(times)-2]
-		check("from C's 11th round's end", Search{From: from}, cWhere(func(r RoundRow) bool { return !r.Ended.Before(from) }))
-		check("from and to", Search{From: from, To: to},
-			cWhere(func(r RoundRow) bool { return !r.Ended.Before(from) && r.Ended.Before(to) }))
-		check("before C's first end", Search{To: cs[0].Ended}, filter(func(w string) bool { return !strings.HasPrefix(w, tableC+" ") }))
+		check("from C's 11th round's end", history.Search{From: from}, cWhere(func(r history.RoundRow) bool { return !r.Ended.Before(from) }))
+		check("from and to", history.Search{From: from, To: to},
+			cWhere(func(r history.RoundRow) bool { return !r.Ended.Before(from) && r.Ended.Before(to) }))
+		check("before C's first end", history.Search{To: cs[0].Ended}, filter(func(w string) bool { return !strings.HasPrefix(w, tableC+" ") }))
 
 		every := []string{tableA + " 1/1", tableB + " 1/1", tableC + " 1/1"}
-		check("kind incorrect_cards", Search{Kind: "incorrect_cards"}, every)
-		check("kind bad_shuffle", Search{Kind: "bad_shuffle"}, []string{tableA + " 1/3", tableB + " 1/3", tableC + " 1/3"})
-		check("kind foreign_card", Search{Kind: "foreign_card"}, nil)
-		check("decision continue", Search{Decision: "continue"}, every)
-		check("decision void", Search{Decision: "void"}, nil)
-		check("person S17, who decided", Search{Person: "S17"}, []string{tableA + " 1/1"})
-		check("person S20", Search{Person: "S20"}, []string{tableB + " 1/1"})
-		check("person D4, who closed the bets", Search{Person: "D4"}, []string{tableA + " 1/1"})
-		check("person auto, who confirmed every round", Search{Person: "auto", Tables: []string{tableC}},
+		check("kind incorrect_cards", history.Search{Kind: "incorrect_cards"}, every)
+		check("kind bad_shuffle", history.Search{Kind: "bad_shuffle"}, []string{tableA + " 1/3", tableB + " 1/3", tableC + " 1/3"})
+		check("kind foreign_card", history.Search{Kind: "foreign_card"}, nil)
+		check("decision continue", history.Search{Decision: "continue"}, every)
+		check("decision void", history.Search{Decision: "void"}, nil)
+		check("person S17, who decided", history.Search{Person: "S17"}, []string{tableA + " 1/1"})
+		check("person S20", history.Search{Person: "S20"}, []string{tableB + " 1/1"})
+		check("person D4, who closed the bets", history.Search{Person: "D4"}, []string{tableA + " 1/1"})
+		check("person auto, who confirmed every round", history.Search{Person: "auto", Tables: []string{tableC}},
 			filter(func(w string) bool { return strings.HasPrefix(w, tableC+" ") }))
-		check("nobody", Search{Person: "X9"}, nil)
-		check("N1, before the first round", Search{Person: "N1"}, nil)
-		check("L1, after the last round", Search{Person: "L1"}, nil)
+		check("nobody", history.Search{Person: "X9"}, nil)
+		check("N1, before the first round", history.Search{Person: "N1"}, nil)
+		check("L1, after the last round", history.Search{Person: "L1"}, nil)
 		// A decision taken after its round's last record (a late irregularity's) is the
 		// round's still.
 		if _, err := db.SQL().Exec(`UPDATE irregularities SET decided_by = 'S99' WHERE table_id = $1 AND kind = 'incorrect_cards'`, tableC); err != nil {
 			t.Fatal(err)
 		}
-		check("S99, who decided outside the round's records", Search{Person: "S99"}, []string{tableC + " 1/1"})
-		check("kind, tables and time together", Search{Kind: "incorrect_cards", Tables: []string{tableB, tableC}, To: cs[0].Ended},
+		check("S99, who decided outside the round's records", history.Search{Person: "S99"}, []string{tableC + " 1/1"})
+		check("kind, tables and time together", history.Search{Kind: "incorrect_cards", Tables: []string{tableB, tableC}, To: cs[0].Ended},
 			[]string{tableB + " 1/1"})
 
-		p, err := db.SearchRounds(ctx, Search{Tables: []string{tableA}, Kind: "incorrect_cards"})
+		p, err := db.SearchRounds(ctx, history.Search{Tables: []string{tableA}, Kind: "incorrect_cards"})
 		if err != nil || len(p.Rounds) != 1 || p.Next != nil {
 			t.Fatalf("A's round 1: %+v %v", p, err)
 		}
@@ -289,7 +290,7 @@ func TestSearchRounds(t *testing.T) {
 			r.FirstSeq != 6 || r.Seq != 12 || fmt.Sprint(r.Irregularities) != "[incorrect_cards]" || r.Ended.IsZero() || r.Started.After(r.Ended) {
 			t.Fatalf("A's round 1: %+v", r)
 		}
-		if _, err := db.SearchRounds(ctx, Search{Limit: -1}); err == nil {
+		if _, err := db.SearchRounds(ctx, history.Search{Limit: -1}); err == nil {
 			t.Fatal("a limit below 0 is taken")
 		}
 	})
@@ -334,7 +335,7 @@ func TestRoundDetail(t *testing.T) {
 			t.Fatalf("commands %q, want %q", cmds, want)
 		}
 		// Round 2 of B: no irregularity, no bet.
-		p, err := db.SearchRounds(ctx, Search{Tables: []string{tableB}, Limit: 2})
+		p, err := db.SearchRounds(ctx, history.Search{Tables: []string{tableB}, Limit: 2})
 		if err != nil || len(p.Rounds) != 2 {
 			t.Fatal(p, err)
 		}
@@ -343,24 +344,10 @@ func TestRoundDetail(t *testing.T) {
 			len(d.Irregularities) != 0 || len(d.Commands) != 1 || d.Commands[0].Kind != "confirm" {
 			t.Fatalf("B's round 2: %+v %v", d, err)
 		}
-		if _, err := db.RoundDetail(ctx, tableA, 13); !errors.Is(err, ErrNoRound) {
+		if _, err := db.RoundDetail(ctx, tableA, 13); !errors.Is(err, history.ErrNoRound) {
 			t.Fatalf("record 13 ends no round: %v", err)
 		}
 	})
-}
-
-// TestParseCursor refuses a cursor that is not one, naming it.
-func TestParseCursor(t *testing.T) {
-	t.Parallel()
-	for _, s := range []string{"", "1.2.3", "x.1.1.1.t", "1.1.1.1.", "1.99999999999.1.1.t", "-1.1.1.1.t"} {
-		if _, err := ParseCursor(s); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", s)) {
-			t.Errorf("ParseCursor(%q): %v", s, err)
-		}
-	}
-	c := Cursor{Ended: time.Date(2026, 11, 27, 3, 40, 54, 406365000, time.UTC), Table: "pit.3.bac", Shoe: 2, Round: 7, Seq: 99}
-	if got, err := ParseCursor(c.String()); err != nil || got != c {
-		t.Fatalf("%v read back as %v, %v", c, got, err)
-	}
 }
 
 // TestOpenReader: an archive opened for searches is searched as the archive wrote it,
@@ -378,7 +365,7 @@ func TestOpenReader(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		p, err := r.SearchRounds(ctx, Search{Kind: "incorrect_cards"})
+		p, err := r.SearchRounds(ctx, history.Search{Kind: "incorrect_cards"})
 		if err != nil || len(p.Rounds) != 3 {
 			t.Fatalf("search: %+v %v", p, err)
 		}
@@ -409,7 +396,7 @@ func TestSearchGeneratedIrregular(t *testing.T) {
 		fillTablesIrregular(t, a, 2, 200, 100, 50)
 		// Rounds 50, 100, 150 and 200 of each table: sup-ben, sup-cleo, sup-dan and
 		// sup-eva, who void the first and the third.
-		rounds := func(s Search) []string {
+		rounds := func(s history.Search) []string {
 			got, _ := searchAll(t, db, s)
 			var out []string
 			for _, r := range got {
@@ -424,25 +411,25 @@ func TestSearchGeneratedIrregular(t *testing.T) {
 				fmt.Sprintf("%s %v [incorrect_cards]", genTableID(1), void),
 			}
 		}
-		if got := rounds(Search{Kind: "incorrect_cards"}); len(got) != 8 {
+		if got := rounds(history.Search{Kind: "incorrect_cards"}); len(got) != 8 {
 			t.Errorf("kind: %d rounds: %v", len(got), got)
 		}
 		for _, c := range []struct {
-			s    Search
+			s    history.Search
 			want []string
 		}{
-			{Search{Decision: "void", Person: "sup-ben"}, both(true)},
-			{Search{Person: "sup-ben"}, both(true)},
-			{Search{Person: "sup-cleo"}, both(false)},
-			{Search{Person: "sup-dan", Tables: []string{genTableID(1)}}, both(true)[1:]},
-			{Search{Person: "sup-ana"}, nil},
-			{Search{Decision: "continue", Person: "sup-dan"}, nil},
+			{history.Search{Decision: "void", Person: "sup-ben"}, both(true)},
+			{history.Search{Person: "sup-ben"}, both(true)},
+			{history.Search{Person: "sup-cleo"}, both(false)},
+			{history.Search{Person: "sup-dan", Tables: []string{genTableID(1)}}, both(true)[1:]},
+			{history.Search{Person: "sup-ana"}, nil},
+			{history.Search{Decision: "continue", Person: "sup-dan"}, nil},
 		} {
 			if got := rounds(c.s); fmt.Sprint(got) != fmt.Sprint(c.want) {
 				t.Errorf("%+v: %v, want %v", c.s, got, c.want)
 			}
 		}
-		if got := rounds(Search{Decision: "void"}); len(got) != 4 {
+		if got := rounds(history.Search{Decision: "void"}); len(got) != 4 {
 			t.Errorf("decision void: %d rounds: %v", len(got), got)
 		}
 	})

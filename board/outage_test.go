@@ -19,7 +19,7 @@ import (
 var lostAfter = regexp.MustCompile(`(?m)^  const LOST_AFTER_MS = 2000;`)
 
 // TestOfflineWhenTablectlStops shows a round in progress, then stops the board and its
-// HTTP server as tablectl does when it stops (cmd/tablectl serveBoard), with no offline
+// HTTP server as tablectl does when it stops (internal/tablecmd serveBoard), with no offline
 // status ever published: the page itself must notice its stream is gone and say OFFLINE
 // ("No connection to the table", LOST_AFTER_MS after the stream ended, 2 s), dropping
 // what would be stale (the phase "No more bets", the half-dealt hand), keeping the roads.

@@ -16,7 +16,7 @@ import (
 // journal's records and signed heads to the floor's archive over MQTT, and say in the
 // status how far it is behind (off, the table publishes and subscribes to nothing of the
 // archive's). Its keys mqtt, central, db, keys and client_id are the floor's archive's
-// (tablectl archive, ArchiveService); tablectl run ignores them, and tablectl archive
+// (tablectl-floor archive, ArchiveService); tablectl run ignores them, and tablectl-floor archive
 // ignores ship.
 type Archive struct {
 	Ship bool `yaml:"ship"`
@@ -26,7 +26,7 @@ type Archive struct {
 	ArchiveService `yaml:",inline"`
 }
 
-// ArchiveService is tablectl archive's settings (docs/archive.md, "Running the
+// ArchiveService is tablectl-floor archive's settings (docs/archive.md, "Running the
 // archive"): the floor's broker it reads the tables' records from, its database and the
 // tables' keys.
 type ArchiveService struct {
@@ -49,7 +49,7 @@ type ArchiveService struct {
 	ClientID string `yaml:"client_id"`
 }
 
-// DefaultArchiveService is tablectl archive's settings that the file and the flags
+// DefaultArchiveService is tablectl-floor archive's settings that the file and the flags
 // leave out (WithDefaults fills in those that follow from the id).
 func DefaultArchiveService() ArchiveService {
 	return ArchiveService{}
@@ -71,7 +71,7 @@ func (c ArchiveService) WithDefaults() ArchiveService {
 	return c
 }
 
-// ArchiveFlags are the settings of tablectl archive's command line. Only the flags
+// ArchiveFlags are the settings of tablectl-floor archive's command line. Only the flags
 // named in Given override the file's archive section (or the defaults).
 type ArchiveFlags struct {
 	// Given names the flags given, by their names on the command line.
@@ -84,7 +84,7 @@ type ArchiveFlags struct {
 	LogJSON                      bool
 }
 
-// ArchiveRun is what tablectl archive runs with: its settings with the flags applied and
+// ArchiveRun is what tablectl-floor archive runs with: its settings with the flags applied and
 // checked, how it logs, and the MQTT password.
 type ArchiveRun struct {
 	ArchiveService
@@ -94,7 +94,7 @@ type ArchiveRun struct {
 	Password string
 }
 
-// archiveFlagKeys names the key each of tablectl archive's flags overrides.
+// archiveFlagKeys names the key each of tablectl-floor archive's flags overrides.
 var archiveFlagKeys = map[string]string{
 	"id":   "archive.id",
 	"mqtt": "archive.mqtt.url", "mqtt-user": "archive.mqtt.username", "mqtt-ca": "archive.mqtt.ca",
@@ -104,7 +104,7 @@ var archiveFlagKeys = map[string]string{
 
 // ResolveArchive reads the configuration file at path ("" for none: the defaults) as
 // LoadConsole does (the table's devices need not be on the archive's machine), applies
-// tablectl archive's flags over its archive section (ApplyArchiveFlags), and looks up
+// tablectl-floor archive's flags over its archive section (ApplyArchiveFlags), and looks up
 // the MQTT password (ArchivePassword).
 func ResolveArchive(path string, f ArchiveFlags) (ArchiveRun, error) {
 	base := Default()
@@ -194,8 +194,8 @@ func (c *ArchiveService) ArchivePassword(flagValue string) (string, error) {
 // clientIDPattern is what an MQTT client id of the archive may be.
 var clientIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
-// checkArchiveService checks tablectl archive's settings. A file that leaves them out
-// is not faulted: only tablectl archive needs its broker, database and keys
+// checkArchiveService checks tablectl-floor archive's settings. A file that leaves them out
+// is not faulted: only tablectl-floor archive needs its broker, database and keys
 // (ApplyArchiveFlags).
 func (f *file) checkArchiveService(c ArchiveService) {
 	if c.ID != "" {

@@ -53,10 +53,10 @@ type Config struct {
 	Log Log `yaml:"log"`
 	// GPIO is the dealer's buttons, the shoe's sensors, the tower light and the buzzer.
 	GPIO GPIO `yaml:"gpio"`
-	// Console is tablectl console's section (console.go); tablectl run ignores it.
+	// Console is tablectl-floor console's section (console.go); tablectl run ignores it.
 	Console Console `yaml:"console"`
 	// Archive is the archive section (archiveservice.go): the table's side of the floor's
-	// archive (Ship, docs/archive.md, "Shipping") and tablectl archive's settings.
+	// archive (Ship, docs/archive.md, "Shipping") and tablectl-floor archive's settings.
 	Archive Archive `yaml:"archive"`
 
 	// parts is what the file's keys configure (Parts); the zero value for a
@@ -71,9 +71,9 @@ type Parts struct {
 	// archive and log, or archive.ship or archive.to. A file that sets none of the
 	// others (an empty file, say) is a table's too, all defaults.
 	Table bool
-	// Console: the file has a console section (tablectl console).
+	// Console: the file has a console section (tablectl-floor console).
 	Console bool
-	// Archive: the file's archive section sets a key but ship and to (tablectl
+	// Archive: the file's archive section sets a key but ship and to (tablectl-floor
 	// archive).
 	Archive bool
 }

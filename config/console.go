@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Console is the console's section, console: in the file (tablectl console,
+// Console is the console's section, console: in the file (tablectl-floor console,
 // docs/console.md): the floor's broker it reads the tables from and publishes the
 // commands to, where it serves its pages, and the people who may log in.
 type Console struct {
@@ -22,7 +22,7 @@ type Console struct {
 	Central bool `yaml:"central"`
 	// HTTP is where the pages and the API are served, host:port.
 	HTTP string `yaml:"http"`
-	// Users is the users file (tablectl console user add).
+	// Users is the users file (tablectl-floor console user add).
 	Users string `yaml:"users"`
 	// TLSCert and TLSKey, both or neither, serve HTTPS (PEM files).
 	TLSCert string `yaml:"tls_cert"`
@@ -55,7 +55,7 @@ func DefaultConsole() Console {
 		StreamsPerSession: 8, Streams: 2000, ArchiveLate: 10 * time.Minute}
 }
 
-// ConsoleFlags are the settings of tablectl console's command line. Only the flags
+// ConsoleFlags are the settings of tablectl-floor console's command line. Only the flags
 // named in Given override the file's console section (or the defaults).
 type ConsoleFlags struct {
 	// Given names the flags given, by their names on the command line.
@@ -88,7 +88,7 @@ var consoleFlagKeys = map[string]string{
 	"lock": "console.lock", "log-json": "log.json",
 }
 
-// LoadConsole reads and checks the configuration file at path for tablectl console:
+// LoadConsole reads and checks the configuration file at path for tablectl-floor console:
 // strictly, as Load does, but for the table's shoe and shuffler ports, which need not
 // be on the console's machine.
 func LoadConsole(path string) (Config, error) { return load(path, false) }
@@ -148,7 +148,7 @@ func ApplyConsoleFlags(base Config, f ConsoleFlags) (ConsoleRun, error) {
 		chk.at("console.mqtt.url", "no broker: give --mqtt, or console.mqtt.url in the configuration file")
 	}
 	if c.Users == "" {
-		chk.at("console.users", "no users file: give --users, or console.users in the configuration file (create it with 'tablectl console user add')")
+		chk.at("console.users", "no users file: give --users, or console.users in the configuration file (create it with 'tablectl-floor console user add')")
 	}
 	if len(chk.errs) == 0 {
 		return r, nil
@@ -185,7 +185,7 @@ func (c *Console) ConsolePassword(flagValue string) (string, error) {
 }
 
 // checkConsole checks the console's section. A file that leaves the section out is
-// not faulted: only tablectl console needs its broker and users file
+// not faulted: only tablectl-floor console needs its broker and users file
 // (ApplyConsoleFlags).
 func (f *file) checkConsole(c Console) {
 	m := c.MQTT

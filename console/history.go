@@ -13,15 +13,18 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/api"
-	"github.com/tablectl/tablectl/archive"
+	"github.com/tablectl/tablectl/history"
 	"github.com/tablectl/tablectl/irregularities"
 )
 
-// History is the archive the History page searches (*archive.DB, opened with
-// archive.OpenReader); a test gives its own.
+// History is what the History page searches: the rounds the floor's archive holds.
+// SearchRounds returns a page of the rounds a search finds, in the search's order;
+// RoundDetail returns the round of table that ended at record seq, or an error that is
+// history.ErrNoRound when there is none. The archive's reader (archive.OpenReader)
+// implements it; the console's tests give it a double of their own.
 type History interface {
-	SearchRounds(ctx context.Context, s archive.Search) (archive.Page, error)
-	RoundDetail(ctx context.Context, table string, seq uint64) (archive.RoundDetail, error)
+	SearchRounds(ctx context.Context, s history.Search) (history.Page, error)
+	RoundDetail(ctx context.Context, table string, seq uint64) (history.RoundDetail, error)
 }
 
 // historyRole is the lowest role that reads the history: a Pit Supervisor. A dealer
@@ -51,7 +54,7 @@ var historyParams = []string{"table", "pit", "from", "to", "kind", "decision", "
 // person's tables are applied.
 type historyQuery struct {
 	tables, pits []string
-	search       archive.Search
+	search       history.Search
 }
 
 // paramError is a bad query parameter: 400 naming it.
@@ -165,8 +168,8 @@ func parseHistoryQuery(q url.Values, paging bool) (historyQuery, error) {
 	}
 	if limit != "" {
 		n, err := strconv.Atoi(limit)
-		if err != nil || n < 1 || n > archive.MaxSearchLimit {
-			return h, paramError{"limit", fmt.Sprintf("%q: want a number of rounds from 1 to %d", limit, archive.MaxSearchLimit)}
+		if err != nil || n < 1 || n > history.MaxSearchLimit {
+			return h, paramError{"limit", fmt.Sprintf("%q: want a number of rounds from 1 to %d", limit, history.MaxSearchLimit)}
 		}
 		h.search.Limit = n
 	}
@@ -175,7 +178,7 @@ func parseHistoryQuery(q url.Values, paging bool) (historyQuery, error) {
 		return h, err
 	}
 	if after != "" {
-		c, err := archive.ParseCursor(after)
+		c, err := history.ParseCursor(after)
 		if err != nil {
 			return h, paramError{"after", "not the cursor of a page (the next of the page before)"}
 		}
@@ -249,7 +252,7 @@ func roleWords(role string) string { return strings.ReplaceAll(role, "_", " ") }
 
 // historySearch reads the search of a request and the tables it covers, answering the
 // error when it cannot. none says the person works no table the search asks.
-func (s *Server) historySearch(w http.ResponseWriter, r *http.Request, ss session, paging bool) (search archive.Search, none, ok bool) {
+func (s *Server) historySearch(w http.ResponseWriter, r *http.Request, ss session, paging bool) (search history.Search, none, ok bool) {
 	h, err := parseHistoryQuery(r.URL.Query(), paging)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -270,7 +273,7 @@ func (s *Server) historySearch(w http.ResponseWriter, r *http.Request, ss sessio
 
 // historyRound is a round of a search's answer: the archive's row and the table's pit.
 type historyRound struct {
-	archive.RoundRow
+	history.RoundRow
 	Pit string `json:"pit,omitempty"`
 }
 
@@ -320,8 +323,8 @@ func (s *Server) historyCSV(w http.ResponseWriter, r *http.Request, ss session) 
 	if !ok {
 		return
 	}
-	search.Limit = archive.MaxSearchLimit
-	var first archive.Page
+	search.Limit = history.MaxSearchLimit
+	var first history.Page
 	if !none {
 		var err error
 		if first, err = s.opts.History.SearchRounds(r.Context(), search); err != nil {
@@ -383,7 +386,7 @@ func cell(s string) string {
 
 // historyDetail is GET /api/history/rounds/{table}/{seq}'s answer.
 type historyDetail struct {
-	archive.RoundDetail
+	history.RoundDetail
 	Pit string `json:"pit,omitempty"`
 }
 
@@ -409,7 +412,7 @@ func (s *Server) historyRound(w http.ResponseWriter, r *http.Request, ss session
 		return
 	}
 	d, err := s.opts.History.RoundDetail(r.Context(), table, seq)
-	if errors.Is(err, archive.ErrNoRound) {
+	if errors.Is(err, history.ErrNoRound) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("the archive holds no round of table %s ended at record %d", table, seq))
 		return
 	}

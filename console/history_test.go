@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/tablectl/tablectl/archive"
+	"github.com/tablectl/tablectl/history"
 	"github.com/tablectl/tablectl/journal"
 )
 
@@ -400,7 +401,7 @@ type countingHistory struct {
 	searches atomic.Int32
 }
 
-func (h *countingHistory) SearchRounds(ctx context.Context, s archive.Search) (archive.Page, error) {
+func (h *countingHistory) SearchRounds(ctx context.Context, s history.Search) (history.Page, error) {
 	h.searches.Add(1)
 	return h.History.SearchRounds(ctx, s)
 }

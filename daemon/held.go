@@ -37,5 +37,5 @@ func (d *Daemon) logHeld() {
 	}
 	d.log.Warn(fmt.Sprintf("the table is held for irregularity #%d (%s), as the journal left it: no card is to be drawn until a %s decides it", h.ID, h.Kind, role),
 		"irregularity", h.ID, "kind", h.Kind, "reason", h.Reason, "choices", strings.Join(choices, ", "),
-		"decide", fmt.Sprintf(`publish {"cmd":"decide","irregularity":%d,"choice":"<one of the choices>"} on %s (docs/mqtt.md), or use tablectl console`, h.ID, topic))
+		"decide", fmt.Sprintf(`publish {"cmd":"decide","irregularity":%d,"choice":"<one of the choices>"} on %s (docs/mqtt.md), or use tablectl-floor console`, h.ID, topic))
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/tablectl/tablectl/config"
 )
 
-// TestShippedArchiveAndACLAgree loads deploy/tablectl-archive.yaml as tablectl archive
+// TestShippedArchiveAndACLAgree loads deploy/tablectl-archive.yaml as tablectl-floor archive
 // does, with its files present, and deploy/mosquitto/acl and passwd.example: the user
 // the archive logs in as exists, may read every table's archive/floor/records and write
 // its archive/floor/held, and nothing else: no other archive's topics, no table topic,

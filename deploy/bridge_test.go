@@ -18,7 +18,7 @@ import (
 // TestBridgeConfUnderDebianDefaults loads deploy/mosquitto-bridge.conf whole, as
 // /etc/mosquitto/conf.d/ under a main file like Debian's (which sets persistence and
 // includes conf.d), and checks that Mosquitto starts with it, with no error before it
-// says it runs, and listens. The bridge itself is tested end to end in cmd/tablectl
+// says it runs, and listens. The bridge itself is tested end to end in internal/tablecmd
 // (TestBridgeToCentralBroker); here its certificates are missing, which Mosquitto reports
 // only as the bridge connects, after it runs.
 func TestBridgeConfUnderDebianDefaults(t *testing.T) {

@@ -1,8 +1,8 @@
 #!/bin/bash
 # floor-setup.sh: sets up the floor's server from nothing, on Debian 12: Mosquitto with
-# the tables' ACL, TLS and passwords; PostgreSQL with the archive's roles; tablectl
-# archive and tablectl console. Run it as root in the folder copied from the build
-# machine, which holds deploy/, docs/ and the binary tablectl:
+# the tables' ACL, TLS and passwords; PostgreSQL with the archive's roles; tablectl-floor
+# archive and tablectl-floor console. Run it as root in the folder copied from the build
+# machine, which holds deploy/, docs/ and the binaries tablectl-floor and tablectl:
 #
 #   sudo FLOOR_HOST=floor.casino.lan FIRST_USER=SM1 deploy/floor-setup.sh pit3-t11.enroll pit3-t12.enroll
 #
@@ -15,18 +15,19 @@
 # run. Each section below, "## PAGE: TITLE", is one step of PAGE.
 #
 # A test runs it with other commands in place of the server's own: SYSTEMCTL for
-# systemctl, APT_GET for apt-get, AS_POSTGRES for "runuser -u postgres --", BIN for the
-# binary. The pages show the defaults.
+# systemctl, APT_GET for apt-get, AS_POSTGRES for "runuser -u postgres --", FLOOR_BIN
+# and BIN for the binaries. The pages show the defaults.
 set -euo pipefail
 : "${SYSTEMCTL:=systemctl}"
 : "${APT_GET:=apt-get}"
 : "${AS_POSTGRES:=runuser -u postgres --}"
+: "${FLOOR_BIN:=./tablectl-floor}"
 : "${BIN:=./tablectl}"
 : "${FLOOR_HOST:?give the host name of the floor server, as the tables and browsers reach it: FLOOR_HOST=floor.casino.lan}"
 : "${FIRST_USER:?give the first user of the console, a shift manager: FIRST_USER=SM1}"
 trap 'echo "floor-setup.sh: line $LINENO failed: $BASH_COMMAND" >&2' ERR
-if [ ! -f deploy/floor-setup.sh ] || [ ! -f "$BIN" ]; then
-  echo "floor-setup.sh: run it in the folder that holds deploy/, docs/ and the binary $BIN" >&2
+if [ ! -f deploy/floor-setup.sh ] || [ ! -f "$FLOOR_BIN" ] || [ ! -f "$BIN" ]; then
+  echo "floor-setup.sh: run it in the folder that holds deploy/, docs/ and the binaries $FLOOR_BIN and $BIN" >&2
   exit 2
 fi
 if [ -e /etc/mosquitto/tablectl ] || [ -e /etc/tablectl/archive ] || [ -e /etc/tablectl/console ]; then
@@ -34,9 +35,12 @@ if [ -e /etc/mosquitto/tablectl ] || [ -e /etc/tablectl/archive ] || [ -e /etc/t
   exit 2
 fi
 
-## deploy-floor: The binary and the units
-# Install the binary, the archive's and the console's units and the documentation.
+## deploy-floor: The binaries and the units
+# Install the floor's binary, the archive's and the console's units and the documentation.
+# The floor's binary, `tablectl-floor`, runs the archive and the console.
+# The table's binary, `tablectl`, goes beside it, for its tools: the broker's ACL below, and the check of a journal exported from the archive.
 # The floor server runs no table: it has no `tablectl.service`.
+install -m 0755 $FLOOR_BIN /usr/local/bin/tablectl-floor
 install -m 0755 $BIN /usr/local/bin/tablectl
 install -m 0644 deploy/tablectl-archive.service deploy/tablectl-console.service /etc/systemd/system/
 install -d -m 0755 /usr/local/share/doc/tablectl /etc/tablectl
@@ -93,7 +97,7 @@ printf '127.0.0.1:*:tablectl_archive:tablectl_archive:%s\n' "$pw" |
 echo PGPASSFILE=/etc/tablectl/archive/pgpass | install -m 0600 /dev/stdin /etc/tablectl/archive.env
 
 ## archive: The readers' role
-# Surveillance reads the archive with a role that can only read (`tablectl report --archive`, "Reading a table back").
+# Surveillance reads the archive with a role that can only read (`tablectl-floor report --archive`, "Reading a table back").
 $AS_POSTGRES psql -v ON_ERROR_STOP=1 tablectl_archive <<'SQL'
 CREATE ROLE surveillance LOGIN;
 GRANT CONNECT ON DATABASE tablectl_archive TO surveillance;
@@ -122,7 +126,7 @@ install -m 0640 -g tablectl-archive /dev/null /etc/tablectl/archive/keys
 # `deploy/tablectl-archive.yaml` names the files above, the broker at `ssl://127.0.0.1:8883` and the database at `127.0.0.1`.
 # The check runs as the service's user, so it reads what the service reads.
 install -m 0640 -g tablectl-archive deploy/tablectl-archive.yaml /etc/tablectl/archive/archive.yaml
-runuser -u tablectl-archive -- tablectl check-config /etc/tablectl/archive/archive.yaml
+runuser -u tablectl-archive -- tablectl-floor check-config /etc/tablectl/archive/archive.yaml
 $SYSTEMCTL enable --now tablectl-archive
 
 ## console: The console's account and directory
@@ -140,7 +144,7 @@ $SYSTEMCTL reload mosquitto
 ## console: The users file
 # The first person is a shift manager, who reads History and gives every command.
 # `user add` reads the password from the first line of standard input, at least 10 characters.
-tablectl console user add "$FIRST_USER" --role shift_manager --users /etc/tablectl/console/users.json
+tablectl-floor console user add "$FIRST_USER" --role shift_manager --users /etc/tablectl/console/users.json
 chgrp tablectl-console /etc/tablectl/console/users.json
 chmod 0640 /etc/tablectl/console/users.json
 
@@ -175,7 +179,7 @@ echo PGPASSFILE=/etc/tablectl/console/pgpass | install -m 0600 /dev/stdin /etc/t
 # Its `hosts` takes the floor server's name.
 sed "s/pit-console\.casino\.lan/$FLOOR_HOST/" deploy/tablectl-console.yaml |
   install -m 0640 -g tablectl-console /dev/stdin /etc/tablectl/console/console.yaml
-runuser -u tablectl-console -- tablectl check-config /etc/tablectl/console/console.yaml
+runuser -u tablectl-console -- tablectl-floor check-config /etc/tablectl/console/console.yaml
 $SYSTEMCTL enable --now tablectl-console
 
 ## deploy-tables: The tables

@@ -1,5 +1,7 @@
 #!/bin/sh
-# install.sh: installs tablectl on Raspberry Pi OS (Debian 12) from a built binary.
+# install.sh: installs tablectl on Raspberry Pi OS (Debian 12) from a built binary, the
+# table's (./cmd/tablectl). The floor's binary, tablectl-floor, goes on the floor's server
+# (floor-setup.sh), never on a table.
 #
 #   sudo deploy/install.sh ./tablectl-arm64
 #

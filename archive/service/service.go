@@ -1,4 +1,4 @@
-// Package service runs one of the floor's archives on MQTT (tablectl archive): it takes
+// Package service runs one of the floor's archives on MQTT (tablectl-floor archive): it takes
 // each table's batches from tablectl/v1/<table>/archive/<archive>/records, stores them
 // through package archive, and publishes, retained, how far it holds each table on
 // tablectl/v1/<table>/archive/<archive>/held (docs/archive.md, "Running the archive").

@@ -20,7 +20,7 @@ func TestImportsAsDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := regexp.MustCompile("(?m)^\\| `([a-z/]+)` \\|[^|]*\\|([^|]*)\\|$")
+	row := regexp.MustCompile("(?m)^\\| `([a-z/-]+)` \\|[^|]*\\|([^|]*)\\|$")
 	allowed := map[string][]string{}
 	for _, m := range row.FindAllStringSubmatch(string(doc), -1) {
 		var may []string

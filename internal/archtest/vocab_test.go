@@ -19,12 +19,13 @@ import (
 // command's name but name something else, by package: each is in that package's own
 // vocabulary, with the reason.
 var otherVocabularies = map[string][]string{
-	"drivers/gpio":   {"confirm", "new_shoe", "insurance_closed", "call_supervisor"}, // the buttons' configuration names
-	"round":          {"confirm", "report", "decide", "squeeze"},                     // the journalled event kinds
-	"irregularities": {"decide"},                                                     // an irregularity's action
-	"simulator":      {"confirm", "report", "decide"},                                // the scenario directives
-	"report":         {"report"},                                                     // the shoe report's template
-	"cmd/tablectl":   {"report"},                                                     // a subcommand
+	"drivers/gpio":      {"confirm", "new_shoe", "insurance_closed", "call_supervisor"}, // the buttons' configuration names
+	"round":             {"confirm", "report", "decide", "squeeze"},                     // the journalled event kinds
+	"irregularities":    {"decide"},                                                     // an irregularity's action
+	"simulator":         {"confirm", "report", "decide"},                                // the scenario directives
+	"report":            {"report"},                                                     // the shoe report's template
+	"internal/tablecmd": {"report"},                                                     // a subcommand
+	"internal/floorcmd": {"report"},                                                     // a subcommand
 	// the buttons' names (as drivers/gpio's), and a journalled event's "card" field
 	"table": {"confirm", "new_shoe", "insurance_closed", "call_supervisor", "card"},
 }

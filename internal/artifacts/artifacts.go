@@ -1,7 +1,7 @@
 // Package artifacts gives the tests one place for what they keep to be looked at after
 // the run (screenshots, printed reports): test-artifacts/ at the module's root, one
-// directory a package under it (test-artifacts/board, test-artifacts/cmd/tablectl). The
-// directory is ignored by git. With TABLECTL_ARTIFACTS set, the packages' directories
+// directory a package under it (test-artifacts/board, test-artifacts/internal/tablecmd).
+// The directory is ignored by git. With TABLECTL_ARTIFACTS set, the packages' directories
 // are under that one instead (a relative value is taken from the module's root), for a
 // CI job to collect them.
 package artifacts

@@ -1,7 +1,0 @@
-//go:build !race
-
-package main
-
-// raceDetector: the tests run with the race detector, which makes tablectl several times
-// slower, its restarts included.
-const raceDetector = false

@@ -1,0 +1,173 @@
+// Package history is the vocabulary of a search of the rounds the floor's archive
+// holds: the search, a round's place in its order, a page of rounds, and one round
+// whole. The archive answers in it (archive.DB) and the console asks in it
+// (console.History), so neither needs the other.
+package history
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxSearchLimit is the most rounds one page of a search returns.
+const MaxSearchLimit = 1000
+
+// DefaultSearchLimit is a page's rounds when a search gives no limit.
+const DefaultSearchLimit = 100
+
+// Search is a search of the rounds an archive holds. Every condition given must hold;
+// one left at its zero value does not restrict. Rounds come in a stable order: by the
+// time the round ended, then table, shoe, round, and the record that ended it.
+type Search struct {
+	// Tables are the tables searched. Empty means every table: a caller that limits a
+	// person to some tables must check that the list it passes is not empty.
+	Tables []string
+	// From and To bound the time the round ended: From <= ended < To.
+	From, To time.Time
+	// Kind is an irregularity's kind (incorrect_cards, simultaneous_draw...): rounds
+	// with an irregularity of that kind.
+	Kind string
+	// Decision is a decision's choice (continue, void...): rounds with an irregularity
+	// decided so.
+	Decision string
+	// Person is a person's name: rounds where they decided an irregularity or gave a
+	// command.
+	Person string
+	// Limit is the most rounds returned (DefaultSearchLimit when 0, at most
+	// MaxSearchLimit).
+	Limit int
+	// After is the last round of the page before (its Cursor): the search goes on after
+	// it. Nil starts at the first.
+	After *Cursor
+}
+
+// Cursor is a round's place in the order of a search: a page goes on after it.
+type Cursor struct {
+	Ended time.Time
+	Table string
+	Shoe  uint32
+	Round uint32
+	Seq   uint64
+}
+
+// String writes the cursor as one token for a URL: the end time in Unix microseconds,
+// the shoe, round and record, then the table id, joined by '.' (a table id may hold
+// dots; it comes last).
+func (c Cursor) String() string {
+	return fmt.Sprintf("%d.%d.%d.%d.%s", c.Ended.UnixMicro(), c.Shoe, c.Round, c.Seq, c.Table)
+}
+
+// ParseCursor reads a Cursor's String.
+func ParseCursor(s string) (Cursor, error) {
+	parts := strings.SplitN(s, ".", 5)
+	if len(parts) != 5 || parts[4] == "" {
+		return Cursor{}, fmt.Errorf("cursor %q: want micros.shoe.round.seq.table", s)
+	}
+	var n [4]uint64
+	for i := range 4 {
+		bits := 32
+		if i == 0 || i == 3 {
+			bits = 63
+		}
+		v, err := strconv.ParseUint(parts[i], 10, bits)
+		if err != nil {
+			return Cursor{}, fmt.Errorf("cursor %q: part %d: %w", s, i+1, err)
+		}
+		n[i] = v
+	}
+	return Cursor{Ended: time.UnixMicro(int64(n[0])).UTC(), Shoe: uint32(n[1]), Round: uint32(n[2]), Seq: n[3], Table: parts[4]}, nil
+}
+
+// RoundRow is one round as a search returns it.
+type RoundRow struct {
+	Table string `json:"table"`
+	Shoe  uint32 `json:"shoe"`
+	Round uint32 `json:"round"`
+	// FirstSeq and Seq are the round's first record and the record that ended it
+	// (settled or void): Seq names the round in RoundDetail.
+	FirstSeq uint64    `json:"first_seq"`
+	Seq      uint64    `json:"seq"`
+	Started  time.Time `json:"started,omitzero"`
+	Ended    time.Time `json:"ended"`
+	// Player and Banker are the hands' cards as the reports write them ("9S KD").
+	Player string `json:"player"`
+	Banker string `json:"banker"`
+	// Winner is banker, player or tie; empty for a void round.
+	Winner       string `json:"winner,omitempty"`
+	PlayerPoints int    `json:"player_points"`
+	BankerPoints int    `json:"banker_points"`
+	Void         bool   `json:"void,omitempty"`
+	VoidReason   string `json:"void_reason,omitempty"`
+	// Irregularities are the kinds of the round's irregularities, in the order raised.
+	Irregularities []string `json:"irregularities,omitempty"`
+}
+
+// Cursor is the row's place in the order: the next page starts after it.
+func (r RoundRow) Cursor() Cursor {
+	return Cursor{Ended: r.Ended, Table: r.Table, Shoe: r.Shoe, Round: r.Round, Seq: r.Seq}
+}
+
+// Page is one page of a search.
+type Page struct {
+	Rounds []RoundRow `json:"rounds"`
+	// Next is the cursor of the page after, nil when this page is the last.
+	Next *Cursor `json:"-"`
+}
+
+// RoundDetail is one round whole: its row, its settlements, its irregularities with
+// their decisions, and the commands given during it.
+type RoundDetail struct {
+	RoundRow
+	Settlements    []SettlementRow  `json:"settlements"`
+	Irregularities []IrregularityIn `json:"irregularities"`
+	Commands       []CommandIn      `json:"commands"`
+}
+
+// SettlementRow is one box's wager as the table settled it (docs/mqtt.md, result):
+// money in the table's smallest unit.
+type SettlementRow struct {
+	Box         string `json:"box"`
+	Seat        string `json:"seat,omitempty"`
+	Bet         string `json:"bet"`
+	Stake       int64  `json:"stake"`
+	Effective   int64  `json:"effective_stake"`
+	Result      string `json:"result"`
+	Won         int64  `json:"won"`
+	Returned    int64  `json:"returned"`
+	Rule        string `json:"rule"`
+	MayWithdraw bool   `json:"may_withdraw,omitempty"`
+	Option      string `json:"option,omitempty"`
+}
+
+// IrregularityIn is one irregularity of a round, with its decision when one was made.
+type IrregularityIn struct {
+	Seq    uint64    `json:"seq"`
+	ID     uint32    `json:"id"`
+	Kind   string    `json:"kind"`
+	Rule   string    `json:"rule"`
+	Raised time.Time `json:"raised,omitzero"`
+	Reason string    `json:"reason"`
+	// Holds: the irregularity held the table for a decision.
+	Holds          bool      `json:"holds"`
+	Decision       string    `json:"decision,omitempty"`
+	DecidedRole    string    `json:"decided_role,omitempty"`
+	DecidedBy      string    `json:"decided_by,omitempty"`
+	Decided        time.Time `json:"decided,omitzero"`
+	DecisionReason string    `json:"decision_reason,omitempty"`
+}
+
+// CommandIn is one command given during a round, with the person's name.
+type CommandIn struct {
+	Seq    uint64    `json:"seq"`
+	At     time.Time `json:"at,omitzero"`
+	Kind   string    `json:"kind"`
+	Role   string    `json:"role,omitempty"`
+	Actor  string    `json:"actor,omitempty"`
+	Detail string    `json:"detail,omitempty"`
+}
+
+// ErrNoRound is RoundDetail's error for a round the archive does not hold.
+var ErrNoRound = errors.New("archive: no such round")

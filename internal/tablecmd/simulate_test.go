@@ -1,0 +1,89 @@
+package tablecmd
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablectl/tablectl/drivers/device"
+	"github.com/tablectl/tablectl/drivers/shoe"
+	"github.com/tablectl/tablectl/drivers/shuffler"
+	"github.com/tablectl/tablectl/internal/cli"
+)
+
+func TestSimulateDealsToTheDrivers(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	var out, errOut bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, []string{"simulate", "--dir", dir, "--rounds", "5", "--seed", "7", "--protocol", "ascii"},
+			cli.Stdio{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	}()
+	opt := device.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond}
+	shoeDrv, err := shoe.Start(shoe.Config{Format: "ascii", Port: device.Config{Path: filepath.Join(dir, "shoe")}}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shoeDrv.Close()
+	shufDrv, err := shuffler.Start(device.Config{Path: filepath.Join(dir, "shuffler")}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shufDrv.Close()
+
+	cards, shuffles := 0, 0
+	var runErr error
+	finished := false
+	for !finished || cards < 5*4 || shuffles == 0 {
+		select {
+		case e := <-shoeDrv.Events():
+			if e.Kind == device.CardDrawn {
+				cards++
+			}
+		case e := <-shufDrv.Events():
+			if e.Kind == device.ShuffleComplete {
+				shuffles++
+			}
+		case runErr = <-done:
+			finished = true
+			done = nil
+		case <-ctx.Done():
+			t.Fatalf("after %d cards and %d shuffles: %v; output:\n%s", cards, shuffles, ctx.Err(), out.String())
+		}
+	}
+	if runErr != nil {
+		t.Fatal(runErr)
+	}
+	for _, want := range []string{filepath.Join(dir, "shoe") + " (protocol ascii)", filepath.Join(dir, "shuffler"), "dealt 5 rounds"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestSimulateBadFlags(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--protocol", "morse", "--dir", t.TempDir()}, `"morse"`},
+		{[]string{"--scenario", filepath.Join(t.TempDir(), "none.txt")}, "none.txt"},
+		{[]string{"--rounds", "-1"}, "--rounds -1"},
+		{[]string{"--decks", "40", "--dir", t.TempDir()}, "decks 40"},
+	} {
+		var out bytes.Buffer
+		err := Run(context.Background(), append([]string{"simulate"}, c.args...), cli.Stdio{Out: &out, Err: &out})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("simulate %v: %v, want an error with %s", c.args, err, c.want)
+		}
+	}
+}
