@@ -76,7 +76,7 @@ func TestEveryMessageDecodesAsItsType(t *testing.T) {
 			key := m.Topic.String()
 			if ir, ok := v.(*api.Irregularity); ok {
 				key += " " + ir.Event
-				if ir.Event == api.EventRaised && (ir.Severity == 0 || ir.Action == 0) {
+				if ir.Event == api.EventRaised && (ir.Severity == "" || ir.Action == "") {
 					t.Errorf("%s: a raised irregularity read back without its severity or action: %s", name, m.Payload)
 				}
 			}

@@ -13,13 +13,13 @@ func heldOf(h round.Held, rules string) *api.Held {
 		return nil
 	}
 	en := irregularities.Lookup(h.Kind)
-	held := &api.Held{ID: h.ID, Kind: h.Kind, Rule: irregularities.Rule(h.Kind, rules), Display: en.Display,
-		Choices: en.Choices, DecidedBy: en.DecidedBy, Reason: h.Reason, Role: h.Role, Actor: h.Actor, Raised: h.At}
+	held := &api.Held{ID: h.ID, Kind: WireKind(h.Kind), Rule: irregularities.Rule(h.Kind, rules), Display: en.Display,
+		Choices: WireChoices(en.Choices), DecidedBy: WireRole(en.DecidedBy), Reason: h.Reason, Role: WireRole(h.Role), Actor: h.Actor, Raised: h.At}
 	if h.Options {
-		held.Display, held.Choices, held.DecidedBy, held.Options = OptionsDisplay, []irregularities.Choice{}, irregularities.Supervisor, true
+		held.Display, held.Choices, held.DecidedBy, held.Options = OptionsDisplay, []api.Choice{}, api.RoleSupervisor, true
 	}
 	for _, k := range h.Pending {
-		held.Pending = append(held.Pending, k.Card)
+		held.Pending = append(held.Pending, WireCard(k.Card))
 	}
 	return held
 }
@@ -36,9 +36,10 @@ func optionsOf(st round.State, rules string) *api.Options {
 		return nil
 	}
 	boxes := windowBoxes(st.WindowBoxes())
-	return &api.Options{Irregularity: w.ID, Kind: w.Kind, Rule: optionsRule(rules), Open: w.Open,
-		Choices:  []irregularities.Option{irregularities.OptContinue, irregularities.OptReconstructed, irregularities.OptBetReturned},
-		ClosedBy: irregularities.Supervisor, Boxes: boxes}
+	return &api.Options{Irregularity: w.ID, Kind: WireKind(w.Kind), Rule: optionsRule(rules), Open: w.Open,
+		Choices: []api.BoxOption{WireOption(irregularities.OptContinue), WireOption(irregularities.OptReconstructed),
+			WireOption(irregularities.OptBetReturned)},
+		ClosedBy: api.RoleSupervisor, Boxes: boxes}
 }
 
 // optionsRule cites the players' options under rule set rules: NC Insurance numbers

@@ -51,7 +51,7 @@ func NewStatus(st round.State, in StatusInfo) (s api.Status) {
 	}
 	return api.Status{Envelope: api.Envelope{Schema: api.Schema, Table: in.Table, Shoe: st.Shoe, Round: st.Round, Seq: in.Seq, At: in.At},
 		State: in.State, Rules: in.Rules, Decks: decks, Set: st.Set, Version: in.Version, Devices: devs, Call: call,
-		Limits: in.Limits, PayRounded: in.PayRounded}
+		Limits: WireLimits(in.Limits), PayRounded: in.PayRounded}
 }
 
 // StatusDue says whether the effects of one event change what the status says beyond
