@@ -379,8 +379,8 @@ func (f *floor) ingest(topic string, payload []byte) error {
 	}
 	event := p.rest
 	tp, known := api.TopicNamed(event)
-	if !known || tp == api.TopicJournal {
-		return nil // a topic of a later version of the layout, or the journal's head
+	if !known || !tp.Shown() {
+		return nil // a topic of a later version of the layout, or one no display shows (the journal's head)
 	}
 	var compact bytes.Buffer
 	if len(payload) > 0 {
