@@ -55,11 +55,12 @@ func NewStatus(st round.State, in StatusInfo) (s api.Status) {
 }
 
 // StatusDue says whether the effects of one event change what the status says beyond
-// the round: a shoe started (its number, set and decks) or ended, or a set loaded for
-// the next round of the shoe. The status is published again after such an event.
+// the round (round.EffectInfo.Status): a shoe started (its number, set and decks) or
+// ended, or a set loaded for the next round of the shoe. The status is published again
+// after such an event.
 func StatusDue(effs []round.Effect) bool {
 	for _, e := range effs {
-		if e.Kind == round.ShoeStarted || e.Kind == round.ShoeEnded || e.Kind == round.SetLoaded {
+		if e.Kind.Info().Status {
 			return true
 		}
 	}

@@ -52,6 +52,10 @@ func TestCommandRoles(t *testing.T) {
 				t.Errorf("%s by a %s: %v", c.Name, role, err)
 			case role >= c.Role && (ev.Role.String() != role.String() || (ev.Kind == 0) != (c.Calls != api.NoCall)):
 				t.Errorf("%s by a %s: event %+v", c.Name, role, ev)
+			case role == c.Role && ev.Kind.Info().By > ev.Role:
+				// The command's lowest role (api.Commands) is one the controller takes
+				// (the event table's By).
+				t.Errorf("%s takes a %s, and the round controller asks a %s of its event %s", c.Name, c.Role, ev.Kind.Info().By, ev.Kind)
 			}
 		}
 	}
