@@ -2,7 +2,6 @@ package messages
 
 import (
 	"fmt"
-	"maps"
 
 	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
@@ -170,7 +169,7 @@ func WireLimits(l *baccarat.Limits) *api.Limits {
 			return nil
 		}
 		out := make(map[api.Bet]api.Money, len(m))
-		for b, v := range maps.All(m) {
+		for b, v := range m {
 			out[WireBet(b)] = api.Money(v)
 		}
 		return out
