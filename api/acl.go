@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/tablectl/tablectl/irregularities"
 )
 
 // Every table has its own identity at the broker: it logs in as its table id (a user
@@ -49,7 +47,7 @@ type BrokerUser struct {
 	// About says what the user is, as comment lines above it in the ACL.
 	About string
 	// Commands are the roles whose command topics (cmd/<role>) the user writes.
-	Commands []irregularities.Role
+	Commands []Role
 	// Archive is the id of the floor's archive the user is (tablectl-floor archive): it alone
 	// reads the tables' records for that archive (archive/<id>/records) and alone writes
 	// its held messages (archive/<id>/held). "" for any other user.
@@ -60,12 +58,12 @@ type BrokerUser struct {
 // ACL's order. Every one reads the table's topics (TableTopics) and every archive's
 // held message; nothing else is granted but the commands each writes.
 var BrokerUsers = []BrokerUser{
-	{Name: "dealer", Commands: []irregularities.Role{irregularities.Dealer},
+	{Name: "dealer", Commands: []Role{RoleDealer},
 		About: `The dealer's console publishes dealer commands only, and reads the table's topics and
 the replies (not the commands of others).`},
-	{Name: "supervisor", Commands: []irregularities.Role{irregularities.Supervisor, irregularities.Dealer},
+	{Name: "supervisor", Commands: []Role{RoleSupervisor, RoleDealer},
 		About: `The supervisor may give supervisor and dealer commands, and reads as the dealer does.`},
-	{Name: "console", Commands: []irregularities.Role{irregularities.Dealer, irregularities.Supervisor, irregularities.PitManager, irregularities.ShiftManager},
+	{Name: "console", Commands: []Role{RoleDealer, RoleSupervisor, RolePitManager, RoleShiftManager},
 		About: `The console (tablectl-floor console) publishes the commands of the roles it serves and reads
 the table's topics and the replies; it checks each person's role and tables itself
 before it publishes, and the table checks the role again.`},

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/tablectl/tablectl/journal"
 )
 
 // The archive's topics (docs/archive.md, "Shipping"). Each archive of a floor has an
@@ -138,10 +136,10 @@ type ArchiveBatch struct {
 	// (journal.SignTable), signed with the table's key: it covers every record of the
 	// batch, and every record before them, through the chain. A batch without it is
 	// never stored: it is kept apart with an alarm.
-	Signed *journal.Checkpoint `json:"signed,omitempty"`
+	Signed *Checkpoint `json:"signed,omitempty"`
 	// Heads are signed journal heads (docs/journal.md, "Tamper evidence") whose Seq is
 	// at most the last record's of this batch.
-	Heads []journal.Checkpoint `json:"heads,omitempty"`
+	Heads []Checkpoint `json:"heads,omitempty"`
 	// Written is the number of the last record the table had written when it sent
 	// the batch: how far the archive has to go. It is at least the last record's.
 	Written uint64 `json:"written"`
@@ -150,9 +148,9 @@ type ArchiveBatch struct {
 // ArchiveRecord is one journal record as the table wrote it: its sequence number, its
 // chain hash (hex) and its payload (base64 in JSON).
 type ArchiveRecord struct {
-	Seq  uint64       `json:"seq"`
-	Hash journal.Hash `json:"hash"`
-	Data []byte       `json:"data"`
+	Seq  uint64 `json:"seq"`
+	Hash Hash   `json:"hash"`
+	Data []byte `json:"data"`
 }
 
 // ArchiveHeld is the retained message on archive/<archive>/held: how far the archive
@@ -164,13 +162,13 @@ type ArchiveHeld struct {
 	Archive string `json:"archive"`
 	// Seq is the last record held in order (0: none); Hash its chain hash. The table
 	// sends again from Seq+1.
-	Seq  uint64       `json:"seq"`
-	Hash journal.Hash `json:"hash"`
+	Seq  uint64 `json:"seq"`
+	Hash Hash   `json:"hash"`
 	// Signed is the table's own head of record Seq, naming the table, under which the
 	// archive holds it (absent when Seq is 0). A table believes a held message only
 	// when Signed verifies with its key: a held message someone else wrote cannot stop
 	// its shipping or move it.
-	Signed *journal.Checkpoint `json:"signed,omitempty"`
+	Signed *Checkpoint `json:"signed,omitempty"`
 	// Written is the last record number the table said it had written (ArchiveBatch).
 	Written uint64 `json:"written"`
 	// At is when the archive last stored a record of the table (zero: never).

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/tablectl/tablectl/baccarat"
-	"github.com/tablectl/tablectl/irregularities"
 )
 
 // The commands' names, as a command's cmd gives them.
@@ -47,8 +44,8 @@ type Command struct {
 	Actor  string `json:"actor,omitempty"`
 	Detail string `json:"detail,omitempty"`
 	// bets_closed: the wagers on the layout; insurance_bet: the one wager.
-	Wagers []baccarat.Wager `json:"wagers,omitempty"`
-	Wager  *baccarat.Wager  `json:"wager,omitempty"`
+	Wagers []Wager `json:"wagers,omitempty"`
+	Wager  *Wager  `json:"wager,omitempty"`
 	// new_shoe: the set and its decks; with none, a set of the table's deck count.
 	Set   string `json:"set,omitempty"`
 	Decks int    `json:"decks,omitempty"`
@@ -82,10 +79,10 @@ type CommandSpec struct {
 	// and detail, for a form that gives the command.
 	Takes []string
 	// Role is the lowest role that may give the command.
-	Role irregularities.Role
+	Role Role
 	// RoleFor, when set, is the lowest role for the command with these fields, where
 	// they raise it above Role (LowestRole). The table checks it again with its rule.
-	RoleFor func(c Command) irregularities.Role
+	RoleFor func(c Command) Role
 	// RoleNote, when set, says more of the roles than Role, for docs/mqtt.md.
 	RoleNote string
 	// Does says what the command does, in one line.
@@ -102,9 +99,9 @@ type CommandSpec struct {
 // Decisions on irregularities are further checked against the role each rule names
 // (RWS Baccarat 5.10: a Pit Supervisor or above).
 var Commands = []CommandSpec{
-	{Name: CmdBetsClosed, Title: "Close bets", Takes: []string{"wagers"}, Fields: "`wagers` (optional: `[{\"box\":\"1\",\"seat\":\"standing\",\"bet\":\"banker\",\"stake\":100}]`; `seat` is `seated` or `standing`, left out `seated`)", Role: irregularities.Dealer,
+	{Name: CmdBetsClosed, Title: "Close bets", Takes: []string{"wagers"}, Fields: "`wagers` (optional: `[{\"box\":\"1\",\"seat\":\"standing\",\"bet\":\"banker\",\"stake\":100}]`; `seat` is `seated` or `standing`, left out `seated`)", Role: RoleDealer,
 		Does: "no more bets (RWS Baccarat 5.6); the wagers are checked against the rule set and the table's limits (docs/rules.md, \"Limits\")"},
-	{Name: CmdInsuranceBet, Title: "Insurance bet", Takes: []string{"wager"}, Fields: "`wager`", Role: irregularities.Dealer,
+	{Name: CmdInsuranceBet, Title: "Insurance bet", Takes: []string{"wager"}, Fields: "`wager`", Role: RoleDealer,
 		Does: "takes an Insurance wager on the open offer (NC Insurance 3.11, 3.12.2)",
 		Check: func(c Command) error {
 			if c.Wager == nil {
@@ -112,12 +109,12 @@ var Commands = []CommandSpec{
 			}
 			return nil
 		}},
-	{Name: CmdInsuranceClosed, Title: "Insurance closed", Role: irregularities.Dealer, Does: "closes the Insurance offers"},
-	{Name: CmdSqueeze, Title: "Squeeze", Role: irregularities.Dealer,
+	{Name: CmdInsuranceClosed, Title: "Insurance closed", Role: RoleDealer, Does: "closes the Insurance offers"},
+	{Name: CmdSqueeze, Title: "Squeeze", Role: RoleDealer,
 		Does: "the Banker's third card is squeezed first: later Insurance waived (NC Insurance 3.14)"},
-	{Name: CmdConfirm, Title: "Confirm result", Role: irregularities.Dealer, Does: "confirms the revealed result; the round is settled"},
-	{Name: CmdCutCard, Title: "Cut card out", Role: irregularities.Dealer, Does: "the cut card came out (when the shoe cannot say so)"},
-	{Name: CmdNewShoe, Title: "New shoe", Takes: []string{"set", "decks"}, Fields: "`set`, `decks` (both optional)", Role: irregularities.Dealer,
+	{Name: CmdConfirm, Title: "Confirm result", Role: RoleDealer, Does: "confirms the revealed result; the round is settled"},
+	{Name: CmdCutCard, Title: "Cut card out", Role: RoleDealer, Does: "the cut card came out (when the shoe cannot say so)"},
+	{Name: CmdNewShoe, Title: "New shoe", Takes: []string{"set", "decks"}, Fields: "`set`, `decks` (both optional)", Role: RoleDealer,
 		Does: "as the `new_shoe` button: ends the shoe in play, then loads the set given (when no shuffler reports it) or the next shuffled set; at a table without a serial shuffler, with no `decks`, a set of the table's deck count (docs/config.md, \"A table without a serial shuffler\")",
 		Check: func(c Command) error {
 			if c.Decks < 0 {
@@ -125,31 +122,31 @@ var Commands = []CommandSpec{
 			}
 			return nil
 		}},
-	{Name: CmdEndShoe, Title: "End shoe", Role: irregularities.Dealer, Does: "ends the shoe"},
-	{Name: CmdReport, Title: "Report", Takes: []string{"kind", "round", "card"}, Fields: "`kind`, `detail`, `round` (for `late_error`), `card` (for `foreign_card`, optional)", Role: irregularities.Dealer,
+	{Name: CmdEndShoe, Title: "End shoe", Role: RoleDealer, Does: "ends the shoe"},
+	{Name: CmdReport, Title: "Report", Takes: []string{"kind", "round", "card"}, Fields: "`kind`, `detail`, `round` (for `late_error`), `card` (for `foreign_card`, optional)", Role: RoleDealer,
 		RoleNote: "dealer (`late_error`: supervisor)",
-		RoleFor: func(c Command) irregularities.Role {
-			if c.Kind == irregularities.LateError.String() {
-				return irregularities.Supervisor // RWS Baccarat 5.11
+		RoleFor: func(c Command) Role {
+			if c.Kind == string(LateError) {
+				return RoleSupervisor // RWS Baccarat 5.11
 			}
-			return irregularities.Dealer
+			return RoleDealer
 		},
 		Does: "reports an irregularity (docs/irregularities.md)",
 		Check: func(c Command) error {
-			if _, err := irregularities.ParseKind(c.Kind); err != nil {
+			if _, err := ParseIrregularityKind(c.Kind); err != nil {
 				return err
 			}
 			if c.Card != "" {
-				if _, err := baccarat.ParseCard(c.Card); err != nil {
+				if _, err := ParseCardCode(c.Card); err != nil {
 					return fmt.Errorf("report card: %w", err)
 				}
 			}
 			return nil
 		}},
-	{Name: CmdDecide, Title: "Decide", Takes: []string{"irregularity", "choice"}, Fields: "`irregularity` (its number), `choice`", Role: irregularities.Supervisor,
+	{Name: CmdDecide, Title: "Decide", Takes: []string{"irregularity", "choice"}, Fields: "`irregularity` (its number), `choice`", Role: RoleSupervisor,
 		RoleNote: "supervisor, or the role the rule names", Does: "decides a held irregularity",
 		Check: func(c Command) error {
-			if _, err := irregularities.ParseChoice(c.Choice); err != nil {
+			if _, err := ParseChoice(c.Choice); err != nil {
 				return err
 			}
 			if c.Irregularity == 0 {
@@ -157,21 +154,21 @@ var Commands = []CommandSpec{
 			}
 			return nil
 		}},
-	{Name: CmdBoxOption, Title: "Box option", Takes: []string{"box", "option", "bet"}, Fields: "`box`, `option`, `bet` (for `insurance-intended`)", Role: irregularities.Dealer,
+	{Name: CmdBoxOption, Title: "Box option", Takes: []string{"box", "option", "bet"}, Fields: "`box`, `option`, `bet` (for `insurance-intended`)", Role: RoleDealer,
 		RoleNote: "dealer, or the role the rule names",
-		RoleFor: func(c Command) irregularities.Role {
-			if c.Option == irregularities.OptInsuranceIntended.String() {
-				return irregularities.PitManager // NC Insurance 5.13
+		RoleFor: func(c Command) Role {
+			if c.Option == string(OptionInsuranceIntended) {
+				return RolePitManager // NC Insurance 5.13
 			}
-			return irregularities.Dealer
+			return RoleDealer
 		},
 		Does:  "records one box's choice for the round (RWS Baccarat 5.12, NC Insurance 5.13, NC Tournament 3.9)",
 		Check: checkBoxOption},
-	{Name: CmdCallSupervisor, Title: "Call a supervisor", Role: irregularities.Dealer, Calls: CallOn,
+	{Name: CmdCallSupervisor, Title: "Call a supervisor", Role: RoleDealer, Calls: CallOn,
 		Does: "as the `call_supervisor` button: calls a Pit Supervisor; the status carries `\"call\":\"supervisor\"` until `cancel_call` or a decision"},
-	{Name: CmdCancelCall, Title: "End the call", Role: irregularities.Dealer, Calls: CallOff,
+	{Name: CmdCancelCall, Title: "End the call", Role: RoleDealer, Calls: CallOff,
 		Does: "ends the call for a Pit Supervisor"},
-	{Name: CmdOptionsClosed, Title: "Close options", Role: irregularities.Supervisor,
+	{Name: CmdOptionsClosed, Title: "Close options", Role: RoleSupervisor,
 		Does: "closes the players' options window (RWS Baccarat 5.12): the boxes that chose nothing continue, and the cards held for it are placed"},
 }
 
@@ -190,7 +187,7 @@ func LookupCommand(name string) (CommandSpec, bool) {
 // limit is refused with a *LimitError; one whose text holds a control character or is
 // not UTF-8, with a *TextError, before it is decoded (CheckCommandText): the Command
 // returned then holds only the id, when one was read before the fault.
-func ParseCommand(roleName string, payload []byte) (Command, irregularities.Role, error) {
+func ParseCommand(roleName string, payload []byte) (Command, Role, error) {
 	var c Command
 	if err := CheckCommandSize(payload); err != nil {
 		return c, 0, err
@@ -213,7 +210,7 @@ func ParseCommand(roleName string, payload []byte) (Command, irregularities.Role
 		}
 		return c, 0, err
 	}
-	role, err := irregularities.ParseRole(roleName)
+	role, err := ParseRole(roleName)
 	if err != nil {
 		return c, 0, fmt.Errorf("command topic cmd/%s: %v", roleName, err)
 	}
@@ -234,7 +231,7 @@ func ParseCommand(roleName string, payload []byte) (Command, irregularities.Role
 
 // LowestRole is the lowest role that may give c: its command's Role, raised by RoleFor
 // where the command's fields ask more. ok is false for an unknown command.
-func LowestRole(c Command) (role irregularities.Role, ok bool) {
+func LowestRole(c Command) (role Role, ok bool) {
 	spec, ok := LookupCommand(c.Cmd)
 	if !ok {
 		return 0, false
@@ -279,11 +276,11 @@ func checkBoxOption(c Command) error {
 	if c.Box == "" {
 		return fmt.Errorf("box_option needs the box")
 	}
-	if _, err := irregularities.ParseOption(c.Option); err != nil {
+	if _, err := ParseBoxOption(c.Option); err != nil {
 		return err
 	}
 	if c.Bet != "" {
-		if _, err := baccarat.ParseBet(c.Bet); err != nil {
+		if _, err := ParseBet(c.Bet); err != nil {
 			return fmt.Errorf("box_option bet: %w", err)
 		}
 	}
@@ -292,11 +289,5 @@ func checkBoxOption(c Command) error {
 
 // Reports are the irregularities a person reports with the report command, in the order
 // a form offers them. The others are raised by the table itself.
-var Reports = []irregularities.Kind{irregularities.WrongHand, irregularities.ExposedCard, irregularities.SimultaneousDraw,
-	irregularities.IncorrectCards, irregularities.ExcessCard, irregularities.ForeignCard, irregularities.InsufficientCards,
-	irregularities.TechnicalInterruption, irregularities.InsuranceNotOffered, irregularities.LateError}
-
-// BoxOptions are the options a box_option command records, in the order a form offers
-// them.
-var BoxOptions = []irregularities.Option{irregularities.OptContinue, irregularities.OptReconstructed,
-	irregularities.OptBetReturned, irregularities.OptInsuranceIntended, irregularities.OptWithdraw}
+var Reports = []IrregularityKind{"wrong_hand", "exposed_card", "simultaneous_draw", "incorrect_cards", "excess_card",
+	"foreign_card", "insufficient_cards", "technical_interruption", "insurance_not_offered", LateError}

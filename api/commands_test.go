@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/tablectl/tablectl/api"
-	"github.com/tablectl/tablectl/irregularities"
 )
 
 // TestCommandsDocumented: docs/mqtt.md lists the commands the table takes, as the
@@ -37,7 +36,7 @@ func TestCommandRoles(t *testing.T) {
 		if payload == "" {
 			payload = `{"cmd":"` + c.Name + `"}`
 		}
-		for _, role := range []irregularities.Role{irregularities.Dealer, irregularities.Supervisor, irregularities.PitManager} {
+		for _, role := range []api.Role{api.RoleDealer, api.RoleSupervisor, api.RolePitManager} {
 			_, got, err := api.ParseCommand(role.String(), []byte(payload))
 			switch {
 			case role < c.Role && (err == nil || !strings.Contains(err.Error(), "takes a "+c.Role.String())):

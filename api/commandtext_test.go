@@ -8,8 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/tablectl/tablectl/baccarat"
 )
 
 // textBases are payloads each command is taken with (by a pit manager), for the test of
@@ -42,7 +40,7 @@ func commandTextPlaces(t *testing.T, spec CommandSpec) []textPlace {
 		byName[name] = ct.Field(i)
 	}
 	wagerTexts := func() (names []string) {
-		wt := reflect.TypeFor[baccarat.Wager]()
+		wt := reflect.TypeFor[Wager]()
 		for i := range wt.NumField() {
 			f := wt.Field(i)
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -64,11 +62,11 @@ func commandTextPlaces(t *testing.T, spec CommandSpec) []textPlace {
 		switch {
 		case f.Type.Kind() == reflect.String:
 			out = append(out, textPlace{[]any{name}, name})
-		case f.Type == reflect.TypeFor[*baccarat.Wager]():
+		case f.Type == reflect.TypeFor[*Wager]():
 			for _, w := range wagerTexts {
 				out = append(out, textPlace{[]any{name, w}, "the wager's " + w})
 			}
-		case f.Type == reflect.TypeFor[[]baccarat.Wager]():
+		case f.Type == reflect.TypeFor[[]Wager]():
 			for _, w := range wagerTexts {
 				out = append(out, textPlace{[]any{name, 1, w}, "wager 2's " + w})
 			}
@@ -248,11 +246,11 @@ func TestCheckFieldsText(t *testing.T) {
 			t.Errorf("%s with tab and line feed: %v", f.name, err)
 		}
 	}
-	c := Command{Cmd: CmdBetsClosed, Wagers: []baccarat.Wager{{Box: "1"}, {Box: "2\x00"}}}
+	c := Command{Cmd: CmdBetsClosed, Wagers: []Wager{{Box: "1"}, {Box: "2\x00"}}}
 	if err := c.CheckFields(); err == nil || !strings.Contains(err.Error(), "wager 2's box holds control character U+0000 at byte 1") {
 		t.Errorf("a wager's box: %v", err)
 	}
-	c = Command{Cmd: CmdInsuranceBet, Wager: &baccarat.Wager{Box: "\u009f"}}
+	c = Command{Cmd: CmdInsuranceBet, Wager: &Wager{Box: "\u009f"}}
 	if err := c.CheckFields(); err == nil || !strings.Contains(err.Error(), "the wager's box holds control character U+009F at byte 0") {
 		t.Errorf("the wager's box: %v", err)
 	}

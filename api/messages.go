@@ -3,10 +3,6 @@ package api
 import (
 	"fmt"
 	"time"
-
-	"github.com/tablectl/tablectl/baccarat"
-	"github.com/tablectl/tablectl/irregularities"
-	"github.com/tablectl/tablectl/journal"
 )
 
 // The payloads of the topics (docs/mqtt.md). Each names the topic it goes on.
@@ -36,7 +32,7 @@ type Envelope struct {
 // `tablectl journal verify --key PUBKEY --witness FILE` checks the journal against them.
 type JournalHead struct {
 	Envelope
-	Checkpoint journal.Checkpoint `json:"checkpoint"`
+	Checkpoint Checkpoint `json:"checkpoint"`
 }
 
 // Status is the retained status of the table (topic status). It is published on every
@@ -51,8 +47,8 @@ type Status struct {
 	// game it is a variant of ("non-commission"), from its book (baccarat.Rulebook's
 	// Display and Family): the console and the board show them. Absent from a table
 	// that did not send them.
-	RulesName   string          `json:"rules_name,omitempty"`
-	RulesFamily baccarat.Family `json:"rules_family,omitempty"`
+	RulesName   string `json:"rules_name,omitempty"`
+	RulesFamily string `json:"rules_family,omitempty"`
 	// Decks is the shoe's deck count, or the table's before its first shoe (0: the
 	// table takes any count its rule set allows); Set is the set's identity, "" before
 	// the first shoe. Both are always present.
@@ -74,7 +70,7 @@ type Status struct {
 	// Limits are the table's betting limits, for the board to show (RWS Baccarat 3.4):
 	// each bet's minimum and maximum, a box's maximum Differential, what is done with an
 	// excess, the layout's boxes. Absent when the table has none.
-	Limits *baccarat.Limits `json:"limits,omitempty"`
+	Limits *Limits `json:"limits,omitempty"`
 	// PayRounded: the table accepts stakes whose winnings are not whole units and rounds
 	// their payouts (dealer.pay_rounded), which the board says. Absent when false.
 	PayRounded bool `json:"pay_rounded,omitempty"`
@@ -88,9 +84,9 @@ type Status struct {
 // SlotCard is a card in its slot. CardNo is the shoe's card number (0: none), published
 // as shoe_seq; an envelope's seq is the message number.
 type SlotCard struct {
-	Slot   baccarat.Slot `json:"slot"`
-	Card   baccarat.Card `json:"card"`
-	CardNo uint64        `json:"shoe_seq,omitempty"`
+	Slot   Slot     `json:"slot"`
+	Card   CardCode `json:"card"`
+	CardNo uint64   `json:"shoe_seq,omitempty"`
 }
 
 // Card is one card placed in its hand (topic card).
@@ -103,32 +99,32 @@ type Card struct {
 
 // BetResult is one bet identifier's resolution in a round.
 type BetResult struct {
-	Bet    baccarat.Bet    `json:"bet"`
-	Result baccarat.Result `json:"result"`
+	Bet    Bet        `json:"bet"`
+	Result Resolution `json:"result"`
 	// Odds is what a win pays, e.g. "0.95:1"; OddsNum and OddsDen the exact ratio.
 	Odds    string `json:"odds,omitempty"`
 	OddsNum uint32 `json:"odds_num,omitempty"`
 	OddsDen uint32 `json:"odds_den,omitempty"`
 	// Offer is the Insurance pay-table row the bet was offered on.
-	Offer *baccarat.InsuranceOffer `json:"offer,omitempty"`
+	Offer *InsuranceOffer `json:"offer,omitempty"`
 }
 
 // Result is a finished or void round (topic result).
 type Result struct {
 	Envelope
-	Void         bool            `json:"void"`
-	Reason       string          `json:"reason,omitempty"`
-	Player       []baccarat.Card `json:"player"`
-	Banker       []baccarat.Card `json:"banker"`
-	PlayerPoints int             `json:"player_points"`
-	BankerPoints int             `json:"banker_points"`
-	Winner       baccarat.Winner `json:"winner"`
-	Natural      bool            `json:"natural"`
-	PlayerPair   bool            `json:"player_pair"`
-	BankerPair   bool            `json:"banker_pair"`
-	Suits        string          `json:"suits,omitempty"`
-	Bets         []BetResult     `json:"bets"`
-	Settlements  []Settlement    `json:"settlements,omitempty"`
+	Void         bool         `json:"void"`
+	Reason       string       `json:"reason,omitempty"`
+	Player       []CardCode   `json:"player"`
+	Banker       []CardCode   `json:"banker"`
+	PlayerPoints int          `json:"player_points"`
+	BankerPoints int          `json:"banker_points"`
+	Winner       Winner       `json:"winner"`
+	Natural      bool         `json:"natural"`
+	PlayerPair   bool         `json:"player_pair"`
+	BankerPair   bool         `json:"banker_pair"`
+	Suits        string       `json:"suits,omitempty"`
+	Bets         []BetResult  `json:"bets"`
+	Settlements  []Settlement `json:"settlements,omitempty"`
 }
 
 // Settlement is one wager's settlement in a result, flat, as `tablectl settle` prints
@@ -136,17 +132,17 @@ type Result struct {
 // result, the winnings, everything handed back and the decision's rule; may_withdraw
 // and option when set.
 type Settlement struct {
-	Box         string                `json:"box"`
-	Seat        baccarat.Seat         `json:"seat"`
-	Bet         baccarat.Bet          `json:"bet"`
-	Stake       baccarat.Money        `json:"stake"`
-	Effective   baccarat.Money        `json:"effective_stake"`
-	Result      baccarat.Result       `json:"result"`
-	Won         baccarat.Money        `json:"won"`
-	Returned    baccarat.Money        `json:"returned"`
-	Rule        string                `json:"rule"`
-	MayWithdraw bool                  `json:"may_withdraw,omitempty"`
-	Option      irregularities.Option `json:"option,omitempty"`
+	Box         string     `json:"box"`
+	Seat        Seat       `json:"seat"`
+	Bet         Bet        `json:"bet"`
+	Stake       Money      `json:"stake"`
+	Effective   Money      `json:"effective_stake"`
+	Result      Resolution `json:"result"`
+	Won         Money      `json:"won"`
+	Returned    Money      `json:"returned"`
+	Rule        string     `json:"rule"`
+	MayWithdraw bool       `json:"may_withdraw,omitempty"`
+	Option      BoxOption  `json:"option,omitempty"`
 }
 
 // Irregularity is an irregularity raised or resolved, a warning for the dealer, or a
@@ -155,30 +151,30 @@ type Irregularity struct {
 	Envelope
 	// Event is "raised", "resolved", "dealer_warning", or for the players' options
 	// "options_opened", "option_recorded" and "options_closed".
-	Event         string                  `json:"event"`
-	ID            uint32                  `json:"id,omitempty"`
-	Kind          irregularities.Kind     `json:"kind,omitempty"`
-	Rule          string                  `json:"rule,omitempty"`
-	Severity      irregularities.Severity `json:"severity,omitempty"`
-	Action        irregularities.Action   `json:"action,omitempty"`
-	Display       string                  `json:"display,omitempty"`
-	Reason        string                  `json:"reason,omitempty"`
-	PlayerOptions bool                    `json:"player_options,omitempty"`
+	Event         string           `json:"event"`
+	ID            uint32           `json:"id,omitempty"`
+	Kind          IrregularityKind `json:"kind,omitempty"`
+	Rule          string           `json:"rule,omitempty"`
+	Severity      Severity         `json:"severity,omitempty"`
+	Action        Action           `json:"action,omitempty"`
+	Display       string           `json:"display,omitempty"`
+	Reason        string           `json:"reason,omitempty"`
+	PlayerOptions bool             `json:"player_options,omitempty"`
 	// Choices and DecidedBy, while the table is held: the decisions allowed and the
 	// lowest role that may make them.
-	Choices   []irregularities.Choice `json:"choices,omitempty"`
-	DecidedBy irregularities.Role     `json:"decided_by,omitempty"`
+	Choices   []Choice `json:"choices,omitempty"`
+	DecidedBy Role     `json:"decided_by,omitempty"`
 	// Choice, Role and Actor, once resolved: what was decided and by whom (Role empty:
 	// by the rule itself). Role and Actor of an irregularity raised by a report: who
 	// reported it.
-	Choice irregularities.Choice `json:"choice,omitempty"`
-	Role   irregularities.Role   `json:"role,omitempty"`
-	Actor  string                `json:"actor,omitempty"`
+	Choice Choice `json:"choice,omitempty"`
+	Role   Role   `json:"role,omitempty"`
+	Actor  string `json:"actor,omitempty"`
 	// Box and Option, for option_recorded: the box and its choice (Bet: the Insurance
 	// intended, NC Insurance 5.13).
-	Box    string                `json:"box,omitempty"`
-	Option irregularities.Option `json:"option,omitempty"`
-	Bet    baccarat.Bet          `json:"bet,omitempty"`
+	Box    string    `json:"box,omitempty"`
+	Option BoxOption `json:"option,omitempty"`
+	Bet    Bet       `json:"bet,omitempty"`
 	// Options, for the options events: the window as it stands after the event.
 	Options *Options `json:"options,omitempty"`
 }
@@ -189,39 +185,39 @@ type Irregularity struct {
 // options a box may take, the lowest role that may close the window, and each box in
 // play with its choice (none yet: it continues when the window closes).
 type Options struct {
-	Irregularity uint32                  `json:"irregularity"`
-	Kind         irregularities.Kind     `json:"kind"`
-	Rule         string                  `json:"rule"`
-	Open         bool                    `json:"open"`
-	Choices      []irregularities.Option `json:"choices"`
-	ClosedBy     irregularities.Role     `json:"closed_by"`
-	Boxes        []WindowBox             `json:"boxes"`
+	Irregularity uint32           `json:"irregularity"`
+	Kind         IrregularityKind `json:"kind"`
+	Rule         string           `json:"rule"`
+	Open         bool             `json:"open"`
+	Choices      []BoxOption      `json:"choices"`
+	ClosedBy     Role             `json:"closed_by"`
+	Boxes        []WindowBox      `json:"boxes"`
 }
 
 // WindowBox is a box in play in the players' options window, with its choice (none
 // yet: absent).
 type WindowBox struct {
-	Box    string                `json:"box"`
-	Option irregularities.Option `json:"option,omitempty"`
+	Box    string    `json:"box"`
+	Option BoxOption `json:"option,omitempty"`
 }
 
 // Held is the irregularity the table is held for, in the state.
 type Held struct {
-	ID        uint32                  `json:"id"`
-	Kind      irregularities.Kind     `json:"kind"`
-	Rule      string                  `json:"rule"`
-	Display   string                  `json:"display"`
-	Choices   []irregularities.Choice `json:"choices"`
-	DecidedBy irregularities.Role     `json:"decided_by"`
-	Pending   []baccarat.Card         `json:"pending,omitempty"`
+	ID        uint32           `json:"id"`
+	Kind      IrregularityKind `json:"kind"`
+	Rule      string           `json:"rule"`
+	Display   string           `json:"display"`
+	Choices   []Choice         `json:"choices"`
+	DecidedBy Role             `json:"decided_by"`
+	Pending   []CardCode       `json:"pending,omitempty"`
 	// Reason is what was seen, as the irregularity was raised with it.
 	Reason string `json:"reason,omitempty"`
 	// Role and Actor are who reported the irregularity, as its raised message says them;
 	// both absent when the table raised it itself. Raised is when it was raised. So a
 	// console that never saw the raised message still shows the hold in full.
-	Role   irregularities.Role `json:"role,omitempty"`
-	Actor  string              `json:"actor,omitempty"`
-	Raised time.Time           `json:"raised,omitzero"`
+	Role   Role      `json:"role,omitempty"`
+	Actor  string    `json:"actor,omitempty"`
+	Raised time.Time `json:"raised,omitzero"`
 	// Options: no decision is awaited (or it is made): the table is held for the
 	// players' options (the state's options), until every box has chosen or a
 	// supervisor (decided_by) closes them.
@@ -232,23 +228,23 @@ type Held struct {
 // round's: no-shoe, burning, betting-open, dealing, complete, shoe-done or next-set.
 type State struct {
 	Envelope
-	Phase          string                    `json:"phase"`
-	BettingOpen    bool                      `json:"betting_open"`
-	Rules          string                    `json:"rules"`
-	Decks          int                       `json:"decks,omitempty"`
-	Set            string                    `json:"set,omitempty"`
-	Cards          []SlotCard                `json:"cards"`
-	PlayerPoints   int                       `json:"player_points"`
-	BankerPoints   int                       `json:"banker_points"`
-	Next           baccarat.Slot             `json:"next_slot,omitempty"`
-	Outcome        *baccarat.Outcome         `json:"outcome,omitempty"`
-	Offers         []baccarat.InsuranceOffer `json:"insurance_offers"`
-	Held           *Held                     `json:"held,omitempty"`
-	Options        *Options                  `json:"options,omitempty"`
-	CutCard        bool                      `json:"cut_card"`
-	CardsDrawn     int                       `json:"cards_drawn"`
-	CardsRemaining int                       `json:"cards_remaining"`
-	Burning        bool                      `json:"burning,omitempty"`
+	Phase          string           `json:"phase"`
+	BettingOpen    bool             `json:"betting_open"`
+	Rules          string           `json:"rules"`
+	Decks          int              `json:"decks,omitempty"`
+	Set            string           `json:"set,omitempty"`
+	Cards          []SlotCard       `json:"cards"`
+	PlayerPoints   int              `json:"player_points"`
+	BankerPoints   int              `json:"banker_points"`
+	Next           Slot             `json:"next_slot,omitempty"`
+	Outcome        *Outcome         `json:"outcome,omitempty"`
+	Offers         []InsuranceOffer `json:"insurance_offers"`
+	Held           *Held            `json:"held,omitempty"`
+	Options        *Options         `json:"options,omitempty"`
+	CutCard        bool             `json:"cut_card"`
+	CardsDrawn     int              `json:"cards_drawn"`
+	CardsRemaining int              `json:"cards_remaining"`
+	Burning        bool             `json:"burning,omitempty"`
 }
 
 // Reply answers a command (topic cmd/reply).

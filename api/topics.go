@@ -2,6 +2,8 @@ package api
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -22,45 +24,129 @@ const CommandLevel = "cmd"
 // subscription.
 const ReplyRole = "reply"
 
-// Topic is one of the topics a table publishes under tablectl/v1/<table>/.
+// Topic is one of the topics a table publishes under tablectl/v1/<table>/: an index
+// of the topic table (topicTable), where everything said of it is.
 type Topic uint8
 
-// The topics a table publishes, each with its payload type.
+// The topics a table publishes, each a row of the topic table.
 const (
-	TopicCard         Topic = iota + 1 // Card, each card as it is placed
-	TopicResult                        // Result, each finished or void round
-	TopicIrregularity                  // Irregularity, each raised, resolved or warned of
-	TopicState                         // State (retained), the table's whole picture
-	TopicRoadmap                       // Roadmap (retained), the shoe's roads
-	TopicStatus                        // Status (retained), online or offline
-	TopicJournal                       // JournalHead (retained), the journal's signed head
+	TopicCard Topic = iota + 1
+	TopicResult
+	TopicIrregularity
+	TopicState
+	TopicRoadmap
+	TopicStatus
+	TopicJournal
 )
 
-// topicNames are the topics' last levels, in the order of the constants.
-var topicNames = [...]string{"?", "card", "result", "irregularity", "state", "roadmap", "status", "journal"}
+// TopicSpec is one row of the topic table: a topic a table publishes, and all that the
+// packages speaking MQTT take from it. The names and their parsing, Retained, the
+// displays' lists, the broker's rules, the Mosquitto ACL and docs/mqtt.md's table of
+// topics all come from the rows, so a new topic is one row (and its payload type).
+type TopicSpec struct {
+	// Name is the topic's last level, e.g. "card".
+	Name string
+	// Retained: the broker keeps the topic's last message for late subscribers.
+	Retained bool
+	// Payload is the type of the topic's messages (api/messages.go).
+	Payload reflect.Type
+	// Shown: the displays (the board, the console) show the topic's messages. The
+	// journal's signed heads are for witnesses, and no display shows them.
+	Shown bool
+	// Picture is, for a retained topic a display shows, its place in the picture a
+	// display is given when it connects, 1 first: what the table runs, then the roads,
+	// then the state. 0 for any other topic.
+	Picture int
+	// Carries says what the topic's messages carry, as docs/mqtt.md's table of topics
+	// says it.
+	Carries string
+}
 
-// AllTopics are the topics a table publishes, in the order of the constants.
-var AllTopics = []Topic{TopicCard, TopicResult, TopicIrregularity, TopicState, TopicRoadmap, TopicStatus, TopicJournal}
+// topicTable is the topic table, indexed by Topic: row 0 is no topic.
+var topicTable = []TopicSpec{
+	TopicCard: {Name: "card", Payload: reflect.TypeFor[Card](), Shown: true,
+		Carries: "each card as it is drawn, with its slot and shoe sequence"},
+	TopicResult: {Name: "result", Payload: reflect.TypeFor[Result](), Shown: true,
+		Carries: "each finished or void round"},
+	TopicIrregularity: {Name: "irregularity", Payload: reflect.TypeFor[Irregularity](), Shown: true,
+		Carries: "each irregularity raised and resolved"},
+	TopicState: {Name: "state", Retained: true, Payload: reflect.TypeFor[State](), Shown: true, Picture: 3,
+		Carries: "the whole current picture of the table"},
+	TopicRoadmap: {Name: "roadmap", Retained: true, Payload: reflect.TypeFor[Roadmap](), Shown: true, Picture: 2,
+		Carries: "the roads, predictions and statistics"},
+	TopicStatus: {Name: "status", Retained: true, Payload: reflect.TypeFor[Status](), Shown: true, Picture: 1,
+		Carries: "online or offline, rule set, decks, shoe, versions, the table's limits; the last will"},
+	TopicJournal: {Name: "journal", Retained: true, Payload: reflect.TypeFor[JournalHead](),
+		Carries: "the journal's chain head, signed with the table's key at each round's end"},
+}
 
-// String is the topic's last level, e.g. "card".
+// Spec is the topic's row of the topic table; the zero TopicSpec for no topic.
+func (t Topic) Spec() TopicSpec {
+	if t == 0 || int(t) >= len(topicTable) {
+		return TopicSpec{}
+	}
+	return topicTable[t]
+}
+
+// AllTopics are the topics a table publishes, in the order of the topic table.
+func AllTopics() []Topic {
+	out := make([]Topic, 0, len(topicTable)-1)
+	for t := Topic(1); int(t) < len(topicTable); t++ {
+		out = append(out, t)
+	}
+	return out
+}
+
+// String is the topic's last level, e.g. "card"; "?" for no topic.
 func (t Topic) String() string {
-	if int(t) < len(topicNames) {
-		return topicNames[t]
+	if s := t.Spec(); s.Name != "" {
+		return s.Name
 	}
 	return "?"
 }
 
 // Retained reports whether the topic keeps its last message for late subscribers.
-func (t Topic) Retained() bool { return t >= TopicState && t <= TopicJournal }
+func (t Topic) Retained() bool { return t.Spec().Retained }
+
+// Shown reports whether the displays (the board, the console) show the topic.
+func (t Topic) Shown() bool { return t.Spec().Shown }
 
 // TopicNamed is the topic whose last level is name; false when there is none.
 func TopicNamed(name string) (Topic, bool) {
-	for _, t := range AllTopics {
+	for _, t := range AllTopics() {
 		if t.String() == name {
 			return t, true
 		}
 	}
 	return 0, false
+}
+
+// Picture are the retained topics a display shows, in the order it is given them when
+// it connects (TopicSpec.Picture).
+func Picture() []Topic {
+	var out []Topic
+	for _, t := range AllTopics() {
+		if t.Spec().Picture > 0 {
+			out = append(out, t)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Topic) int { return a.Spec().Picture - b.Spec().Picture })
+	return out
+}
+
+// TopicsMarkdown are the rows of docs/mqtt.md's table of topics that the topic table
+// gives, one a topic, in its order.
+func TopicsMarkdown() []string {
+	var out []string
+	for _, t := range AllTopics() {
+		s := t.Spec()
+		retained := "no"
+		if s.Retained {
+			retained = "yes"
+		}
+		out = append(out, fmt.Sprintf("| `%s/<table>/%s` | %s | tablectl → | %s |", Prefix, s.Name, retained, s.Carries))
+	}
+	return out
 }
 
 // ReplyTopic is the reply topic's part under the table, "cmd/reply".
@@ -69,8 +155,8 @@ const ReplyTopic = CommandLevel + "/" + ReplyRole
 // TableTopics are the parts under tablectl/v1/<table>/ of every topic a table
 // publishes and every role reads: AllTopics and the replies to commands.
 func TableTopics() []string {
-	out := make([]string, 0, len(AllTopics)+1)
-	for _, t := range AllTopics {
+	out := make([]string, 0, len(topicTable))
+	for _, t := range AllTopics() {
 		out = append(out, t.String())
 	}
 	return append(out, ReplyTopic)

@@ -45,13 +45,21 @@ func TestNewRefusesBadOptions(t *testing.T) {
 	}
 }
 
-// TestRetainedTopicsMatchMessages checks that the board keeps exactly the topics the
-// daemon publishes retained.
+// TestRetainedTopicsMatchMessages: the board keeps, for a browser that connects, the
+// last message of exactly the retained topics a display shows, in the order the topic
+// table gives (api.Picture), for every row of the table.
 func TestRetainedTopicsMatchMessages(t *testing.T) {
 	t.Parallel()
-	for tp := api.TopicCard; tp <= api.TopicStatus; tp++ {
-		if got := retainedIndex(tp.String()) >= 0; got != tp.Retained() {
-			t.Errorf("topic %s: board keeps it %v, messages says retained %v", tp, got, tp.Retained())
+	for _, tp := range api.AllTopics() {
+		want := tp.Retained() && tp.Shown()
+		if got := retainedIndex(tp.String()) >= 0; got != want {
+			t.Errorf("topic %s: the board keeps it %v, the topic table says retained %v, shown %v", tp, got, tp.Retained(), tp.Shown())
+		}
+	}
+	for i, tp := range api.Picture() {
+		if i >= len(retainedTopics) || retainedTopics[i] != tp.String() {
+			t.Errorf("the board gives a browser %v, the topic table's picture is %v", retainedTopics, api.Picture())
+			break
 		}
 	}
 }

@@ -13,9 +13,15 @@ import (
 	"github.com/tablectl/tablectl/internal/sse"
 )
 
-// retainedTopics are the last levels of the retained topics (docs/mqtt.md), in the
-// order a browser that connects is given them: status, then the roads, then the state.
-var retainedTopics = [...]string{api.TopicStatus.String(), api.TopicRoadmap.String(), api.TopicState.String()}
+// retainedTopics are the last levels of the retained topics the board shows, in the
+// order a browser that connects is given them (api.Picture): status, then the roads,
+// then the state.
+var retainedTopics = func() (names []string) {
+	for _, t := range api.Picture() {
+		names = append(names, t.String())
+	}
+	return names
+}()
 
 func retainedIndex(name string) int {
 	for i, t := range retainedTopics {
@@ -103,7 +109,7 @@ type hub struct {
 	log      *slog.Logger
 	size     int
 	mu       sync.Mutex
-	retained [len(retainedTopics)][]byte // nil: nothing retained
+	retained [][]byte // by retainedTopics; nil: nothing retained
 	kept     kept
 	clients  map[*client]struct{}
 	closed   bool
@@ -121,7 +127,7 @@ type client struct {
 }
 
 func newHub(size int, log *slog.Logger) *hub {
-	return &hub{log: log, size: size, clients: make(map[*client]struct{})}
+	return &hub{log: log, size: size, retained: make([][]byte, len(retainedTopics)), clients: make(map[*client]struct{})}
 }
 
 // join registers a browser whose request context is ctx and queues the retained picture

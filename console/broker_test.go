@@ -118,7 +118,7 @@ func TestHeldFromTheStateAlone(t *testing.T) {
 	if err := json.Unmarshal(d.Irregularities[0], &row); err != nil {
 		t.Fatal(err)
 	}
-	if !row.FromState || row.Event != api.EventRaised || row.ID != 3 || row.Shoe != 2 || row.Round != 7 || row.Kind.String() != "wrong_hand" ||
+	if !row.FromState || row.Event != api.EventRaised || row.ID != 3 || row.Shoe != 2 || row.Round != 7 || row.Kind != "wrong_hand" ||
 		row.Role.String() != "dealer" || row.Actor != "D4" || row.At.Format(time.RFC3339) != "2026-11-23T07:57:00Z" || len(row.Choices) != 2 {
 		t.Errorf("the row made from the state: %s", d.Irregularities[0])
 	}

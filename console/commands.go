@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/tablectl/tablectl/api"
-	"github.com/tablectl/tablectl/irregularities"
 )
 
 // Publisher sends a command to the broker: QoS 1, not retained, and returns once the
@@ -87,9 +86,9 @@ func authorize(u User, c api.Command, table, pit string, h held) error {
 	if !ok {
 		return refuse(400, "unknown command %q: want one of %s", c.Cmd, api.CommandNames())
 	}
-	role := u.rank()
+	role, _ := api.ParseRole(u.Role)
 	if c.Cmd == api.CmdDecide && h.id != 0 && h.id == c.Irregularity {
-		if by, err := irregularities.ParseRole(h.by); err == nil && by > need {
+		if by, err := api.ParseRole(h.by); err == nil && by > need {
 			need = by
 		}
 		if c.Choice != "" && len(h.choices) > 0 && !slices.Contains(h.choices, c.Choice) {

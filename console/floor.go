@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/api"
-	"github.com/tablectl/tablectl/irregularities"
 )
 
 // topicRoot is the first two levels of every table topic (docs/mqtt.md).
@@ -216,27 +215,27 @@ type raisedMsg struct {
 // the shoe's list of irregularities then shows the hold. FromState says so. The raised
 // message, should it come, takes its place.
 type heldRaised struct {
-	Schema    int                     `json:"schema"`
-	Table     string                  `json:"table"`
-	Shoe      uint32                  `json:"shoe"`
-	Round     uint32                  `json:"round"`
-	At        *time.Time              `json:"at,omitempty"`
-	Event     string                  `json:"event"`
-	ID        uint32                  `json:"id"`
-	Kind      irregularities.Kind     `json:"kind"`
-	Rule      string                  `json:"rule,omitempty"`
-	Display   string                  `json:"display,omitempty"`
-	Reason    string                  `json:"reason,omitempty"`
-	Choices   []irregularities.Choice `json:"choices,omitempty"`
-	DecidedBy irregularities.Role     `json:"decided_by,omitempty"`
-	Role      irregularities.Role     `json:"role,omitempty"`
-	Actor     string                  `json:"actor,omitempty"`
-	FromState bool                    `json:"from_state"`
+	Schema    int                  `json:"schema"`
+	Table     string               `json:"table"`
+	Shoe      uint32               `json:"shoe"`
+	Round     uint32               `json:"round"`
+	At        *time.Time           `json:"at,omitempty"`
+	Event     string               `json:"event"`
+	ID        uint32               `json:"id"`
+	Kind      api.IrregularityKind `json:"kind"`
+	Rule      string               `json:"rule,omitempty"`
+	Display   string               `json:"display,omitempty"`
+	Reason    string               `json:"reason,omitempty"`
+	Choices   []api.Choice         `json:"choices,omitempty"`
+	DecidedBy api.Role             `json:"decided_by,omitempty"`
+	Role      api.Role             `json:"role,omitempty"`
+	Actor     string               `json:"actor,omitempty"`
+	FromState bool                 `json:"from_state"`
 }
 
 // reporter names who reported an irregularity, role and name ("dealer D4"); "" for the
 // table itself.
-func reporter(role irregularities.Role, actor string) string {
+func reporter(role api.Role, actor string) string {
 	if role == 0 {
 		return actor
 	}
@@ -383,8 +382,8 @@ func (f *floor) ingest(topic string, payload []byte) error {
 	}
 	event := p.rest
 	tp, known := api.TopicNamed(event)
-	if !known || tp == api.TopicJournal {
-		return nil // a topic of a later version of the layout, or the journal's head
+	if !known || !tp.Shown() {
+		return nil // a topic of a later version of the layout, or one no display shows (the journal's head)
 	}
 	var compact bytes.Buffer
 	if len(payload) > 0 {
@@ -603,7 +602,7 @@ func (t *tableData) apply(tp api.Topic, data []byte) error {
 			}
 			t.sum.Held, t.heldID, t.heldBy = m.Held, h.ID, h.DecidedBy.String()
 			for _, c := range h.Choices {
-				t.choices = append(t.choices, c.String())
+				t.choices = append(t.choices, string(c))
 			}
 			// Who reported the hold and since when: its raised message, when the console
 			// saw it; else the held irregularity itself says (a table before it did, not
@@ -650,8 +649,7 @@ func (t *tableData) apply(tp api.Topic, data []byte) error {
 		}
 		t.resultSeq = m.Seq
 		t.result = data
-		winner, _ := m.Winner.MarshalText()
-		t.sum.LastResult = &LastResult{Shoe: m.Shoe, Round: m.Round, Void: m.Void, Winner: string(winner),
+		t.sum.LastResult = &LastResult{Shoe: m.Shoe, Round: m.Round, Void: m.Void, Winner: string(m.Winner),
 			PlayerPoints: &m.PlayerPoints, BankerPoints: &m.BankerPoints, Natural: m.Natural,
 			PlayerPair: m.PlayerPair, BankerPair: m.BankerPair}
 		t.envelope(m.Envelope)

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/tablectl/tablectl/api"
-	"github.com/tablectl/tablectl/irregularities"
 )
 
 // commandBodies gives, for each command of the table (api.Commands), bodies the table
@@ -32,19 +31,19 @@ func commandBodies() map[string][]string {
 		api.CmdOptionsClosed:   {`{"cmd":"options_closed"}`},
 	}
 	for _, k := range api.Reports {
-		c := api.Command{Cmd: api.CmdReport, Kind: k.String(), Detail: "seen by the dealer"}
+		c := api.Command{Cmd: api.CmdReport, Kind: string(k), Detail: "seen by the dealer"}
 		switch k {
-		case irregularities.LateError:
+		case api.LateError:
 			c.Round = 2
-		case irregularities.ForeignCard:
+		case "foreign_card":
 			c.Card = "QH"
 		}
 		b, _ := json.Marshal(c)
 		m[api.CmdReport] = append(m[api.CmdReport], string(b))
 	}
 	for _, o := range api.BoxOptions {
-		c := api.Command{Cmd: api.CmdBoxOption, Box: "2", Option: o.String()}
-		if o == irregularities.OptInsuranceIntended {
+		c := api.Command{Cmd: api.CmdBoxOption, Box: "2", Option: string(o)}
+		if o == api.OptionInsuranceIntended {
 			c.Bet = "banker_insurance"
 		}
 		b, _ := json.Marshal(c)
@@ -54,12 +53,12 @@ func commandBodies() map[string][]string {
 }
 
 // allRoles are the four roles of docs/irregularities.md, lowest first.
-var allRoles = []irregularities.Role{irregularities.Dealer, irregularities.Supervisor, irregularities.PitManager, irregularities.ShiftManager}
+var allRoles = []api.Role{api.RoleDealer, api.RoleSupervisor, api.RolePitManager, api.RoleShiftManager}
 
 // newRolesConsole is a console whose fake table answers every command as done, whatever
 // the role: it refuses nothing, so what is refused is refused by the console. It has one
 // person of each role, at every table, logged in.
-func newRolesConsole(t *testing.T) (*testConsole, map[irregularities.Role]*agent) {
+func newRolesConsole(t *testing.T) (*testConsole, map[api.Role]*agent) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "users.json")
 	for _, r := range allRoles {
@@ -73,7 +72,7 @@ func newRolesConsole(t *testing.T) (*testConsole, map[irregularities.Role]*agent
 	tc := newTestConsoleWith(t, ft, func(o *Options) { o.Users = us })
 	ft.srv, tc.table = tc.srv, ft
 	replyAsTable(tc)
-	people := map[irregularities.Role]*agent{}
+	people := map[api.Role]*agent{}
 	for _, r := range allRoles {
 		people[r] = tc.login(t, "U-"+r.String(), "password-of-"+r.String())
 	}
@@ -81,7 +80,7 @@ func newRolesConsole(t *testing.T) (*testConsole, map[irregularities.Role]*agent
 }
 
 // refusedForRole is the console's refusal of cmd to role, where it takes need.
-func refusedForRole(role, need irregularities.Role, c api.Command) string {
+func refusedForRole(role, need api.Role, c api.Command) string {
 	what := fmt.Sprintf("%q", c.Cmd)
 	if c.Cmd == api.CmdReport {
 		what = "a report of " + c.Kind
@@ -92,7 +91,7 @@ func refusedForRole(role, need irregularities.Role, c api.Command) string {
 // giveAs has role give body at t1 and checks the console's answer: refused with 403 and
 // its reason, before anything is published, when the role is below need; otherwise
 // published on the role's command topic, once, and the table's answer returned.
-func giveAs(t *testing.T, tc *testConsole, a *agent, role, need irregularities.Role, body string) {
+func giveAs(t *testing.T, tc *testConsole, a *agent, role, need api.Role, body string) {
 	t.Helper()
 	var c api.Command
 	if err := json.Unmarshal([]byte(body), &c); err != nil {
@@ -141,7 +140,7 @@ func TestEveryCommandRefusedAtTheConsoleBelowItsRole(t *testing.T) {
 			if err := json.Unmarshal([]byte(body), &c); err != nil || c.Cmd != spec.Name {
 				t.Fatalf("%s: body %s: %v", spec.Name, body, err)
 			}
-			if _, _, err := api.ParseCommand(irregularities.ShiftManager.String(), []byte(body)); err != nil {
+			if _, _, err := api.ParseCommand(api.RoleShiftManager.String(), []byte(body)); err != nil {
 				t.Fatalf("%s: the table would not take it: %v", body, err)
 			}
 			need, ok := api.LowestRole(c)
@@ -158,11 +157,11 @@ func TestEveryCommandRefusedAtTheConsoleBelowItsRole(t *testing.T) {
 		}
 	}
 	// The roles the rules name, as the command table gives them.
-	for body, want := range map[string]irregularities.Role{
-		`{"cmd":"confirm"}`: irregularities.Dealer,
-		`{"cmd":"report","kind":"late_error","round":2}`:                              irregularities.Supervisor,
-		`{"cmd":"decide","irregularity":3,"choice":"reconstructed"}`:                  irregularities.Supervisor,
-		`{"cmd":"box_option","box":"2","option":"insurance-intended","bet":"banker"}`: irregularities.PitManager,
+	for body, want := range map[string]api.Role{
+		`{"cmd":"confirm"}`: api.RoleDealer,
+		`{"cmd":"report","kind":"late_error","round":2}`:                              api.RoleSupervisor,
+		`{"cmd":"decide","irregularity":3,"choice":"reconstructed"}`:                  api.RoleSupervisor,
+		`{"cmd":"box_option","box":"2","option":"insurance-intended","bet":"banker"}`: api.RolePitManager,
 	} {
 		var c api.Command
 		json.Unmarshal([]byte(body), &c)
@@ -178,14 +177,14 @@ func TestEveryCommandRefusedAtTheConsoleBelowItsRole(t *testing.T) {
 // below, although the table behind it would take it, and sends it for that role and
 // above. A decision on another irregularity takes a supervisor.
 func TestDecisionTakesTheRoleItsHoldNames(t *testing.T) {
-	for _, by := range []irregularities.Role{irregularities.PitManager, irregularities.ShiftManager} {
+	for _, by := range []api.Role{api.RolePitManager, api.RoleShiftManager} {
 		t.Run(by.String(), func(t *testing.T) {
 			tc, people := newRolesConsole(t)
 			tc.srv.Ingest("tablectl/v1/t1/status", []byte(`{"schema":1,"table":"t1","state":"online","rules":"rws"}`))
 			tc.srv.Ingest("tablectl/v1/t1/state", []byte(strings.Replace(heldState, `"decided_by":"supervisor"`, `"decided_by":"`+by.String()+`"`, 1)))
 			for _, role := range allRoles {
 				giveAs(t, tc, people[role], role, by, `{"cmd":"decide","irregularity":3,"choice":"reconstructed"}`)
-				giveAs(t, tc, people[role], role, irregularities.Supervisor, `{"cmd":"decide","irregularity":4,"choice":"void"}`)
+				giveAs(t, tc, people[role], role, api.RoleSupervisor, `{"cmd":"decide","irregularity":4,"choice":"void"}`)
 			}
 		})
 	}

@@ -46,7 +46,7 @@ type ReportView struct {
 // vocabulary is the Vocabulary of this version of tablectl.
 func vocabulary() Vocabulary {
 	v := Vocabulary{Commands: []CommandView{}, Reports: []ReportView{}, Options: []OptionView{}}
-	for r := irregularities.Dealer; r <= irregularities.ShiftManager; r++ {
+	for _, r := range api.Roles {
 		v.Roles = append(v.Roles, r.String())
 	}
 	for _, c := range api.Commands {
@@ -57,12 +57,13 @@ func vocabulary() Vocabulary {
 		v.Commands = append(v.Commands, CommandView{Cmd: c.Name, Title: c.Title, Takes: takes, Role: c.Role.String(), RoleNote: c.RoleNote, Does: c.Does})
 	}
 	for _, k := range api.Reports {
-		role, _ := api.LowestRole(api.Command{Cmd: api.CmdReport, Kind: k.String()})
-		v.Reports = append(v.Reports, ReportView{Kind: k.String(), Role: role.String(), Display: irregularities.Lookup(k).Display})
+		role, _ := api.LowestRole(api.Command{Cmd: api.CmdReport, Kind: string(k)})
+		kind, _ := irregularities.ParseKind(string(k))
+		v.Reports = append(v.Reports, ReportView{Kind: string(k), Role: role.String(), Display: irregularities.Lookup(kind).Display})
 	}
 	for _, o := range api.BoxOptions {
-		role, _ := api.LowestRole(api.Command{Cmd: api.CmdBoxOption, Option: o.String()})
-		v.Options = append(v.Options, OptionView{Option: o.String(), Role: role.String()})
+		role, _ := api.LowestRole(api.Command{Cmd: api.CmdBoxOption, Option: string(o)})
+		v.Options = append(v.Options, OptionView{Option: string(o), Role: role.String()})
 	}
 	return v
 }

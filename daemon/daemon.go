@@ -389,12 +389,12 @@ func (d *Daemon) count(e round.Effect) {
 	}
 }
 
+// logEffect logs an effect at the level of its note (round.EffectInfo.Note).
 func (d *Daemon) logEffect(ev round.Event, e round.Effect) {
-	switch e.Kind {
-	case round.IrregularityRaised, round.IrregularityResolved, round.EventRefused, round.CardNotDue, round.DealerWarning:
+	switch e.Kind.Info().Note {
+	case round.NoteAttention:
 		d.log.Warn(e.Kind.String(), "shoe", e.Shoe, "round", e.Round, "effect", e.String())
-	case round.RoundSettled, round.RoundVoided, round.ShoeStarted, round.ShoeEnded,
-		round.OptionsOpened, round.OptionRecorded, round.OptionsClosed:
+	case round.NoteStep:
 		d.log.Info(e.Kind.String(), "shoe", e.Shoe, "round", e.Round, "effect", e.String())
 	default:
 		// Every card passes here: its text is made only when debug logging is on.

@@ -14,6 +14,7 @@ import (
 	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/metrics"
 )
 
@@ -417,7 +418,7 @@ func (s *Shipper) unbelieved(h api.ArchiveHeld) string {
 	case h.Signed.Table != s.opt.Table || h.Signed.Seq != h.Seq || h.Signed.Hash != h.Hash:
 		return fmt.Sprintf("it says the archive holds record %d with hash %s, but its signed head is table %s's record %d with hash %s",
 			h.Seq, h.Hash, h.Signed.Table, h.Signed.Seq, h.Signed.Hash)
-	case s.pub == nil || !h.Signed.Verify(s.pub):
+	case s.pub == nil || !messages.HeadOf(*h.Signed).Verify(s.pub):
 		return fmt.Sprintf("its head of record %d is not signed with the table's key", h.Seq)
 	}
 	return ""
@@ -438,7 +439,7 @@ func (s *Shipper) disagreement(h api.ArchiveHeld) string {
 		s.log.Warn("archive: the journal's hash of the record the archive holds cannot be read: not checked", "seq", h.Seq, "err", err)
 		return ""
 	}
-	if own != h.Hash {
+	if own != journal.Hash(h.Hash) {
 		return fmt.Sprintf("record %d: the archive holds hash %s, the table's journal has %s", h.Seq, h.Hash, own)
 	}
 	return ""
@@ -531,7 +532,7 @@ func (s *Shipper) send(pub display.Publisher) (<-chan error, uint64) {
 	size := 0
 	s.tail.Seek(from)
 	err = s.tail.Read(end, func(r journal.Record) bool {
-		batch.Records = append(batch.Records, api.ArchiveRecord{Seq: r.Seq, Hash: r.Hash, Data: r.Data})
+		batch.Records = append(batch.Records, api.ArchiveRecord{Seq: r.Seq, Hash: api.Hash(r.Hash), Data: r.Data})
 		s.sentHash[r.Seq] = r.Hash
 		size += len(r.Data)
 		return size < maxBatchBytes
@@ -548,8 +549,9 @@ func (s *Shipper) send(pub display.Publisher) (<-chan error, uint64) {
 	if s.opt.Key == nil {
 		err = errors.New("the table has no signing key")
 	} else {
-		signed, err = journal.SignTable(s.opt.Key, s.opt.Table, last, lastRec.Hash)
-		batch.Signed = &signed
+		signed, err = journal.SignTable(s.opt.Key, s.opt.Table, last, journal.Hash(lastRec.Hash))
+		wire := messages.WireHead(signed)
+		batch.Signed = &wire
 	}
 	if err != nil {
 		s.readError(fmt.Errorf("a batch that cannot be signed is not sent: %w", err))
@@ -559,7 +561,7 @@ func (s *Shipper) send(pub display.Publisher) (<-chan error, uint64) {
 	for n < len(heads) && heads[n].Seq <= last {
 		n++
 	}
-	batch.Heads = heads[:n]
+	batch.Heads = messages.WireHeads(heads[:n])
 	b, err := json.Marshal(batch)
 	if err != nil {
 		s.log.Error("archive: a batch that does not encode", "from", from, "err", err)

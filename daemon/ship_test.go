@@ -16,6 +16,7 @@ import (
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/drivers/display"
 	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/metrics"
 )
 
@@ -199,13 +200,14 @@ func (sh *shipping) heldAt(seq uint64, h journal.Hash, at time.Time) {
 // key.
 func heldMessage(t *testing.T, key ed25519.PrivateKey, table, archiveID string, seq uint64, h journal.Hash, at time.Time) []byte {
 	t.Helper()
-	m := api.ArchiveHeld{Schema: api.Schema, Table: table, Archive: archiveID, Seq: seq, Hash: h, At: at}
+	m := api.ArchiveHeld{Schema: api.Schema, Table: table, Archive: archiveID, Seq: seq, Hash: api.Hash(h), At: at}
 	if seq > 0 {
 		c, err := journal.SignTable(key, table, seq, h)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.Signed = &c
+		signed := messages.WireHead(c)
+		m.Signed = &signed
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -224,7 +226,7 @@ func (sh *shipping) next(first, last uint64) published {
 			sh.t.Fatalf("published records %s, want %d to %d", span(p), first, last)
 		}
 		for i, r := range p.batch.Records {
-			if r.Seq != first+uint64(i) || r.Hash != sh.hash(r.Seq) || string(r.Data) != fmt.Sprintf(`{"record":%d}`, r.Seq) {
+			if r.Seq != first+uint64(i) || journal.Hash(r.Hash) != sh.hash(r.Seq) || string(r.Data) != fmt.Sprintf(`{"record":%d}`, r.Seq) {
 				sh.t.Fatalf("record %d of the batch: %+v", i, r)
 			}
 		}
@@ -232,7 +234,7 @@ func (sh *shipping) next(first, last uint64) published {
 			sh.t.Fatalf("batch written %d table %q archive %q schema %d, want %d T7 floor %d",
 				p.batch.Written, p.batch.Table, p.batch.Archive, p.batch.Schema, sh.j.LastSeq(), api.Schema)
 		}
-		if s := p.batch.Signed; s == nil || s.Table != "T7" || s.Seq != last || s.Hash != sh.hash(last) || !s.Verify(sh.key.Public().(ed25519.PublicKey)) {
+		if s := p.batch.Signed; s == nil || s.Table != "T7" || s.Seq != last || journal.Hash(s.Hash) != sh.hash(last) || !messages.HeadOf(*s).Verify(sh.key.Public().(ed25519.PublicKey)) {
 			sh.t.Fatalf("batch %s: signed head %+v: want T7's head of record %d, signed with the table's key", span(p), s, last)
 		}
 		return p
@@ -521,7 +523,7 @@ func TestShipperSendsHeadsWithTheirRecords(t *testing.T) {
 			t.Fatalf("batch %s: %d heads, want %d", span(p), len(p.batch.Heads), len(want))
 		}
 		for i, c := range want {
-			if got := p.batch.Heads[i]; got.Seq != c.Seq || got.Hash != c.Hash || !bytes.Equal(got.Sig, c.Sig) {
+			if got := p.batch.Heads[i]; got.Seq != c.Seq || journal.Hash(got.Hash) != c.Hash || !bytes.Equal(got.Sig, c.Sig) {
 				t.Fatalf("batch %s: head %d is %+v, want %+v", span(p), i, got, c)
 			}
 		}
@@ -731,15 +733,16 @@ func TestShipperBelievesOnlyItsOwnSignature(t *testing.T) {
 	sh.next(11, 50).ack()
 	_, other, _ := ed25519.GenerateKey(nil)
 	h50 := sh.hash(50)
-	sign := func(key ed25519.PrivateKey, table string, seq uint64, h journal.Hash) *journal.Checkpoint {
+	sign := func(key ed25519.PrivateKey, table string, seq uint64, h journal.Hash) *api.Checkpoint {
 		c, err := journal.SignTable(key, table, seq, h)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &c
+		w := messages.WireHead(c)
+		return &w
 	}
-	base := api.ArchiveHeld{Schema: api.Schema, Table: "T7", Archive: "floor", Seq: 50, Hash: h50}
-	unnamed := journal.Sign(sh.key, 50, h50)
+	base := api.ArchiveHeld{Schema: api.Schema, Table: "T7", Archive: "floor", Seq: 50, Hash: api.Hash(h50)}
+	unnamed := messages.WireHead(journal.Sign(sh.key, 50, h50))
 	for _, tc := range []struct {
 		name   string
 		edit   func(m *api.ArchiveHeld)

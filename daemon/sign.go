@@ -8,7 +8,7 @@ import (
 
 	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/journal"
-
+	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/round"
 	"github.com/tablectl/tablectl/table"
 )
@@ -75,7 +75,7 @@ func (d *Daemon) sign(shoe, round uint32, at time.Time) error {
 		d.ship.signed()
 	}
 	b, err := json.Marshal(api.JournalHead{Envelope: api.Envelope{Schema: api.Schema, Table: d.cfg.Table,
-		Shoe: shoe, Round: round, Seq: d.node.MessageSeq(), At: at}, Checkpoint: c})
+		Shoe: shoe, Round: round, Seq: d.node.MessageSeq(), At: at}, Checkpoint: messages.WireHead(c)})
 	if err != nil {
 		return fmt.Errorf("journal head message: %w", err)
 	}

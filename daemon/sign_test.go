@@ -9,6 +9,7 @@ import (
 	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/messages"
 )
 
 // TestSignsEachRound: at each round's end the table signs its journal's chain head,
@@ -59,7 +60,7 @@ func TestSignsEachRound(t *testing.T) {
 	if err != nil || len(own) != 4 {
 		t.Fatalf("heads file: %d checkpoints, %v", len(own), err)
 	}
-	witness := []journal.Checkpoint{heads[0].Checkpoint, heads[1].Checkpoint, heads[2].Checkpoint}
+	witness := []journal.Checkpoint{messages.HeadOf(heads[0].Checkpoint), messages.HeadOf(heads[1].Checkpoint), messages.HeadOf(heads[2].Checkpoint)}
 	for i, c := range witness {
 		if kept := own[i+1]; c.Seq != kept.Seq || c.Hash != kept.Hash || !c.Verify(pub) {
 			t.Errorf("checkpoint %d published %+v, kept %+v", i, c, kept)

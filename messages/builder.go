@@ -91,7 +91,7 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 		case round.CardPlaced:
 			b.seq++
 			p, bk := pointsThrough(st.Coup, e.Slot)
-			m := api.Card{Envelope: b.envelope(e, ev), SlotCard: api.SlotCard{Slot: e.Slot, Card: e.Card, CardNo: e.Seq},
+			m := api.Card{Envelope: b.envelope(e, ev), SlotCard: api.SlotCard{Slot: WireSlot(e.Slot), Card: WireCard(e.Card), CardNo: e.Seq},
 				PlayerPoints: p, BankerPoints: bk}
 			pl, cerr := cardJSON(&m, b.tableJS)
 			if cerr != nil {
@@ -114,38 +114,38 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 		case round.IrregularityRaised:
 			b.seq++
 			en := irregularities.Lookup(e.Irregularity)
-			m := api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventRaised, ID: e.ID, Kind: e.Irregularity,
-				Rule: irregularities.Cite(e.Irregularity, b.rules.Rulebook), Severity: en.Severity, Action: en.Action,
+			m := api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventRaised, ID: e.ID, Kind: WireKind(e.Irregularity),
+				Rule: irregularities.Cite(e.Irregularity, b.rules.Rulebook), Severity: WireSeverity(en.Severity), Action: WireAction(en.Action),
 				Display: en.Display, Reason: e.Reason(), PlayerOptions: e.PlayerOptions}
 			if st.Held.ID == e.ID {
-				m.Choices, m.DecidedBy = en.Choices, en.DecidedBy
+				m.Choices, m.DecidedBy = WireChoices(en.Choices), WireRole(en.DecidedBy)
 			}
 			if ev.Kind == round.Report && ev.Irregularity == e.Irregularity {
-				m.Role, m.Actor = ev.Role, ev.Actor // who reported it
+				m.Role, m.Actor = WireRole(ev.Role), ev.Actor // who reported it
 			}
 			err = add(api.TopicIrregularity, m)
 		case round.IrregularityResolved:
 			b.seq++
-			err = add(api.TopicIrregularity, api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventResolved, ID: e.ID, Kind: e.Irregularity,
+			err = add(api.TopicIrregularity, api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventResolved, ID: e.ID, Kind: WireKind(e.Irregularity),
 				Rule: irregularities.Cite(e.Irregularity, b.rules.Rulebook), Reason: e.Reason(),
-				Choice: e.Choice, Role: e.Role, Actor: e.Actor()})
+				Choice: WireChoice(e.Choice), Role: WireRole(e.Role), Actor: e.Actor()})
 		case round.DealerWarning:
 			b.seq++
 			err = add(api.TopicIrregularity, api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventDealerWarning, Reason: e.Reason()})
 		case round.OptionsOpened, round.OptionsClosed:
 			b.seq++
-			m := api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventOptionsOpened, ID: e.ID, Kind: e.Irregularity,
-				Rule: optionsRule(b.rules.Rulebook), Reason: e.Reason(), Role: e.Role, Actor: e.Actor(), Options: optionsOf(st, b.rules.Rulebook)}
+			m := api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventOptionsOpened, ID: e.ID, Kind: WireKind(e.Irregularity),
+				Rule: optionsRule(b.rules.Rulebook), Reason: e.Reason(), Role: WireRole(e.Role), Actor: e.Actor(), Options: optionsOf(st, b.rules.Rulebook)}
 			if e.Kind == round.OptionsClosed {
 				m.Event = api.EventOptionsClosed
 			}
 			err = add(api.TopicIrregularity, m)
 		case round.OptionRecorded:
 			b.seq++
-			m := api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventOptionRecorded, Box: e.Wager().Box, Option: e.Option,
-				Bet: e.Wager().Bet, Role: e.Role, Actor: e.Actor()}
+			m := api.Irregularity{Envelope: b.envelope(e, ev), Event: api.EventOptionRecorded, Box: e.Wager().Box, Option: WireOption(e.Option),
+				Bet: WireBet(e.Wager().Bet), Role: WireRole(e.Role), Actor: e.Actor()}
 			if e.Option == irregularities.OptContinue || e.Option == irregularities.OptReconstructed || e.Option == irregularities.OptBetReturned {
-				m.ID, m.Kind, m.Rule, m.Options = st.Window.ID, st.Window.Kind, optionsRule(b.rules.Rulebook), optionsOf(st, b.rules.Rulebook)
+				m.ID, m.Kind, m.Rule, m.Options = st.Window.ID, WireKind(st.Window.Kind), optionsRule(b.rules.Rulebook), optionsOf(st, b.rules.Rulebook)
 			}
 			err = add(api.TopicIrregularity, m)
 		}
@@ -195,10 +195,10 @@ func pointsThrough(c baccarat.Coup, s baccarat.Slot) (player, banker int) {
 	return player % 10, banker % 10
 }
 
-func hand(h baccarat.Hand) []baccarat.Card {
-	cs := make([]baccarat.Card, h.Len())
+func hand(h baccarat.Hand) []api.CardCode {
+	cs := make([]api.CardCode, h.Len())
 	for i := range cs {
-		cs[i] = h.Card(i)
+		cs[i] = WireCard(h.Card(i))
 	}
 	return cs
 }
@@ -208,7 +208,7 @@ func hand(h baccarat.Hand) []baccarat.Card {
 func (b *Builder) result(e round.Effect, ev round.Event) api.Result {
 	o := e.Outcome()
 	r := api.Result{Envelope: b.envelope(e, ev), Player: hand(e.Coup().Player), Banker: hand(e.Coup().Banker),
-		PlayerPoints: int(o.PlayerPoints), BankerPoints: int(o.BankerPoints), Winner: o.Winner, Natural: o.Natural(),
+		PlayerPoints: int(o.PlayerPoints), BankerPoints: int(o.BankerPoints), Winner: WireWinner(o.Winner), Natural: o.Natural(),
 		PlayerPair: o.PlayerPair, BankerPair: o.BankerPair, Settlements: settlements(e.Settlements())}
 	if b.rules.NeedsSuits() {
 		r.Suits = o.Suits.String()
@@ -243,7 +243,11 @@ func (b *Builder) voided(e round.Effect, ev round.Event) api.Result {
 }
 
 func betResult(bet baccarat.Bet, res baccarat.Resolution, off *baccarat.InsuranceOffer) api.BetResult {
-	br := api.BetResult{Bet: bet, Result: res.Result, Offer: off}
+	br := api.BetResult{Bet: WireBet(bet), Result: api.Resolution(res.Result.String())}
+	if off != nil {
+		o := WireOffer(*off)
+		br.Offer = &o
+	}
 	if res.Result == baccarat.Win {
 		br.Odds, br.OddsNum, br.OddsDen = res.Odds.String(), res.Odds.Num, res.Odds.Den
 	}
@@ -253,23 +257,26 @@ func betResult(bet baccarat.Bet, res baccarat.Resolution, off *baccarat.Insuranc
 // State describes the controller's state st as the state topic carries it.
 func (b *Builder) State(st round.State, env api.Envelope) api.State {
 	s := api.State{Envelope: env, Phase: st.Phase.String(), BettingOpen: st.Phase == round.BettingOpen, Rules: b.rules.Name,
-		Decks: st.Decks, Set: st.Set, Cards: []api.SlotCard{}, Offers: append([]baccarat.InsuranceOffer{}, st.Offers...),
+		Decks: st.Decks, Set: st.Set, Cards: []api.SlotCard{}, Offers: make([]api.InsuranceOffer, len(st.Offers)),
 		CutCard: st.CutCard, CardsDrawn: st.CardsDrawn, Burning: st.Phase == round.Burning}
+	for i, o := range st.Offers {
+		s.Offers[i] = WireOffer(o)
+	}
 	if st.Decks > 0 {
 		s.CardsRemaining = max(0, 52*st.Decks-st.SetCardsDrawn()) // a card not of the set takes none of its own
 	}
 	if st.Phase == round.BettingOpen || st.Phase == round.Dealing || st.Phase == round.Complete || st.Phase == round.ShoeDone {
 		for x := baccarat.P1; x <= baccarat.B3; x++ {
 			if c, ok := st.Coup.SlotCard(x); ok {
-				s.Cards = append(s.Cards, api.SlotCard{Slot: x, Card: c, CardNo: st.CardNos[x-1]})
+				s.Cards = append(s.Cards, api.SlotCard{Slot: WireSlot(x), Card: WireCard(c), CardNo: st.CardNos[x-1]})
 			}
 		}
 		s.PlayerPoints, s.BankerPoints = pointsThrough(st.Coup, baccarat.B3)
 		if st.Phase == round.Dealing {
-			s.Next = st.Coup.Next()
+			s.Next = WireSlot(st.Coup.Next())
 		}
 		if st.Phase == round.Complete && !st.Voided {
-			o := st.Outcome
+			o := WireOutcome(st.Outcome)
 			s.Outcome = &o
 		}
 	}

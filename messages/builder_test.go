@@ -99,14 +99,14 @@ func TestResultCarriesEveryBet(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, b := range res.Bets {
-		got[b.Bet.String()] = b.Result.String() + " " + b.Odds
+		got[string(b.Bet)] = string(b.Result) + " " + b.Odds
 	}
 	want := map[string]string{"player": "lose ", "banker": "win 1:2", "tie": "lose ", "player_pair": "lose ",
 		"banker_pair": "lose ", "super_six_plus": "win 12:1", "banker_insurance": "lose "}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("bets %v, want %v", got, want)
 	}
-	if res.Winner != baccarat.BankerWins || res.BankerPoints != 6 || res.Void {
+	if res.Winner != "banker" || res.BankerPoints != 6 || res.Void {
 		t.Errorf("result %+v", res)
 	}
 }
@@ -126,7 +126,7 @@ func TestVoidReturnsEveryBet(t *testing.T) {
 		t.Fatalf("void result %+v", res)
 	}
 	for _, b := range res.Bets {
-		if b.Result != baccarat.Push {
+		if b.Result != "push" {
 			t.Errorf("%s: %s, want push", b.Bet, b.Result)
 		}
 	}

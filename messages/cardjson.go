@@ -64,11 +64,11 @@ func appendSlotCardFields(b []byte, sc *api.SlotCard) ([]byte, bool) {
 	}
 	var ok bool
 	b = append(b, `"slot":`...)
-	if b, ok = jsonw.AppendPlain(b, sc.Slot.String()); !ok {
+	if b, ok = jsonw.AppendPlain(b, string(sc.Slot)); !ok {
 		return b, false
 	}
 	b = append(b, `,"card":`...)
-	if b, ok = jsonw.AppendPlain(b, sc.Card.Rank.String(), sc.Card.Suit.String()); !ok {
+	if b, ok = jsonw.AppendPlain(b, string(sc.Card)); !ok {
 		return b, false
 	}
 	if sc.CardNo != 0 {

@@ -58,7 +58,7 @@ func TestCardJSONIsEncodingJSONs(t *testing.T) {
 		m := api.Card{
 			Envelope: api.Envelope{Schema: api.Schema, Table: tables[pick(len(tables))], Shoe: rng.Uint32(), Round: rng.Uint32() >> pick(32),
 				Seq: rng.Uint64() >> pick(64), At: at},
-			SlotCard: api.SlotCard{Slot: baccarat.Slot(pick(9)), Card: baccarat.Card{Rank: baccarat.Rank(pick(15)), Suit: baccarat.Suit(pick(6))},
+			SlotCard: api.SlotCard{Slot: WireSlot(baccarat.Slot(pick(9))), Card: api.CardCode(baccarat.Card{Rank: baccarat.Rank(pick(15)), Suit: baccarat.Suit(pick(6))}.String()),
 				CardNo: rng.Uint64() >> pick(65)},
 			PlayerPoints: pick(12) - 1, BankerPoints: pick(12) - 1,
 		}
@@ -80,7 +80,7 @@ func FuzzCardJSON(f *testing.F) {
 		at := time.Unix(0, unixNano).In(time.FixedZone("z", zone%(30*3600)))
 		checkCardJSON(t, api.Card{
 			Envelope:     api.Envelope{Schema: api.Schema, Table: table, Shoe: shoe, Round: round, Seq: seq, At: at},
-			SlotCard:     api.SlotCard{Slot: baccarat.Slot(slot), Card: baccarat.Card{Rank: baccarat.Rank(rank), Suit: baccarat.Suit(suit)}, CardNo: cardNo},
+			SlotCard:     api.SlotCard{Slot: WireSlot(baccarat.Slot(slot)), Card: api.CardCode(baccarat.Card{Rank: baccarat.Rank(rank), Suit: baccarat.Suit(suit)}.String()), CardNo: cardNo},
 			PlayerPoints: pp, BankerPoints: bp,
 		})
 	})
@@ -91,7 +91,7 @@ func FuzzCardJSON(f *testing.F) {
 func BenchmarkCardJSON(b *testing.B) {
 	m := api.Card{Envelope: api.Envelope{Schema: api.Schema, Table: "B1", Shoe: 12, Round: 34, Seq: 5678,
 		At: time.Date(2026, 11, 27, 8, 0, 0, 123456789, time.UTC)},
-		SlotCard: api.SlotCard{Slot: baccarat.B2, Card: baccarat.MustParseCard("TH"), CardNo: 211}, PlayerPoints: 7, BankerPoints: 3}
+		SlotCard: api.SlotCard{Slot: "B2", Card: "TH", CardNo: 211}, PlayerPoints: 7, BankerPoints: 3}
 	tj, _ := json.Marshal(m.Table)
 	b.Run("direct", func(b *testing.B) {
 		b.ReportAllocs()

@@ -14,13 +14,13 @@ func heldOf(h round.Held, rb *baccarat.Rulebook) *api.Held {
 		return nil
 	}
 	en := irregularities.Lookup(h.Kind)
-	held := &api.Held{ID: h.ID, Kind: h.Kind, Rule: irregularities.Cite(h.Kind, rb), Display: en.Display,
-		Choices: en.Choices, DecidedBy: en.DecidedBy, Reason: h.Reason, Role: h.Role, Actor: h.Actor, Raised: h.At}
+	held := &api.Held{ID: h.ID, Kind: WireKind(h.Kind), Rule: irregularities.Cite(h.Kind, rb), Display: en.Display,
+		Choices: WireChoices(en.Choices), DecidedBy: WireRole(en.DecidedBy), Reason: h.Reason, Role: WireRole(h.Role), Actor: h.Actor, Raised: h.At}
 	if h.Options {
-		held.Display, held.Choices, held.DecidedBy, held.Options = OptionsDisplay, []irregularities.Choice{}, irregularities.Supervisor, true
+		held.Display, held.Choices, held.DecidedBy, held.Options = OptionsDisplay, []api.Choice{}, api.RoleSupervisor, true
 	}
 	for _, k := range h.Pending {
-		held.Pending = append(held.Pending, k.Card)
+		held.Pending = append(held.Pending, WireCard(k.Card))
 	}
 	return held
 }
@@ -37,9 +37,10 @@ func optionsOf(st round.State, rb *baccarat.Rulebook) *api.Options {
 		return nil
 	}
 	boxes := windowBoxes(st.WindowBoxes())
-	return &api.Options{Irregularity: w.ID, Kind: w.Kind, Rule: optionsRule(rb), Open: w.Open,
-		Choices:  []irregularities.Option{irregularities.OptContinue, irregularities.OptReconstructed, irregularities.OptBetReturned},
-		ClosedBy: irregularities.Supervisor, Boxes: boxes}
+	return &api.Options{Irregularity: w.ID, Kind: WireKind(w.Kind), Rule: optionsRule(rb), Open: w.Open,
+		Choices: []api.BoxOption{WireOption(irregularities.OptContinue), WireOption(irregularities.OptReconstructed),
+			WireOption(irregularities.OptBetReturned)},
+		ClosedBy: api.RoleSupervisor, Boxes: boxes}
 }
 
 // optionsRule cites the players' options in rule book rb (RWS Baccarat 5.12, or the

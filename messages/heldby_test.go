@@ -42,7 +42,7 @@ func TestHeldSaysWhoReportedIt(t *testing.T) {
 	raisedAt := time.Date(2026, 11, 22, 23, 0, 4, 0, time.UTC) // play stamps event i at second i
 
 	h := lastState(t, play(t, "rws", append(start, report(irregularities.WrongHand, "")))).Held
-	if h == nil || h.ID != 1 || h.Role != irregularities.Dealer || h.Actor != "D4" || !h.Raised.Equal(raisedAt) ||
+	if h == nil || h.ID != 1 || h.Role != api.RoleDealer || h.Actor != "D4" || !h.Raised.Equal(raisedAt) ||
 		h.Reason != "reported by the dealer (RWS Baccarat 5.8)" {
 		t.Fatalf("a dealer's report: held %+v", h)
 	}
@@ -50,14 +50,14 @@ func TestHeldSaysWhoReportedIt(t *testing.T) {
 	evs := append(start, report(irregularities.SimultaneousDraw, "double card sensed"), drawn("5C", 3),
 		round.Event{Kind: round.Decide, ID: 1, Choice: irregularities.AsRead, Role: irregularities.Supervisor, Actor: "S17"})
 	h = lastState(t, play(t, "rws", evs)).Held
-	if h == nil || !h.Options || h.Role != irregularities.Dealer || h.Actor != "D4" || !h.Raised.Equal(raisedAt) {
+	if h == nil || !h.Options || h.Role != api.RoleDealer || h.Actor != "D4" || !h.Raised.Equal(raisedAt) {
 		t.Fatalf("held for the players' options after a report: %+v", h)
 	}
 
 	// 5H is one more than a one-deck set holds (RWS Baccarat 5.5.1): the table raises it.
 	evs = []round.Event{{Kind: round.NewShoe, Set: "S", Decks: 1}, {Kind: round.BetsClosed}, drawn("5H", 1), drawn("5H", 2)}
 	h = lastState(t, play(t, "classic", evs)).Held
-	if h == nil || h.Kind != irregularities.ForeignCard || h.Role != 0 || h.Actor != "" || !h.Raised.Equal(time.Date(2026, 11, 22, 23, 0, 3, 0, time.UTC)) {
+	if h == nil || h.Kind != WireKind(irregularities.ForeignCard) || h.Role != 0 || h.Actor != "" || !h.Raised.Equal(time.Date(2026, 11, 22, 23, 0, 3, 0, time.UTC)) {
 		t.Fatalf("a hold the table raised: %+v", h)
 	}
 	b, _ := json.Marshal(h)

@@ -12,8 +12,8 @@ import (
 
 // messageHooks give the messages' values whose fields alone do not make a valid one.
 var messageHooks = map[reflect.Type]func(n int) any{
-	reflect.TypeFor[baccarat.InsuranceOffer](): func(n int) any {
-		return baccarat.InsuranceOffer{Row: n % len(baccarat.InsuranceTable)}
+	reflect.TypeFor[api.CardCode](): func(n int) any {
+		return WireCard(baccarat.NewCard(baccarat.Rank(1+n%13), baccarat.Suit(1+n%4)))
 	},
 }
 

@@ -60,15 +60,15 @@ func TestOptionsWindowPublished(t *testing.T) {
 	}
 	// After the decision the table is held for the options only.
 	held := states[5]
-	if held.Held == nil || !held.Held.Options || held.Held.DecidedBy != irregularities.Supervisor || len(held.Held.Pending) != 1 {
+	if held.Held == nil || !held.Held.Options || held.Held.DecidedBy != api.RoleSupervisor || len(held.Held.Pending) != 1 {
 		t.Fatalf("state after the decision: held %+v", held.Held)
 	}
-	if o := held.Options; o == nil || !o.Open || o.Irregularity != 1 || o.Rule != "RWS Baccarat 5.12" || o.ClosedBy != irregularities.Supervisor ||
+	if o := held.Options; o == nil || !o.Open || o.Irregularity != 1 || o.Rule != "RWS Baccarat 5.12" || o.ClosedBy != api.RoleSupervisor ||
 		len(o.Boxes) != 2 || o.Boxes[0] != (api.WindowBox{Box: "1"}) || o.Boxes[1] != (api.WindowBox{Box: "2"}) {
 		t.Fatalf("state after the decision: options %+v", held.Options)
 	}
 	chosen := states[6].Options
-	if chosen == nil || !chosen.Open || chosen.Boxes[1] != (api.WindowBox{Box: "2", Option: irregularities.OptBetReturned}) {
+	if chosen == nil || !chosen.Open || chosen.Boxes[1] != (api.WindowBox{Box: "2", Option: WireOption(irregularities.OptBetReturned)}) {
 		t.Fatalf("state after box 2's choice: options %+v", chosen)
 	}
 	closed := states[7]

@@ -70,9 +70,9 @@ func appendStateJSON(b []byte, s *api.State, table []byte) ([]byte, bool) {
 	b = strconv.AppendInt(b, int64(s.PlayerPoints), 10)
 	b = append(b, `,"banker_points":`...)
 	b = strconv.AppendInt(b, int64(s.BankerPoints), 10)
-	if s.Next != 0 {
+	if s.Next != "" {
 		b = append(b, `,"next_slot":`...)
-		if b, ok = jsonw.AppendPlain(b, s.Next.String()); !ok {
+		if b, ok = jsonw.AppendPlain(b, string(s.Next)); !ok {
 			return b, false
 		}
 	}

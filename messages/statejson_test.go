@@ -41,54 +41,55 @@ func randomState(rng *rand.Rand) api.State {
 	case 2:
 		at = time.Time{}
 	}
-	card := func() baccarat.Card {
+	card := func() api.CardCode {
 		if pick(30) == 0 {
-			return baccarat.Card{Rank: baccarat.Rank(pick(15)), Suit: baccarat.Suit(pick(6))} // perhaps not a card
+			return api.CardCode(baccarat.Card{Rank: baccarat.Rank(pick(15)), Suit: baccarat.Suit(pick(6))}.String()) // perhaps not a card
 		}
-		return baccarat.Card{Rank: baccarat.Rank(1 + pick(13)), Suit: baccarat.Suit(1 + pick(4))}
+		return WireCard(baccarat.Card{Rank: baccarat.Rank(1 + pick(13)), Suit: baccarat.Suit(1 + pick(4))})
 	}
 	s := api.State{
 		Envelope: api.Envelope{Schema: api.Schema, Table: texts[pick(len(texts))], Shoe: rng.Uint32() >> pick(32),
 			Round: rng.Uint32() >> pick(32), Seq: rng.Uint64() >> pick(64), At: at.In(zones[pick(len(zones))])},
 		Phase: round.Phase(pick(9)).String(), BettingOpen: pick(2) == 0, Rules: texts[pick(len(texts))],
 		Decks: pick(10) - 1, Set: texts[pick(len(texts))], PlayerPoints: pick(12) - 1, BankerPoints: pick(12) - 1,
-		Next: baccarat.Slot(pick(9)), CutCard: pick(2) == 0, CardsDrawn: pick(500) - 2, CardsRemaining: pick(500) - 2,
+		Next: WireSlot(baccarat.Slot(pick(9))), CutCard: pick(2) == 0, CardsDrawn: pick(500) - 2, CardsRemaining: pick(500) - 2,
 		Burning: pick(2) == 0,
 	}
 	if pick(10) != 0 {
 		s.Cards = []api.SlotCard{}
 		for range pick(7) {
-			s.Cards = append(s.Cards, api.SlotCard{Slot: baccarat.Slot(pick(9)), Card: card(), CardNo: rng.Uint64() >> pick(65)})
+			s.Cards = append(s.Cards, api.SlotCard{Slot: WireSlot(baccarat.Slot(pick(9))), Card: card(), CardNo: rng.Uint64() >> pick(65)})
 		}
 	}
 	if pick(10) != 0 {
-		s.Offers = []baccarat.InsuranceOffer{}
+		s.Offers = []api.InsuranceOffer{}
 		for range pick(3) {
-			s.Offers = append(s.Offers, baccarat.InsuranceOffer{Row: pick(len(baccarat.InsuranceTable) + 1)})
+			s.Offers = append(s.Offers, WireOffer(baccarat.InsuranceOffer{Row: pick(len(baccarat.InsuranceTable) + 1)}))
 		}
 	}
 	if pick(4) == 0 {
-		s.Outcome = &baccarat.Outcome{Winner: baccarat.Winner(pick(4)), PlayerPoints: uint8(pick(10)), BankerPoints: uint8(pick(10)),
+		o := WireOutcome(baccarat.Outcome{Winner: baccarat.Winner(pick(4)), PlayerPoints: uint8(pick(10)), BankerPoints: uint8(pick(10)),
 			PlayerCards: uint8(2 + pick(2)), BankerCards: uint8(2 + pick(2)), PlayerPair: pick(2) == 0, BankerPair: pick(2) == 0,
-			Suits: baccarat.SuitClass(pick(4))}
+			Suits: baccarat.SuitClass(pick(4))})
+		s.Outcome = &o
 	}
 	if pick(4) == 0 {
-		s.Held = &api.Held{ID: rng.Uint32(), Kind: irregularities.Kind(pick(20)), Rule: texts[pick(len(texts))],
+		s.Held = &api.Held{ID: rng.Uint32(), Kind: WireKind(irregularities.Kind(pick(20))), Rule: texts[pick(len(texts))],
 			Display: texts[pick(len(texts))], Reason: texts[pick(len(texts))], Options: pick(2) == 0,
-			DecidedBy: irregularities.Role(pick(5))}
+			DecidedBy: WireRole(irregularities.Role(pick(5)))}
 		for range pick(3) {
-			s.Held.Choices = append(s.Held.Choices, irregularities.Choice(pick(8)))
+			s.Held.Choices = append(s.Held.Choices, WireChoice(irregularities.Choice(pick(8))))
 		}
 		for range pick(3) {
 			s.Held.Pending = append(s.Held.Pending, card())
 		}
 	}
 	if pick(5) == 0 {
-		s.Options = &api.Options{Irregularity: rng.Uint32(), Kind: irregularities.Kind(pick(20)), Rule: texts[pick(len(texts))],
-			Open: pick(2) == 0, ClosedBy: irregularities.Role(pick(5))}
+		s.Options = &api.Options{Irregularity: rng.Uint32(), Kind: WireKind(irregularities.Kind(pick(20))), Rule: texts[pick(len(texts))],
+			Open: pick(2) == 0, ClosedBy: WireRole(irregularities.Role(pick(5)))}
 		for range pick(3) {
-			s.Options.Choices = append(s.Options.Choices, irregularities.Option(pick(6)))
-			s.Options.Boxes = append(s.Options.Boxes, api.WindowBox{Box: texts[pick(len(texts))], Option: irregularities.Option(pick(6))})
+			s.Options.Choices = append(s.Options.Choices, WireOption(irregularities.Option(pick(6))))
+			s.Options.Boxes = append(s.Options.Boxes, api.WindowBox{Box: texts[pick(len(texts))], Option: WireOption(irregularities.Option(pick(6)))})
 		}
 	}
 	return s

@@ -52,16 +52,17 @@ func NewStatus(st round.State, in StatusInfo) (s api.Status) {
 		devs = map[string]string{}
 	}
 	return api.Status{Envelope: api.Envelope{Schema: api.Schema, Table: in.Table, Shoe: st.Shoe, Round: st.Round, Seq: in.Seq, At: in.At},
-		State: in.State, Rules: in.Rules.Name, RulesName: in.Rules.Display, RulesFamily: in.Rules.Family, Decks: decks, Set: st.Set, Version: in.Version, Devices: devs, Call: call,
-		Limits: in.Limits, PayRounded: in.PayRounded}
+		State: in.State, Rules: in.Rules.Name, RulesName: in.Rules.Display, RulesFamily: string(in.Rules.Family), Decks: decks, Set: st.Set, Version: in.Version, Devices: devs, Call: call,
+		Limits: WireLimits(in.Limits), PayRounded: in.PayRounded}
 }
 
 // StatusDue says whether the effects of one event change what the status says beyond
-// the round: a shoe started (its number, set and decks) or ended, or a set loaded for
-// the next round of the shoe. The status is published again after such an event.
+// the round (round.EffectInfo.Status): a shoe started (its number, set and decks) or
+// ended, or a set loaded for the next round of the shoe. The status is published again
+// after such an event.
 func StatusDue(effs []round.Effect) bool {
 	for _, e := range effs {
-		if e.Kind == round.ShoeStarted || e.Kind == round.ShoeEnded || e.Kind == round.SetLoaded {
+		if e.Kind.Info().Status {
 			return true
 		}
 	}

@@ -37,8 +37,8 @@ func TestStatusSaysWhyHeld(t *testing.T) {
 			t.Fatal(err)
 		}
 		h := got.Held
-		if h == nil || h.ID != 3 || h.Kind != irregularities.SimultaneousDraw || h.Rule != "RWS Baccarat 5.10" ||
-			h.Reason != "two cards sensed at once (RWS Baccarat 5.10)" || h.DecidedBy != irregularities.Supervisor || len(h.Choices) == 0 {
+		if h == nil || h.ID != 3 || h.Kind != WireKind(irregularities.SimultaneousDraw) || h.Rule != "RWS Baccarat 5.10" ||
+			h.Reason != "two cards sensed at once (RWS Baccarat 5.10)" || h.DecidedBy != api.RoleSupervisor || len(h.Choices) == 0 {
 			t.Errorf("status %s: want held #3 simultaneous_draw with its rule, reason, choices and decider", s)
 		}
 	}

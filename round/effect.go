@@ -101,24 +101,106 @@ const (
 	effectKindCount
 )
 
-var effectNames = [effectKindCount]string{"?", "shoe-started", "burn-started", "card-burned",
-	"betting-opened", "betting-closed", "wager-refused", "card-placed", "card-not-due",
-	"insurance-offered", "insurance-taken", "insurance-closed", "insurance-neglected",
-	"squeeze-noted", "round-complete", "round-settled", "round-voided", "resumed",
-	"cut-card-reached", "shoe-finished", "shoe-ended", "event-refused", "irregularity-raised",
-	"irregularity-resolved", "card-held", "dealer-warning", "reconstructed", "option-recorded", "set-loaded", "wager-limited",
-	"options-opened", "options-closed"}
+// Note says how much an effect matters to whoever watches the table run.
+type Note uint8
+
+// The notes, least first.
+const (
+	// NoteRoutine: a step of every round, as a card placed.
+	NoteRoutine Note = iota
+	// NoteStep: a step of the shoe or of the players' options, as a round settled.
+	NoteStep
+	// NoteAttention: something a person should look at: an irregularity raised or
+	// resolved, an event refused, a card not due, a warning for the dealer.
+	NoteAttention
+)
+
+// EffectInfo is one row of the effect table: what is said of an effect kind besides
+// the controller's code that makes it.
+type EffectInfo struct {
+	// Name is the kind's name, e.g. "card-placed".
+	Name string
+	// Status: after the effect the status message says more than the round (a shoe
+	// started or ended, a set loaded), and it is published again.
+	Status bool
+	// Note is how much the effect matters to whoever watches the table run.
+	Note Note
+}
+
+// effectTable is the effect table, indexed by EffectKind. The names, EffectKinds and
+// the kinds' notes come from it.
+var effectTable = [effectKindCount]EffectInfo{
+	ShoeStarted:          {Name: "shoe-started", Status: true, Note: NoteStep},
+	BurnStarted:          {Name: "burn-started"},
+	CardBurned:           {Name: "card-burned"},
+	BettingOpened:        {Name: "betting-opened"},
+	BettingClosed:        {Name: "betting-closed"},
+	WagerRefused:         {Name: "wager-refused"},
+	CardPlaced:           {Name: "card-placed"},
+	CardNotDue:           {Name: "card-not-due", Note: NoteAttention},
+	InsuranceOffered:     {Name: "insurance-offered"},
+	InsuranceTaken:       {Name: "insurance-taken"},
+	InsuranceClosed:      {Name: "insurance-closed"},
+	InsuranceNeglected:   {Name: "insurance-neglected"},
+	SqueezeNoted:         {Name: "squeeze-noted"},
+	RoundComplete:        {Name: "round-complete"},
+	RoundSettled:         {Name: "round-settled", Note: NoteStep},
+	RoundVoided:          {Name: "round-voided", Note: NoteStep},
+	Resumed:              {Name: "resumed"},
+	CutCardReached:       {Name: "cut-card-reached"},
+	ShoeFinished:         {Name: "shoe-finished"},
+	ShoeEnded:            {Name: "shoe-ended", Status: true, Note: NoteStep},
+	EventRefused:         {Name: "event-refused", Note: NoteAttention},
+	IrregularityRaised:   {Name: "irregularity-raised", Note: NoteAttention},
+	IrregularityResolved: {Name: "irregularity-resolved", Note: NoteAttention},
+	CardHeld:             {Name: "card-held"},
+	DealerWarning:        {Name: "dealer-warning", Note: NoteAttention},
+	Reconstructed:        {Name: "reconstructed"},
+	OptionRecorded:       {Name: "option-recorded", Note: NoteStep},
+	SetLoaded:            {Name: "set-loaded", Status: true},
+	WagerLimited:         {Name: "wager-limited"},
+	OptionsOpened:        {Name: "options-opened", Note: NoteStep},
+	OptionsClosed:        {Name: "options-closed", Note: NoteStep},
+}
+
+// EffectKinds are the kinds of effect, in the order of the effect table.
+func EffectKinds() []EffectKind {
+	out := make([]EffectKind, 0, effectKindCount-1)
+	for k := EffectKind(1); k < effectKindCount; k++ {
+		out = append(out, k)
+	}
+	return out
+}
+
+// Info is the kind's row of the effect table; the zero EffectInfo for no kind.
+func (k EffectKind) Info() EffectInfo {
+	if k == 0 || k >= effectKindCount {
+		return EffectInfo{}
+	}
+	return effectTable[k]
+}
 
 // String names the kind, e.g. "card-placed".
 func (k EffectKind) String() string {
-	if k < effectKindCount {
-		return effectNames[k]
+	if n := k.Info().Name; n != "" {
+		return n
 	}
 	return "?"
 }
 
 // MarshalText prints the kind's name.
 func (k EffectKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind's name.
+func (k *EffectKind) UnmarshalText(b []byte) error {
+	for _, kind := range EffectKinds() {
+		if effectTable[kind].Name == string(b) {
+			*k = kind
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown effect kind %s", quote(string(b)))
+}
 
 // Effect is one output of the controller: a small fixed-size value (56 bytes on 64-bit
 // platforms) of the kind, where it belongs and a few numbers. Shoe and Round say where

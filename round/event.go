@@ -64,14 +64,61 @@ const (
 	eventKindCount
 )
 
-var eventNames = [eventKindCount]string{"?", "new-shoe", "bets-closed", "card", "insurance-bet",
-	"insurance-closed", "squeeze", "confirm", "cut-card", "shoe-end", "power-restored", "report", "decide",
-	"device-lost", "device-back", "box-option", "lid-opened", "options-closed"}
+// EventInfo is one row of the event table: what is said of an event kind besides its
+// case in the controller.
+type EventInfo struct {
+	// Name is the kind's name in the journal, e.g. "card".
+	Name string
+	// By is the lowest role of a person who gives an event of the kind, where the
+	// controller asks it of every such event; 0 where it asks none (a device's event)
+	// or asks by rule (a decision: the rule's deciding role). The table's own stand-in
+	// gives OptionsWindowClosed with no role.
+	By irregularities.Role
+}
+
+// eventTable is the event table, indexed by EventKind. The names, their parsing and
+// EventKinds come from it.
+var eventTable = [eventKindCount]EventInfo{
+	NewShoe:               {Name: "new-shoe"},
+	BetsClosed:            {Name: "bets-closed"},
+	CardDrawn:             {Name: "card"},
+	InsuranceBet:          {Name: "insurance-bet"},
+	InsuranceWindowClosed: {Name: "insurance-closed"},
+	SqueezeRequested:      {Name: "squeeze"},
+	ConfirmResult:         {Name: "confirm"},
+	CutCard:               {Name: "cut-card"},
+	ShoeEnd:               {Name: "shoe-end"},
+	PowerRestored:         {Name: "power-restored"},
+	Report:                {Name: "report", By: irregularities.Dealer},
+	Decide:                {Name: "decide"},
+	DeviceLost:            {Name: "device-lost"},
+	DeviceBack:            {Name: "device-back"},
+	BoxChoice:             {Name: "box-option", By: irregularities.Dealer},
+	LidOpened:             {Name: "lid-opened"},
+	OptionsWindowClosed:   {Name: "options-closed", By: irregularities.Supervisor},
+}
+
+// EventKinds are the kinds of event, in the order of the event table.
+func EventKinds() []EventKind {
+	out := make([]EventKind, 0, eventKindCount-1)
+	for k := EventKind(1); k < eventKindCount; k++ {
+		out = append(out, k)
+	}
+	return out
+}
+
+// Info is the kind's row of the event table; the zero EventInfo for no kind.
+func (k EventKind) Info() EventInfo {
+	if k == 0 || k >= eventKindCount {
+		return EventInfo{}
+	}
+	return eventTable[k]
+}
 
 // String names the kind, e.g. "card".
 func (k EventKind) String() string {
-	if k < eventKindCount {
-		return eventNames[k]
+	if n := k.Info().Name; n != "" {
+		return n
 	}
 	return "?"
 }
@@ -81,9 +128,9 @@ func (k EventKind) MarshalText() ([]byte, error) { return []byte(k.String()), ni
 
 // UnmarshalText reads a kind's name.
 func (k *EventKind) UnmarshalText(b []byte) error {
-	for i := EventKind(1); i < eventKindCount; i++ {
-		if eventNames[i] == string(b) {
-			*k = i
+	for _, kind := range EventKinds() {
+		if eventTable[kind].Name == string(b) {
+			*k = kind
 			return nil
 		}
 	}

@@ -16,7 +16,7 @@ func (c *Controller) report(ev *Event) {
 	case e.Kind == 0:
 		c.refuse(ev, "unknown irregularity kind %d", k)
 		return
-	case ev.Role < irregularities.Dealer || ev.Role > irregularities.ShiftManager:
+	case ev.Role < Report.Info().By || ev.Role > irregularities.ShiftManager:
 		c.refuse(ev, "a report needs the role of who makes it")
 		return
 	case c.st.Held.ID != 0 && len(e.Choices) > 0 && k != irregularities.ForeignCard:

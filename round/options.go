@@ -20,7 +20,7 @@ func (c *Controller) boxChoice(ev *Event) {
 	case ev.Box == "":
 		c.refuse(ev, "no box named")
 		return
-	case ev.Role < irregularities.Dealer || ev.Role > irregularities.ShiftManager:
+	case ev.Role < BoxChoice.Info().By || ev.Role > irregularities.ShiftManager:
 		c.refuse(ev, "a box's choice is recorded with the role of who records it")
 		return
 	case !inRound:

@@ -123,8 +123,8 @@ func (c *Controller) optionsClosed(ev *Event) {
 	switch {
 	case !c.st.Window.Open:
 		c.refuse(ev, "no options window is open")
-	case ev.Role != 0 && (ev.Role < irregularities.Supervisor || ev.Role > irregularities.ShiftManager):
-		c.refuse(ev, "a %s may not close the options: it takes a supervisor or above (%s)", ev.Role, c.optionsRule())
+	case ev.Role != 0 && (ev.Role < OptionsWindowClosed.Info().By || ev.Role > irregularities.ShiftManager):
+		c.refuse(ev, "a %s may not close the options: it takes a %s or above (%s)", ev.Role, OptionsWindowClosed.Info().By, c.optionsRule())
 	default:
 		why := "closed by the table"
 		if ev.Role != 0 {

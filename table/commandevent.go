@@ -6,6 +6,7 @@ import (
 	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/irregularities"
+	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/round"
 )
 
@@ -14,14 +15,22 @@ import (
 // detail already, from c, whose fields api.ParseCommand has checked.
 var commandEvents = map[string]func(c api.Command, ev *round.Event) error{
 	api.CmdBetsClosed: func(c api.Command, ev *round.Event) error {
-		ev.Kind, ev.Wagers = round.BetsClosed, c.Wagers
+		ws, err := messages.WagersOf(c.Wagers)
+		if err != nil {
+			return fmt.Errorf("bets_closed: %w", err)
+		}
+		ev.Kind, ev.Wagers = round.BetsClosed, ws
 		return nil
 	},
 	api.CmdInsuranceBet: func(c api.Command, ev *round.Event) error {
 		if c.Wager == nil {
 			return fmt.Errorf("insurance_bet needs a wager")
 		}
-		ev.Kind, ev.Wagers = round.InsuranceBet, []baccarat.Wager{*c.Wager}
+		w, err := messages.WagerOf(*c.Wager)
+		if err != nil {
+			return fmt.Errorf("insurance_bet: %w", err)
+		}
+		ev.Kind, ev.Wagers = round.InsuranceBet, []baccarat.Wager{w}
 		return nil
 	},
 	api.CmdInsuranceClosed: kind(round.InsuranceWindowClosed),
@@ -103,7 +112,7 @@ func ParseCommand(roleName string, payload []byte) (api.Command, round.Event, er
 	if err != nil {
 		return c, round.Event{}, err
 	}
-	ev := round.Event{Role: role, Actor: c.Actor, Detail: c.Detail}
+	ev := round.Event{Role: messages.RoleOf(role), Actor: c.Actor, Detail: c.Detail}
 	toEvent := commandEvents[c.Cmd]
 	if toEvent == nil {
 		return c, ev, nil // a call (spec.Calls): no round event

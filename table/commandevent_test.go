@@ -9,6 +9,7 @@ import (
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/round"
 )
 
@@ -42,15 +43,19 @@ func TestCommandRoles(t *testing.T) {
 		if payload == "" {
 			payload = `{"cmd":"` + c.Name + `"}`
 		}
-		for _, role := range []irregularities.Role{irregularities.Dealer, irregularities.Supervisor, irregularities.PitManager} {
+		for _, role := range []api.Role{api.RoleDealer, api.RoleSupervisor, api.RolePitManager} {
 			_, ev, err := ParseCommand(role.String(), []byte(payload))
 			switch {
 			case role < c.Role && (err == nil || !strings.Contains(err.Error(), "takes a "+c.Role.String())):
 				t.Errorf("%s by a %s: %v, want refused", c.Name, role, err)
 			case role >= c.Role && err != nil:
 				t.Errorf("%s by a %s: %v", c.Name, role, err)
-			case role >= c.Role && (ev.Role != role || (ev.Kind == 0) != (c.Calls != api.NoCall)):
+			case role >= c.Role && (ev.Role.String() != role.String() || (ev.Kind == 0) != (c.Calls != api.NoCall)):
 				t.Errorf("%s by a %s: event %+v", c.Name, role, ev)
+			case role == c.Role && ev.Kind.Info().By > ev.Role:
+				// The command's lowest role (api.Commands) is one the controller takes
+				// (the event table's By).
+				t.Errorf("%s takes a %s, and the round controller asks a %s of its event %s", c.Name, c.Role, ev.Kind.Info().By, ev.Kind)
 			}
 		}
 	}
@@ -74,7 +79,7 @@ func FuzzParseCommand(f *testing.F) {
 			return
 		}
 		spec, ok := api.LookupCommand(c.Cmd)
-		if !ok || ev.Role < spec.Role || ev.Role.String() != role {
+		if !ok || messages.WireRole(ev.Role) < spec.Role || ev.Role.String() != role {
 			t.Errorf("%q on cmd/%s taken as %+v by a %s", payload, role, c, ev.Role)
 		}
 		if (ev.Kind == 0) != (spec.Calls != api.NoCall) {

@@ -19,6 +19,7 @@ import (
 	"github.com/tablectl/tablectl/internal/mosquittotest"
 	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/messages"
 	"github.com/tablectl/tablectl/round"
 	"github.com/tablectl/tablectl/table"
 )
@@ -70,7 +71,7 @@ func appended(t *testing.T, prev archive.Record, ev round.Event) archive.Record 
 func batchOf(id string, recs ...archive.Record) api.ArchiveBatch {
 	b := api.ArchiveBatch{Schema: api.Schema, Table: id, Archive: "floor", Written: recs[len(recs)-1].Seq}
 	for _, r := range recs {
-		b.Records = append(b.Records, api.ArchiveRecord{Seq: r.Seq, Hash: r.Hash, Data: r.Data})
+		b.Records = append(b.Records, api.ArchiveRecord{Seq: r.Seq, Hash: api.Hash(r.Hash), Data: r.Data})
 	}
 	return b
 }
@@ -115,8 +116,9 @@ func TestForgeryThroughTheShippedACL(t *testing.T) {
 
 		other := client(t, b, "other-table", otherTable, tablePassword)
 		forged := batchOf(fixtureTable, mallory(t, f, k))
-		c, _ := journal.SignTable(f.key, otherTable, k+1, forged.Records[0].Hash) // even with a signature
-		forged.Signed = &c
+		c, _ := journal.SignTable(f.key, otherTable, k+1, journal.Hash(forged.Records[0].Hash)) // even with a signature
+		signed := messages.WireHead(c)
+		forged.Signed = &signed
 		topics, _ := api.NewTopics(fixtureTable)
 		publishJSON(t, other, topics.ArchiveRecords("floor"), false, forged) // acknowledged, dropped (MQTT 3.1.1)
 		anon := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(b.URL()).SetClientID("anonymous").SetAutoReconnect(false))
@@ -159,7 +161,7 @@ func TestForgeryOnAnOpenBroker(t *testing.T) {
 		held := ft.waitHeld("at k", heldAt(k))
 
 		rec := mallory(t, f, k)
-		if f.records[k-1].Hash != held.Hash {
+		if f.records[k-1].Hash != journal.Hash(held.Hash) {
 			t.Fatal("the held message does not give the hash to go on from")
 		}
 		_, stranger, _ := ed25519.GenerateKey(nil)
@@ -179,7 +181,8 @@ func TestForgeryOnAnOpenBroker(t *testing.T) {
 		} {
 			forged := batchOf(fixtureTable, rec)
 			if c.signed.Sig != nil {
-				forged.Signed = &c.signed
+				signed := messages.WireHead(c.signed)
+				forged.Signed = &signed
 			}
 			publishJSON(t, anon, topics.ArchiveRecords("floor"), false, forged)
 			h := ft.waitHeld(fmt.Sprintf("with alarm %d", i+1), func(h api.ArchiveHeld) bool { return h.Alarms == i+1 })

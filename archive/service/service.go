@@ -791,14 +791,7 @@ func decode(payload []byte, table, archiveID string) (archive.Batch, error) {
 	case b.Written < b.Records[len(b.Records)-1].Seq:
 		return archive.Batch{}, fmt.Errorf("written %d, below the last record %d", b.Written, b.Records[len(b.Records)-1].Seq)
 	}
-	out := archive.Batch{Records: make([]archive.Record, len(b.Records)), Heads: b.Heads, Written: b.Written}
-	if b.Signed != nil {
-		out.Signed = *b.Signed
-	}
-	for i, r := range b.Records {
-		out.Records[i] = archive.Record{Seq: r.Seq, Hash: r.Hash, Data: r.Data}
-	}
-	return out, nil
+	return archive.BatchOf(b), nil
 }
 
 // seen takes a held message of w's table seen on the broker under prefix: an echo of
@@ -833,17 +826,7 @@ func (s *Service) publishHeld(ctx context.Context, w *worker) {
 		}
 		return
 	}
-	h := api.ArchiveHeld{Schema: api.Schema, Table: w.table, Archive: s.opt.Archive, Seq: st.Signed.Seq, Hash: st.Signed.Hash,
-		Written: max(st.Written, st.Signed.Seq), At: st.At, Alarms: st.Alarms}
-	if st.Signed.Seq > 0 {
-		signed := st.Signed
-		h.Signed = &signed
-	}
-	if st.Latest != nil {
-		h.Alarm = &api.ArchiveAlarm{At: st.Latest.At, Item: st.Latest.Item, Seq: st.Latest.Seq,
-			Kind: string(st.Latest.Kind), Reason: st.Latest.Reason}
-	}
-	payload, err := json.Marshal(h)
+	payload, err := json.Marshal(st.HeldMessage(w.table, s.opt.Archive))
 	if err != nil {
 		s.log.Error("the held message could not be written", "table", w.table, "error", err)
 		return

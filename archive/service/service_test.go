@@ -24,6 +24,7 @@ import (
 	"github.com/tablectl/tablectl/internal/mosquittotest"
 	"github.com/tablectl/tablectl/internal/pgtest"
 	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/messages"
 )
 
 // fixtureTable is the table of ../testdata/table: a journal the table itself wrote.
@@ -288,12 +289,12 @@ func (ft *fakeTable) batch(from, to uint64) api.ArchiveBatch {
 	b := api.ArchiveBatch{Schema: api.Schema, Table: ft.id, Archive: ft.archive, Written: ft.f.last()}
 	for _, r := range ft.f.records {
 		if r.Seq >= from && r.Seq <= to {
-			b.Records = append(b.Records, api.ArchiveRecord{Seq: r.Seq, Hash: r.Hash, Data: r.Data})
+			b.Records = append(b.Records, api.ArchiveRecord{Seq: r.Seq, Hash: api.Hash(r.Hash), Data: r.Data})
 		}
 	}
 	for _, c := range ft.f.heads {
 		if c.Seq >= from && c.Seq <= to {
-			b.Heads = append(b.Heads, journal.Sign(ft.f.key, c.Seq, c.Hash)) // the table's own key
+			b.Heads = append(b.Heads, messages.WireHead(journal.Sign(ft.f.key, c.Seq, c.Hash))) // the table's own key
 		}
 	}
 	ft.sign(&b)
@@ -304,11 +305,12 @@ func (ft *fakeTable) batch(from, to uint64) api.ArchiveBatch {
 func (ft *fakeTable) sign(b *api.ArchiveBatch) {
 	ft.t.Helper()
 	last := b.Records[len(b.Records)-1]
-	c, err := journal.SignTable(ft.f.key, ft.id, last.Seq, last.Hash)
+	c, err := journal.SignTable(ft.f.key, ft.id, last.Seq, journal.Hash(last.Hash))
 	if err != nil {
 		ft.t.Fatal(err)
 	}
-	b.Signed = &c
+	signed := messages.WireHead(c)
+	b.Signed = &signed
 }
 
 // send publishes records from..to in batches of n.
@@ -367,7 +369,7 @@ func checkSigned(t *testing.T, f fixture, table string, h api.ArchiveHeld) {
 	if h.Seq == 0 {
 		return
 	}
-	if h.Signed == nil || h.Signed.Table != table || h.Signed.Seq != h.Seq || h.Signed.Hash != h.Hash || !h.Signed.Verify(f.pub) {
+	if h.Signed == nil || h.Signed.Table != table || h.Signed.Seq != h.Seq || h.Signed.Hash != h.Hash || !messages.HeadOf(*h.Signed).Verify(f.pub) {
 		t.Fatalf("held message %+v: want the table's signed head of record %d (%+v)", h, h.Seq, h.Signed)
 	}
 }
@@ -422,7 +424,7 @@ func TestEveryRecordOnce(t *testing.T) {
 		ft := newFakeTable(t, b, f)
 		ft.send(1, f.last(), 17)
 		h := ft.waitHeld("at the last record", heldAt(f.last()))
-		if h.Table != fixtureTable || h.Archive != "floor" || h.Hash != f.records[len(f.records)-1].Hash || h.Written != f.last() ||
+		if h.Table != fixtureTable || h.Archive != "floor" || journal.Hash(h.Hash) != f.records[len(f.records)-1].Hash || h.Written != f.last() ||
 			h.At.IsZero() || h.Alarms != 0 || h.Alarm != nil || h.Schema != api.Schema {
 			t.Fatalf("held message %+v", h)
 		}
@@ -556,7 +558,7 @@ func TestAlarmsInHeld(t *testing.T) {
 		for s := k - 5; s <= k-3; s++ {
 			data := []byte(fmt.Sprintf(`{"event":{"kind":"power-restored","at":"2026-11-27T05:00:0%dZ"}}`, s-(k-5)))
 			hh := journal.ChainHash(prev, s, data)
-			rb.Records = append(rb.Records, api.ArchiveRecord{Seq: s, Hash: hh, Data: data})
+			rb.Records = append(rb.Records, api.ArchiveRecord{Seq: s, Hash: api.Hash(hh), Data: data})
 			prev = hh
 		}
 		ft.sign(&rb)
@@ -841,7 +843,7 @@ func TestCentralStaleHeldReplaced(t *testing.T) {
 	ft.waitHeld("stale", heldAt(999999))
 	startArchive(t, b, dsn, keysOf(f), &log, nil, central)
 	h := ft.waitHeld("from the new archive under the casino prefix", func(api.ArchiveHeld) bool { return true })
-	if h.Seq != k || h.Hash != f.records[k-1].Hash {
+	if h.Seq != k || journal.Hash(h.Hash) != f.records[k-1].Hash {
 		t.Fatalf("the new archive's held message under %s: %+v, want record %d", prefix, h, k)
 	}
 	publish(prefix+topics.ArchiveRecords("floor"), false, ft.batch(k+1, 2*k))

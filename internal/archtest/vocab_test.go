@@ -41,7 +41,7 @@ var topicPackages = []string{"messages", "daemon", "drivers/display", "broker", 
 // counts too; log attributes' keys and struct tags do not.
 func TestVocabularyInOnePackage(t *testing.T) {
 	names := map[string]string{}
-	for _, tp := range api.AllTopics {
+	for _, tp := range api.AllTopics() {
 		names[tp.String()] = "topic"
 	}
 	names[api.ReplyTopic] = "topic"

@@ -23,6 +23,7 @@ import (
 	"github.com/tablectl/tablectl/internal/pgtest"
 	"github.com/tablectl/tablectl/internal/tablecmd"
 	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/messages"
 )
 
 // e2eShip is the flag that makes the tables ship their journals; the end-to-end test
@@ -355,7 +356,7 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 		last, hash := journalHead(t, tb.journal)
 		h := held.wait(t, ctx, tb.id, fmt.Sprintf("at its last record %d", last),
 			func(h api.ArchiveHeld) bool { return h.Seq == last }, logs()...)
-		if h.Hash != hash || h.Alarms != 0 {
+		if journal.Hash(h.Hash) != hash || h.Alarms != 0 {
 			t.Fatalf("table %s: held %+v, the journal ends with record %d %s", tb.id, h, last, hash)
 		}
 	}
@@ -439,7 +440,7 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 		defer pub.Disconnect(50)
 		bt := api.ArchiveBatch{Schema: api.Schema, Table: tb, Archive: api.DefaultArchiveID, Written: recs[len(recs)-1].Seq}
 		for _, r := range recs {
-			bt.Records = append(bt.Records, api.ArchiveRecord{Seq: r.Seq, Hash: r.Hash, Data: r.Data})
+			bt.Records = append(bt.Records, api.ArchiveRecord{Seq: r.Seq, Hash: api.Hash(r.Hash), Data: r.Data})
 		}
 		if key != nil {
 			last := recs[len(recs)-1]
@@ -447,7 +448,8 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			bt.Signed = &c
+			signed := messages.WireHead(c)
+			bt.Signed = &signed
 		}
 		payload, _ := json.Marshal(bt)
 		topics, _ := api.NewTopics(tb)
@@ -464,7 +466,7 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 	send(killed.id, rbKey, rb[cut:min(len(rb), int(cut)+3)]...)
 	last := held0[len(held0)-1]
 	h := held.wait(t, ctx, killed.id, "with the rollback's alarm", func(h api.ArchiveHeld) bool { return h.Alarms > 0 }, arch.log)
-	if h.Table != killed.id || h.Seq != last.Seq || h.Hash != last.Hash || h.Alarm == nil || h.Alarm.Kind != "rollback" || h.Alarm.Seq <= cut ||
+	if h.Table != killed.id || h.Seq != last.Seq || journal.Hash(h.Hash) != last.Hash || h.Alarm == nil || h.Alarm.Kind != "rollback" || h.Alarm.Seq <= cut ||
 		!strings.Contains(h.Alarm.Reason, "record ") {
 		t.Fatalf("held after a rolled-back journal's records: %+v alarm %+v", h, h.Alarm)
 	}
@@ -475,7 +477,7 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 	data := []byte(`{"event":{"kind":"confirm","at":"2026-11-27T05:00:00Z","role":"dealer","actor":"MALLORY"}}`)
 	send(first.id, nil, journal.Record{Seq: fl.Seq + 1, Hash: journal.ChainHash(fl.Hash, fl.Seq+1, data), Data: data})
 	h = held.wait(t, ctx, first.id, "with the forged record's alarm", func(h api.ArchiveHeld) bool { return h.Alarms > 0 }, arch.log)
-	if h.Table != first.id || h.Seq != fl.Seq || h.Hash != fl.Hash || h.Alarm == nil || h.Alarm.Kind != "not-signed" || h.Alarm.Seq != fl.Seq+1 ||
+	if h.Table != first.id || h.Seq != fl.Seq || journal.Hash(h.Hash) != fl.Hash || h.Alarm == nil || h.Alarm.Kind != "not-signed" || h.Alarm.Seq != fl.Seq+1 ||
 		!strings.Contains(h.Alarm.Reason, "no head the table signed") {
 		t.Fatalf("held after a forged record: %+v alarm %+v", h, h.Alarm)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/tablectl/tablectl/internal/cli"
 	"github.com/tablectl/tablectl/internal/mosquittotest"
 	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/messages"
 )
 
 // TestArchiveCommand runs tablectl-floor archive as the unit does, from a configuration file,
@@ -113,7 +114,7 @@ func TestArchiveCommand(t *testing.T) {
 		if r.Seq > 10 {
 			break
 		}
-		batch.Records = append(batch.Records, api.ArchiveRecord{Seq: r.Seq, Hash: r.Hash, Data: r.Data})
+		batch.Records = append(batch.Records, api.ArchiveRecord{Seq: r.Seq, Hash: api.Hash(r.Hash), Data: r.Data})
 	}
 	j.Close()
 	signBatch(t, archivedKey(t), &batch)
@@ -326,7 +327,7 @@ func TestArchiveThroughBridge(t *testing.T) {
 		if err != nil || r.Seq > 5 {
 			break
 		}
-		batch.Records = append(batch.Records, api.ArchiveRecord{Seq: r.Seq, Hash: r.Hash, Data: r.Data})
+		batch.Records = append(batch.Records, api.ArchiveRecord{Seq: r.Seq, Hash: api.Hash(r.Hash), Data: r.Data})
 	}
 	j.Close()
 	signBatch(t, archivedKey(t), &batch)
@@ -427,7 +428,7 @@ func TestArchiveKilled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		recs = append(recs, api.ArchiveRecord{Seq: r.Seq, Hash: r.Hash, Data: r.Data})
+		recs = append(recs, api.ArchiveRecord{Seq: r.Seq, Hash: api.Hash(r.Hash), Data: r.Data})
 	}
 	heads, err := j.Checkpoints()
 	if err != nil {
@@ -441,7 +442,7 @@ func TestArchiveKilled(t *testing.T) {
 			bt := api.ArchiveBatch{Schema: api.Schema, Table: "pit3-bac07", Archive: "floor", Written: last.Seq, Records: recs[i:min(i+7, to)]}
 			for _, c := range heads {
 				if c.Seq >= bt.Records[0].Seq && c.Seq <= bt.Records[len(bt.Records)-1].Seq {
-					bt.Heads = append(bt.Heads, c)
+					bt.Heads = append(bt.Heads, messages.WireHead(c))
 				}
 			}
 			signBatch(t, key, &bt)

@@ -16,6 +16,7 @@ import (
 	"github.com/tablectl/tablectl/archive"
 	"github.com/tablectl/tablectl/internal/pgtest"
 	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/messages"
 )
 
 // archivedTable is the table journal the archive's tests use, written by the table.
@@ -91,11 +92,12 @@ func archivedKey(t *testing.T) ed25519.PrivateKey {
 func signBatch(t *testing.T, key ed25519.PrivateKey, b *api.ArchiveBatch) {
 	t.Helper()
 	last := b.Records[len(b.Records)-1]
-	c, err := journal.SignTable(key, b.Table, last.Seq, last.Hash)
+	c, err := journal.SignTable(key, b.Table, last.Seq, journal.Hash(last.Hash))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Signed = &c
+	signed := messages.WireHead(c)
+	b.Signed = &signed
 }
 
 // shippedACL is the ACL deploy/mosquitto/acl ships, of archive floor.

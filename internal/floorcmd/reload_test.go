@@ -328,7 +328,7 @@ func TestArchiveReloadsOnSIGHUP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		records = append(records, api.ArchiveRecord{Seq: r.Seq, Hash: r.Hash, Data: r.Data})
+		records = append(records, api.ArchiveRecord{Seq: r.Seq, Hash: api.Hash(r.Hash), Data: r.Data})
 	}
 	j.Close()
 	publish := func(c mqtt.Client, id string, key ed25519.PrivateKey, from, to uint64) {

@@ -32,8 +32,8 @@ type fakeArchive struct {
 	mu        sync.Mutex
 	c         mqtt.Client
 	recs      []api.ArchiveRecord // held in order
-	heads     map[uint64]journal.Checkpoint
-	signed    map[uint64]journal.Checkpoint // the batches' signed heads, by record
+	heads     map[uint64]api.Checkpoint
+	signed    map[uint64]api.Checkpoint // the batches' signed heads, by record
 	dups      int
 	times     map[uint64]int // how often each record came
 	gaps      int
@@ -169,8 +169,8 @@ func TestShippingToTheArchiveThroughMosquitto(t *testing.T) {
 	status := collect(t, b.URL(), "pitsystem", users["pitsystem"], topics.Status())
 	sent := collect(t, b.URL(), "archive-floor", users["archive-floor"], topics.ArchiveRecords("floor")) // every batch, as the broker passed it on
 
-	a := &fakeArchive{t: t, url: b.URL(), pass: users["archive-floor"], topics: topics, heads: map[uint64]journal.Checkpoint{},
-		signed: map[uint64]journal.Checkpoint{}, times: map[uint64]int{}, lose: 120, keep: 40, lost: make(chan struct{})}
+	a := &fakeArchive{t: t, url: b.URL(), pass: users["archive-floor"], topics: topics, heads: map[uint64]api.Checkpoint{},
+		signed: map[uint64]api.Checkpoint{}, times: map[uint64]int{}, lose: 120, keep: 40, lost: make(chan struct{})}
 	a.connect()
 	dir := filepath.Join(t.TempDir(), "journal")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -233,7 +233,7 @@ func TestShippingToTheArchiveThroughMosquitto(t *testing.T) {
 		if n >= len(a.recs) {
 			t.Fatalf("the archive holds %d records, the journal has record %d\n%s", len(a.recs), r.Seq, logs)
 		}
-		if got := a.recs[n]; got.Seq != r.Seq || got.Hash != r.Hash || string(got.Data) != string(r.Data) {
+		if got := a.recs[n]; got.Seq != r.Seq || journal.Hash(got.Hash) != r.Hash || string(got.Data) != string(r.Data) {
 			t.Fatalf("the archive's record %d is %d %s, the journal's %d %s", n, got.Seq, got.Hash, r.Seq, r.Hash)
 		}
 		n++
@@ -246,7 +246,7 @@ func TestShippingToTheArchiveThroughMosquitto(t *testing.T) {
 		t.Fatalf("%d heads: %v", len(heads), err)
 	}
 	for _, h := range heads {
-		if got, ok := a.heads[h.Seq]; !ok || got.Hash != h.Hash || string(got.Sig) != string(h.Sig) {
+		if got, ok := a.heads[h.Seq]; !ok || journal.Hash(got.Hash) != h.Hash || string(got.Sig) != string(h.Sig) {
 			t.Errorf("head of record %d: the archive has %+v", h.Seq, got)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/tablectl/tablectl/config"
 	"github.com/tablectl/tablectl/daemon"
 	"github.com/tablectl/tablectl/drivers/display"
+	"github.com/tablectl/tablectl/messages"
 )
 
 // How long a table waits at start for its broker's retained journal head: headWait for
@@ -54,6 +55,7 @@ func brokerHead(ctx context.Context, c config.Config, password string, log *slog
 		log.Warn("the broker's retained journal message is not a head of this table: ignored", "topic", topics.Journal(), "err", err)
 		return bh
 	}
-	bh.Head = &m.Checkpoint
+	head := messages.HeadOf(m.Checkpoint)
+	bh.Head = &head
 	return bh
 }
