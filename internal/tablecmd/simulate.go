@@ -30,6 +30,9 @@ func runSimulate(ctx context.Context, args []string, io cli.Stdio) error {
 	cut := fs.Int("cut", 16, "cards behind the cut card (0: no cut card)")
 	reshuffle := fs.Bool("reshuffle", false, "reshuffle after every round (Royal Baccarat dealt face up, royal.end_of_round: reshuffle): a new set for each round")
 	noShuffler := fs.Bool("no-shuffler", false, "a table with no shuffler on a line: sets are shuffled and dealt, nothing is reported on the shuffler's device")
+	orders := fs.String("orders", "", "a file of the sets' orders, one set a line (\"AS TD 9H ...\"), dealt before any shuffled set")
+	riffles := fs.Int("riffles", 0, "a weak shuffler: each set after the first is the last set riffled this many times (0: thoroughly shuffled)")
+	bias := fs.Float64("banker-bias", 0, "the share of rounds, 0 to 1, the sets are arranged to make Banker win")
 	dir := fs.String("dir", "", "directory for the device links (default: a new temporary directory)")
 	if err := cli.ParseFlags(fs, args); err != nil {
 		return err
@@ -50,7 +53,18 @@ func runSimulate(ctx context.Context, args []string, io cli.Stdio) error {
 		return fmt.Errorf("simulate: --reshuffle: each round's set is the shuffler's report, and --no-shuffler reports none")
 	}
 	cfg := simulator.Config{Protocol: protocol, Seed: *seed, Random: *random, Decks: *decks, Cut: *cut, Pace: *pace, RoundPause: *roundPause, NoShuffler: *noShuffler,
-		ReshuffleEachRound: *reshuffle, HostAcks: true, Logger: slog.New(slog.NewTextHandler(io.Err, nil))}
+		ReshuffleEachRound: *reshuffle, HostAcks: true, Riffles: *riffles, BankerBias: *bias, Logger: slog.New(slog.NewTextHandler(io.Err, nil))}
+	if *orders != "" {
+		f, err := os.Open(*orders)
+		if err != nil {
+			return fmt.Errorf("simulate: --orders: %w", err)
+		}
+		cfg.Orders, err = simulator.ReadOrders(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("simulate: --orders %s: %w", *orders, err)
+		}
+	}
 	var steps []simulator.Step
 	if *scenario != "" {
 		sc, err := readScenario(*scenario)

@@ -3,17 +3,23 @@ package tablecmd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/drivers/shuffler"
 	"github.com/tablectl/tablectl/internal/cli"
+	"github.com/tablectl/tablectl/simulator"
 )
 
 func TestSimulateDealsToTheDrivers(t *testing.T) {
@@ -71,6 +77,10 @@ func TestSimulateDealsToTheDrivers(t *testing.T) {
 
 func TestSimulateBadFlags(t *testing.T) {
 	t.Parallel()
+	badOrders := filepath.Join(t.TempDir(), "orders.txt")
+	if err := os.WriteFile(badOrders, []byte("# sets\nAS 2S ZZ\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -79,6 +89,9 @@ func TestSimulateBadFlags(t *testing.T) {
 		{[]string{"--scenario", filepath.Join(t.TempDir(), "none.txt")}, "none.txt"},
 		{[]string{"--rounds", "-1"}, "--rounds -1"},
 		{[]string{"--decks", "40", "--dir", t.TempDir()}, "decks 40"},
+		{[]string{"--orders", filepath.Join(t.TempDir(), "none.txt")}, "--orders"},
+		{[]string{"--orders", badOrders, "--dir", t.TempDir()}, "line 2: card 3"},
+		{[]string{"--banker-bias", "2", "--dir", t.TempDir()}, "bias of 0 to 1"},
 	} {
 		var out bytes.Buffer
 		err := Run(context.Background(), append([]string{"simulate"}, c.args...), cli.Stdio{Out: &out, Err: &out})
@@ -86,4 +99,59 @@ func TestSimulateBadFlags(t *testing.T) {
 			t.Errorf("simulate %v: %v, want an error with %s", c.args, err, c.want)
 		}
 	}
+}
+
+// TestSimulateDealsTheOrdersGiven: with --orders, the shoe deals the file's set card for
+// card, as two tables given one file would.
+func TestSimulateDealsTheOrdersGiven(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	set := simulator.NewDecks(8)
+	simulator.Shuffle(set, rand.New(rand.NewPCG(41, 42)))
+	var line strings.Builder
+	for _, c := range set {
+		fmt.Fprintf(&line, "%s ", c)
+	}
+	orders := filepath.Join(t.TempDir(), "orders.txt")
+	if err := os.WriteFile(orders, []byte(line.String()+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, []string{"simulate", "--dir", dir, "--rounds", "3", "--protocol", "ascii", "--orders", orders},
+			cli.Stdio{In: strings.NewReader(""), Out: &out, Err: io.Discard})
+	}()
+	opt := device.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond}
+	shoeDrv, err := shoe.Start(shoe.Config{Format: "ascii", Port: device.Config{Path: filepath.Join(dir, "shoe")}}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shoeDrv.Close()
+	shufDrv, err := shuffler.Start(device.Config{Path: filepath.Join(dir, "shuffler")}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shufDrv.Close()
+	var got []baccarat.Card
+	for len(got) < 12 {
+		select {
+		case e := <-shoeDrv.Events():
+			if e.Kind == device.CardDrawn {
+				got = append(got, e.Card)
+			}
+		case <-shufDrv.Events():
+		case err := <-done:
+			t.Fatalf("simulate ended after %d cards: %v\n%s", len(got), err, out.String())
+		case <-ctx.Done():
+			t.Fatalf("after %d cards: %v", len(got), ctx.Err())
+		}
+	}
+	if !slices.Equal(got, set[:12]) {
+		t.Errorf("dealt %v, want the file's first cards %v", got, set[:12])
+	}
+	cancel()
+	<-done
 }
