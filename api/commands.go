@@ -23,6 +23,8 @@ const (
 	CmdOptionsClosed   = "options_closed"
 	CmdCallSupervisor  = "call_supervisor"
 	CmdCancelCall      = "cancel_call"
+	CmdDealerOn        = "dealer_on"
+	CmdDealerOff       = "dealer_off"
 )
 
 // Call is what a command does to the dealer's call for a Pit Supervisor: nothing (a
@@ -61,6 +63,9 @@ type Command struct {
 	Box    string `json:"box,omitempty"`
 	Option string `json:"option,omitempty"`
 	Bet    string `json:"bet,omitempty"`
+	// dealer_on, dealer_off: the dealer who takes or leaves the table; left out, the
+	// person giving the command (actor).
+	Dealer string `json:"dealer,omitempty"`
 }
 
 // CommandSpec is one command of the table: its name (the JSON's cmd), the fields it takes,
@@ -170,6 +175,21 @@ var Commands = []CommandSpec{
 		Does: "ends the call for a Pit Supervisor"},
 	{Name: CmdOptionsClosed, Title: "Close options", Role: RoleSupervisor,
 		Does: "closes the players' options window (RWS Baccarat 5.12): the boxes that chose nothing continue, and the cards held for it are placed"},
+	{Name: CmdDealerOn, Title: "I deal here", Takes: []string{"dealer"}, Fields: "`dealer` (optional: left out, the `actor`)", Role: RoleDealer,
+		RoleNote: "dealer (in their own name), supervisor (for another dealer)", RoleFor: dealerRole,
+		Does: "the dealer takes the table; the dealer on before leaves it; the rounds from the next first card are credited to the dealer (docs/pit.md)"},
+	{Name: CmdDealerOff, Title: "I leave", Takes: []string{"dealer"}, Fields: "`dealer` (optional: the dealer on)", Role: RoleDealer,
+		RoleNote: "dealer (in their own name), supervisor (for another dealer)", RoleFor: dealerRole,
+		Does: "the dealer on leaves the table; the status says no dealer is on until the next `dealer_on`"},
+}
+
+// dealerRole is the lowest role of a dealer_on or dealer_off: a dealer's own, in their
+// own name (no dealer, or the actor); a supervisor's for another dealer.
+func dealerRole(c Command) Role {
+	if c.Dealer != "" && c.Dealer != c.Actor {
+		return RoleSupervisor
+	}
+	return RoleDealer
 }
 
 // LookupCommand finds a command by name.

@@ -63,6 +63,9 @@ type Status struct {
 	Devices map[string]string `json:"devices,omitempty"`
 	// Call is "supervisor" while the dealer's call for a Pit Supervisor stands.
 	Call string `json:"call,omitempty"`
+	// Dealer is the dealer on the table, "" while none is (the dealer_on and dealer_off
+	// commands, docs/pit.md). Always present.
+	Dealer string `json:"dealer"`
 
 	// Held is the irregularity the table is held for, as in the state message, while
 	// it is held: why, and the decision it waits for.

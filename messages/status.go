@@ -53,7 +53,7 @@ func NewStatus(st round.State, in StatusInfo) (s api.Status) {
 	}
 	return api.Status{Envelope: api.Envelope{Schema: api.Schema, Table: in.Table, Shoe: st.Shoe, Round: st.Round, Seq: in.Seq, At: in.At},
 		State: in.State, Rules: in.Rules.Name, RulesName: in.Rules.Display, RulesFamily: string(in.Rules.Family), Decks: decks, Set: st.Set, Version: in.Version, Devices: devs, Call: call,
-		Limits: WireLimits(in.Limits), PayRounded: in.PayRounded}
+		Dealer: st.Dealer, Limits: WireLimits(in.Limits), PayRounded: in.PayRounded}
 }
 
 // StatusDue says whether the effects of one event change what the status says beyond

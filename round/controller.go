@@ -242,6 +242,9 @@ type State struct {
 	Neglected   []baccarat.InsuranceOffer `json:",omitempty"`
 	// SetDealt: under Config.SetPerRound, the set in play has had its round opened.
 	SetDealt bool `json:",omitempty"`
+	// Dealer is the dealer on the table; "" when none is (DealerOn, DealerOff). A round
+	// is credited to the dealer on at its first card.
+	Dealer string `json:",omitempty"`
 }
 
 // BoxOption is one box's recorded choice this round.
@@ -480,6 +483,10 @@ func (c *Controller) applyOther(ev *Event) {
 		c.boxChoice(ev)
 	case OptionsWindowClosed:
 		c.optionsClosed(ev)
+	case DealerOn:
+		c.dealerOn(ev)
+	case DealerOff:
+		c.dealerOff(ev)
 	case LidOpened:
 		if c.st.Phase == ShoeDone {
 			c.shoeEnd(ev)
@@ -608,6 +615,8 @@ func (c *Controller) newShoe(ev *Event) {
 	c.st = State{Shoe: prev.Shoe + 1, Set: ev.Set, Decks: ev.Decks,
 		Offers: prev.Offers[:0], Offered: prev.Offered[:0], Irregularities: prev.Irregularities,
 		Orders: prev.Orders, Watch: irregularities.ShuffleWatch{Limits: c.cfg.Runs},
+		// The dealer stays on the table from shoe to shoe.
+		Dealer: prev.Dealer,
 		// The shoe device numbers its cards across sets: the numbering goes on.
 		LastCardNo: prev.LastCardNo, LastCardAt: prev.LastCardAt, LastShoeTime: prev.LastShoeTime, LastShoeTimed: prev.LastShoeTimed}
 	if ev.Order != nil {

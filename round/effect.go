@@ -98,6 +98,11 @@ const (
 	// OptionsClosed: the options window of irregularity ID closed: every box chose, or
 	// Role and Actor closed it (Role 0: Reason says who); Reason gives each box's choice.
 	OptionsClosed
+	// DealerStarted: Dealer took the table, recorded by Role and Actor.
+	DealerStarted
+	// DealerLeft: Dealer left the table, recorded by Role and Actor; Reason says why
+	// when another dealer took it.
+	DealerLeft
 	effectKindCount
 )
 
@@ -161,6 +166,8 @@ var effectTable = [effectKindCount]EffectInfo{
 	WagerLimited:         {Name: "wager-limited"},
 	OptionsOpened:        {Name: "options-opened", Note: NoteStep},
 	OptionsClosed:        {Name: "options-closed", Note: NoteStep},
+	DealerStarted:        {Name: "dealer-started", Status: true, Note: NoteStep},
+	DealerLeft:           {Name: "dealer-left", Status: true, Note: NoteStep},
 }
 
 // EffectKinds are the kinds of effect, in the order of the effect table.
@@ -267,6 +274,7 @@ type part struct {
 	set         string
 	reason      string
 	actor       string
+	dealer      string
 }
 
 // data is e's effectData (nil for an effect made bare), checked to be of e's step.
@@ -323,8 +331,11 @@ func (e Effect) Settlements() []Settlement { return e.part().settlements }
 func (e Effect) Reason() string { return e.part().reason }
 
 // Actor is the person who decided, recorded or closed (IrregularityResolved,
-// OptionRecorded, OptionsClosed).
+// OptionRecorded, OptionsClosed, DealerStarted, DealerLeft).
 func (e Effect) Actor() string { return e.part().actor }
+
+// Dealer is the dealer who took or left the table (DealerStarted, DealerLeft).
+func (e Effect) Dealer() string { return e.part().dealer }
 
 // Detail is the larger part of an effect, for an effect made outside the controller with
 // WithDetail (a test's, say, or one read back).
@@ -339,13 +350,14 @@ type Detail struct {
 	Settlements []Settlement
 	Reason      string
 	Actor       string
+	Dealer      string
 }
 
 // WithDetail returns e with the larger part d, held by the effect itself: it reads it for
 // good. The offer's row must be one of baccarat.InsuranceTable's.
 func (e Effect) WithDetail(d Detail) Effect {
 	x := &effectData{gen: e.gen, at: d.At, parts: []part{{wager: d.Wager, stake: d.Stake, coup: d.Coup,
-		outcome: d.Outcome, settlements: d.Settlements, set: d.Set, reason: d.Reason, actor: d.Actor}}}
+		outcome: d.Outcome, settlements: d.Settlements, set: d.Set, reason: d.Reason, actor: d.Actor, dealer: d.Dealer}}}
 	e.x, e.ref, e.offer = x, 1, uint8(d.Offer.Row)
 	return e
 }
@@ -354,7 +366,7 @@ func (e Effect) WithDetail(d Detail) Effect {
 func (e Effect) Detail() Detail {
 	p := e.part()
 	return Detail{At: e.At(), Set: p.set, Offer: e.Offer(), Wager: p.wager, Stake: p.stake, Coup: p.coup,
-		Outcome: p.outcome, Settlements: p.settlements, Reason: p.reason, Actor: p.actor}
+		Outcome: p.outcome, Settlements: p.settlements, Reason: p.reason, Actor: p.actor, Dealer: p.dealer}
 }
 
 // Clone returns a copy of effs whose larger parts are their own: they read them after
@@ -486,6 +498,14 @@ func (e Effect) String() string {
 			b.WriteString(" " + p.actor)
 		}
 		b.WriteString(": " + p.reason)
+	case DealerStarted, DealerLeft:
+		fmt.Fprintf(&b, " %q by %s", p.dealer, e.Role)
+		if p.actor != "" {
+			b.WriteString(" " + p.actor)
+		}
+		if p.reason != "" {
+			b.WriteString(": " + p.reason)
+		}
 	case OptionRecorded:
 		fmt.Fprintf(&b, " box=%s %s", p.wager.Box, e.Option)
 		if p.wager.Bet != 0 {

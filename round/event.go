@@ -61,6 +61,13 @@ const (
 	// window.go): the boxes that chose nothing continue, and the cards held for the
 	// window are placed. Role 0 is the table's own stand-in for the dealer.
 	OptionsWindowClosed
+	// DealerOn: dealer Dealer takes the table (a dealer in their own name, a
+	// supervisor for another); the dealer on before, if any, leaves it. Role and Actor
+	// say who recorded it; Detail, for a badge or button, which input.
+	DealerOn
+	// DealerOff: dealer Dealer (or whoever is on, when Dealer is empty) leaves the
+	// table; no dealer is on until the next DealerOn.
+	DealerOff
 	eventKindCount
 )
 
@@ -96,6 +103,8 @@ var eventTable = [eventKindCount]EventInfo{
 	BoxChoice:             {Name: "box-option", By: irregularities.Dealer},
 	LidOpened:             {Name: "lid-opened"},
 	OptionsWindowClosed:   {Name: "options-closed", By: irregularities.Supervisor},
+	DealerOn:              {Name: "dealer-on", By: irregularities.Dealer},
+	DealerOff:             {Name: "dealer-off", By: irregularities.Dealer},
 }
 
 // EventKinds are the kinds of event, in the order of the event table.
@@ -200,6 +209,8 @@ type Event struct {
 	Box    string                `json:"box,omitempty"`
 	Option irregularities.Option `json:"option,omitempty"`
 	Bet    baccarat.Bet          `json:"bet,omitempty"`
+	// Dealer is the dealer who takes or leaves the table (DealerOn, DealerOff).
+	Dealer string `json:"dealer,omitempty"`
 }
 
 // String prints the event on one line, for example "card 9H seq=12" or
@@ -248,6 +259,10 @@ func (e Event) String() string {
 		fmt.Fprintf(&b, " box=%s %s", e.Box, e.Option)
 		if e.Bet != 0 {
 			fmt.Fprintf(&b, " %s", e.Bet)
+		}
+	case DealerOn, DealerOff:
+		if e.Dealer != "" {
+			fmt.Fprintf(&b, " %s", quote(e.Dealer))
 		}
 	case ShoeEnd:
 		if e.Empty {

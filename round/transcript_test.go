@@ -264,6 +264,8 @@ func parseEvents(s string, seq *uint64) ([]Event, error) {
 			}
 		case isKV && k == "actor":
 			ev.Actor = v
+		case isKV && k == "dealer":
+			ev.Dealer = strings.ReplaceAll(v, "_", " ")
 		case isKV && k == "detail":
 			ev.Detail = strings.ReplaceAll(v, "_", " ")
 		case isKV && k == "id":

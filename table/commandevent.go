@@ -71,6 +71,16 @@ var commandEvents = map[string]func(c api.Command, ev *round.Event) error{
 	},
 	api.CmdBoxOption:     boxOption,
 	api.CmdOptionsClosed: kind(round.OptionsWindowClosed),
+	api.CmdDealerOn:      dealer(round.DealerOn),
+	api.CmdDealerOff:     dealer(round.DealerOff),
+}
+
+// dealer is the event of dealer_on or dealer_off: the dealer it names.
+func dealer(k round.EventKind) func(api.Command, *round.Event) error {
+	return func(c api.Command, ev *round.Event) error {
+		ev.Kind, ev.Dealer = k, c.Dealer
+		return nil
+	}
 }
 
 // kind is the event of a command that takes no fields.

@@ -126,6 +126,8 @@ func (d *fastDecoder) field(ev *round.Event, key []byte) bool {
 		ok = d.text(&ev.Detail)
 	case "box":
 		ok = d.text(&ev.Box)
+	case "dealer":
+		ok = d.text(&ev.Dealer)
 	case "seq":
 		ev.Seq, ok = d.uint(math.MaxUint64)
 	case "signal":

@@ -65,7 +65,7 @@ func appendEntryJSON(b []byte, e *Entry) ([]byte, bool) {
 	b = appendUint(b, `,"signal":`, ev.Signal)
 	b = appendUint(b, `,"id":`, uint64(ev.ID))
 	b = appendUint(b, `,"round":`, uint64(ev.Round))
-	for _, f := range [...]struct{ key, s string }{{`,"actor":`, ev.Actor}, {`,"detail":`, ev.Detail}, {`,"box":`, ev.Box}} {
+	for _, f := range [...]struct{ key, s string }{{`,"actor":`, ev.Actor}, {`,"detail":`, ev.Detail}, {`,"box":`, ev.Box}, {`,"dealer":`, ev.Dealer}} {
 		if b, ok = appendText(b, f.key, f.s); !ok {
 			return b, false
 		}
