@@ -389,15 +389,15 @@ func (a *Archive) load(ctx context.Context, id string) (*tableState, error) {
 // this archive can read, which it says in its log).
 func (a *Archive) restoreState(ctx context.Context, id string, der *deriver) (uint64, error) {
 	var seq int64
-	var settings, state []byte
-	err := a.db.sql.QueryRowContext(ctx, `SELECT seq, settings, state FROM replay_state WHERE table_id = $1`, id).Scan(&seq, &settings, &state)
+	var settings, state, derived []byte
+	err := a.db.sql.QueryRowContext(ctx, `SELECT seq, settings, state, derived FROM replay_state WHERE table_id = $1`, id).Scan(&seq, &settings, &state, &derived)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 1, nil
 	}
 	if err != nil {
 		return 0, fmt.Errorf("replay state: %w", err)
 	}
-	if err := der.restoreState(settings, state); err != nil {
+	if err := der.restoreState(settings, state, derived); err != nil {
 		a.log.Warn("archive: the replay state kept is unreadable: replaying every record", "table", id, "seq", seq, "err", err)
 		*der = deriver{db: der.db, table: der.table}
 		return 1, nil

@@ -159,6 +159,47 @@ var migrations = [][]string{
 			value TEXT NOT NULL
 		)`,
 	},
+	// 6: the pit's figures (docs/pit.md): each round's phases and its dealer, the
+	// dealers' stints at the tables, the stretches a table stood still, and the table's
+	// pit; the deriver's open stint and stretch kept with its replay state.
+	{
+		`ALTER TABLE rounds ADD COLUMN dealer TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE rounds ADD COLUMN opened_at TIMESTAMPTZ`,
+		`ALTER TABLE rounds ADD COLUMN first_card_at TIMESTAMPTZ`,
+		`ALTER TABLE rounds ADD COLUMN complete_at TIMESTAMPTZ`,
+		`ALTER TABLE rounds ADD COLUMN windows_ms BIGINT NOT NULL DEFAULT 0`,
+		`ALTER TABLE rounds ADD COLUMN held_ms BIGINT NOT NULL DEFAULT 0`,
+		`ALTER TABLE rounds ADD COLUMN held_after_ms BIGINT NOT NULL DEFAULT 0`,
+		`CREATE INDEX rounds_dealer_time ON rounds (dealer, ended_at)`,
+		`CREATE TABLE dealers (
+			table_id TEXT NOT NULL,
+			on_seq   BIGINT NOT NULL,
+			dealer   TEXT NOT NULL,
+			on_at    TIMESTAMPTZ,
+			on_role  TEXT NOT NULL,
+			on_by    TEXT NOT NULL,
+			off_seq  BIGINT,
+			off_at   TIMESTAMPTZ,
+			off_role TEXT,
+			off_by   TEXT,
+			off_note TEXT,
+			PRIMARY KEY (table_id, on_seq)
+		)`,
+		`CREATE INDEX dealers_dealer_time ON dealers (dealer, on_at)`,
+		`CREATE INDEX dealers_time ON dealers (on_at)`,
+		`CREATE TABLE stills (
+			table_id TEXT NOT NULL,
+			seq      BIGINT NOT NULL,
+			why      TEXT NOT NULL,
+			from_at  TIMESTAMPTZ NOT NULL,
+			to_at    TIMESTAMPTZ,
+			PRIMARY KEY (table_id, seq, why)
+		)`,
+		`CREATE INDEX stills_time ON stills (from_at)`,
+		`CREATE INDEX stills_table_time ON stills (table_id, from_at)`,
+		`ALTER TABLE tables ADD COLUMN pit TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE replay_state ADD COLUMN derived TEXT NOT NULL DEFAULT ''`,
+	},
 }
 
 // SchemaVersion is the newest schema version this archive knows.

@@ -20,13 +20,14 @@ type Round struct {
 	Complete           time.Time     // its last card
 	Settled            time.Time     // its result confirmed and settled
 	Windows            time.Duration // players' options windows open, between the first and last card
-	Held               time.Duration // held for a decision, between the first card and the settlement
+	Held               time.Duration // held for a decision (no window open), between the first and last card
+	HeldAfter          time.Duration // held for a decision, between the last card and the settlement
 	Void               bool
 }
 
 // Phases are the times of a round's phases. Betting runs from Opened to FirstCard;
 // Dealing from FirstCard to Complete, less the windows and the holds; Confirm from
-// Complete to Settled.
+// Complete to Settled, less the holds; Holds are both holds.
 type Phases struct {
 	Betting, Dealing, Windows, Holds, Confirm time.Duration
 }
@@ -40,9 +41,9 @@ func PhasesOf(r Round) Phases {
 	if !r.FirstCard.IsZero() && !r.Complete.IsZero() {
 		p.Dealing = max(r.Complete.Sub(r.FirstCard)-r.Windows-r.Held, 0)
 	}
-	p.Windows, p.Holds = r.Windows, r.Held
+	p.Windows, p.Holds = r.Windows, r.Held+r.HeldAfter
 	if !r.Complete.IsZero() && !r.Settled.IsZero() {
-		p.Confirm = max(r.Settled.Sub(r.Complete), 0)
+		p.Confirm = max(r.Settled.Sub(r.Complete)-r.HeldAfter, 0)
 	}
 	return p
 }
@@ -254,4 +255,16 @@ func keyOf(r Round, by By) string {
 		return r.Pit
 	}
 	return r.Table
+}
+
+// Stint is a dealer's time at a table: from the dealer-on to the dealer-off (To zero
+// while the dealer is on), and who recorded each (a role and a person's id; the dealer's
+// own for a dealer in their own name). Note says why the stint ended, when another
+// dealer relieved the dealer.
+type Stint struct {
+	Table, Pit, Dealer string
+	From, To           time.Time
+	OnRole, OnBy       string
+	OffRole, OffBy     string
+	Note               string
 }

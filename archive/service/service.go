@@ -53,6 +53,8 @@ type Store interface {
 	CountUnknown(ctx context.Context, table string, bytes int) error
 	Status(ctx context.Context, table string) (archive.Status, error)
 	Tables(ctx context.Context) (map[string]archive.Position, error)
+	// SetPit records the pit a table ships from, for the pit's figures.
+	SetPit(ctx context.Context, table, pit string) error
 }
 
 // Options configure a Service.
@@ -181,6 +183,7 @@ type unknownBatch struct {
 // worker takes one table's jobs in order.
 type worker struct {
 	table  string
+	pit    string // the pit recorded for the table ("" until one is)
 	jobs   *fifo.Queue[job]
 	queued atomic.Int64 // the payload bytes of the batches in jobs
 	taken  atomic.Int64 // the table's batches taken (Stats.Batches)
@@ -730,6 +733,7 @@ func (s *Service) do(ctx context.Context, w *worker, j job) {
 			if len(w.prefixes) < maxPrefixes {
 				w.prefixes[j.prefix] = true
 			}
+			s.notePit(ctx, w, j.prefix)
 			s.publishHeld(ctx, w)
 			return
 		}
@@ -740,6 +744,21 @@ func (s *Service) do(ctx context.Context, w *worker, j job) {
 	s.thin("malformed "+w.table+" "+faultKind(err), "a malformed batch: dropped", "table", w.table, "topic", j.item.Topic, "error", err)
 	s.retry(ctx, "the inbox row of a malformed batch could not be removed: trying again",
 		func() error { return s.store.Done(ctx, j.item.ID) }, "table", w.table)
+}
+
+// notePit records the pit of w's table, from the prefix its batch came under
+// (casino/<site>/<pit>/), when it is not the one recorded. A failure is logged and tried
+// again at the next batch: the figures by pit wait for it, nothing else does.
+func (s *Service) notePit(ctx context.Context, w *worker, prefix string) {
+	parts := strings.Split(prefix, "/")
+	if len(parts) != 4 || parts[2] == w.pit {
+		return
+	}
+	if err := s.store.SetPit(ctx, w.table, parts[2]); err != nil {
+		s.thin("pit "+w.table, "the table's pit could not be recorded", "table", w.table, "pit", parts[2], "error", err)
+		return
+	}
+	w.pit = parts[2]
 }
 
 // faultKind is err's text without what varies from one message to the next (numbers,
