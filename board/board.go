@@ -1,10 +1,10 @@
 // Package board is tablectl's display board: a page for a screen beside the table, read
 // by the players from three metres (the five roads, the round's cards, the last result,
 // the Banker, Player and Tie shares, Banker Ask and Player Ask, the table's limits and
-// whether it rounds payouts, in English and Chinese; a banner when the table is paused;
-// OFFLINE when it is not sending), laid out for any
-// screen from 1366 x 768 to 4K, landscape or portrait, and the Server-Sent Events stream
-// that feeds it.
+// whether it rounds payouts, in English and Chinese, Simplified or Traditional; a banner
+// when the table is paused; OFFLINE when it is not sending), laid out for any screen from
+// 1366 x 768 to 4K, landscape or portrait, and the Server-Sent Events stream that feeds
+// it.
 //
 // The board is fed only by the table's MQTT topics (docs/mqtt.md): a Board subscribes
 // to tablectl/v1/<table>/# with its own MQTT client, leaves out the command topics
@@ -109,6 +109,10 @@ type Options struct {
 	// "en+zh" (English first, Chinese beside it) or "zh+en". DefaultLang when empty. A
 	// browser may ask for another with ?lang= in the page's address.
 	Lang string
+	// Script is the script of every Chinese text on the page: "simplified" (庄, 闲,
+	// 百家乐) or "traditional" (莊, 閒, 百家樂). DefaultScript when empty. A browser may
+	// ask for the other with ?script= in the page's address.
+	Script string
 	// Game is the game's name in the header; when empty, the page names the game after
 	// the rule set of the table's status ("Non-Commission Baccarat", 免佣百家乐).
 	Game string
@@ -139,6 +143,9 @@ type Source interface {
 // DefaultLang is the labels' languages when Options.Lang is empty: English, with
 // Chinese beside it.
 const DefaultLang = "en+zh"
+
+// DefaultScript is the script of the Chinese labels when Options.Script is empty.
+const DefaultScript = "simplified"
 
 // MaxLogo is the largest logo file a Board takes, in bytes.
 const MaxLogo = 2 << 20
@@ -210,7 +217,7 @@ func New(opts Options) (*Board, error) {
 	if err != nil {
 		return nil, fmt.Errorf("board: embedded files: %w", err)
 	}
-	page, err := renderPage(sub, opts.Lang, opts.Game, opts.Logo != "", opts.ResultHold)
+	page, err := renderPage(sub, opts.Lang, opts.Script, opts.Game, opts.Logo != "", opts.ResultHold)
 	if err != nil {
 		return nil, err
 	}

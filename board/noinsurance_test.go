@@ -223,7 +223,7 @@ func dealInsuranceOffer(t *testing.T, table string) []byte {
 
 // TestInsuranceOfferNamesTheBet checks that the round panel's Insurance line names the
 // bet offered by the board's names for it in each language setting (Player insurance
-// 閒保险), with its odds, not by its identifier, and fits its panel.
+// 闲保险), with its odds, not by its identifier, and fits its panel.
 func TestInsuranceOfferNamesTheBet(t *testing.T) {
 	t.Parallel()
 	ctx := newBrowser(t)
@@ -240,10 +240,10 @@ func TestInsuranceOfferNamesTheBet(t *testing.T) {
 	state = statusWith(t, state, map[string]any{"shoe": 1, "round": d.rounds + 2})
 	pub.publish(pub.c.Topics().State(), state, true)
 	for _, tc := range []struct{ lang, file, want string }{
-		{"en+zh", "enzh", "Insurance open 保险开放: Player insurance 閒保险 4:1"},
-		{"zh+en", "zhen", "保险开放 Insurance open: 閒保险 Player insurance 4:1"},
+		{"en+zh", "enzh", "Insurance open 保险开放: Player insurance 闲保险 4:1"},
+		{"zh+en", "zhen", "保险开放 Insurance open: 闲保险 Player insurance 4:1"},
 		{"en", "en", "Insurance open: Player insurance 4:1"},
-		{"zh", "zh", "保险开放: 閒保险 4:1"},
+		{"zh", "zh", "保险开放: 闲保险 4:1"},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/?lang="+tc.lang)); err != nil {

@@ -14,9 +14,10 @@ import (
 
 // pageSettings are the board's settings the page reads from its body's data attributes.
 type pageSettings struct {
-	Lang string
-	Game string
-	Logo bool
+	Lang   string
+	Script string
+	Game   string
+	Logo   bool
 	// ResultHoldMS is Options.ResultHold in milliseconds.
 	ResultHoldMS int64
 }
@@ -31,12 +32,27 @@ func checkLang(lang string) error {
 	return fmt.Errorf("board: language %q: want en, zh, en+zh or zh+en", lang)
 }
 
+// checkScript accepts the script of the Chinese labels: simplified or traditional.
+func checkScript(script string) error {
+	switch script {
+	case "simplified", "traditional":
+		return nil
+	}
+	return fmt.Errorf("board: script %q: want simplified or traditional", script)
+}
+
 // renderPage is index.html with the board's settings.
-func renderPage(files fs.FS, lang, game string, logo bool, hold time.Duration) ([]byte, error) {
+func renderPage(files fs.FS, lang, script, game string, logo bool, hold time.Duration) ([]byte, error) {
 	if lang == "" {
 		lang = DefaultLang
 	}
 	if err := checkLang(lang); err != nil {
+		return nil, err
+	}
+	if script == "" {
+		script = DefaultScript
+	}
+	if err := checkScript(script); err != nil {
 		return nil, err
 	}
 	if len(game) > 80 || strings.ContainsAny(game, "\r\n") {
@@ -54,7 +70,7 @@ func renderPage(files fs.FS, lang, game string, logo bool, hold time.Duration) (
 		return nil, fmt.Errorf("board: embedded page: %w", err)
 	}
 	var out bytes.Buffer
-	if err := t.Execute(&out, pageSettings{Lang: lang, Game: game, Logo: logo, ResultHoldMS: hold.Milliseconds()}); err != nil {
+	if err := t.Execute(&out, pageSettings{Lang: lang, Script: script, Game: game, Logo: logo, ResultHoldMS: hold.Milliseconds()}); err != nil {
 		return nil, fmt.Errorf("board: embedded page: %w", err)
 	}
 	return out.Bytes(), nil

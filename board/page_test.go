@@ -27,9 +27,9 @@ func get(t *testing.T, url string) (int, string, string) {
 	return resp.StatusCode, resp.Header.Get("Content-Type"), string(body)
 }
 
-// TestPageSettings checks that the board's language pair, game name and logo reach the
-// page, that the logo is served as the image it is, and that a page without a logo
-// serves none.
+// TestPageSettings checks that the board's language pair, script, game name and logo
+// reach the page, that the logo is served as the image it is, and that a page without a
+// logo serves none.
 func TestPageSettings(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -38,13 +38,13 @@ func TestPageSettings(t *testing.T) {
 	if err := os.WriteFile(logo, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b := newBoard(t, Options{Broker: "tcp://127.0.0.1:1", Table: "t1", Lang: "zh+en", Game: `Lucky "8" <Baccarat>`, Logo: logo})
+	b := newBoard(t, Options{Broker: "tcp://127.0.0.1:1", Table: "t1", Lang: "zh+en", Script: "traditional", Game: `Lucky "8" <Baccarat>`, Logo: logo})
 	srv := serve(t, b, nil)
 	code, ctype, page := get(t, srv.URL+"/")
 	if code != http.StatusOK || !strings.HasPrefix(ctype, "text/html") {
 		t.Fatalf("GET /: %d %s", code, ctype)
 	}
-	for _, want := range []string{`data-lang="zh&#43;en"`, `data-game="Lucky &#34;8&#34; &lt;Baccarat&gt;"`, `data-logo="true"`} {
+	for _, want := range []string{`data-lang="zh&#43;en"`, `data-script="traditional"`, `data-game="Lucky &#34;8&#34; &lt;Baccarat&gt;"`, `data-logo="true"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page does not carry %s:\n%s", want, page[:min(len(page), 600)])
 		}
@@ -56,16 +56,17 @@ func TestPageSettings(t *testing.T) {
 
 	plain := newBoard(t, Options{Broker: "tcp://127.0.0.1:1", Table: "t1"})
 	psrv := serve(t, plain, nil)
-	if _, _, page := get(t, psrv.URL+"/"); !strings.Contains(page, `data-lang="en&#43;zh"`) || !strings.Contains(page, `data-logo="false"`) {
-		t.Errorf("a board with no settings: want en+zh and no logo:\n%s", page[:min(len(page), 600)])
+	if _, _, page := get(t, psrv.URL+"/"); !strings.Contains(page, `data-lang="en&#43;zh"`) ||
+		!strings.Contains(page, `data-script="simplified"`) || !strings.Contains(page, `data-logo="false"`) {
+		t.Errorf("a board with no settings: want en+zh, simplified and no logo:\n%s", page[:min(len(page), 600)])
 	}
 	if code, _, _ := get(t, psrv.URL+"/logo"); code != http.StatusNotFound {
 		t.Errorf("GET /logo without a logo: %d, want 404", code)
 	}
 }
 
-// TestPageSettingsRefused checks that a bad language, game name or logo is refused by
-// New with an error naming it.
+// TestPageSettingsRefused checks that a bad language, script, game name or logo is
+// refused by New with an error naming it.
 func TestPageSettingsRefused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -83,6 +84,7 @@ func TestPageSettingsRefused(t *testing.T) {
 		want string
 	}{
 		{"language", Options{Lang: "fr"}, `language "fr"`},
+		{"script", Options{Script: "hanzi"}, `script "hanzi": want simplified or traditional`},
 		{"game of two lines", Options{Game: "a\nb"}, "game name"},
 		{"logo missing", Options{Logo: filepath.Join(dir, "none.png")}, "none.png"},
 		{"logo of no image type", Options{Logo: filepath.Join(dir, "logo.txt")}, "want a .png"},
@@ -144,8 +146,8 @@ func TestCJKFontCoversLabels(t *testing.T) {
 }
 
 // TestLanguagesInBrowser opens the board in each language setting: en shows no Chinese,
-// zh shows the Chinese labels in large type (庄 閒 和 on the bead plate, 庄问路 and
-// 閒问路) drawn with the embedded glyphs, and en+zh shows both.
+// zh shows the Chinese labels in large type (庄 闲 和 on the bead plate, 庄问路 and
+// 闲问路) drawn with the embedded glyphs, and en+zh shows both.
 func TestLanguagesInBrowser(t *testing.T) {
 	t.Parallel()
 	ctx := newBrowser(t)
@@ -190,11 +192,11 @@ func TestLanguagesInBrowser(t *testing.T) {
 		t.Errorf("lang=en: beads %v, asks %v, last %q, Chinese shown %v", en.Beads, en.Asks, en.Winner, hasCJK(en.Text))
 	}
 	zh := read("zh")
-	if strings.Join(zh.Beads, " ") != "庄 庄 閒" || strings.Join(zh.Asks, "|") != "庄问路|閒问路" || zh.Winner != "庄" || !zh.Font {
-		t.Errorf("lang=zh: beads %v, asks %v, last %q, embedded glyphs loaded %v; want 庄 庄 閒, 庄问路|閒问路, 庄", zh.Beads, zh.Asks, zh.Winner, zh.Font)
+	if strings.Join(zh.Beads, " ") != "庄 庄 闲" || strings.Join(zh.Asks, "|") != "庄问路|闲问路" || zh.Winner != "庄" || !zh.Font {
+		t.Errorf("lang=zh: beads %v, asks %v, last %q, embedded glyphs loaded %v; want 庄 庄 闲, 庄问路|闲问路, 庄", zh.Beads, zh.Asks, zh.Winner, zh.Font)
 	}
 	pair := read("en+zh")
-	if strings.Join(pair.Asks, "|") != "Banker Ask 庄问路|Player Ask 閒问路" || pair.Winner != "BANKER 庄" {
+	if strings.Join(pair.Asks, "|") != "Banker Ask 庄问路|Player Ask 闲问路" || pair.Winner != "BANKER 庄" {
 		t.Errorf("lang=en+zh: asks %v, last %q; want both languages", pair.Asks, pair.Winner)
 	}
 }

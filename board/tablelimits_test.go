@@ -191,10 +191,10 @@ func TestTableLimitsInBrowser(t *testing.T) {
 		diff, diffZh string
 		note, noteZh string
 	}{
-		{"en+zh", "enzh", "LIMITS 限红", "Player · Banker", "閒 · 庄", "Max differential", "最高差额", "Fractional payouts rounded", "派彩零头取整"},
-		{"zh+en", "zhen", "限红 LIMITS", "閒 · 庄", "Player · Banker", "最高差额", "Max differential", "派彩零头取整", "Fractional payouts rounded"},
+		{"en+zh", "enzh", "LIMITS 限红", "Player · Banker", "闲 · 庄", "Max differential", "最高差额", "Fractional payouts rounded", "派彩零头取整"},
+		{"zh+en", "zhen", "限红 LIMITS", "闲 · 庄", "Player · Banker", "最高差额", "Max differential", "派彩零头取整", "Fractional payouts rounded"},
 		{"en", "en", "LIMITS", "Player · Banker", "", "Max differential", "", "Fractional payouts rounded", ""},
-		{"zh", "zh", "限红", "閒 · 庄", "", "最高差额", "", "派彩零头取整", ""},
+		{"zh", "zh", "限红", "闲 · 庄", "", "最高差额", "", "派彩零头取整", ""},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/?lang="+tc.lang)); err != nil {
@@ -227,7 +227,7 @@ func TestTableLimitsInBrowser(t *testing.T) {
 			}
 			// A whole Wins On family shares one line, named without its point totals.
 			if l, _ := v.lineOf("banker_wins_on_5"); !strings.Contains(l.Bets, "player_wins_on_5") ||
-				!(strings.HasPrefix(l.Name1, "Player · Banker wins on") || strings.HasPrefix(l.Name1, "閒 · 庄点数赢")) || strings.ContainsAny(l.Name1, "0123456789") {
+				!(strings.HasPrefix(l.Name1, "Player · Banker wins on") || strings.HasPrefix(l.Name1, "闲 · 庄点数赢")) || strings.ContainsAny(l.Name1, "0123456789") {
 				t.Errorf("the Wins On line: %+v, want Player and Banker Wins On on one line, without point totals", l)
 			}
 			var note limitLine

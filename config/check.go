@@ -261,6 +261,9 @@ func (f *file) checkBoard(b Board) {
 	if !slices.Contains([]string{"en", "zh", "en+zh", "zh+en"}, b.Lang) {
 		f.at("board.lang", "%q: want en, zh, en+zh or zh+en", b.Lang)
 	}
+	if !slices.Contains([]string{"simplified", "traditional"}, b.Script) {
+		f.at("board.script", "%q: want simplified or traditional", b.Script)
+	}
 	if len(b.Game) > 80 || strings.ContainsAny(b.Game, "\r\n") {
 		f.at("board.game", "%q: want one line of at most 80 bytes", b.Game)
 	}

@@ -111,11 +111,14 @@ func partsOf(keys []string) Parts {
 	return p
 }
 
-// Board is the display board's language, game name and logo (docs/board.md).
+// Board is the display board's language, script, game name and logo (docs/board.md).
 type Board struct {
 	// Lang is the labels' language or pair of languages: en, zh, en+zh or zh+en
 	// (the first in large type, the second beside it).
 	Lang string `yaml:"lang"`
+	// Script is the script of the board's Chinese: simplified (庄, 闲, 百家乐) or
+	// traditional (莊, 閒, 百家樂).
+	Script string `yaml:"script"`
 	// Game is the game's name in the board's header; "" names it after the rule set.
 	Game string `yaml:"game"`
 	// Logo is an image file (.png, .jpg, .gif, .webp or .svg) shown in the header.
@@ -286,7 +289,7 @@ func Default() Config {
 			Rounding: "down", OptionsPause: DefaultOptionsPause},
 		Broker: Broker{Listen: "127.0.0.1:1883", WebSocket: "127.0.0.1:1884"},
 		HTTP:   "127.0.0.1:8080",
-		Board:  Board{Lang: "en+zh", ResultHold: DefaultResultHold},
+		Board:  Board{Lang: "en+zh", Script: "simplified", ResultHold: DefaultResultHold},
 		GPIO:   GPIO{Debounce: 20 * time.Millisecond},
 
 		Console: DefaultConsole(),

@@ -90,6 +90,18 @@ func TestArchiveShip(t *testing.T) {
 	}
 }
 
+// TestBoardScript: board.script reads as it is written; left out, the board's Chinese
+// is Simplified.
+func TestBoardScript(t *testing.T) {
+	for content, want := range map[string]string{"board:\n  script: traditional\n": "traditional",
+		"board:\n  script: simplified\n": "simplified", "board:\n  lang: zh\n": "simplified", "": "simplified"} {
+		cfg, err := Parse("t.yaml", []byte(content))
+		if err != nil || cfg.Board.Script != want {
+			t.Errorf("%q: script %q, %v; want %s", content, cfg.Board.Script, err, want)
+		}
+	}
+}
+
 // TestFaultsNameFileLineAndKey: each fault is an error naming the file, the line and the
 // key, with what is wrong; a wrong implementation that checks nothing, or reports the
 // wrong line, fails here.
@@ -162,6 +174,8 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 			`t.yaml:2: broker.listen: broker.listen address "0.0.0.0:1883" is not a loopback address; the embedded broker has no TLS`},
 		{"bad address", "http: 8080\n", `t.yaml:1: http: "8080": want host:port`},
 		{"board language", "board:\n  lang: fr\n", `t.yaml:2: board.lang: "fr": want en, zh, en+zh or zh+en`},
+		{"board script", "board:\n  script: hanzi\n", `t.yaml:2: board.script: "hanzi": want simplified or traditional`},
+		{"board script empty", "board:\n  script: \"\"\n", `t.yaml:2: board.script: "": want simplified or traditional`},
 		{"board result hold", "board:\n  result_hold: 2m\n", `t.yaml:2: board.result_hold: 2m0s: want 0s (off) to 1m0s`},
 		{"board result hold negative", "board:\n  result_hold: -1s\n", `t.yaml:2: board.result_hold: -1s: want 0s (off) to 1m0s`},
 		{"board logo missing", "board:\n  logo: /nowhere/logo.png\n", `t.yaml:2: board.logo: /nowhere/logo.png does not exist`},

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Rebuilds board/static/cjk.woff, the board's embedded Chinese glyphs: the characters the
-# page's labels use (listed in board/static/cjk-chars.txt), cut from WenQuanYi Micro Hei
+# page's labels use in both scripts, Simplified and Traditional (every label of board.js
+# has both; listed in board/static/cjk-chars.txt), cut from WenQuanYi Micro Hei
 # (Debian: apt-get install fonts-wqy-microhei python3-fonttools). Run it after changing
 # a Chinese label; TestCJKFontCoversLabels fails until then.
 set -euo pipefail

@@ -31,86 +31,89 @@
   // 0 shows each state as it comes.
   const RESULT_HOLD_MS = Math.max(0, Number(document.body.dataset.resultHold) || 0);
 
-  // Every label of the page in each language the board speaks. The board shows one
-  // language or a pair (the lang setting: "en", "zh", "en+zh", "zh+en").
+  // Every label of the page in each language the board speaks: English (en), and
+  // Chinese in Simplified (hans) and in Traditional (hant) characters. The board shows
+  // one language or a pair (the lang setting: "en", "zh", "en+zh", "zh+en"), its Chinese
+  // in one script (the script setting: "simplified" or "traditional"). A Go test
+  // (board/script_test.go) reads this table: keep each label on one line.
   const LABELS = {
-    table: { en: 'Table', zh: '台号' },
-    shoe: { en: 'Shoe', zh: '靴' },
-    round: { en: 'Round', zh: '局' },
-    limits: { en: 'Limits', zh: '限红' },
-    min: { en: 'min', zh: '最低' },
-    max: { en: 'max', zh: '最高' },
-    maxDifferential: { en: 'Max differential', zh: '最高差额' },
-    'bet.player': { en: 'Player', zh: '閒' },
-    'bet.banker': { en: 'Banker', zh: '庄' },
-    'bet.tie': { en: 'Tie', zh: '和' },
-    'bet.royal_tie': { en: 'Tie', zh: '和' },
-    'bet.player_pair': { en: 'Player pair', zh: '閒对' },
-    'bet.banker_pair': { en: 'Banker pair', zh: '庄对' },
-    'bet.super_six_plus': { en: 'Super Six Plus', zh: '超级六' },
-    'bet.player_wins_on': { en: 'Player wins on', zh: '閒点数赢' },
-    'bet.banker_wins_on': { en: 'Banker wins on', zh: '庄点数赢' },
-    'bet.tie_wins_on': { en: 'Tie wins on', zh: '和点数' },
-    'bet.player_insurance': { en: 'Player insurance', zh: '閒保险' },
-    'bet.banker_insurance': { en: 'Banker insurance', zh: '庄保险' },
-    'bet.player_banker': { en: 'Player · Banker', zh: '閒 · 庄' },
-    'bet.pairs': { en: 'Pairs', zh: '对子' },
-    'bet.player_banker_wins_on': { en: 'Player · Banker wins on', zh: '閒 · 庄点数赢' },
-    'bet.insurance': { en: 'Insurance', zh: '保险' },
-    payRounded: { en: 'Fractional payouts rounded', zh: '派彩零头取整' },
-    'payRounded.down': { en: 'Fractional payouts rounded down', zh: '派彩零头向下取整' },
-    'payRounded.half-up': { en: 'Fractional payouts rounded to the nearest unit', zh: '派彩零头四舍五入' },
-    'payRounded.up': { en: 'Fractional payouts rounded up', zh: '派彩零头向上取整' },
-    noInsurance: { en: 'No Insurance offered at this table', zh: '本台不设保险' },
-    banker: { en: 'BANKER', zh: '庄' },
-    player: { en: 'PLAYER', zh: '閒' },
-    tie: { en: 'TIE', zh: '和' },
-    void: { en: 'VOID', zh: '作废' },
-    bankerShort: { en: 'B', zh: '庄' },
-    playerShort: { en: 'P', zh: '閒' },
-    tieShort: { en: 'T', zh: '和' },
-    wins: { en: 'wins', zh: '赢' },
-    lastResult: { en: 'Last result', zh: '上局结果' },
-    beadPlate: { en: 'Bead Plate', zh: '珠盘路' },
-    bigRoad: { en: 'Big Road', zh: '大路' },
-    bigEyeBoy: { en: 'Big Eye Boy', zh: '大眼仔' },
-    smallRoad: { en: 'Small Road', zh: '小路' },
-    cockroachPig: { en: 'Cockroach Pig', zh: '曱甴路' },
-    bankerAsk: { en: 'Banker Ask', zh: '庄问路' },
-    playerAsk: { en: 'Player Ask', zh: '閒问路' },
-    rounds: { en: 'Rounds', zh: '局数' },
-    bankerPair: { en: 'Banker pair', zh: '庄对' },
-    playerPair: { en: 'Player pair', zh: '閒对' },
-    natural: { en: 'Natural', zh: '例牌' },
-    cardsLeft: { en: 'Cards left', zh: '余牌' },
-    offline: { en: 'OFFLINE', zh: '离线' },
-    offlineTable: { en: 'The table is not sending results', zh: '本台暂无结果' },
-    offlineLink: { en: 'No connection to the table', zh: '与本台失去连接' },
-    paused: { en: 'Table paused', zh: '暂停' },
-    pausedSupervisor: { en: 'supervisor called, please wait', zh: '已呼叫主管，请稍候' },
-    pausedDealer: { en: 'please wait', zh: '请稍候' },
-    cardsWaiting: { en: 'Cards waiting', zh: '待定牌' },
-    more: { en: 'more', zh: '张' },
-    supervisorCalled: { en: 'Supervisor called', zh: '已呼叫主管' },
-    notice: { en: 'Notice', zh: '提示' },
-    shoeDown: { en: 'Card shoe disconnected', zh: '牌靴断开' },
-    shufflerDown: { en: 'Shuffler disconnected', zh: '洗牌机断开' },
-    live: { en: 'Live', zh: '在线' },
-    connecting: { en: 'Connecting', zh: '连接中' },
-    reconnecting: { en: 'Reconnecting', zh: '重新连接' },
-    insurance: { en: 'Insurance open', zh: '保险开放' },
-    'phase.waiting': { en: 'Waiting for the table', zh: '等待开台' },
-    'phase.no-shoe': { en: 'Waiting for a shoe', zh: '等待新靴' },
-    'phase.burning': { en: 'Burning cards', zh: '烧牌' },
-    'phase.betting-open': { en: 'Place your bets', zh: '请下注' },
-    'phase.dealing': { en: 'No more bets', zh: '停止下注' },
-    'phase.complete': { en: 'Result', zh: '开牌' },
-    'phase.shoe-done': { en: 'Last round of the shoe', zh: '本靴最后一局' },
-    'phase.next-set': { en: 'Shuffling', zh: '洗牌中' },
-    'phase.offline': { en: 'Offline', zh: '离线' },
-    'game.baccarat': { en: 'Baccarat', zh: '百家乐' },
-    'game.non-commission': { en: 'Non-Commission Baccarat', zh: '免佣百家乐' },
-    'game.royal': { en: 'Royal Baccarat', zh: '皇家百家乐' },
+    table: { en: 'Table', hans: '台号', hant: '枱號' },
+    shoe: { en: 'Shoe', hans: '靴', hant: '靴' },
+    round: { en: 'Round', hans: '局', hant: '局' },
+    limits: { en: 'Limits', hans: '限红', hant: '限紅' },
+    min: { en: 'min', hans: '最低', hant: '最低' },
+    max: { en: 'max', hans: '最高', hant: '最高' },
+    maxDifferential: { en: 'Max differential', hans: '最高差额', hant: '最高差額' },
+    'bet.player': { en: 'Player', hans: '闲', hant: '閒' },
+    'bet.banker': { en: 'Banker', hans: '庄', hant: '莊' },
+    'bet.tie': { en: 'Tie', hans: '和', hant: '和' },
+    'bet.royal_tie': { en: 'Tie', hans: '和', hant: '和' },
+    'bet.player_pair': { en: 'Player pair', hans: '闲对', hant: '閒對' },
+    'bet.banker_pair': { en: 'Banker pair', hans: '庄对', hant: '莊對' },
+    'bet.super_six_plus': { en: 'Super Six Plus', hans: '超级六', hant: '超級六' },
+    'bet.player_wins_on': { en: 'Player wins on', hans: '闲点数赢', hant: '閒點數贏' },
+    'bet.banker_wins_on': { en: 'Banker wins on', hans: '庄点数赢', hant: '莊點數贏' },
+    'bet.tie_wins_on': { en: 'Tie wins on', hans: '和点数', hant: '和點數' },
+    'bet.player_insurance': { en: 'Player insurance', hans: '闲保险', hant: '閒保險' },
+    'bet.banker_insurance': { en: 'Banker insurance', hans: '庄保险', hant: '莊保險' },
+    'bet.player_banker': { en: 'Player · Banker', hans: '闲 · 庄', hant: '閒 · 莊' },
+    'bet.pairs': { en: 'Pairs', hans: '对子', hant: '對子' },
+    'bet.player_banker_wins_on': { en: 'Player · Banker wins on', hans: '闲 · 庄点数赢', hant: '閒 · 莊點數贏' },
+    'bet.insurance': { en: 'Insurance', hans: '保险', hant: '保險' },
+    payRounded: { en: 'Fractional payouts rounded', hans: '派彩零头取整', hant: '派彩零頭取整' },
+    'payRounded.down': { en: 'Fractional payouts rounded down', hans: '派彩零头向下取整', hant: '派彩零頭向下取整' },
+    'payRounded.half-up': { en: 'Fractional payouts rounded to the nearest unit', hans: '派彩零头四舍五入', hant: '派彩零頭四捨五入' },
+    'payRounded.up': { en: 'Fractional payouts rounded up', hans: '派彩零头向上取整', hant: '派彩零頭向上取整' },
+    noInsurance: { en: 'No Insurance offered at this table', hans: '本台不设保险', hant: '本枱不設保險' },
+    banker: { en: 'BANKER', hans: '庄', hant: '莊' },
+    player: { en: 'PLAYER', hans: '闲', hant: '閒' },
+    tie: { en: 'TIE', hans: '和', hant: '和' },
+    void: { en: 'VOID', hans: '作废', hant: '作廢' },
+    bankerShort: { en: 'B', hans: '庄', hant: '莊' },
+    playerShort: { en: 'P', hans: '闲', hant: '閒' },
+    tieShort: { en: 'T', hans: '和', hant: '和' },
+    wins: { en: 'wins', hans: '赢', hant: '贏' },
+    lastResult: { en: 'Last result', hans: '上局结果', hant: '上局結果' },
+    beadPlate: { en: 'Bead Plate', hans: '珠盘路', hant: '珠盤路' },
+    bigRoad: { en: 'Big Road', hans: '大路', hant: '大路' },
+    bigEyeBoy: { en: 'Big Eye Boy', hans: '大眼仔', hant: '大眼仔' },
+    smallRoad: { en: 'Small Road', hans: '小路', hant: '小路' },
+    cockroachPig: { en: 'Cockroach Pig', hans: '曱甴路', hant: '曱甴路' },
+    bankerAsk: { en: 'Banker Ask', hans: '庄问路', hant: '莊問路' },
+    playerAsk: { en: 'Player Ask', hans: '闲问路', hant: '閒問路' },
+    rounds: { en: 'Rounds', hans: '局数', hant: '局數' },
+    bankerPair: { en: 'Banker pair', hans: '庄对', hant: '莊對' },
+    playerPair: { en: 'Player pair', hans: '闲对', hant: '閒對' },
+    natural: { en: 'Natural', hans: '例牌', hant: '例牌' },
+    cardsLeft: { en: 'Cards left', hans: '余牌', hant: '餘牌' },
+    offline: { en: 'OFFLINE', hans: '离线', hant: '離線' },
+    offlineTable: { en: 'The table is not sending results', hans: '本台暂无结果', hant: '本枱暫無結果' },
+    offlineLink: { en: 'No connection to the table', hans: '与本台失去连接', hant: '與本枱失去連接' },
+    paused: { en: 'Table paused', hans: '暂停', hant: '暫停' },
+    pausedSupervisor: { en: 'supervisor called, please wait', hans: '已呼叫主管，请稍候', hant: '已呼叫主管，請稍候' },
+    pausedDealer: { en: 'please wait', hans: '请稍候', hant: '請稍候' },
+    cardsWaiting: { en: 'Cards waiting', hans: '待定牌', hant: '待定牌' },
+    more: { en: 'more', hans: '张', hant: '張' },
+    supervisorCalled: { en: 'Supervisor called', hans: '已呼叫主管', hant: '已呼叫主管' },
+    notice: { en: 'Notice', hans: '提示', hant: '提示' },
+    shoeDown: { en: 'Card shoe disconnected', hans: '牌靴断开', hant: '牌靴斷開' },
+    shufflerDown: { en: 'Shuffler disconnected', hans: '洗牌机断开', hant: '洗牌機斷開' },
+    live: { en: 'Live', hans: '在线', hant: '在線' },
+    connecting: { en: 'Connecting', hans: '连接中', hant: '連接中' },
+    reconnecting: { en: 'Reconnecting', hans: '重新连接', hant: '重新連接' },
+    insurance: { en: 'Insurance open', hans: '保险开放', hant: '保險開放' },
+    'phase.waiting': { en: 'Waiting for the table', hans: '等待开台', hant: '等待開枱' },
+    'phase.no-shoe': { en: 'Waiting for a shoe', hans: '等待新靴', hant: '等待新靴' },
+    'phase.burning': { en: 'Burning cards', hans: '烧牌', hant: '燒牌' },
+    'phase.betting-open': { en: 'Place your bets', hans: '请下注', hant: '請下注' },
+    'phase.dealing': { en: 'No more bets', hans: '停止下注', hant: '停止下注' },
+    'phase.complete': { en: 'Result', hans: '开牌', hant: '開牌' },
+    'phase.shoe-done': { en: 'Last round of the shoe', hans: '本靴最后一局', hant: '本靴最後一局' },
+    'phase.next-set': { en: 'Shuffling', hans: '洗牌中', hant: '洗牌中' },
+    'phase.offline': { en: 'Offline', hans: '离线', hant: '離線' },
+    'game.baccarat': { en: 'Baccarat', hans: '百家乐', hant: '百家樂' },
+    'game.non-commission': { en: 'Non-Commission Baccarat', hans: '免佣百家乐', hant: '免佣百家樂' },
+    'game.royal': { en: 'Royal Baccarat', hans: '皇家百家乐', hant: '皇家百家樂' },
   };
 
   const SUITS = { S: '\u2660', H: '\u2665', D: '\u2666', C: '\u2663' };
@@ -122,8 +125,13 @@
 
   // langs is the language pair shown: the first in large type, the second beside it.
   const langs = parseLang(params.get('lang') || document.body.dataset.lang || 'en+zh');
-  document.documentElement.lang = langs[0];
+  // script is the Chinese script shown (?script= in the address, else the board's
+  // script setting), and ZH the labels' field of its texts.
+  const script = parseScript(params.get('script'), document.body.dataset.script);
+  const ZH = script === 'traditional' ? 'hant' : 'hans';
+  document.documentElement.lang = langs[0] === 'zh' ? (ZH === 'hant' ? 'zh-Hant' : 'zh-Hans') : langs[0];
   document.body.dataset.langs = langs.join('+');
+  document.body.dataset.script = script;
 
   function parseLang(s) {
     const out = [];
@@ -131,6 +139,17 @@
       if ((l === 'en' || l === 'zh') && !out.includes(l)) out.push(l);
     }
     return out.length ? out : ['en', 'zh'];
+  }
+
+  // parseScript is the first of choices that names a script, else simplified.
+  function parseScript(...choices) {
+    return choices.find((s) => s === 'simplified' || s === 'traditional') || 'simplified';
+  }
+
+  // say is the text of label l ({en, hans, hant}) in lang: its Chinese in the board's
+  // script, English when it has no text in lang.
+  function say(l, lang) {
+    return (lang === 'zh' ? l[ZH] : l[lang]) || l.en;
   }
 
   // What the board knows: the latest of each retained message, and the round's cards.
@@ -154,7 +173,7 @@
   function text(key, lang) {
     const l = LABELS[key];
     if (!l) return key;
-    return l[lang || langs[0]] || l.en;
+    return say(l, lang || langs[0]);
   }
 
   // label fills e with the label key in each language shown.
@@ -162,15 +181,14 @@
     labelOf(e, LABELS[key] || { en: key });
   }
 
-  // labelOf fills e with the texts of a label ({en, zh}) in each language shown; the
-  // second is left out when it says nothing the first does not.
+  // labelOf fills e with the texts of a label ({en, hans, hant}) in each language shown;
+  // the second is left out when it says nothing the first does not.
   function labelOf(e, l) {
-    const say = (lang) => l[lang] || l.en;
     e.replaceChildren();
-    e.appendChild(el('span', 'l1', say(langs[0])));
-    if (langs[1] && say(langs[1]) !== say(langs[0])) {
+    e.appendChild(el('span', 'l1', say(l, langs[0])));
+    if (langs[1] && say(l, langs[1]) !== say(l, langs[0])) {
       e.appendChild(document.createTextNode(' '));
-      e.appendChild(el('span', 'l2', say(langs[1])));
+      e.appendChild(el('span', 'l2', say(l, langs[1])));
     }
   }
 
@@ -218,7 +236,7 @@
   // ---- table limits ----
 
   // The order the board lists the bets in: the Original Bets as the layouts print them
-  // (PLAYER 閒, BANKER 庄), the Tie, then the side bets. Keys are the rule sets' bet
+  // (PLAYER 闲, BANKER 庄), the Tie, then the side bets. Keys are the rule sets' bet
   // identifiers (baccarat.Bet), the Wins On bets by their family, and the pairs of bets
   // that share a line when they share their limits.
   const BET_ORDER = ['player_banker', 'player', 'banker', 'tie', 'royal_tie', 'pairs',
@@ -227,7 +245,7 @@
   // The point totals of each Wins On family (RWS Baccarat 1.2, 1.16, 1.23).
   const WINS_ON = { player_wins_on: 9, banker_wins_on: 9, tie_wins_on: 10 };
   // The Player and Banker bets of a kind, which share one line when their limits are the
-  // same: PLAYER · BANKER 閒 · 庄 100 – 20,000.
+  // same: PLAYER · BANKER 闲 · 庄 100 – 20,000.
   const SHARED = [['player', 'banker', 'player_banker'], ['player_pair', 'banker_pair', 'pairs'],
     ['player_wins_on', 'banker_wins_on', 'player_banker_wins_on'],
     ['player_insurance', 'banker_insurance', 'insurance']];
@@ -298,7 +316,7 @@
     return rows;
   }
 
-  // betName is a line's name in each language: its bet's or bets', with the point
+  // betName is a line's name as a label ({en, hans, hant}): its bet's or bets', with the point
   // totals of a Wins On line that does not hold the whole family; an identifier the
   // board does not know, as it is.
   function betName(r) {
@@ -312,12 +330,12 @@
 
   // betNames is a bet identifier's display name in each language shown, as plain text
   // (the second left out when it says nothing the first does not): Player insurance
-  // 閒保险. An identifier the board does not know, with spaces for its underscores.
+  // 闲保险 (閒保險 in Traditional). An identifier the board does not know, with spaces
+  // for its underscores.
   function betNames(bet) {
     const l = LABELS[`bet.${bet}`] || { en: String(bet).replace(/_/g, ' ') };
-    const say = (lang) => l[lang] || l.en;
-    const out = [say(langs[0])];
-    if (langs[1] && say(langs[1]) !== out[0]) out.push(say(langs[1]));
+    const out = [say(l, langs[0])];
+    if (langs[1] && say(l, langs[1]) !== out[0]) out.push(say(l, langs[1]));
     return out.join(' ');
   }
 
@@ -598,7 +616,7 @@
 
   // The bead plate: one filled circle per round, ties included, at the column and row
   // the roadmap gives (roadmap R2.1), with its pairs (R2.2), lettered in the first
-  // language (B P T or 庄 閒 和).
+  // language (B P T, or 庄 闲 和 and 莊 閒 和).
   function drawBead(cells) {
     const letter = { B: text('bankerShort'), P: text('playerShort'), T: text('tieShort') };
     drawRoad('bead_plate', cells, (c) => ({
@@ -648,8 +666,8 @@
     }));
   }
 
-  // Banker Ask and Player Ask (庄问路, 閒问路): the mark a Banker or a Player result
-  // would add to each derived road, or none (roadmap R5).
+  // Banker Ask and Player Ask (庄问路 and 闲问路, 莊問路 and 閒問路): the mark a Banker
+  // or a Player result would add to each derived road, or none (roadmap R5).
   function drawPredictions(p) {
     for (const ask of ['banker', 'player']) {
       const next = (p && p[ask]) || {};

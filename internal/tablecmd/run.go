@@ -163,7 +163,7 @@ func runRun(ctx context.Context, args []string, io cli.Stdio) error {
 	}
 	if r.HTTP != "" {
 		stop, addr, err := serveBoard(board.Options{Broker: mc.url, Source: mc.source, Table: r.Table, Username: mc.boardUser, Password: mc.boardPassword,
-			Lang: r.Board.Lang, Game: r.Board.Game, Logo: r.Board.Logo, ResultHold: r.Board.ResultHold, Logger: log}, r.HTTP, log)
+			Lang: r.Board.Lang, Script: r.Board.Script, Game: r.Board.Game, Logo: r.Board.Logo, ResultHold: r.Board.ResultHold, Logger: log}, r.HTTP, log)
 		if err != nil {
 			return fmt.Errorf("run: %w", cli.ListenError("display board (http)", "--http", r.HTTP, true, err))
 		}
