@@ -8,6 +8,7 @@ import (
 
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/irregularities"
+	"github.com/tablectl/tablectl/pit"
 	"github.com/tablectl/tablectl/round"
 	"github.com/tablectl/tablectl/table"
 )
@@ -90,10 +91,10 @@ type still struct {
 
 // The reasons a table stands still (docs/pit.md, "Stand-still").
 const (
-	stillNoDealer  = "no dealer"
-	stillHeld      = "held"
-	stillShuffling = "shuffling"
-	stillOffline   = "offline"
+	stillNoDealer  = pit.StillNoDealer
+	stillHeld      = pit.StillHeld
+	stillShuffling = pit.StillShuffling
+	stillOffline   = pit.StillOffline
 )
 
 // replayError is a record the round controller cannot replay, as opposed to an error of

@@ -56,6 +56,17 @@ type Still struct {
 	From, To   time.Time
 }
 
+// The reasons a table stands still (Still.Why), in the order the figures list them.
+const (
+	StillNoDealer  = "no dealer" // a table that records its dealers, with none on
+	StillHeld      = "held"      // held for a decision outside a round
+	StillShuffling = "shuffling" // between shoes
+	StillOffline   = "offline"   // the table's controller was down
+)
+
+// StillReasons are the reasons a table stands still, in order.
+var StillReasons = []string{StillNoDealer, StillHeld, StillShuffling, StillOffline}
+
 // By is what the figures are grouped by.
 type By int
 
@@ -262,9 +273,14 @@ func keyOf(r Round, by By) string {
 // own for a dealer in their own name). Note says why the stint ended, when another
 // dealer relieved the dealer.
 type Stint struct {
-	Table, Pit, Dealer string
-	From, To           time.Time
-	OnRole, OnBy       string
-	OffRole, OffBy     string
-	Note               string
+	Table   string    `json:"table"`
+	Pit     string    `json:"pit"`
+	Dealer  string    `json:"dealer"`
+	From    time.Time `json:"from"`
+	To      time.Time `json:"to,omitzero"`
+	OnRole  string    `json:"on_role"`
+	OnBy    string    `json:"on_by"`
+	OffRole string    `json:"off_role,omitempty"`
+	OffBy   string    `json:"off_by,omitempty"`
+	Note    string    `json:"note,omitempty"`
 }

@@ -26,6 +26,8 @@ var program = &cli.Program{
 		{Name: "archive", Summary: "keep every table's journal off the table, checked, in PostgreSQL or SQLite, from the floor's broker", Run: runArchive},
 		{Name: "console", Summary: "serve the console: every table of the floor, logins and roles, the dealers' and supervisors' commands", Run: runConsole},
 		{Name: "report", Summary: "write the shoe report of a table's journal held in the floor's archive (HTML for A4, CSV, JSON lines)", Run: runReport},
+		{Name: "pace", Summary: "write rounds an hour, each phase's time and the time tables stood still, per table, dealer or pit, by hour, shift or day", Run: runPace},
+		{Name: "rotation", Summary: "write the dealers' rotation: who dealt where, from when to when", Run: runRotation},
 		{Name: "export", Summary: "write a table's journal, as the floor's archive holds it, into a new journal directory", Run: runExport},
 		{Name: "check-config", Summary: "check a console's, an archive's or a table's configuration file without starting anything", Run: runCheckConfig},
 		{Name: "journal", Hidden: true, Run: runJournal},
