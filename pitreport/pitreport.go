@@ -169,7 +169,7 @@ func PaceSheet(figs []pit.Figure, per string, loc *time.Location) Sheet {
 }
 
 // phaseNames are the phases, in the order of pit.Phases.
-var phaseNames = []string{"betting", "dealing", "windows", "holds", "confirm"}
+var phaseNames = []string{"betting", "dealing", "windows", "holds", "confirming"}
 
 // PaceLine is one figure as JSON: durations in milliseconds.
 type PaceLine struct {

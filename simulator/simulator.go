@@ -72,6 +72,9 @@ type Config struct {
 	// BankerBias is the share of rounds, 0 to 1, that the set's order is arranged to make
 	// Banker wins (Bias): a shoe whose results drift from the rule set's probabilities.
 	BankerBias float64
+	// Dealers are the dealers who take turns at the table, through Table (Dealers); none:
+	// no dealer ever takes the table.
+	Dealers Dealers
 	// Clock is the time the shoe's clock counts by; nil: the system's.
 	Clock  func() time.Time
 	Logger *slog.Logger // nil means slog.Default()
@@ -125,6 +128,10 @@ type Simulator struct {
 	// the cards of the round it goes on with.
 	resumed *Position
 	partial []baccarat.Card
+	// dealerOn: a dealer of Config.Dealers took the table; dealerTurn is whose turn it
+	// is, counted in rotations.
+	dealerOn   bool
+	dealerTurn int
 }
 
 // New opens the simulated devices' pseudo-terminals, with links "shoe" and "shuffler" in
@@ -135,6 +142,12 @@ func New(cfg Config) (*Simulator, error) {
 	}
 	if err := cfg.Protocol.Check(); err != nil {
 		return nil, err
+	}
+	if err := cfg.Dealers.Check(); err != nil {
+		return nil, err
+	}
+	if len(cfg.Dealers.Names) > 0 && cfg.Table == nil {
+		return nil, fmt.Errorf("dealers: the dealers take the table through its commands: give the table (Config.Table)")
 	}
 	if cfg.Decks == 0 {
 		cfg.Decks = 8
@@ -607,6 +620,11 @@ func (s *Simulator) misread(ctx context.Context) error {
 // false when the shoe ran out part way.
 func (s *Simulator) round(ctx context.Context) (complete bool, err error) {
 	coup, _ := baccarat.CoupOf(s.partial...) // the cards dealt before a restart, if any
+	if len(s.partial) == 0 {
+		if err := s.dealers(ctx); err != nil {
+			return false, err
+		}
+	}
 	s.partial = nil
 	s.offer = false
 	for !coup.Complete() {

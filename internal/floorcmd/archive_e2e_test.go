@@ -278,9 +278,10 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 	arch := startArchive()
 	const rounds = 80
 	startTable := func(tb *table) {
-		tb.run = startTableProc(t, "run", "--simulate", "--decks", "1", "--pace", "15ms", "--round-pause", "0",
+		args := append([]string{"run", "--simulate", "--decks", "1", "--pace", "15ms", "--round-pause", "0",
 			"--rounds", strconv.Itoa(rounds), "--seed", strconv.Itoa(tb.seed), "--table", tb.id, "--journal", tb.journal,
-			"--http", "", e2eShip, "--mqtt", b.URL(), "--mqtt-user", tb.id, "--mqtt-password", users[tb.id])
+			"--http", "", e2eShip, "--mqtt", b.URL(), "--mqtt-user", tb.id, "--mqtt-password", users[tb.id]}, e2eDealers...)
+		tb.run = startTableProc(t, args...)
 	}
 	for _, tb := range tables {
 		startTable(tb)
@@ -411,6 +412,11 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 		}
 	}
 	reportsUnchanged("the journals deleted")
+	ids, jsonReports := []string{}, map[string]string{}
+	for _, tb := range tables {
+		ids, jsonReports[tb.id] = append(ids, tb.id), saved[tb.id][2]
+	}
+	checkPitFigures(t, dsn, ids, records, jsonReports)
 	t.Logf("records held: %s %d, %s %d, %s %d", tables[0].id, len(records[tables[0].id]), tables[1].id,
 		len(records[tables[1].id]), tables[2].id, len(records[tables[2].id]))
 

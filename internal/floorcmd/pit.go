@@ -272,4 +272,3 @@ func runRotation(ctx context.Context, args []string, sio cli.Stdio) error {
 	}
 	return p.write(sio, "Rotation", pitreport.RotationSheet(stints, p.loc), stints)
 }
-

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/tablectl/tablectl/board"
@@ -69,6 +70,14 @@ type simulation struct {
 	resultHold time.Duration
 	// sim is the simulator, once start made it.
 	sim *simulator.Simulator
+	// dealers, rotate and dealerBreak are --dealers, --rotate and --dealer-break; orders,
+	// riffles and bankerBias --orders, --riffles and --banker-bias.
+	dealers     *string
+	rotate      *int
+	dealerBreak *time.Duration
+	orders      *string
+	riffles     *int
+	bankerBias  *float64
 }
 
 func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *simulation {
@@ -78,6 +87,12 @@ func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *sim
 	s.rounds = fs.Int("rounds", 0, "with --simulate: stop after this many rounds (0: until interrupted)")
 	s.seed = fs.Uint64("seed", 1, "with --simulate: seed of the shuffles")
 	s.roundPause = fs.Duration("round-pause", 0, "with --simulate: the dealer's pause between a round's last card and the next card, so a board shows each result (default: run, the board's result_hold, 0 with --pace 0; watch, 0)")
+	s.dealers = fs.String("dealers", "", "with --simulate: the dealers who take turns at the table, as D-ANA,D-BEN (none: no dealer takes the table)")
+	s.rotate = fs.Int("rotate", 0, "with --simulate and --dealers: the next dealer relieves the dealer on every this many rounds (0: never)")
+	s.dealerBreak = fs.Duration("dealer-break", 0, "with --simulate and --dealers: at each rotation the table has no dealer on for this long")
+	s.orders = fs.String("orders", "", "with --simulate: deal the sets of this file of cards in turn, one set a line, before shuffled ones (docs/simulator.md)")
+	s.riffles = fs.Int("riffles", 0, "with --simulate: a weak shuffler: each set after the first is the last set riffled this many times (0: thoroughly shuffled)")
+	s.bankerBias = fs.Float64("banker-bias", 0, "with --simulate: the share of rounds, 0 to 1, the sets are arranged to make Banker win")
 	fs.StringVar(&f.Scenario, "scenario", "", "with --simulate: play this scenario file (go doc ./simulator Scenario) instead of dealing shoes, then stop; its settings replace --shoe-format, --decks and --seed, and --rules, --insurance-pause and --options-pause where it gives them")
 	return s
 }
@@ -103,8 +118,24 @@ func (s *simulation) check() error {
 		return fmt.Errorf("--pace %s: want 0 (as fast as possible) or more", s.f.Pace)
 	case *s.roundPause < 0:
 		return fmt.Errorf("--round-pause %s: want 0 or more", *s.roundPause)
+	case *s.riffles < 0:
+		return fmt.Errorf("--riffles %d: want 0 (thoroughly shuffled) or more", *s.riffles)
+	case *s.bankerBias < 0 || *s.bankerBias > 1:
+		return fmt.Errorf("--banker-bias %g: want 0 to 1", *s.bankerBias)
+	}
+	if err := s.dealerTurns().Check(); err != nil {
+		return fmt.Errorf("--dealers, --rotate, --dealer-break: %w", err)
 	}
 	return nil
+}
+
+// dealerTurns are the simulated dealers of --dealers, --rotate and --dealer-break.
+func (s *simulation) dealerTurns() simulator.Dealers {
+	d := simulator.Dealers{Rotate: *s.rotate, Break: *s.dealerBreak}
+	if *s.dealers != "" {
+		d.Names = strings.Split(*s.dealers, ",")
+	}
+	return d
 }
 
 // start starts the simulator and returns its devices; it deals once begin is closed, and
@@ -115,7 +146,23 @@ func (s *simulation) start(ctx context.Context, decks int, begin <-chan struct{}
 	// The table acknowledges each card once it has recorded it: the shoe waits for that
 	// before the next set is shuffled.
 	cfg := simulator.Config{Protocol: shoe.Format(s.f.ShoeFormat), Seed: *s.seed, Pace: s.f.Pace, Decks: decks, Cut: 16, Light: s.light,
-		Insurance: s.insurance, Logger: log, ReshuffleEachRound: s.reshuffle, RoundPause: s.pauseAfterRound(), HostAcks: true}
+		Insurance: s.insurance, Logger: log, ReshuffleEachRound: s.reshuffle, RoundPause: s.pauseAfterRound(), HostAcks: true,
+		Riffles: *s.riffles, BankerBias: *s.bankerBias, Dealers: s.dealerTurns()}
+	if *s.orders != "" {
+		f, err := os.Open(*s.orders)
+		if err != nil {
+			return nil, nil, nil, nil, fmt.Errorf("--orders: %w", err)
+		}
+		cfg.Orders, err = simulator.ReadOrders(f)
+		f.Close()
+		if err != nil {
+			return nil, nil, nil, nil, fmt.Errorf("--orders %s: %w", *s.orders, err)
+		}
+	}
+	if len(cfg.Dealers.Names) > 0 {
+		s.table = &scenarioTable{cmds: make(chan display.Command)}
+		cfg.Table = s.table
+	}
 	var steps []simulator.Step
 	if s.f.Scenario != "" {
 		scn := s.scn
@@ -125,7 +172,7 @@ func (s *simulation) start(ctx context.Context, decks int, begin <-chan struct{}
 			}
 		}
 		cfg.Protocol, cfg.Seed, cfg.Decks, cfg.Cut, steps = scn.Protocol, scn.Seed, scn.Decks, scn.Cut, scn.Steps
-		if scn.HasTableActions() {
+		if scn.HasTableActions() && s.table == nil {
 			s.table = &scenarioTable{cmds: make(chan display.Command)}
 			cfg.Table = s.table
 		}
