@@ -82,6 +82,7 @@ func authorize(u User, c api.Command, table, pit string, h held) error {
 	if c.Actor != "" && c.Actor != u.Name {
 		return refuse(403, "the actor is the person logged in (%s); a command cannot name another (%q)", u.Name, c.Actor)
 	}
+	c.Actor = u.Name // the command goes out in the person's name: its lowest role may depend on it
 	need, ok := api.LowestRole(c)
 	if !ok {
 		return refuse(400, "unknown command %q: want one of %s", c.Cmd, api.CommandNames())

@@ -287,6 +287,23 @@ func TestEveryCommandThroughTheConsole(t *testing.T) {
 	give("dealer", `{"cmd":"end_shoe"}`, "shoe-ended")
 	give("dealer", `{"cmd":"new_shoe","set":"S7","decks":8}`, "shoe-started shoe=2")
 
+	// The dealer takes the table in their own name; a supervisor records a dealer
+	// without a login, who relieves them, and takes that dealer off; the floor shows who
+	// is on.
+	dealing := func(want string) {
+		t.Helper()
+		floorShows(t, people["supervisor"], "the dealer "+strconv.Quote(want), func(s Summary) bool { return s.Dealer == want })
+	}
+	give("dealer", `{"cmd":"dealer_on"}`, `dealer-started "D4" by dealer D4`)
+	dealing("D4")
+	give("supervisor", `{"cmd":"dealer_on","dealer":"Mei Ling Tan"}`, `dealer-left "D4" by supervisor S17: relieved by "Mei Ling Tan"`,
+		`dealer-started "Mei Ling Tan" by supervisor S17`)
+	dealing("Mei Ling Tan")
+	give("supervisor", `{"cmd":"dealer_off"}`, `dealer-left "Mei Ling Tan" by supervisor S17`)
+	dealing("")
+	give("dealer", `{"cmd":"dealer_on","dealer":"D4"}`, `dealer-started "D4"`) // their own name, given
+	give("dealer", `{"cmd":"dealer_off"}`, `dealer-left "D4" by dealer D4`)
+
 	// The table journalled each command as given, the foreign card's card among them.
 	l.stop()
 	var found bool

@@ -60,6 +60,9 @@ type Summary struct {
 	Devices   map[string]string `json:"devices,omitempty"`
 	// Call is "supervisor" while the dealer's call for a Pit Supervisor stands.
 	Call string `json:"call,omitempty"`
+	// Dealer is the dealer on the table, as its status says; "" while none is, or before
+	// a status said.
+	Dealer string `json:"dealer"`
 	// Held is the state message's "held" object, exactly as the table published it;
 	// absent when the table is not held.
 	Held json.RawMessage `json:"held,omitempty"`
@@ -563,7 +566,7 @@ func (t *tableData) apply(tp api.Topic, data []byte) error {
 		if m.Set != "" {
 			t.sum.Set = m.Set
 		}
-		t.sum.Version, t.sum.Devices, t.sum.Call = m.Version, m.Devices, m.Call
+		t.sum.Version, t.sum.Devices, t.sum.Call, t.sum.Dealer = m.Version, m.Devices, m.Call, m.Dealer
 		t.arch.lag = m.Archive
 		t.envelope(m.Envelope)
 	case api.TopicState:

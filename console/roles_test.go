@@ -29,6 +29,9 @@ func commandBodies() map[string][]string {
 		api.CmdCallSupervisor:  {`{"cmd":"call_supervisor"}`},
 		api.CmdCancelCall:      {`{"cmd":"cancel_call"}`},
 		api.CmdOptionsClosed:   {`{"cmd":"options_closed"}`},
+		// A dealer in their own name; a supervisor for another dealer.
+		api.CmdDealerOn:  {`{"cmd":"dealer_on"}`, `{"cmd":"dealer_on","dealer":"Mei Ling Tan"}`},
+		api.CmdDealerOff: {`{"cmd":"dealer_off"}`, `{"cmd":"dealer_off","dealer":"Mei Ling Tan"}`},
 	}
 	for _, k := range api.Reports {
 		c := api.Command{Cmd: api.CmdReport, Kind: string(k), Detail: "seen by the dealer"}

@@ -18,7 +18,7 @@
   // The commands given from a form or a place of their own on this page; every other
   // command the person's role may give is one button.
   const FORMS = ['report', 'new_shoe', 'end_shoe', 'decide', 'insurance_bet', 'box_option', 'options_closed',
-    'call_supervisor', 'cancel_call'];
+    'call_supervisor', 'cancel_call', 'dealer_on', 'dealer_off'];
   // The Insurance commands: given only at a table whose rule set offers Insurance
   // (NC Insurance 3.11, 3.12), and not one set to offer none (NC Insurance 4.2.2).
   const INSURANCE = ['insurance_bet', 'insurance_closed'];
@@ -340,7 +340,7 @@
     }));
     const call = callButton();
     if (call) play.append(call);
-    box.replaceChildren(play);
+    box.replaceChildren(play, dealerGroup());
     // Report an irregularity.
     const rep = el('div', 'group');
     const kind = select('report-kind', []);
@@ -382,6 +382,51 @@
     box.append(commandForm());
     drawInsuranceRecord();
     drawCall();
+  }
+
+  // dealerGroup gives the dealer on and off: a dealer takes the table or leaves it in
+  // their own name ("I deal here", "I leave"); a supervisor names the dealer, for one
+  // without a login (docs/pit.md, "Dealers").
+  function dealerGroup() {
+    const g = el('div', 'group dealer-group');
+    g.id = 'dealer-group';
+    g.append(el('label', '', 'Dealer'), el('span', 'dealer-on', ''));
+    if (me.role === 'dealer') {
+      g.append(button(command('dealer_on').title, { cmd: 'dealer_on' }, '', 'dealer_on'),
+        button(command('dealer_off').title, { cmd: 'dealer_off' }, '', 'dealer_off'));
+    } else if (may('dealer_on')) {
+      const name = input('dealer-name', 'dealer');
+      name.maxLength = 64;
+      const named = (cmd) => () => {
+        const c = { cmd };
+        if (name.value.trim()) c.dealer = name.value.trim();
+        return c;
+      };
+      g.append(name, button('Dealer on', named('dealer_on'), '', 'dealer_on', dealerQuestion),
+        button('Dealer off', named('dealer_off'), '', 'dealer_off'));
+    }
+    drawDealer(g);
+    return g;
+  }
+
+  // dealerQuestion: a supervisor's dealer on names the dealer.
+  function dealerQuestion(c) {
+    return c.dealer ? null : 'Name the dealer who takes the table.';
+  }
+
+  // drawDealer shows who deals here, and offers a dealer only the button that applies.
+  function drawDealer(g) {
+    g = g || $('dealer-group');
+    const on = (status && status.dealer) || '';
+    $('dealer').textContent = status ? (on ? `Dealer ${on}` : 'No dealer on') : '';
+    $('dealer').classList.toggle('none', !!status && !on);
+    if (!g) return;
+    g.querySelector('.dealer-on').textContent = on ? on : 'none on';
+    if (me && me.role === 'dealer') {
+      const onB = g.querySelector('[data-cmd="dealer_on"]'), offB = g.querySelector('[data-cmd="dealer_off"]');
+      if (onB) onB.hidden = on === me.user;
+      if (offB) offB.hidden = on !== me.user;
+    }
   }
 
   let kindsShown = '';
@@ -434,6 +479,7 @@
     $('offline-note').hidden = !offline;
     $('offline-note').textContent = offline ? `Table ${table} is offline: what is shown is its last known state${st.at ? ' (' + clock(st.at) + ')' : ''}. No command can reach it.` : '';
     $('call').hidden = st.call !== 'supervisor';
+    drawDealer();
     $('unknown').hidden = Console.broker().up;
     drawCall();
     fillKinds();
