@@ -1,7 +1,8 @@
-// Package gpio drives the table's buttons, sensors, tower light and buzzer through the
-// host's GPIO pins: it turns debounced input edges into typed events (a button pressed or
-// released, a sensor on or off, stamped by an injected clock) and output commands (a
-// light or the buzzer off, on or blinking) into pin levels. It knows no baccarat rules.
+// Package gpio drives the table's buttons, sensors, dealers' badges, tower light and
+// buzzer through the host's GPIO pins: it turns debounced input edges into typed events
+// (a button pressed or released, a sensor or a badge on or off, stamped by an injected
+// clock; a badge's carrying its dealer's name) and output commands (a light or the buzzer
+// off, on or blinking) into pin levels. It knows no baccarat rules.
 // Pins are found by name through a PinLookup (periph's gpioreg.ByName on the table, a
 // PinMap of gpiotest pins in tests); Open reports ErrAbsent on a host with no GPIO.
 package gpio
