@@ -295,11 +295,16 @@ func (f *file) checkGPIO(g GPIO) {
 	}
 	roles := map[gpio.Role]string{}
 	pins := map[int]string{}
+	dealers := map[string]string{}
 	for i, p := range g.Pins {
 		key := "gpio.pins[" + itoa(i+1) + "]"
 		role, err := gpio.ParseRole(p.Role)
 		if err != nil {
 			f.at(key+".role", "%q: want one of %s", p.Role, strings.Join(gpioRoles(), ", "))
+		} else if role.IsDealer() {
+			f.checkBadge(key, p.Dealer, dealers)
+		} else if p.Dealer != "" {
+			f.at(key+".dealer", "%q named on role %s: only role dealer names a dealer", p.Dealer, p.Role)
 		} else if other, dup := roles[role]; dup {
 			f.at(key+".role", "%s is given twice (%s and %s)", p.Role, other, key)
 		} else {
@@ -325,6 +330,25 @@ func (f *file) checkGPIO(g GPIO) {
 			f.at(key+".pull", "pull %s set on an output (%s)", p.Pull, p.Role)
 		}
 	}
+}
+
+// checkBadge checks the dealer a dealer's badge at key names: one is named, the name is
+// one a command could carry (gpio.CheckDealerName), and no other badge, of those in
+// dealers, names it.
+func (f *file) checkBadge(key, dealer string, dealers map[string]string) {
+	if dealer == "" {
+		f.at(key, "role dealer: no dealer named (give the badge's dealer)")
+		return
+	}
+	if err := gpio.CheckDealerName(dealer); err != nil {
+		f.at(key+".dealer", "%s", err)
+		return
+	}
+	if other, dup := dealers[dealer]; dup {
+		f.at(key+".dealer", "%q is given twice (%s and %s)", dealer, other, key)
+		return
+	}
+	dealers[dealer] = key
 }
 
 func gpioRoles() []string {
@@ -402,7 +426,7 @@ func (c *Config) GPIOConfig() gpio.Config {
 		role, _ := gpio.ParseRole(p.Role)
 		var pull gpio.Pull
 		_ = pull.UnmarshalText([]byte(p.Pull))
-		g.Pins = append(g.Pins, gpio.PinConfig{Role: role, Pin: p.Pin, ActiveLow: p.ActiveLow, Pull: pull})
+		g.Pins = append(g.Pins, gpio.PinConfig{Role: role, Pin: p.Pin, ActiveLow: p.ActiveLow, Pull: pull, Dealer: p.Dealer})
 	}
 	return g
 }

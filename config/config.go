@@ -259,12 +259,14 @@ type GPIO struct {
 	Pins     []Pin         `yaml:"pins"`
 }
 
-// Pin gives one pin a role (docs/gpio.md).
+// Pin gives one pin a role (docs/gpio.md). Dealer names the dealer whose badge a pin of
+// role dealer reads; no other role takes it.
 type Pin struct {
 	Role      string `yaml:"role"`
 	Pin       string `yaml:"pin"`
 	ActiveLow bool   `yaml:"active_low"`
 	Pull      string `yaml:"pull"`
+	Dealer    string `yaml:"dealer"`
 }
 
 // NoShufflerDecks is the deck count of a table with a shoe and no shuffler whose decks

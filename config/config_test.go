@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -164,6 +165,16 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 			"t.yaml:4: gpio.pins[2].role: confirm is given twice (gpio.pins[1] and gpio.pins[2])"},
 		{"unknown role", "gpio:\n  pins:\n    - {role: confirmm, pin: GPIO17}\n", `t.yaml:3: gpio.pins[1].role: "confirmm": want one of confirm, new_shoe`},
 		{"pull on an output", "gpio:\n  pins:\n    - {role: buzzer, pin: GPIO21, pull: up}\n", "t.yaml:3: gpio.pins[1].pull: pull up set on an output (buzzer)"},
+		{"badge with no dealer", "gpio:\n  pins:\n    - {role: confirm, pin: GPIO17}\n    - {role: dealer, pin: GPIO24}\n",
+			"t.yaml:4: gpio.pins[2]: role dealer: no dealer named (give the badge's dealer)"},
+		{"dealer on another role", "gpio:\n  pins:\n    - {role: confirm, pin: GPIO17, dealer: D-ANA}\n",
+			`t.yaml:3: gpio.pins[1].dealer: "D-ANA" named on role confirm: only role dealer names a dealer`},
+		{"dealer name too long", "gpio:\n  pins:\n    - {role: dealer, pin: GPIO24, dealer: " + strings.Repeat("x", 65) + "}\n",
+			"t.yaml:3: gpio.pins[1].dealer: dealer name is 65 bytes, over the limit of 64"},
+		{"dealer name not printable", "gpio:\n  pins:\n    - {role: dealer, pin: GPIO24, dealer: \"D-\\aANA\"}\n",
+			`t.yaml:3: gpio.pins[1].dealer: dealer name "D-\aANA" holds U+0007 at byte 2, not printable`},
+		{"dealer twice", "gpio:\n  pins:\n    - {role: dealer, pin: GPIO24, dealer: D-ANA}\n    - {role: dealer, pin: GPIO25, dealer: D-BEN}\n    - {role: dealer, pin: GPIO26, dealer: D-ANA}\n",
+			`t.yaml:5: gpio.pins[3].dealer: "D-ANA" is given twice (gpio.pins[1] and gpio.pins[3])`},
 		{"credentials for the embedded broker", "mqtt:\n  username: bac-07\n", "t.yaml:2: mqtt.username: set without mqtt.url: the embedded broker takes no credentials"},
 		{"embedded broker with an external one", "mqtt:\n  url: tcp://10.0.0.5:1883\nbroker:\n  listen: 127.0.0.1:1883\n",
 			"t.yaml:3: broker: set with mqtt.url: the broker section is for the embedded broker"},
@@ -406,5 +417,29 @@ func TestLimitsWarning(t *testing.T) {
 		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
 			t.Errorf("%s %+v: %q, want %q", tc.rules, tc.limits, got, tc.want)
 		}
+	}
+}
+
+// TestGPIODealersBadges: role dealer is given once per dealer, each pin naming its
+// dealer, and the driver's settings carry each pin's dealer.
+func TestGPIODealersBadges(t *testing.T) {
+	src := "gpio:\n  pins:\n    - {role: confirm, pin: GPIO17}\n" +
+		"    - {role: dealer, pin: GPIO24, dealer: D-ANA, active_low: true, pull: up}\n" +
+		"    - {role: dealer, pin: GPIO25, dealer: \"Mei Ling Tan\"}\n"
+	cfg, err := Parse("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := cfg.GPIOConfig()
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	want := []gpio.PinConfig{
+		{Role: gpio.Confirm, Pin: "GPIO17"},
+		{Role: gpio.Dealer, Pin: "GPIO24", Dealer: "D-ANA", ActiveLow: true, Pull: gpio.PullUp},
+		{Role: gpio.Dealer, Pin: "GPIO25", Dealer: "Mei Ling Tan"},
+	}
+	if !slices.Equal(g.Pins, want) {
+		t.Errorf("pins %+v, want %+v", g.Pins, want)
 	}
 }

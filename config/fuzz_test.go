@@ -12,7 +12,8 @@ import (
 // must not panic, and must either accept the file or return Errors: at least one fault,
 // each naming the file, saying what is wrong, on a line of the file (or on none), in the
 // file's order. A file it accepts gives a configuration that passes the checks again and
-// turns into the round controller's settings, as tablectl run does next.
+// turns into the round controller's settings and GPIO settings the driver takes, as
+// tablectl run does next.
 func FuzzParse(f *testing.F) {
 	if b, err := os.ReadFile("../deploy/tablectl.yaml"); err == nil {
 		f.Add(b)
@@ -22,6 +23,7 @@ func FuzzParse(f *testing.F) {
 		"rules: royal\ndecks: 4\nroyal:\n  paytable: 2\n",
 		"dealer:\n  burn: fixed\n  burn_count: 3\n  simultaneous_window: 150ms\n",
 		"gpio:\n  pins:\n    - {role: confirm, pin: GPIO17}\n    - {role: buzzer, pin: P1_40}\n",
+		"gpio:\n  pins:\n    - {role: dealer, pin: GPIO24, dealer: D-ANA}\n    - {role: dealer, pin: GPIO25, dealer: D-BEN}\n",
 		"shoe:\n  format: tablectl\n  usb:\n    vid: \"0403\"\n    pid: \"6001\"\n",
 		"a: &a [*a, *a]\nb: &b [*a, *a, *a]\n",
 		"mqtt:\n  url: ssl://b:8883\n",
@@ -37,6 +39,9 @@ func FuzzParse(f *testing.F) {
 			}
 			if _, err := cfg.Round(); err != nil {
 				t.Fatalf("accepted file gives no round settings: %v\n%q", err, data)
+			}
+			if err := cfg.GPIOConfig().Validate(); err != nil {
+				t.Fatalf("accepted file gives GPIO settings the driver refuses: %v\n%q", err, data)
 			}
 			return
 		}

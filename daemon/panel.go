@@ -9,31 +9,52 @@ import (
 	"github.com/tablectl/tablectl/table"
 )
 
-// Panel is the table's GPIO: the dealer's buttons and the shoe's sensors in, the tower
-// light and the buzzer out (docs/gpio.md). *gpio.Driver is one; FakePanel is its double.
+// Panel is the table's GPIO: the dealer's buttons, the shoe's sensors and the dealers'
+// badges in, the tower light and the buzzer out (docs/gpio.md). *gpio.Driver is one;
+// FakePanel is its double.
 type Panel interface {
 	Events() <-chan gpio.Event
 	Set(ctx context.Context, cmd gpio.Command) error
 }
 
+// initialPanel is a Panel that also tells its inputs' state when it opened, as
+// *gpio.Driver does (gpio.Driver.Initial).
+type initialPanel interface {
+	Initial() []gpio.Event
+}
+
+var _ initialPanel = (*gpio.Driver)(nil)
+
 // beeps is the buzzer's pattern when an irregularity is raised: three short beeps.
 var beeps = gpio.Command{Role: gpio.Buzzer, Mode: gpio.ModeBlink, On: 100 * time.Millisecond, Off: 100 * time.Millisecond, Cycles: 3}
 
-// SetPanel connects the table's buttons, sensors, tower light and buzzer, and sets the
-// tower light at once to the state the journal left: a table held when it stopped shows
-// red before anything is dealt. Call it after Open, before Serve.
+// SetPanel connects the table's buttons, sensors, badges, tower light and buzzer, and
+// sets the tower light at once to the state the journal left: a table held when it
+// stopped shows red before anything is dealt. A dealer's badge already in when the panel
+// opened (one left in across a restart) is handed to the node as put in then, since the
+// panel sends no event for it: its dealer takes the table, unless the journal left that
+// dealer on. The badges in are handed in the panel's order. Call it after Open, before
+// Serve: Serve journals what they step.
 func (d *Daemon) SetPanel(p Panel) {
 	d.panel = p
-	if d.node != nil {
-		d.setLamps(d.node.Lamps())
+	if d.node == nil {
+		return
+	}
+	d.setLamps(d.node.Lamps())
+	if ip, ok := p.(initialPanel); ok {
+		for _, ev := range ip.Initial() {
+			if ev.Role == gpio.Dealer && ev.Active() {
+				d.button(ev)
+			}
+		}
 	}
 }
 
-// button hands a button or sensor event to the node, stamped with the table's clock:
-// the node decides what it means (table.Node.Button).
+// button hands a button, sensor or badge event to the node, stamped with the table's
+// clock, with a badge's dealer: the node decides what it means (table.Node.Button).
 func (d *Daemon) button(ev gpio.Event) {
 	d.log.Info("panel", "event", ev.String())
-	d.node.Button(table.Button{Name: ev.Role.String(), Active: ev.Active(), At: d.clock.Now()})
+	d.node.Button(table.Button{Name: ev.Role.String(), Active: ev.Active(), At: d.clock.Now(), Dealer: ev.Dealer})
 }
 
 // lamps are the tower light's lamps, red to green.

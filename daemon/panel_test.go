@@ -232,3 +232,79 @@ func TestCallCommands(t *testing.T) {
 	}
 	r.close(t)
 }
+
+// openedPanel is a FakePanel that also tells its inputs' state when it opened, as
+// gpio.Driver.Initial does.
+type openedPanel struct {
+	*FakePanel
+	initial []gpio.Event
+}
+
+// Initial implements the opened panel's state.
+func (p openedPanel) Initial() []gpio.Event { return p.initial }
+
+// TestDealersBadges: a dealer's badge put in takes the table in the badge's name, and
+// the status says who is on; taken out, no one is. Started again with a badge already in,
+// the table takes it as put in: the badge of the dealer the journal left on journals
+// nothing, another dealer's badge takes the table.
+func TestDealersBadges(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	dealer := func(r *running) string {
+		t.Helper()
+		st := statuses(t, r)
+		if len(st) == 0 {
+			t.Fatal("no status published")
+		}
+		return st[len(st)-1].Dealer
+	}
+	badge := func(name string, in bool) gpio.Event {
+		kind := gpio.Off
+		if in {
+			kind = gpio.On
+		}
+		return gpio.Event{Role: gpio.Dealer, Kind: kind, At: time.Now(), Dealer: name}
+	}
+
+	p := NewFakePanel()
+	r := startWith(t, testConfig(t, dir), func(d *Daemon) { d.SetPanel(p) })
+	r.settle(t)
+	p.In <- badge("D-ANA", true)
+	r.settle(t)
+	if got := dealer(r); got != "D-ANA" {
+		t.Fatalf("status dealer %q after D-ANA's badge in, want D-ANA", got)
+	}
+	p.In <- badge("D-ANA", false)
+	r.settle(t)
+	if got := dealer(r); got != "" {
+		t.Fatalf("status dealer %q after D-ANA's badge out, want none", got)
+	}
+	p.In <- badge("D-ANA", true)
+	r.settle(t)
+	r.close(t)
+
+	// D-ANA's badge stayed in across the restart: nothing to journal.
+	var before uint64
+	opened := openedPanel{NewFakePanel(), []gpio.Event{badge("D-ANA", true), badge("D-BEN", false)}}
+	r = startWith(t, testConfig(t, dir), func(d *Daemon) { before = d.j.LastSeq(); d.SetPanel(opened) })
+	r.settle(t)
+	if after := r.d.j.LastSeq(); after != before {
+		t.Errorf("the badge of the dealer on, in at the start, journalled %d records", after-before)
+	}
+	if got := dealer(r); got != "D-ANA" {
+		t.Errorf("status dealer %q after the restart, want D-ANA still on", got)
+	}
+	r.close(t)
+
+	// D-BEN's badge was put in while the table was down: he takes the table.
+	opened = openedPanel{NewFakePanel(), []gpio.Event{badge("D-ANA", false), badge("D-BEN", true)}}
+	r = startWith(t, testConfig(t, dir), func(d *Daemon) { before = d.j.LastSeq(); d.SetPanel(opened) })
+	r.settle(t)
+	if after := r.d.j.LastSeq(); after != before+1 {
+		t.Errorf("D-BEN's badge, in at the start, journalled %d records, want 1", after-before)
+	}
+	if got := dealer(r); got != "D-BEN" {
+		t.Errorf("status dealer %q after the restart with D-BEN's badge in, want D-BEN", got)
+	}
+	r.close(t)
+}

@@ -62,13 +62,15 @@ func (n *Node) PublishDenied(denied bool) {
 	n.relight()
 }
 
-// Button is a change of one of the table's buttons or sensors, named as in docs/gpio.md
-// (confirm, insurance_closed, new_shoe, call_supervisor, shoe_lid, double_card,
-// card_present), at its time. Active: pressed, or on; false: released, or off.
+// Button is a change of one of the table's buttons, sensors or dealers' badges, named as
+// in docs/gpio.md (confirm, insurance_closed, new_shoe, call_supervisor, shoe_lid,
+// double_card, card_present, dealer), at its time. Active: pressed, on, or a badge in;
+// false: released, off, or a badge out. Dealer is, for a badge, the dealer it names.
 type Button struct {
 	Name   string
 	Active bool
 	At     time.Time
+	Dealer string
 }
 
 // Button steps what a button or sensor means:
@@ -80,9 +82,12 @@ type Button struct {
 //     button is pressed again or a decision is taken;
 //   - shoe_lid and double_card: as the shoe's own lid and double-card signals, for shoes
 //     whose wire format has none;
+//   - dealer: the badge's dealer takes the table (badge in) or leaves it (badge out), as
+//     the dealer_on and dealer_off commands in the dealer's own name (badge);
 //   - card_present, and any other name: nothing.
 //
-// Releases, and a sensor going off, step nothing (but the lid closing).
+// Releases, and a sensor going off, step nothing (but the lid closing, and a badge
+// taken out).
 func (n *Node) Button(b Button) {
 	byButton := func(k round.EventKind) round.Event {
 		return round.Event{Kind: k, At: b.At, Role: irregularities.Dealer, Actor: "button"}
@@ -92,6 +97,8 @@ func (n *Node) Button(b Button) {
 		n.shoe(device.Event{Kind: device.LidOpened, Time: b.At})
 	case b.Name == "shoe_lid":
 		n.shoe(device.Event{Kind: device.LidClosed, Time: b.At})
+	case b.Name == "dealer":
+		n.badge(b)
 	case !b.Active:
 	case b.Name == "confirm":
 		n.Step(byButton(round.ConfirmResult))
@@ -105,6 +112,28 @@ func (n *Node) Button(b Button) {
 		n.CallSupervisor(b.At)
 		n.note(slog.LevelWarn, "supervisor call", slog.Bool("on", n.call))
 	}
+}
+
+// badge steps a dealer's badge, the dealer's identity: put in, its dealer takes the
+// table (DealerOn, relieving the dealer on); taken out, its dealer leaves it
+// (DealerOff). It steps only what the controller takes, so that nothing refused is
+// journalled: a badge put in for the dealer on already (a badge left in across a
+// restart, one put in after a dealer_on command) steps nothing, nor does a badge taken
+// out for a dealer not on (one relieved since), nor a badge that names no dealer.
+func (n *Node) badge(b Button) {
+	on := n.ctl.State().Dealer
+	ev := round.Event{At: b.At, Role: irregularities.Dealer, Actor: b.Dealer, Dealer: b.Dealer, Detail: "badge"}
+	switch {
+	case b.Dealer == "":
+		return
+	case b.Active && on != b.Dealer:
+		ev.Kind = round.DealerOn
+	case !b.Active && on == b.Dealer:
+		ev.Kind = round.DealerOff
+	default:
+		return
+	}
+	n.Step(ev)
 }
 
 // Note is a line for the owner's log.

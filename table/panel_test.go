@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/round"
 )
 
@@ -91,5 +92,71 @@ func TestLampsKeptOnce(t *testing.T) {
 	n.PublishDenied(false)
 	if rd := n.Ready(); rd.Lamps == nil || *rd.Lamps != (Lamps{Green: true}) {
 		t.Errorf("after the denial ended the Ready asks for lamps %+v", rd.Lamps)
+	}
+}
+
+// TestDealersBadges: a dealer's badge is the dealer's identity. Put in, its dealer takes
+// the table, in their own name; another badge put in relieves them; the first badge
+// taken out then steps nothing, and the relief stays on; the relief's badge taken out
+// leaves no dealer on. What the controller would refuse is not stepped, so nothing
+// refused is journalled: a badge taken out with no dealer on, a badge put in for the
+// dealer on already, a badge that names no dealer.
+func TestDealersBadges(t *testing.T) {
+	n := panelTable(t)
+	at := t0.Add(time.Minute)
+	dealer := func() string { t.Helper(); return statusOf(t, n.Status("online", at)).Dealer }
+	badge := func(name string, in bool) []Entry {
+		t.Helper()
+		at = at.Add(time.Second)
+		n.Button(Button{Name: "dealer", Active: in, At: at, Dealer: name})
+		rd := n.Ready()
+		n.Advance()
+		return rd.Records
+	}
+	nothing := func(what string, recs []Entry) {
+		t.Helper()
+		if len(recs) != 0 {
+			t.Errorf("%s journalled %d records, first %+v; want none", what, len(recs), *recs[0].Event)
+		}
+	}
+
+	nothing("a badge out with no dealer on", badge("D-ANA", false))
+	recs := badge("D-ANA", true)
+	if len(recs) != 1 {
+		t.Fatalf("D-ANA's badge in journalled %d records, want 1", len(recs))
+	}
+	if ev := recs[0].Event; ev.Kind != round.DealerOn || ev.Dealer != "D-ANA" || ev.Actor != "D-ANA" ||
+		ev.Role != irregularities.Dealer || ev.Detail != "badge" || !ev.At.Equal(at) {
+		t.Errorf("D-ANA's badge in journalled %+v, want her dealer-on, by herself as dealer, from the badge, at %s", *ev, at)
+	}
+	if got := dealer(); got != "D-ANA" {
+		t.Fatalf("status dealer %q after D-ANA's badge, want D-ANA", got)
+	}
+	nothing("D-ANA's badge in again", badge("D-ANA", true))
+	nothing("a badge naming no dealer", badge("", true))
+
+	recs = badge("Mei Ling Tan", true)
+	if len(recs) != 1 || recs[0].Event.Kind != round.DealerOn || recs[0].Event.Dealer != "Mei Ling Tan" {
+		t.Fatalf("the relief's badge in journalled %+v, want her dealer-on", recs)
+	}
+	if got := dealer(); got != "Mei Ling Tan" {
+		t.Fatalf("status dealer %q after the relief's badge, want Mei Ling Tan", got)
+	}
+	nothing("the relieved dealer's badge out", badge("D-ANA", false))
+	if got := dealer(); got != "Mei Ling Tan" {
+		t.Fatalf("status dealer %q after the relieved dealer's badge out, want the relief still on", got)
+	}
+
+	recs = badge("Mei Ling Tan", false)
+	if len(recs) != 1 || recs[0].Event.Kind != round.DealerOff || recs[0].Event.Dealer != "Mei Ling Tan" ||
+		recs[0].Event.Actor != "Mei Ling Tan" || recs[0].Event.Detail != "badge" {
+		t.Fatalf("the relief's badge out journalled %+v, want her dealer-off", recs)
+	}
+	if got := dealer(); got != "" {
+		t.Errorf("status dealer %q after the relief's badge out, want none", got)
+	}
+	nothing("a badge out with no dealer on, again", badge("Mei Ling Tan", false))
+	if st := n.State(); st.Phase != round.Complete {
+		t.Errorf("phase %s after the badges, want the round still waiting for its confirmation", st.Phase)
 	}
 }

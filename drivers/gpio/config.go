@@ -4,13 +4,19 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/tablectl/tablectl/api"
 	"periph.io/x/conn/v3/gpio"
 )
 
 // ErrConfig is wrapped by every configuration error: an unknown role or pull name, a role
-// or pin given twice, a pin name the host does not have, a bad debounce time.
+// or pin given twice, a pin name the host does not have, a bad debounce time, a dealer's
+// badge naming no dealer or one named twice.
 var ErrConfig = errors.New("gpio config")
 
 // ErrUnknownPin is wrapped, with ErrConfig, by the error for a pin name the host does not
@@ -84,12 +90,40 @@ func (p Pull) periph() gpio.Pull {
 // PinConfig assigns a role to a pin. Pin is a name the host knows ("GPIO17", the board
 // position "P1_11", or the number "17" on a Raspberry Pi). ActiveLow says the role is
 // active (pressed, on, lit) when the pin is low, as for a button wired to ground with a
-// pull-up. Pull applies to inputs only.
+// pull-up. Pull applies to inputs only. Dealer names the dealer whose badge the pin
+// reads: required for role Dealer, refused on every other role (CheckDealerName).
 type PinConfig struct {
 	Role      Role   `json:"role"`
 	Pin       string `json:"pin"`
 	ActiveLow bool   `json:"active_low,omitempty"`
 	Pull      Pull   `json:"pull,omitempty"`
+	Dealer    string `json:"dealer,omitempty"`
+}
+
+// what names the pin entry's role, and for a dealer's badge the dealer: `dealer "D-ANA"`.
+func (p PinConfig) what() string {
+	if p.Role.IsDealer() {
+		return p.Role.String() + " " + strconv.Quote(p.Dealer)
+	}
+	return p.Role.String()
+}
+
+// CheckDealerName checks a dealer's name as a pin entry gives it: at most api.MaxNameLen
+// bytes of UTF-8, every character printable. An empty name passes: whether one is needed
+// is the role's to say. The error says what is wrong, without naming the pin.
+func CheckDealerName(name string) error {
+	if len(name) > api.MaxNameLen {
+		return fmt.Errorf("dealer name is %d bytes, over the limit of %d", len(name), api.MaxNameLen)
+	}
+	for i, r := range name {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(name[i:], "\uFFFD"):
+			return fmt.Errorf("dealer name %q is not UTF-8 at byte %d", name, i)
+		case !unicode.IsPrint(r):
+			return fmt.Errorf("dealer name %q holds %U at byte %d, not printable", name, r, i)
+		}
+	}
+	return nil
 }
 
 // Config says which pin plays which role and how inputs are debounced.
@@ -109,12 +143,14 @@ type Config struct {
 }
 
 // Validate checks the configuration without touching any pin: every role is declared and
-// given once, every pin name is non-empty and used once, pulls are set on inputs only,
-// and the debounce time is between zero and MaxDebounce. Every error wraps ErrConfig and
-// names the role or pin at fault.
+// given once (but Dealer, once per dealer), every pin name is non-empty and used once,
+// pulls are set on inputs only, a dealer is named on every Dealer pin and on no other,
+// each dealer once, and the debounce time is between zero and MaxDebounce. Every error
+// wraps ErrConfig and names the role or pin at fault.
 func (c Config) Validate() error {
 	roles := make(map[Role]string, len(c.Pins))
-	pins := make(map[string]Role, len(c.Pins))
+	pins := make(map[string]string, len(c.Pins))
+	dealers := make(map[string]string)
 	for i, p := range c.Pins {
 		switch {
 		case !p.Role.Valid():
@@ -125,15 +161,27 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%w: role %s: %s is not a pull setting", ErrConfig, p.Role, p.Pull)
 		case p.Pull != PullAsIs && p.Role.IsOutput():
 			return fmt.Errorf("%w: role %s: pull %s set on an output", ErrConfig, p.Role, p.Pull)
+		case p.Role.IsDealer() && p.Dealer == "":
+			return fmt.Errorf("%w: role %s (pin %q): no dealer named", ErrConfig, p.Role, p.Pin)
+		case !p.Role.IsDealer() && p.Dealer != "":
+			return fmt.Errorf("%w: role %s (pin %q): dealer %q named: only role %s names a dealer", ErrConfig, p.Role, p.Pin, p.Dealer, Dealer)
 		}
-		if other, dup := roles[p.Role]; dup {
+		if err := CheckDealerName(p.Dealer); err != nil {
+			return fmt.Errorf("%w: role %s (pin %q): %w", ErrConfig, p.Role, p.Pin, err)
+		}
+		if p.Role.IsDealer() {
+			if other, dup := dealers[p.Dealer]; dup {
+				return fmt.Errorf("%w: role %s: dealer %q given twice (pins %q and %q)", ErrConfig, p.Role, p.Dealer, other, p.Pin)
+			}
+			dealers[p.Dealer] = p.Pin
+		} else if other, dup := roles[p.Role]; dup {
 			return fmt.Errorf("%w: role %s given twice (pins %q and %q)", ErrConfig, p.Role, other, p.Pin)
 		}
 		if other, dup := pins[p.Pin]; dup {
-			return fmt.Errorf("%w: pin %q given to both %s and %s", ErrConfig, p.Pin, other, p.Role)
+			return fmt.Errorf("%w: pin %q given to both %s and %s", ErrConfig, p.Pin, other, p.what())
 		}
 		roles[p.Role] = p.Pin
-		pins[p.Pin] = p.Role
+		pins[p.Pin] = p.what()
 	}
 	if c.Debounce < 0 || c.Debounce > MaxDebounce {
 		return fmt.Errorf("%w: debounce %s outside 0 to %s", ErrConfig, c.Debounce, MaxDebounce)

@@ -16,6 +16,7 @@ func TestConfigFromJSON(t *testing.T) {
 		{"role": "confirm", "pin": "GPIO17", "active_low": true, "pull": "up"},
 		{"role": "shoe_lid", "pin": "P1_29", "pull": "down"},
 		{"role": "double_card", "pin": "6", "pull": "float"},
+		{"role": "dealer", "pin": "GPIO24", "dealer": "D-ANA", "active_low": true},
 		{"role": "light_green", "pin": "GPIO20"}
 	]`
 	var pins []PinConfig
@@ -26,6 +27,7 @@ func TestConfigFromJSON(t *testing.T) {
 		{Role: Confirm, Pin: "GPIO17", ActiveLow: true, Pull: PullUp},
 		{Role: ShoeLid, Pin: "P1_29", Pull: PullDown},
 		{Role: DoubleCard, Pin: "6", Pull: PullFloat},
+		{Role: Dealer, Pin: "GPIO24", Dealer: "D-ANA", ActiveLow: true},
 		{Role: LightGreen, Pin: "GPIO20"},
 	}
 	if !slices.Equal(pins, want) {
@@ -74,6 +76,21 @@ func TestValidate(t *testing.T) {
 		{"bad pull value", Config{Pins: []PinConfig{{Role: Confirm, Pin: "GPIO17", Pull: 9}}}, "role confirm: pull(9) is not a pull setting"},
 		{"negative debounce", Config{Debounce: -time.Millisecond}, "debounce -1ms outside 0 to 1s"},
 		{"debounce too long", Config{Debounce: 2 * time.Second}, "debounce 2s outside 0 to 1s"},
+		{"dealer unnamed", Config{Pins: []PinConfig{{Role: Dealer, Pin: "GPIO24"}}}, `gpio config: role dealer (pin "GPIO24"): no dealer named`},
+		{"dealer on another role", Config{Pins: []PinConfig{{Role: Confirm, Pin: "GPIO17", Dealer: "D-ANA"}}},
+			`gpio config: role confirm (pin "GPIO17"): dealer "D-ANA" named: only role dealer names a dealer`},
+		{"dealer on an output", Config{Pins: []PinConfig{{Role: LightRed, Pin: "GPIO12", Dealer: "D-ANA"}}},
+			`gpio config: role light_red (pin "GPIO12"): dealer "D-ANA" named`},
+		{"dealer name too long", Config{Pins: []PinConfig{{Role: Dealer, Pin: "GPIO24", Dealer: strings.Repeat("x", 65)}}},
+			`gpio config: role dealer (pin "GPIO24"): dealer name is 65 bytes, over the limit of 64`},
+		{"dealer name not printable", Config{Pins: []PinConfig{{Role: Dealer, Pin: "GPIO24", Dealer: "D-\tANA"}}},
+			`gpio config: role dealer (pin "GPIO24"): dealer name "D-\tANA" holds U+0009 at byte 2, not printable`},
+		{"dealer name not UTF-8", Config{Pins: []PinConfig{{Role: Dealer, Pin: "GPIO24", Dealer: "D-\xffANA"}}},
+			`gpio config: role dealer (pin "GPIO24"): dealer name "D-\xffANA" is not UTF-8 at byte 2`},
+		{"dealer twice", Config{Pins: []PinConfig{{Role: Dealer, Pin: "GPIO24", Dealer: "D-ANA"}, {Role: Dealer, Pin: "GPIO25", Dealer: "D-BEN"}, {Role: Dealer, Pin: "GPIO26", Dealer: "D-ANA"}}},
+			`gpio config: role dealer: dealer "D-ANA" given twice (pins "GPIO24" and "GPIO26")`},
+		{"pin twice for dealers", Config{Pins: []PinConfig{{Role: Dealer, Pin: "GPIO24", Dealer: "D-ANA"}, {Role: Dealer, Pin: "GPIO24", Dealer: "D-BEN"}}},
+			`gpio config: pin "GPIO24" given to both dealer "D-ANA" and dealer "D-BEN"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,6 +106,15 @@ func TestValidate(t *testing.T) {
 	}
 	if err := (Config{}).Validate(); err != nil {
 		t.Errorf("empty config: %v", err)
+	}
+	dealers := Config{Pins: []PinConfig{
+		{Role: Dealer, Pin: "GPIO24", Dealer: "D-ANA", ActiveLow: true, Pull: PullUp},
+		{Role: Dealer, Pin: "GPIO25", Dealer: "Mei Ling Tan"},
+		{Role: Dealer, Pin: "GPIO26", Dealer: strings.Repeat("é", 32)}, // 64 bytes
+		{Role: Confirm, Pin: "GPIO17"},
+	}}
+	if err := dealers.Validate(); err != nil {
+		t.Errorf("several dealers' badges: %v", err)
 	}
 }
 
@@ -106,11 +132,12 @@ func TestPullMapsToPeriph(t *testing.T) {
 
 // FuzzConfigJSON feeds arbitrary bytes to the configuration decoder and Validate: neither
 // may panic, and a configuration that validates names only declared roles, non-empty and
-// distinct pins.
+// distinct pins, and distinct dealers on the dealers' badges only.
 func FuzzConfigJSON(f *testing.F) {
 	f.Add([]byte(`[{"role":"confirm","pin":"GPIO17","active_low":true,"pull":"up"}]`))
 	f.Add([]byte(`[{"role":"buzzer","pin":"GPIO21","pull":"down"}]`))
 	f.Add([]byte(`[{"role":"shoe_lid","pin":""},{"role":"shoe_lid","pin":"x"}]`))
+	f.Add([]byte(`[{"role":"dealer","pin":"GPIO24","dealer":"D-ANA"},{"role":"dealer","pin":"GPIO25","dealer":"D-ANA"}]`))
 	f.Add([]byte("\x00\xff[{"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var pins []PinConfig
@@ -120,12 +147,15 @@ func FuzzConfigJSON(f *testing.F) {
 		if (Config{Pins: pins}).Validate() != nil {
 			return
 		}
-		seen := map[string]bool{}
+		seen, dealers := map[string]bool{}, map[string]bool{}
 		for _, p := range pins {
-			if !p.Role.Valid() || p.Pin == "" || seen[p.Pin] {
+			if !p.Role.Valid() || p.Pin == "" || seen[p.Pin] || p.Role.IsDealer() != (p.Dealer != "") || dealers[p.Dealer] {
 				t.Fatalf("Validate accepted %+v", pins)
 			}
 			seen[p.Pin] = true
+			if p.Dealer != "" {
+				dealers[p.Dealer] = true
+			}
 		}
 	})
 }

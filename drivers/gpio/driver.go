@@ -42,9 +42,10 @@ type Driver struct {
 	closeErr  error
 }
 
-// input is one configured input pin.
+// input is one configured input pin; dealer is the dealer a badge's pin names.
 type input struct {
 	role      Role
+	dealer    string
 	pin       gpio.PinIO
 	activeLow bool
 }
@@ -126,7 +127,7 @@ func OpenPins(ctx context.Context, cfg Config, lookup PinLookup) (*Driver, error
 		}
 		return nil, err
 	}
-	names := make(map[string]Role, len(cfg.Pins))
+	names := make(map[string]string, len(cfg.Pins))
 	for _, pc := range cfg.Pins {
 		p := lookup(pc.Pin)
 		if p == nil || p == gpio.INVALID {
@@ -136,13 +137,13 @@ func OpenPins(ctx context.Context, cfg Config, lookup PinLookup) (*Driver, error
 		if other, dup := names[p.Name()]; dup {
 			return fail(fmt.Errorf("%w: role %s: pin %q is pin %s, already given to %s", ErrConfig, pc.Role, pc.Pin, p.Name(), other))
 		}
-		names[p.Name()] = pc.Role
+		names[p.Name()] = pc.what()
 		if pc.Role.IsInput() {
 			if err := p.In(pc.Pull.periph(), gpio.BothEdges); err != nil {
 				return fail(fmt.Errorf("gpio: role %s: pin %q: set input with edge detection: %w", pc.Role, pc.Pin, err))
 			}
 			configured = append(configured, p)
-			d.inputs = append(d.inputs, &input{role: pc.Role, pin: p, activeLow: pc.ActiveLow})
+			d.inputs = append(d.inputs, &input{role: pc.Role, dealer: pc.Dealer, pin: p, activeLow: pc.ActiveLow})
 			continue
 		}
 		if err := p.Out(level(false, pc.ActiveLow)); err != nil {
@@ -158,7 +159,7 @@ func OpenPins(ctx context.Context, cfg Config, lookup PinLookup) (*Driver, error
 	start := cfg.Now()
 	for _, in := range d.inputs {
 		l := in.pin.Read()
-		d.initial = append(d.initial, Event{Role: in.role, Kind: kindOf(in.role, l == level(true, in.activeLow)), At: start})
+		d.initial = append(d.initial, in.event(l == level(true, in.activeLow), start))
 		db := newDebouncer(cfg.Debounce, l, start)
 		inWG.Go(func() { in.run(ctx, db, d.events, cfg.Now, d.log) })
 	}
@@ -181,7 +182,9 @@ func OpenPins(ctx context.Context, cfg Config, lookup PinLookup) (*Driver, error
 func (d *Driver) Events() <-chan Event { return d.events }
 
 // Initial is each configured input's state as read when the driver opened, undebounced,
-// as events stamped with the opening time, in configuration order.
+// as events stamped with the opening time, in configuration order; a dealer's badge's
+// event carries its dealer. No event on Events repeats it: an input already active when
+// the driver opened sends nothing until it changes.
 func (d *Driver) Initial() []Event { return append([]Event(nil), d.initial...) }
 
 // Set applies cmd to its output and returns once the output has taken it: for ModeOn and
@@ -235,6 +238,11 @@ func (d *Driver) Close() error {
 	return d.closeErr
 }
 
+// event is the input's event for its going active or inactive at time at.
+func (in *input) event(active bool, at time.Time) Event {
+	return Event{Role: in.role, Kind: kindOf(in.role, active), At: at, Dealer: in.dealer}
+}
+
 // run waits for edges on the input's pin and sends an event for each debounced change
 // until ctx is done.
 func (in *input) run(ctx context.Context, db debouncer, events chan<- Event, now func() time.Time, log *slog.Logger) {
@@ -243,8 +251,8 @@ func (in *input) run(ctx context.Context, db debouncer, events chan<- Event, now
 		if !db.observe(in.pin.Read(), edge, now()) {
 			continue
 		}
-		ev := Event{Role: in.role, Kind: kindOf(in.role, db.stable == level(true, in.activeLow)), At: db.since}
-		log.Debug("gpio input", "role", in.role.String(), "kind", ev.Kind.String(), "at", ev.At)
+		ev := in.event(db.stable == level(true, in.activeLow), db.since)
+		log.Debug("gpio input", "role", in.role.String(), "dealer", ev.Dealer, "kind", ev.Kind.String(), "at", ev.At)
 		select {
 		case events <- ev:
 		case <-ctx.Done():

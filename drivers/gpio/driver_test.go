@@ -131,6 +131,54 @@ func TestInitialStates(t *testing.T) {
 	}
 }
 
+// TestDealersBadges: each dealer's badge is its own input, active while the badge is in;
+// its events, and its initial state, carry the dealer its pin entry names. A badge
+// already in at start-up shows in Initial and sends no event until it is taken out.
+func TestDealersBadges(t *testing.T) {
+	clock := newFakeClock()
+	ana, ben, cy := newPin("GPIO24"), newPin("GPIO25"), newPin("GPIO26")
+	ben.L = gpio.High // Ben's badge is in its holder at start-up
+	d := openTest(t, Config{
+		Pins: []PinConfig{
+			{Role: Dealer, Pin: "GPIO24", Dealer: "D-ANA", Pull: PullDown},
+			{Role: Dealer, Pin: "GPIO25", Dealer: "D-BEN", Pull: PullFloat},
+			{Role: Dealer, Pin: "GPIO26", Dealer: "Mei Ling Tan", ActiveLow: true, Pull: PullUp},
+			{Role: Confirm, Pin: "GPIO17", ActiveLow: true, Pull: PullUp},
+		},
+	}, clock, PinMap{"GPIO24": ana, "GPIO25": ben, "GPIO26": cy, "GPIO17": newPin("GPIO17")})
+
+	start := clock.Now()
+	want := []Event{
+		{Role: Dealer, Kind: Off, At: start, Dealer: "D-ANA"},
+		{Role: Dealer, Kind: On, At: start, Dealer: "D-BEN"},
+		{Role: Dealer, Kind: Off, At: start, Dealer: "Mei Ling Tan"},
+		{Role: Confirm, Kind: Released, At: start},
+	}
+	if got := d.Initial(); !slices.Equal(got, want) {
+		t.Errorf("Initial = %v, want %v", got, want)
+	}
+
+	ana.EdgesChan <- gpio.High
+	if ev := nextEvent(t, d, clock); ev.Role != Dealer || ev.Kind != On || ev.Dealer != "D-ANA" {
+		t.Fatalf("event = %v, want D-ANA's badge on", ev)
+	}
+	cy.EdgesChan <- gpio.Low // active low
+	if ev := nextEvent(t, d, clock); ev.Role != Dealer || ev.Kind != On || ev.Dealer != "Mei Ling Tan" {
+		t.Fatalf("event = %v, want Mei Ling Tan's badge on", ev)
+	}
+	ben.EdgesChan <- gpio.Low
+	if ev := nextEvent(t, d, clock); ev.Role != Dealer || ev.Kind != Off || ev.Dealer != "D-BEN" {
+		t.Fatalf("event = %v, want D-BEN's badge off", ev)
+	}
+	ana.EdgesChan <- gpio.Low
+	if ev := nextEvent(t, d, clock); ev.Kind != Off || ev.Dealer != "D-ANA" || ev.String() != `dealer "D-ANA" off at `+ev.At.Format("15:04:05.000") {
+		t.Fatalf("event = %v, want D-ANA's badge off", ev)
+	}
+	if rest := closeAndDrain(t, d); len(rest) != 0 {
+		t.Errorf("events beyond the badges' own: %v", rest)
+	}
+}
+
 func TestOutputsOnOffAndPolarity(t *testing.T) {
 	clock := newFakeClock()
 	green, buzzer := newRecPin("GPIO20"), newRecPin("GPIO21")
@@ -364,6 +412,12 @@ func TestOpenPinsErrors(t *testing.T) {
 			cfg:  Config{Pins: []PinConfig{{Role: Confirm, Pin: "GPIO17"}, {Role: NewShoe, Pin: "P1_11"}}},
 			pins: PinMap{"GPIO17": shared, "P1_11": shared},
 			want: []string{"role new_shoe", `pin "P1_11" is pin GPIO17`, "already given to confirm"},
+		},
+		{
+			name: "two names for one dealer's pin",
+			cfg:  Config{Pins: []PinConfig{{Role: Dealer, Pin: "GPIO17", Dealer: "D-ANA"}, {Role: Dealer, Pin: "P1_11", Dealer: "D-BEN"}}},
+			pins: PinMap{"GPIO17": shared, "P1_11": shared},
+			want: []string{"role dealer", `pin "P1_11" is pin GPIO17`, `already given to dealer "D-ANA"`},
 		},
 		{
 			name: "pin refuses edge detection",

@@ -9,16 +9,17 @@ import (
 // Kind is what an input Event reports.
 type Kind uint8
 
-// The kinds of input event: buttons are pressed and released, sensors turn on and off.
+// The kinds of input event: buttons are pressed and released, sensors and dealers'
+// badges turn on and off.
 const (
 	_ Kind = iota
 	// Pressed: a button went to its active level and stayed there.
 	Pressed
 	// Released: a button went back to its inactive level and stayed there.
 	Released
-	// On: a sensor went to its active level and stayed there.
+	// On: a sensor or a dealer's badge went to its active level and stayed there.
 	On
-	// Off: a sensor went back to its inactive level and stayed there.
+	// Off: a sensor or a dealer's badge went back to its inactive level and stayed there.
 	Off
 	kindCount
 )
@@ -49,19 +50,26 @@ func kindOf(r Role, active bool) Kind {
 
 // Event is a debounced change of an input: Role went to the state Kind names. At is the
 // time, by the driver's clock, at which the new level began (its last edge); the event is
-// delivered once the level has held for the debounce time.
+// delivered once the level has held for the debounce time. Dealer is, for a dealer's
+// badge, the dealer its pin entry names (PinConfig.Dealer); empty for the other roles.
 type Event struct {
-	Role Role
-	Kind Kind
-	At   time.Time
+	Role   Role
+	Kind   Kind
+	At     time.Time
+	Dealer string
 }
 
 // Active reports whether the event puts its input in the active state (Pressed or On).
 func (e Event) Active() bool { return e.Kind == Pressed || e.Kind == On }
 
-// String prints the event, e.g. "confirm pressed at 12:00:00.020".
+// String prints the event, e.g. "confirm pressed at 12:00:00.020", or for a dealer's
+// badge `dealer "D-ANA" on at 12:00:00.020`.
 func (e Event) String() string {
-	return e.Role.String() + " " + e.Kind.String() + " at " + e.At.Format("15:04:05.000")
+	s := e.Role.String()
+	if e.Dealer != "" {
+		s += " " + strconv.Quote(e.Dealer)
+	}
+	return s + " " + e.Kind.String() + " at " + e.At.Format("15:04:05.000")
 }
 
 // Mode is what an output does.

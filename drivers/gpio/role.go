@@ -1,7 +1,8 @@
-// Package gpio drives the table's buttons, sensors, tower light and buzzer through the
-// host's GPIO pins: it turns debounced input edges into typed events (a button pressed or
-// released, a sensor on or off, stamped by an injected clock) and output commands (a
-// light or the buzzer off, on or blinking) into pin levels. It knows no baccarat rules.
+// Package gpio drives the table's buttons, sensors, dealers' badges, tower light and
+// buzzer through the host's GPIO pins: it turns debounced input edges into typed events
+// (a button pressed or released, a sensor or a badge on or off, stamped by an injected
+// clock; a badge's carrying its dealer's name) and output commands (a light or the buzzer
+// off, on or blinking) into pin levels. It knows no baccarat rules.
 // Pins are found by name through a PinLookup (periph's gpioreg.ByName on the table, a
 // PinMap of gpiotest pins in tests); Open reports ErrAbsent on a host with no GPIO.
 package gpio
@@ -11,12 +12,12 @@ import (
 	"strconv"
 )
 
-// Role is what a pin is for at the table: a dealer button, a sensor, or an output. The
-// set is closed; each role has a text name used in configuration ("confirm", "shoe_lid",
-// "light_red", ...). The zero Role is not a role.
+// Role is what a pin is for at the table: a dealer button, a sensor, a dealer's badge,
+// or an output. The set is closed; each role has a text name used in configuration
+// ("confirm", "shoe_lid", "dealer", "light_red", ...). The zero Role is not a role.
 type Role uint8
 
-// The dealer buttons, the sensors and the outputs.
+// The dealer buttons, the sensors, the dealer's badge and the outputs.
 const (
 	_ Role = iota
 	// Confirm is the dealer's button that confirms the revealed result.
@@ -36,6 +37,11 @@ const (
 	// DoubleCard is the shoe's thickness sensor: on while two cards are sensed at once
 	// (cards drawn simultaneously, RWS Baccarat 5.10).
 	DoubleCard
+	// Dealer is one dealer's badge: a badge holder's contact, a badge reader's relay
+	// output or a key switch, active while that dealer's badge is in (or the key on).
+	// Its pin entry names the dealer (PinConfig.Dealer). Unlike the other roles it may
+	// be given several times, once per dealer.
+	Dealer
 	// LightRed is the red lamp of the tower light.
 	LightRed
 	// LightAmber is the amber lamp of the tower light.
@@ -48,7 +54,7 @@ const (
 )
 
 var roleNames = [roleCount]string{"", "confirm", "new_shoe", "insurance_closed",
-	"call_supervisor", "shoe_lid", "card_present", "double_card", "light_red",
+	"call_supervisor", "shoe_lid", "card_present", "double_card", "dealer", "light_red",
 	"light_amber", "light_green", "buzzer"}
 
 // Roles lists every role, inputs first, in declaration order.
@@ -69,8 +75,11 @@ func (r Role) IsButton() bool { return r >= Confirm && r <= CallSupervisor }
 // IsSensor reports whether r is a sensor.
 func (r Role) IsSensor() bool { return r >= ShoeLid && r <= DoubleCard }
 
-// IsInput reports whether r is read from a pin (a button or a sensor).
-func (r Role) IsInput() bool { return r.IsButton() || r.IsSensor() }
+// IsDealer reports whether r is a dealer's badge.
+func (r Role) IsDealer() bool { return r == Dealer }
+
+// IsInput reports whether r is read from a pin (a button, a sensor or a dealer's badge).
+func (r Role) IsInput() bool { return r.IsButton() || r.IsSensor() || r.IsDealer() }
 
 // IsOutput reports whether r is driven on a pin (a lamp or the buzzer).
 func (r Role) IsOutput() bool { return r >= LightRed && r <= Buzzer }

@@ -12,7 +12,7 @@ func TestRoleNames(t *testing.T) {
 	want := map[Role]string{
 		Confirm: "confirm", NewShoe: "new_shoe", InsuranceClosed: "insurance_closed",
 		CallSupervisor: "call_supervisor", ShoeLid: "shoe_lid", CardPresent: "card_present",
-		DoubleCard: "double_card", LightRed: "light_red", LightAmber: "light_amber",
+		DoubleCard: "double_card", Dealer: "dealer", LightRed: "light_red", LightAmber: "light_amber",
 		LightGreen: "light_green", Buzzer: "buzzer",
 	}
 	roles := Roles()
@@ -35,10 +35,10 @@ func TestRoleNames(t *testing.T) {
 }
 
 func TestRoleClasses(t *testing.T) {
-	var buttons, sensors, outputs []Role
+	var buttons, sensors, dealers, outputs []Role
 	for _, r := range Roles() {
 		n := 0
-		for _, is := range []bool{r.IsButton(), r.IsSensor(), r.IsOutput()} {
+		for _, is := range []bool{r.IsButton(), r.IsSensor(), r.IsDealer(), r.IsOutput()} {
 			if is {
 				n++
 			}
@@ -46,7 +46,7 @@ func TestRoleClasses(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%s is in %d classes, want exactly one", r, n)
 		}
-		if r.IsInput() != (r.IsButton() || r.IsSensor()) {
+		if r.IsInput() != (r.IsButton() || r.IsSensor() || r.IsDealer()) {
 			t.Errorf("%s: IsInput = %t", r, r.IsInput())
 		}
 		switch {
@@ -54,14 +54,17 @@ func TestRoleClasses(t *testing.T) {
 			buttons = append(buttons, r)
 		case r.IsSensor():
 			sensors = append(sensors, r)
+		case r.IsDealer():
+			dealers = append(dealers, r)
 		default:
 			outputs = append(outputs, r)
 		}
 	}
 	if !slices.Equal(buttons, []Role{Confirm, NewShoe, InsuranceClosed, CallSupervisor}) ||
 		!slices.Equal(sensors, []Role{ShoeLid, CardPresent, DoubleCard}) ||
+		!slices.Equal(dealers, []Role{Dealer}) ||
 		!slices.Equal(outputs, []Role{LightRed, LightAmber, LightGreen, Buzzer}) {
-		t.Errorf("buttons %v, sensors %v, outputs %v", buttons, sensors, outputs)
+		t.Errorf("buttons %v, sensors %v, dealers %v, outputs %v", buttons, sensors, dealers, outputs)
 	}
 	if Role(0).Valid() || roleCount.Valid() || Role(0).IsInput() || Role(200).IsOutput() {
 		t.Error("an undeclared role counts as a role")
@@ -89,6 +92,7 @@ func TestEventAndCommandText(t *testing.T) {
 	tests := []struct{ got, want string }{
 		{Event{Role: Confirm, Kind: Pressed, At: clock.Now().Add(20 * ms)}.String(), "confirm pressed at 12:00:00.020"},
 		{Event{Role: ShoeLid, Kind: Off, At: clock.Now()}.String(), "shoe_lid off at 12:00:00.000"},
+		{Event{Role: Dealer, Kind: On, At: clock.Now(), Dealer: "D-ANA"}.String(), `dealer "D-ANA" on at 12:00:00.000`},
 		{Command{Role: LightAmber, Mode: ModeBlink, Cycles: 3}.String(), "light_amber blink 500ms/500ms x3"},
 		{Command{Role: Buzzer, Mode: ModeBlink, On: 100 * ms, Off: 50 * ms}.String(), "buzzer blink 100ms/50ms"},
 		{Command{Role: LightRed, Mode: ModeOn}.String(), "light_red on"},
