@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/drivers/gpio"
 	"github.com/tablectl/tablectl/round"
 )
@@ -441,5 +442,13 @@ func TestGPIODealersBadges(t *testing.T) {
 	}
 	if !slices.Equal(g.Pins, want) {
 		t.Errorf("pins %+v, want %+v", g.Pins, want)
+	}
+}
+
+// TestDealerNameLimits: a dealer's name on a GPIO pin is bounded as a command's name is,
+// for the name becomes the dealer_on's.
+func TestDealerNameLimits(t *testing.T) {
+	if gpio.MaxDealerName != api.MaxNameLen {
+		t.Fatalf("gpio.MaxDealerName %d, api.MaxNameLen %d: want them equal", gpio.MaxDealerName, api.MaxNameLen)
 	}
 }

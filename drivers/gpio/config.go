@@ -10,7 +10,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/tablectl/tablectl/api"
 	"periph.io/x/conn/v3/gpio"
 )
 
@@ -108,12 +107,16 @@ func (p PinConfig) what() string {
 	return p.Role.String()
 }
 
-// CheckDealerName checks a dealer's name as a pin entry gives it: at most api.MaxNameLen
+// MaxDealerName is the longest dealer's name a pin entry gives, in bytes: the commands'
+// limit of a name (api.MaxNameLen), which the dealer's name becomes.
+const MaxDealerName = 64
+
+// CheckDealerName checks a dealer's name as a pin entry gives it: at most MaxDealerName
 // bytes of UTF-8, every character printable. An empty name passes: whether one is needed
 // is the role's to say. The error says what is wrong, without naming the pin.
 func CheckDealerName(name string) error {
-	if len(name) > api.MaxNameLen {
-		return fmt.Errorf("dealer name is %d bytes, over the limit of %d", len(name), api.MaxNameLen)
+	if len(name) > MaxDealerName {
+		return fmt.Errorf("dealer name is %d bytes, over the limit of %d", len(name), MaxDealerName)
 	}
 	for i, r := range name {
 		switch {
