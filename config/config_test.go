@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/drivers/gpio"
 	"github.com/tablectl/tablectl/round"
 )
