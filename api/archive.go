@@ -19,10 +19,13 @@ import (
 // ArchiveLevel is the level under a table's topics where the archives' topics are.
 const ArchiveLevel = "archive"
 
-// ArchiveRecordsPart and ArchiveHeldPart are the last levels of an archive's topics.
+// ArchiveRecordsPart and ArchiveHeldPart are the last levels of an archive's topics;
+// ArchiveAlertPart that of the topic on which the console records with the archive an
+// alert of the table it raised, or a person's acknowledgement of one (AlertRecord).
 const (
 	ArchiveRecordsPart = "records"
 	ArchiveHeldPart    = "held"
+	ArchiveAlertPart   = "alert"
 )
 
 // DefaultArchiveID is the id of a floor's archive whose configuration names none, and
@@ -87,12 +90,12 @@ func (t Topics) ArchiveHeldAny() string {
 type ArchiveTopic struct {
 	// Table and Archive are the ids of the table and the archive.
 	Table, Archive string
-	// Part is ArchiveRecordsPart or ArchiveHeldPart.
+	// Part is ArchiveRecordsPart, ArchiveHeldPart or ArchiveAlertPart.
 	Part string
 }
 
 // ParseArchiveTopic takes apart tablectl/v1/<table>/archive/<archive>/records (or
-// .../held). ok is false for any other topic, a table id NewTopics would refuse or an
+// .../held, .../alert). ok is false for any other topic, a table id NewTopics would refuse or an
 // archive id CheckArchiveID would.
 func ParseArchiveTopic(topic string) (at ArchiveTopic, ok bool) {
 	rest, found := strings.CutPrefix(topic, Prefix+"/")
@@ -100,7 +103,7 @@ func ParseArchiveTopic(topic string) (at ArchiveTopic, ok bool) {
 		return ArchiveTopic{}, false
 	}
 	levels := strings.Split(rest, "/")
-	if len(levels) != 4 || levels[1] != ArchiveLevel || (levels[3] != ArchiveRecordsPart && levels[3] != ArchiveHeldPart) {
+	if len(levels) != 4 || levels[1] != ArchiveLevel || (levels[3] != ArchiveRecordsPart && levels[3] != ArchiveHeldPart && levels[3] != ArchiveAlertPart) {
 		return ArchiveTopic{}, false
 	}
 	if checkLevel("table id", levels[0], MaxTableIDLen) != nil || CheckArchiveID(levels[2]) != nil {
@@ -206,4 +209,90 @@ type ArchiveLag struct {
 	// Behind is 0). The console shows a table whose Since is older than its setting
 	// (console.archive_late, 10 minutes by default) as not archived.
 	Since time.Time `json:"since,omitzero"`
+}
+
+// The alerts' kinds (docs/pit.md, "Alerts").
+const (
+	AlertHeld        = "held"         // a table held for a decision longer than the site allows
+	AlertNoDealer    = "no-dealer"    // a table dealing with no dealer on
+	AlertArchiveLate = "archive-late" // a table whose archive lacks a record written long ago
+	AlertPace        = "pace"         // a table's rounds in a clock hour outside the site's band
+)
+
+// AlertRecord is one message on tablectl/v1/<table>/archive/<archive>/alert, QoS 1,
+// never retained: the console (its broker user, alone) records with the archive an
+// alert of the table it raised, and again with Ack set once a person acknowledged it.
+// The archive keeps an alert once, by its ID, and its first acknowledgement; an
+// acknowledgement carries the whole alert, so one whose raising was lost is kept all
+// the same. The record is the console's word, not the table's: no table signs it.
+type AlertRecord struct {
+	Schema int    `json:"schema"`
+	Table  string `json:"table"`
+	// ID names the alert on the floor: its kind, table and the start of what raised it
+	// ("held/pit3-t07/2026-03-02T14:03:00Z/4").
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+	Pit  string `json:"pit,omitempty"`
+	// Since is when what raised the alert began; Raised when the console raised it.
+	Since  time.Time `json:"since"`
+	Raised time.Time `json:"raised"`
+	// Text says what was seen, for people ("held 7 minutes for #4 simultaneous draw").
+	Text string    `json:"text"`
+	Ack  *AlertAck `json:"ack,omitempty"`
+}
+
+// AlertAck is a person's acknowledgement of an alert: who (their name and role), when,
+// and the note they wrote.
+type AlertAck struct {
+	By   string    `json:"by"`
+	Role string    `json:"role"`
+	At   time.Time `json:"at"`
+	Note string    `json:"note"`
+}
+
+// MaxAlertNote bounds an acknowledgement's note, in bytes; MaxAlertText an alert's text.
+const (
+	MaxAlertNote = 1024
+	MaxAlertText = 512
+)
+
+// Check refuses a record that is not one: no id, kind or times, a table that is not the
+// topic's, a text or note over its bound, an acknowledgement with no person, role or
+// note.
+func (r AlertRecord) Check(table string) error {
+	switch {
+	case r.Table != table:
+		return fmt.Errorf("alert record: table %q on the topic of table %q", r.Table, table)
+	case r.ID == "" || len(r.ID) > 256:
+		return fmt.Errorf("alert record: id %q: want 1 to 256 bytes", r.ID)
+	case r.Kind == "" || len(r.Kind) > MaxNameLen:
+		return fmt.Errorf("alert record %s: kind %q", r.ID, r.Kind)
+	case r.Since.IsZero() || r.Raised.IsZero():
+		return fmt.Errorf("alert record %s: no since or raised time", r.ID)
+	case len(r.Text) > MaxAlertText:
+		return fmt.Errorf("alert record %s: text of %d bytes, over %d", r.ID, len(r.Text), MaxAlertText)
+	}
+	if a := r.Ack; a != nil {
+		switch {
+		case a.By == "" || len(a.By) > MaxIDLen || a.Role == "":
+			return fmt.Errorf("alert record %s: an acknowledgement by %q (%q)", r.ID, a.By, a.Role)
+		case a.At.IsZero():
+			return fmt.Errorf("alert record %s: an acknowledgement with no time", r.ID)
+		case strings.TrimSpace(a.Note) == "" || len(a.Note) > MaxAlertNote:
+			return fmt.Errorf("alert record %s: an acknowledgement's note of %d bytes: want 1 to %d", r.ID, len(a.Note), MaxAlertNote)
+		}
+	}
+	return nil
+}
+
+// ArchiveAlertFilter is the filter archive archiveID subscribes to for every table's
+// alert records: tablectl/v1/+/archive/<archive>/alert.
+func ArchiveAlertFilter(archiveID string) string {
+	return Prefix + "/+/" + ArchiveLevel + "/" + archiveID + "/" + ArchiveAlertPart
+}
+
+// ArchiveAlert is tablectl/v1/<table>/archive/<archive>/alert: the console's alert
+// records of the table for archive archiveID, QoS 1, not retained.
+func (t Topics) ArchiveAlert(archiveID string) string {
+	return t.Base() + ArchiveLevel + "/" + archiveID + "/" + ArchiveAlertPart
 }

@@ -171,3 +171,22 @@ type CommandIn struct {
 
 // ErrNoRound is RoundDetail's error for a round the archive does not hold.
 var ErrNoRound = errors.New("archive: no such round")
+
+// Alert is an alert the console raised, as the archive keeps it, with its
+// acknowledgement (AckBy empty while none): docs/pit.md, "Alerts".
+type Alert struct {
+	ID, Table, Pit, Kind string
+	Since, Raised        time.Time
+	Text                 string
+	AckBy, AckRole       string
+	AckAt                time.Time
+	AckNote              string
+}
+
+// AlertSearch chooses alerts: raised in From <= t < To (either zero: unbounded), of one
+// table or kind when not empty, only those not acknowledged when Open.
+type AlertSearch struct {
+	From, To    time.Time
+	Table, Kind string
+	Open        bool
+}
