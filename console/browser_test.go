@@ -178,7 +178,7 @@ func TestTablePageRolesInBrowser(t *testing.T) {
 
 	login("D4", "dealer-password-4")
 	open("t1")
-	if got := buttons(); got != "[bets_closed squeeze confirm cut_card call_supervisor report new_shoe end_shoe form]" {
+	if got := buttons(); got != "[bets_closed squeeze confirm cut_card call_supervisor dealer_on report new_shoe end_shoe form]" {
 		t.Errorf("dealer's buttons at t1: %s", got)
 	}
 	open("t2")
@@ -198,7 +198,7 @@ func TestTablePageRolesInBrowser(t *testing.T) {
 	if got := evaluate[string](t, ctx, `document.getElementById("phase").textContent`); got != "Held for a decision" {
 		t.Errorf("t2's phase, held: %q", got)
 	}
-	if got := buttons(); got != "[decide=reconstructed decide=void bets_closed squeeze confirm cut_card report new_shoe end_shoe form]" {
+	if got := buttons(); got != "[decide=reconstructed decide=void bets_closed squeeze confirm cut_card dealer_on dealer_off report new_shoe end_shoe form]" {
 		t.Errorf("supervisor's buttons at t2: %s", got)
 	}
 	if _, err := chromedp.Run(ctx, chromedp.Click(chromedp.CSS(`#decisions button[data-choice="void"]`))); err != nil {

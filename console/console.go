@@ -35,6 +35,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/tablectl/tablectl/alerts"
 	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/internal/ratelog"
@@ -119,6 +120,12 @@ type Options struct {
 	// Rulebooks are the rule sets the pages know (GET /api/rulebook): the rules each
 	// cites, its irregularities, whether it offers Insurance; baccarat.Standard when nil.
 	Rulebooks *baccarat.Registry
+	// Alerts are the site's alert rules (docs/pit.md, "Alerts"); alerts.DefaultRules
+	// when nil. AlertArchive is the id of the archive the alerts and their
+	// acknowledgements are recorded with (api.DefaultArchiveID when empty); History, when
+	// it is that archive's reader (AlertHistory), gives back those raised before a start.
+	Alerts       *alerts.Rules
+	AlertArchive string
 }
 
 // Server is the console: its API, pages and event streams. Create it with New, feed it
@@ -139,6 +146,7 @@ type Server struct {
 	once     sync.Once
 	dummyPwd []byte
 	quiet    *ratelog.Limiter // thins the log of requests refused for their host or streams
+	alerts   *alertBook
 	brokerMu sync.Mutex
 	broker   BrokerState
 }
@@ -194,6 +202,19 @@ func New(opts Options) (*Server, error) {
 	if opts.Rulebooks == nil {
 		opts.Rulebooks = baccarat.Standard
 	}
+	rules := alerts.DefaultRules
+	if opts.Alerts != nil {
+		rules = *opts.Alerts
+	}
+	if err := rules.Check(); err != nil {
+		return nil, fmt.Errorf("console: %w", err)
+	}
+	if opts.AlertArchive == "" {
+		opts.AlertArchive = api.DefaultArchiveID
+	}
+	if err := api.CheckArchiveID(opts.AlertArchive); err != nil {
+		return nil, fmt.Errorf("console: alerts: %w", err)
+	}
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
 		return nil, fmt.Errorf("console: embedded files: %w", err)
@@ -222,6 +243,7 @@ func New(opts Options) (*Server, error) {
 		quit:     make(chan struct{}),
 		dummyPwd: dummy,
 		quiet:    ratelog.New(0, nil),
+		alerts:   newAlertBook(rules),
 	}
 	if !opts.LinkPending {
 		s.broker = BrokerState{Up: true}
@@ -245,6 +267,9 @@ func New(opts Options) (*Server, error) {
 // (api.CheckTableUser) is dropped too, with one log line every few seconds.
 func (s *Server) Ingest(topic string, payload []byte) {
 	err := s.floor.ingest(topic, payload)
+	if err == nil {
+		s.roundEnded(topic, payload)
+	}
 	var nt *notTableError
 	switch {
 	case errors.As(err, &nt):
@@ -299,6 +324,9 @@ func (s *Server) sweep() {
 	defer t.Stop()
 	late := time.NewTicker(archiveTick)
 	defer late.Stop()
+	check := time.NewTicker(alertTick)
+	defer check.Stop()
+	s.loadAlerts(context.Background())
 	for {
 		select {
 		case <-s.quit:
@@ -312,6 +340,8 @@ func (s *Server) sweep() {
 			for table, ev := range s.floor.lateChanged() {
 				s.streams.changed(table, archiveEvent, ev)
 			}
+		case <-check.C:
+			s.checkAlerts()
 		}
 	}
 }
@@ -328,6 +358,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/broker", s.authed(false, s.brokerEndpoint))
 	mux.HandleFunc("GET /api/rulebook", s.authed(false, s.rulebookEndpoint))
 	mux.HandleFunc("GET /api/events", s.authed(false, s.floorEvents))
+	mux.HandleFunc("GET /api/alerts", s.authed(false, s.alertsEndpoint))
+	mux.HandleFunc("POST /api/alerts/ack", s.authed(true, s.ackEndpoint))
 	mux.HandleFunc("GET /api/tables/{table}/events", s.authed(false, s.tableEvents))
 	mux.HandleFunc("POST /api/tables/{table}/commands", s.authed(true, s.command))
 	mux.HandleFunc("GET /api/history/rounds", s.authed(false, s.historyRounds))

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tablectl/tablectl/alerts"
 	"github.com/tablectl/tablectl/api"
 )
 
@@ -840,4 +841,32 @@ func (f *floor) detail(table string) (detail, bool) {
 	}
 	return detail{Summary: f.sumOf(t, f.now()), Status: t.status, State: t.state, Roadmap: t.roadmap, Result: t.result,
 		Irregularities: append([]json.RawMessage{}, t.irregs...)}, true
+}
+
+// alertFacts are the tables' facts the alerts' rules read (alerts.Table), as of now.
+func (f *floor) alertFacts() []alerts.Table {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.now()
+	out := make([]alerts.Table, 0, len(f.tables))
+	for _, t := range f.tables {
+		s := f.sumOf(t, now)
+		a := alerts.Table{ID: s.Table, Pit: s.Pit, Online: s.Online, Dealer: s.Dealer,
+			Dealing: s.Phase == "dealing" || s.Phase == "burning" || s.Phase == "complete"}
+		if len(s.Held) > 0 {
+			var h struct {
+				ID   uint32 `json:"id"`
+				Kind string `json:"kind"`
+			}
+			if json.Unmarshal(s.Held, &h) == nil {
+				a.Held, a.HeldKind = h.ID, h.Kind
+			}
+			a.HeldSince, _ = time.Parse(time.RFC3339Nano, s.HeldSince)
+		}
+		if s.Archive != nil && s.Archive.LateMinutes > 0 {
+			a.LateSince, _ = time.Parse(time.RFC3339Nano, s.Archive.Since)
+		}
+		out = append(out, a)
+	}
+	return out
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tablectl/tablectl/alerts"
 )
 
 // clock is a test clock moved by hand.
@@ -101,8 +103,10 @@ func newTestConsoleWith(t *testing.T, pub Publisher, set func(*Options)) *testCo
 	// The wait for a table's reply bounds a failure only: a reply that comes, however
 	// late on a busy machine, is taken (TestCommandNotAnsweredIs504NamingTheTable sets
 	// its own).
+	// No alert rule unless the test sets its own: the rules are checked on a real
+	// ticker, and an alert recorded would be one more message published.
 	opts := Options{Users: us, Publisher: pub, Now: tc.clock.now, Idle: 10 * time.Minute,
-		FailDelay: -1, CommandTimeout: 60 * time.Second, Logger: slog.New(slog.NewTextHandler(lw, nil))}
+		FailDelay: -1, CommandTimeout: 60 * time.Second, Logger: slog.New(slog.NewTextHandler(lw, nil)), Alerts: &alerts.Rules{}}
 	if set != nil {
 		set(&opts)
 	}

@@ -127,7 +127,15 @@ func (st *streams) changed(table, event string, data []byte) {
 // brokerChanged sends the broker's state to every stream.
 func (st *streams) brokerChanged(b BrokerState) {
 	data, _ := json.Marshal(b)
-	ev := streamEvent{name: "broker", data: data}
+	st.noteAll(streamEvent{name: "broker", data: data}, true)
+}
+
+// note sends ev to every floor stream.
+func (st *streams) note(ev streamEvent) { st.noteAll(ev, false) }
+
+// noteAll sends ev to every floor stream, and with tables to every table's stream too.
+// A stream too far behind to take it is closed: its browser reconnects.
+func (st *streams) noteAll(ev streamEvent, tables bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.closed {
@@ -141,6 +149,9 @@ func (st *streams) brokerChanged(b BrokerState) {
 			st.release(c.token)
 			c.cancel()
 		}
+	}
+	if !tables {
+		return
 	}
 	for c := range st.tables {
 		select {
@@ -290,8 +301,10 @@ func (s *Server) floorEvents(w http.ResponseWriter, r *http.Request, ss session)
 	}
 	all, _ := json.Marshal(s.floor.summaries())
 	bs, _ := json.Marshal(s.brokerState())
+	as, _ := json.Marshal(s.alerts.views(s.opts.Now()))
 	if !ew.Send(streamEvent{name: "tables", data: all}.frame()) ||
-		!ew.Send(streamEvent{name: "broker", data: bs}.frame()) {
+		!ew.Send(streamEvent{name: "broker", data: bs}.frame()) ||
+		!ew.Send(streamEvent{name: "alerts", data: as}.frame()) {
 		return
 	}
 	tick := time.NewTicker(s.opts.Heartbeat)

@@ -239,6 +239,7 @@ const Console = (function () {
 
   let alerted = null; // the holds and calls already signalled
   let floorTables = new Map();
+  let openAlerts = []; // the alerts the console gives (GET /api/alerts), open and acknowledged
 
   // archiveText says what is wrong with a table's archives (a summary's "archive"):
   // alarm, the latest item an archive refused and kept apart, naming the archive, the
@@ -310,14 +311,24 @@ const Console = (function () {
       }
       if (x.alarm) alarms++;
     }
-    box.hidden = !held.length && !calls.length && !archived.length;
+    // The alerts not yet acknowledged, each with the way to answer it (alerts.html).
+    const open = openAlerts.filter((a) => !a.ack);
+    for (const x of open) {
+      const a = el('a', 'att alert-open' + (mine(x.table, x.pit) ? ' mine' : ''));
+      a.href = 'alerts.html#' + encodeURIComponent(x.id);
+      a.dataset.alert = x.id;
+      a.textContent = `${x.table} ALERT: ${x.text} \u00b7 answer`;
+      box.appendChild(a);
+    }
+    box.hidden = !held.length && !calls.length && !archived.length && !open.length;
     const parts = [];
+    if (open.length) parts.push(`${open.length} ALERT${open.length === 1 ? '' : 'S'}`);
     if (held.length) parts.push(`${held.length} HELD`);
     if (calls.length) parts.push(`${calls.length} CALL${calls.length === 1 ? '' : 'S'}`);
     if (alarms) parts.push(`${alarms} ARCHIVE ALARM${alarms === 1 ? '' : 'S'}`);
     baseTitle = baseTitle || document.title;
     document.title = parts.length ? `(${parts.join(', ')}) ${baseTitle}` : baseTitle;
-    const keys = new Set([...held.map((s) => `h ${s.table} ${s.held.id}`), ...calls.map((s) => `c ${s.table}`),
+    const keys = new Set([...held.map((s) => `h ${s.table} ${s.held.id}`), ...calls.map((s) => `c ${s.table}`), ...open.map((a) => `x ${a.id}`),
       ...archived.filter((x) => x.alarm).map((x) => `a ${x.s.table} ${x.s.archive.alarms}`)]);
     if (alerted) {
       for (const k of keys) {
@@ -329,8 +340,13 @@ const Console = (function () {
 
   // watchFloor follows every table's summary on /api/events for the notices, and hands
   // the tables (a Map by id) to onTables, when given, after each change.
-  function watchFloor(onTables) {
+  function watchFloor(onTables, onAlerts) {
     stream('/api/events', {
+      alerts: (all) => {
+        openAlerts = all || [];
+        attention();
+        if (onAlerts) onAlerts(openAlerts);
+      },
       tables: (all) => {
         floorTables = new Map();
         for (const s of all || []) floorTables.set(s.table, s);

@@ -418,7 +418,11 @@
   function drawDealer(g) {
     g = g || $('dealer-group');
     const on = (status && status.dealer) || '';
-    $('dealer').textContent = status ? (on ? `Dealer ${on}` : 'No dealer on') : '';
+    // The header's dealer gives way first of all when the header is short of room
+    // (fitHeader): its word, then the whole of it; the actions say it too.
+    if (!status) $('dealer').replaceChildren();
+    else if (on) $('dealer').replaceChildren(el('span', 'dealer-word', 'Dealer '), on);
+    else $('dealer').replaceChildren('No dealer', el('span', 'dealer-word', ' on'));
     $('dealer').classList.toggle('none', !!status && !on);
     if (!g) return;
     g.querySelector('.dealer-on').textContent = on ? on : 'none on';
