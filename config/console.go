@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tablectl/tablectl/api"
 )
 
 // Console is the console's section, console: in the file (tablectl-floor console,
@@ -46,13 +48,35 @@ type Console struct {
 	// ArchiveLate: a table whose status says the archive lacks a record written longer
 	// ago than this shows "not archived for N min".
 	ArchiveLate time.Duration `yaml:"archive_late"`
+	// Alerts are the site's alert rules (docs/pit.md, "Alerts").
+	Alerts ConsoleAlerts `yaml:"alerts"`
+}
+
+// ConsoleAlerts are the site's alert rules, console.alerts: in the file. An alert stays
+// on the console until a supervisor acknowledges it with a note; the console records
+// both with the archive of id Archive.
+type ConsoleAlerts struct {
+	// HeldAfter: a table held for a decision this long raises an alert; 0s: never.
+	HeldAfter time.Duration `yaml:"held_after"`
+	// NoDealer: a table dealing with no dealer on raises an alert.
+	NoDealer bool `yaml:"no_dealer"`
+	// ArchiveLate: a table not archived for console.archive_late raises an alert.
+	ArchiveLate bool `yaml:"archive_late"`
+	// PaceMin and PaceMax bound the rounds of a clock hour a table dealt in (0: no
+	// bound), in the time zone TZ (the machine's when empty).
+	PaceMin int    `yaml:"pace_min"`
+	PaceMax int    `yaml:"pace_max"`
+	TZ      string `yaml:"tz"`
+	// Archive is the id of the archive the alerts are recorded with.
+	Archive string `yaml:"archive"`
 }
 
 // DefaultConsole is the console's settings that the file and the flags leave out.
 func DefaultConsole() Console {
 	return Console{MQTT: MQTT{Username: "console"}, HTTP: "127.0.0.1:8090",
 		Idle: 15 * time.Minute, CommandTimeout: 10 * time.Second, Lock: 5 * time.Minute,
-		StreamsPerSession: 8, Streams: 2000, ArchiveLate: 10 * time.Minute}
+		StreamsPerSession: 8, Streams: 2000, ArchiveLate: 10 * time.Minute,
+		Alerts: ConsoleAlerts{HeldAfter: 5 * time.Minute, NoDealer: true, ArchiveLate: true, PaceMin: 30, Archive: "floor"}}
 }
 
 // ConsoleFlags are the settings of tablectl-floor console's command line. Only the flags
@@ -233,6 +257,24 @@ func (f *file) checkConsole(c Console) {
 		if d.v <= 0 {
 			f.at(d.key, "%s: want a duration above 0, such as 15m", d.v)
 		}
+	}
+	a := c.Alerts
+	if a.HeldAfter < 0 {
+		f.at("console.alerts.held_after", "%s: want 0s (never) or a duration, such as 5m", a.HeldAfter)
+	}
+	if a.PaceMin < 0 {
+		f.at("console.alerts.pace_min", "%d: want 0 (no bound) or more rounds an hour", a.PaceMin)
+	}
+	if a.PaceMax < 0 || a.PaceMax > 0 && a.PaceMax < a.PaceMin {
+		f.at("console.alerts.pace_max", "%d: want 0 (no bound) or at least pace_min (%d)", a.PaceMax, a.PaceMin)
+	}
+	if a.TZ != "" {
+		if _, err := time.LoadLocation(a.TZ); err != nil {
+			f.at("console.alerts.tz", "%q: want a time zone, such as Asia/Macau (%v)", a.TZ, err)
+		}
+	}
+	if err := api.CheckArchiveID(a.Archive); err != nil {
+		f.at("console.alerts.archive", "%v", err)
 	}
 	if c.StreamsPerSession < 1 {
 		f.at("console.streams_per_session", "%d: want 1 or more event streams for a session", c.StreamsPerSession)

@@ -42,7 +42,7 @@ func TestConsoleSectionFaults(t *testing.T) {
 	present(t, "/etc/c/users.json", "/etc/c/ca.crt", "/etc/c/https.crt")
 	for _, c := range []struct{ name, yaml, want string }{
 		{"unknown key", "console:\n  users: /etc/c/users.json\n  idel: 5m\n",
-			"t.yaml:3: console.idel: unknown key (console has archive, archive_late, central, command_timeout, hosts, http, idle, lock, mqtt, streams, streams_per_session, tls_cert, tls_key, users)"},
+			"t.yaml:3: console.idel: unknown key (console has alerts, archive, archive_late, central, command_timeout, hosts, http, idle, lock, mqtt, streams, streams_per_session, tls_cert, tls_key, users)"},
 		{"unknown mqtt key", "console:\n  mqtt:\n    url: tcp://b:1883\n    user: console\n",
 			"t.yaml:4: console.mqtt.user: unknown key (console.mqtt has ca, cert, key, password_file, url, username)"},
 		{"bad duration", "console:\n  idle: soon\n", `t.yaml:2: console.idle: want a duration such as 150ms or 2s, not "soon"`},
@@ -225,5 +225,27 @@ func TestResolveConsole(t *testing.T) {
 	}
 	if _, err = ResolveConsole(filepath.Join(dir, "nowhere.yaml"), consoleFlags()); err == nil || !strings.Contains(err.Error(), "nowhere.yaml") {
 		t.Errorf("missing file: %v", err)
+	}
+}
+
+// TestConsoleAlertsSettings: console.alerts gives the site's rules, with defaults, and
+// each fault names its key.
+func TestConsoleAlertsSettings(t *testing.T) {
+	for _, c := range []struct{ name, yaml, want string }{
+		{"a negative hold", "console:\n  alerts:\n    held_after: -1m\n", "console.alerts.held_after: -1m0s: want 0s (never)"},
+		{"a band upside down", "console:\n  alerts:\n    pace_min: 50\n    pace_max: 40\n", "console.alerts.pace_max: 40: want 0 (no bound) or at least pace_min (50)"},
+		{"a zone that is none", "console:\n  alerts:\n    tz: Mars/Olympus\n", "console.alerts.tz: \"Mars/Olympus\": want a time zone"},
+		{"an archive id that is none", "console:\n  alerts:\n    archive: Floor\n", "console.alerts.archive: archive id \"Floor\""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("t.yaml", []byte(c.yaml))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("%v, want %q", err, c.want)
+			}
+		})
+	}
+	d := DefaultConsole().Alerts
+	if d.HeldAfter != 5*time.Minute || !d.NoDealer || !d.ArchiveLate || d.PaceMin != 30 || d.PaceMax != 0 || d.Archive != "floor" {
+		t.Fatalf("the defaults: %+v", d)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tablectl/tablectl/alerts"
 	"github.com/tablectl/tablectl/archive"
 	"github.com/tablectl/tablectl/config"
 	"github.com/tablectl/tablectl/console"
@@ -117,7 +118,7 @@ func runConsole(ctx context.Context, args []string, io cli.Stdio) error {
 	srv, err = console.New(console.Options{Users: us, Publisher: link, Logger: log, Idle: cfg.Idle,
 		CommandTimeout: cfg.CommandTimeout, LockFor: cfg.Lock, SecureCookie: cfg.TLSCert != "",
 		StreamsPerSession: cfg.StreamsPerSession, Streams: cfg.Streams, Hosts: cfg.Hosts, LinkPending: true,
-		History: history, ArchiveLate: cfg.ArchiveLate})
+		History: history, ArchiveLate: cfg.ArchiveLate, Alerts: alertRules(cfg.Alerts), AlertArchive: cfg.Alerts.Archive})
 	close(ready)
 	if err != nil {
 		return fmt.Errorf("console: %w", err)
@@ -320,4 +321,15 @@ func orAll(tables, pits, list []string) string {
 		return "-"
 	}
 	return strings.Join(list, ",")
+}
+
+// alertRules are the console's alert rules of the file's console.alerts (checked).
+func alertRules(a config.ConsoleAlerts) *alerts.Rules {
+	loc := time.Local
+	if a.TZ != "" {
+		if l, err := time.LoadLocation(a.TZ); err == nil {
+			loc = l
+		}
+	}
+	return &alerts.Rules{HeldAfter: a.HeldAfter, NoDealer: a.NoDealer, ArchiveLate: a.ArchiveLate, PaceMin: a.PaceMin, PaceMax: a.PaceMax, Loc: loc}
 }
