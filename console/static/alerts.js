@@ -40,7 +40,10 @@
     note.rows = 2;
     note.placeholder = 'What was done: the note is kept with the acknowledgement';
     note.value = notes.get(a.id) || '';
-    note.addEventListener('input', () => notes.set(a.id, note.value));
+    note.addEventListener('input', () => {
+      notes.set(a.id, note.value);
+      if (replies.delete(a.id)) c.querySelector('.reply').replaceChildren(); // the prompt is answered
+    });
     const b = el('button', 'ack', 'Acknowledge');
     b.type = 'button';
     b.dataset.ack = a.id;
