@@ -53,7 +53,9 @@ func TestDeviceFigures(t *testing.T) {
 	rounds(1)
 	event(round.Event{Kind: round.ShoeEnd})
 	g.shoe = nil
-	g.at = g.at.Add(7 * time.Minute)
+	g.at = g.at.Add(2 * time.Minute)
+	event(round.Event{Kind: round.DealerOn, Role: irregularities.Dealer, Actor: "D-ANA"}) // an event between: the delay is the shoe end's
+	g.at = g.at.Add(5 * time.Minute)
 	rounds(1) // set 2, 7 minutes after the shoe's end
 	event(round.Event{Kind: round.CardDrawn, Actor: "shoe", Detail: `line 3: "7X": not a card`})
 	event(round.Event{Kind: round.DeviceLost, Detail: "shoe"})
