@@ -14,7 +14,7 @@ const (
 	DeviceMissed       = "missed"       // cards that passed the reader unread: a gap in the shoe's card numbers
 	DeviceRestarted    = "restarted"    // the shoe's card numbers started again: it was powered off and on
 	DeviceFault        = "fault"        // a device's alarm or warning, in its own words
-	DeviceReport       = "report"       // another irregularity a device reported: cards sensed at once, a set not shuffled or miscounted
+	DeviceReport       = "reported"     // another irregularity a device reported: cards sensed at once, a set not shuffled or miscounted
 	DeviceShuffle      = "shuffle"      // a set the shuffler reported
 	DeviceDisconnected = "disconnected" // a device disconnected
 	DeviceReconnected  = "reconnected"  // a device came back
