@@ -73,12 +73,18 @@ type opened struct {
 // kept with it at a shoe's end (saveState): the dealer's stint open (the record that
 // opened it, 0: none), whether the table has had a dealer on (a table that never
 // records its dealers never stands still for want of one), the stretch the table stands
-// still in (nil: none), and the time of the last event, which an outage starts at.
+// still in (nil: none), and the time of the last event, which an outage starts at; and
+// of the devices (devices.go): the last shoe's end not yet followed by a new shoe, the
+// devices down, by name, and the shoe's last card number.
 type followed struct {
 	Stint  uint64    `json:"stint,omitempty"`
 	Dealt  bool      `json:"dealt,omitempty"`
 	Still  *still    `json:"still,omitempty"`
 	LastAt time.Time `json:"last_at,omitzero"`
+
+	ShoeEnd time.Time       `json:"shoe_end,omitzero"`
+	Down    map[string]down `json:"down,omitempty"`
+	CardNo  uint64          `json:"card_no,omitempty"`
 }
 
 // still is a stretch a table stands still, open: the record that opened it, why, and
@@ -159,6 +165,7 @@ func (d *deriver) take(seq uint64, data []byte) ([]stmt, error) {
 		}
 		shoeEnded = shoeEnded || f.Kind == round.ShoeEnded
 	}
+	out = append(out, d.devices(seq, ev, effs)...)
 	if r := d.rnd; r != nil && !ev.At.IsZero() {
 		st := d.rp.Controller().State()
 		r.last, r.inWindow, r.inHold = ev.At, st.Window.Open, st.Held.ID != 0

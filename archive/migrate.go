@@ -200,6 +200,26 @@ var migrations = [][]string{
 		`ALTER TABLE tables ADD COLUMN pit TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE replay_state ADD COLUMN derived TEXT NOT NULL DEFAULT ''`,
 	},
+	// 7: the devices' events (docs/pit.md, "Devices"): the shoe's unreadable and missed
+	// cards, its restarts, the devices' faults and reports, the shuffler's sets and their
+	// delays, and each disconnect with its end. The devices down and the last shoe's end
+	// are kept with the replay state.
+	{
+		`CREATE TABLE device_events (
+			table_id TEXT NOT NULL,
+			seq      BIGINT NOT NULL,
+			at       TIMESTAMPTZ,
+			device   TEXT NOT NULL,
+			kind     TEXT NOT NULL,
+			detail   TEXT NOT NULL,
+			cards    BIGINT NOT NULL DEFAULT 0,
+			delay_ms BIGINT,
+			until_at TIMESTAMPTZ,
+			PRIMARY KEY (table_id, seq, kind)
+		)`,
+		`CREATE INDEX device_events_table_time ON device_events (table_id, at)`,
+		`CREATE INDEX device_events_time ON device_events (at)`,
+	},
 }
 
 // SchemaVersion is the newest schema version this archive knows.

@@ -43,12 +43,13 @@ func openAt(t *testing.T, dsn string, version int) *DB {
 }
 
 // asVersion4 are the statements of rows as the archive of schema version 4 wrote them:
-// no dealers or stills (version 6), rounds without their phases and dealer.
+// no dealers or stills (version 6), no device events (version 7), rounds without their
+// phases and dealer.
 func asVersion4(rows []stmt) []stmt {
 	var out []stmt
 	for _, s := range rows {
 		switch w := s.what(); {
-		case strings.Contains(w, "stills") || strings.Contains(w, "dealers"):
+		case strings.Contains(w, "stills") || strings.Contains(w, "dealers") || strings.Contains(w, "device_events"):
 			continue
 		case w == "INSERT INTO rounds":
 			s = stmt{`INSERT INTO rounds (table_id, shoe, round, first_seq, last_seq, started_at, ended_at,
@@ -109,8 +110,8 @@ func TestMigrateFromVersion4(t *testing.T) {
 		v4.Close()
 
 		db := openDB(t, dsn)
-		if v, err := db.Version(ctx); err != nil || v != SchemaVersion || SchemaVersion != 6 {
-			t.Fatalf("schema version %d, %v; want 6", v, err)
+		if v, err := db.Version(ctx); err != nil || v != SchemaVersion || SchemaVersion != 7 {
+			t.Fatalf("schema version %d, %v; want 7", v, err)
 		}
 		if n := count(t, db, `SELECT COUNT(*) FROM tables WHERE signed_seq = 0 AND signed_hash IS NULL AND sig IS NULL AND written = 0`); n != 1 {
 			t.Fatal("the table's row after the migration has a signature")

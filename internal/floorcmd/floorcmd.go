@@ -28,6 +28,7 @@ var program = &cli.Program{
 		{Name: "report", Summary: "write the shoe report of a table's journal held in the floor's archive (HTML for A4, CSV, JSON lines)", Run: runReport},
 		{Name: "pace", Summary: "write rounds an hour, each phase's time and the time tables stood still, per table, dealer or pit, by hour, shift or day", Run: runPace},
 		{Name: "rotation", Summary: "write the dealers' rotation: who dealt where, from when to when", Run: runRotation},
+		{Name: "devices", Summary: "write what the tables' devices did: failed reads, faults, shuffles and their delays, disconnects and time offline", Run: runDevices},
 		{Name: "export", Summary: "write a table's journal, as the floor's archive holds it, into a new journal directory", Run: runExport},
 		{Name: "check-config", Summary: "check a console's, an archive's or a table's configuration file without starting anything", Run: runCheckConfig},
 		{Name: "journal", Hidden: true, Run: runJournal},
