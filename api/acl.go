@@ -50,23 +50,30 @@ type BrokerUser struct {
 	Commands []Role
 	// Archive is the id of the floor's archive the user is (tablectl-floor archive): it alone
 	// reads the tables' records for that archive (archive/<id>/records) and alone writes
-	// its held messages (archive/<id>/held). "" for any other user.
+	// its held messages (archive/<id>/held), and it alone reads the alerts recorded with
+	// it (archive/<id>/alert). "" for any other user.
 	Archive string
+	// Alerts says the user records the alerts it raised, and their acknowledgements, with
+	// the archives: it alone writes every table's archive/<archive>/alert, for any
+	// archive (AlertRecord). No table reads or writes that topic.
+	Alerts bool
 }
 
 // BrokerUsers are the broker's service users but the archives' (ArchiveUser), in the
 // ACL's order. Every one reads the table's topics (TableTopics) and every archive's
-// held message; nothing else is granted but the commands each writes.
+// held message; nothing else is granted but the commands each writes, and the alerts
+// the console records (Alerts).
 var BrokerUsers = []BrokerUser{
 	{Name: "dealer", Commands: []Role{RoleDealer},
 		About: `The dealer's console publishes dealer commands only, and reads the table's topics and
 the replies (not the commands of others).`},
 	{Name: "supervisor", Commands: []Role{RoleSupervisor, RoleDealer},
 		About: `The supervisor may give supervisor and dealer commands, and reads as the dealer does.`},
-	{Name: "console", Commands: []Role{RoleDealer, RoleSupervisor, RolePitManager, RoleShiftManager},
+	{Name: "console", Commands: []Role{RoleDealer, RoleSupervisor, RolePitManager, RoleShiftManager}, Alerts: true,
 		About: `The console (tablectl-floor console) publishes the commands of the roles it serves and reads
 the table's topics and the replies; it checks each person's role and tables itself
-before it publishes, and the table checks the role again.`},
+before it publishes, and the table checks the role again. It alone records with the
+archives the alerts it raises and who acknowledged them (archive/<archive>/alert).`},
 	{Name: "pitsystem", About: `The pit system and the display boards read the table's topics and publish nothing.`},
 	{Name: "board"},
 }
@@ -75,12 +82,14 @@ before it publishes, and the table checks the role again.`},
 const ArchiveUserPrefix = "archive-"
 
 // ArchiveUser is the broker user of the floor's archive of that id ("archive-<id>"),
-// which reads the tables' records for it and writes its held messages, nothing else.
+// which reads the tables' records for it and the console's alerts, and writes its held
+// messages, nothing else.
 func ArchiveUser(archiveID string) BrokerUser {
 	return BrokerUser{Name: ArchiveUserPrefix + archiveID, Archive: archiveID,
 		About: fmt.Sprintf(`The floor's archive %q (tablectl-floor archive, archive.id %s) reads every table's journal
-records for it (archive/%s/records) and publishes, retained, how far it holds each
-table (archive/%s/held). It reads and writes no other archive's topics.`, archiveID, archiveID, archiveID, archiveID)}
+records for it (archive/%s/records) and the console's alerts for it (archive/%s/alert),
+and publishes, retained, how far it holds each table (archive/%s/held). It reads and
+writes no other archive's topics.`, archiveID, archiveID, archiveID, archiveID, archiveID)}
 }
 
 // BrokerUserNamed is the service user of that name, an archive's included; false when
@@ -213,11 +222,15 @@ func MosquittoACL(o ACLOptions) ([]byte, error) {
 			all := root + Prefix + "/+/"
 			if u.Archive != "" {
 				fmt.Fprintf(&b, "topic read %s%s/%s/%s\n", all, ArchiveLevel, u.Archive, ArchiveRecordsPart)
+				fmt.Fprintf(&b, "topic read %s%s/%s/%s\n", all, ArchiveLevel, u.Archive, ArchiveAlertPart)
 				fmt.Fprintf(&b, "topic readwrite %s%s/%s/%s\n", all, ArchiveLevel, u.Archive, ArchiveHeldPart)
 				continue
 			}
 			for _, r := range u.Commands {
 				fmt.Fprintf(&b, "topic write %s%s/%s\n", all, CommandLevel, r)
+			}
+			if u.Alerts {
+				fmt.Fprintf(&b, "topic write %s%s/+/%s\n", all, ArchiveLevel, ArchiveAlertPart)
 			}
 			for _, t := range TableTopics() {
 				fmt.Fprintf(&b, "topic read %s%s\n", all, t)

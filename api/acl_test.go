@@ -75,3 +75,93 @@ func TestSecurityTableIsTheACL(t *testing.T) {
 		t.Errorf("the roles table's row of an archive, %q: want it publishing its held message alone", arch)
 	}
 }
+
+// grants reads an ACL MosquittoACL wrote: its pattern lines, and each user's topic
+// lines, as (access, topic filter).
+func grants(t *testing.T, acl []byte) (patterns [][2]string, users map[string][][2]string) {
+	t.Helper()
+	users = map[string][][2]string{}
+	user := ""
+	for _, line := range strings.Split(string(acl), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 0 || strings.HasPrefix(f[0], "#"):
+		case f[0] == "user" && len(f) == 2:
+			user = f[1]
+			users[user] = nil
+		case f[0] == "topic" && len(f) == 3 && user != "":
+			users[user] = append(users[user], [2]string{f[1], f[2]})
+		case f[0] == "pattern" && len(f) == 3:
+			patterns = append(patterns, [2]string{f[1], f[2]})
+		default:
+			t.Fatalf("acl line %q is not understood by this test", line)
+		}
+	}
+	return patterns, users
+}
+
+// matches is MQTT's filter matching, as Mosquitto applies an ACL line.
+func matches(filter, topic string) bool {
+	fl, tl := strings.Split(filter, "/"), strings.Split(topic, "/")
+	for i, f := range fl {
+		if f == "#" {
+			return true
+		}
+		if i >= len(tl) || (f != "+" && f != tl[i]) {
+			return false
+		}
+	}
+	return len(fl) == len(tl)
+}
+
+// TestAlertTopicIsTheConsolesAlone: the console alone writes a table's
+// archive/<archive>/alert, for any archive, and the archive of that id alone reads it;
+// no table reads or writes it, nor the dealer, the pit system or another archive. So on
+// the central layout.
+func TestAlertTopicIsTheConsolesAlone(t *testing.T) {
+	for _, rest := range []string{"archive/floor/alert", "archive/standby/alert"} {
+		if api.TableWrites(rest) || api.TableReads(rest) {
+			t.Errorf("a table may write (%v) or read (%v) its %s", api.TableWrites(rest), api.TableReads(rest), rest)
+		}
+	}
+	acl, err := api.MosquittoACL(api.ACLOptions{Archives: []string{"floor", "standby"}, Central: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	patterns, users := grants(t, acl)
+	// may is Mosquitto's grant to user: its own lines, then the patterns with its name.
+	may := func(user, topic string, write bool) bool {
+		lines := slices.Clone(users[user])
+		for _, p := range patterns {
+			lines = append(lines, [2]string{p[0], strings.ReplaceAll(p[1], "%u", user)})
+		}
+		for _, l := range lines {
+			if matches(l[1], topic) && (l[0] == "readwrite" || l[0] == "write" && write || l[0] == "read" && !write) {
+				return true
+			}
+		}
+		return false
+	}
+	type right struct{ read, write bool }
+	want := map[string]right{"console": {write: true}, "archive-floor": {read: true}}
+	for _, prefix := range []string{"", "casino/site1/pit3/"} {
+		topic := prefix + "tablectl/v1/t1/archive/floor/alert"
+		for _, user := range []string{"t1", "t2", "console", "dealer", "supervisor", "pitsystem", "board", "archive-floor", "archive-standby"} {
+			if _, ok := users[user]; !ok && user != "t1" && user != "t2" {
+				t.Fatalf("the ACL has no user %s", user)
+			}
+			got := right{read: may(user, topic, false), write: may(user, topic, true)}
+			if got != want[user] {
+				t.Errorf("%s on %s: read %v, write %v; want read %v, write %v", user, topic, got.read, got.write, want[user].read, want[user].write)
+			}
+		}
+	}
+	if u, ok := api.BrokerUserNamed("console"); !ok || !u.Alerts {
+		t.Error("the console's user does not record the alerts")
+	}
+	for _, u := range api.BrokerUsers {
+		if u.Alerts && u.Name != "console" {
+			t.Errorf("the user %s records alerts: the console alone does", u.Name)
+		}
+	}
+}

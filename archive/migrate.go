@@ -161,7 +161,9 @@ var migrations = [][]string{
 	},
 	// 6: the pit's figures (docs/pit.md): each round's phases and its dealer, the
 	// dealers' stints at the tables, the stretches a table stood still, and the table's
-	// pit; the deriver's open stint and stretch kept with its replay state.
+	// pit; the deriver's open stint and stretch kept with its replay state; the alerts
+	// the console raised and their acknowledgements (alert.go), found by time, by table
+	// and time, and those still open by time.
 	{
 		`ALTER TABLE rounds ADD COLUMN dealer TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE rounds ADD COLUMN opened_at TIMESTAMPTZ`,
@@ -199,6 +201,23 @@ var migrations = [][]string{
 		`CREATE INDEX stills_table_time ON stills (table_id, from_at)`,
 		`ALTER TABLE tables ADD COLUMN pit TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE replay_state ADD COLUMN derived TEXT NOT NULL DEFAULT ''`,
+		`CREATE TABLE alerts (
+			id          TEXT PRIMARY KEY,
+			table_id    TEXT NOT NULL,
+			pit         TEXT NOT NULL,
+			kind        TEXT NOT NULL,
+			since       TIMESTAMPTZ NOT NULL,
+			raised_at   TIMESTAMPTZ NOT NULL,
+			text        TEXT NOT NULL,
+			ack_by      TEXT,
+			ack_role    TEXT,
+			ack_at      TIMESTAMPTZ,
+			ack_note    TEXT,
+			received_at TIMESTAMPTZ NOT NULL
+		)`,
+		`CREATE INDEX alerts_time ON alerts (raised_at)`,
+		`CREATE INDEX alerts_table_time ON alerts (table_id, raised_at)`,
+		`CREATE INDEX alerts_open ON alerts (raised_at) WHERE ack_at IS NULL`,
 	},
 	// 7: the devices' events (docs/pit.md, "Devices"): the shoe's unreadable and missed
 	// cards, its restarts, the devices' faults and reports, the shuffler's sets and their

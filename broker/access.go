@@ -102,7 +102,11 @@ type Identity struct {
 //   - every role but archive, the table and an anonymous client included, reads every
 //     table's topics (api.TableTopics) and every archive's held message;
 //   - the archive of id A (RoleArchive, Identity.Archive A) reads every table's
-//     archive/A/records and reads and writes archive/A/held, and nothing else;
+//     archive/A/records and archive/A/alert, reads and writes archive/A/held, and
+//     nothing else;
+//   - a service user that records alerts (api.BrokerUser.Alerts: the console, which
+//     only Mosquitto has) writes every table's archive/<archive>/alert, and no one else
+//     does; no one but the archive reads it;
 //   - nothing outside tablectl/v1/ is read or written ($SYS included).
 //
 // A filter with wildcards is allowed when it can match a topic under tablectl/v1/
@@ -123,10 +127,10 @@ func Allowed(who Identity, topic string, write bool) bool {
 		switch {
 		case !isArchive || who.Archive == "" || archiveID != who.Archive:
 			return false
-		case part == api.ArchiveRecordsPart:
-			return !write
+		case part == api.ArchiveHeldPart:
+			return true // its own held message
 		}
-		return true // its own held message
+		return !write // its records and its alerts, read
 	}
 	if who.Role == RoleTablectl && who.Table != "" && table == who.Table {
 		if write {
@@ -140,8 +144,11 @@ func Allowed(who Identity, topic string, write bool) bool {
 		// What every reader reads: every table's topics and every archive's held message.
 		return slices.Contains(api.TableTopics(), rest) || isArchive && part == api.ArchiveHeldPart
 	}
-	cmdRole, isCommand := api.CommandRoleOf(rest)
 	u, known := api.BrokerUserNamed(string(who.Role)) // a service user's rights, by its role's name
+	if isArchive && part == api.ArchiveAlertPart {
+		return known && u.Alerts
+	}
+	cmdRole, isCommand := api.CommandRoleOf(rest)
 	return isCommand && known && u.Archive == "" && u.WritesCommands(cmdRole)
 }
 
@@ -167,7 +174,8 @@ func readRefusal(who Identity, filter string) string {
 	case !reachesTables(filter):
 		return "nothing outside tablectl/v1/<table>/ is read (" + prefixHint + ")"
 	case who.Role == RoleArchive:
-		return fmt.Sprintf("the archive %s reads only %s and %s", who.Archive, api.ArchiveRecordsFilter(who.Archive), api.ArchiveHeldFilter(who.Archive))
+		return fmt.Sprintf("the archive %s reads only %s, %s and %s", who.Archive, api.ArchiveRecordsFilter(who.Archive),
+			api.ArchiveAlertFilter(who.Archive), api.ArchiveHeldFilter(who.Archive))
 	case len(levels) == 5 && levels[3] == api.CommandLevel:
 		return "the commands are read by tablectl alone; the replies are on cmd/reply"
 	}

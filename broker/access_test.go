@@ -295,7 +295,8 @@ func TestEmbeddedPolicyMatchesMosquittoACL(t *testing.T) {
 		for _, rest := range []string{"status", "state", "card", "result", "roadmap", "irregularity", "journal", "cmd/reply",
 			"cmd/dealer", "cmd/supervisor", "cmd/pit_manager", "cmd/shift_manager", "other", "cmd/dealer/x",
 			"archive/floor/records", "archive/floor/held", "archive/standby/records", "archive/standby/held",
-			"archive/records", "archive/held", "archive", "archive/floor", "archive/floor/other", "archive/floor/held/x"} {
+			"archive/records", "archive/held", "archive", "archive/floor", "archive/floor/other", "archive/floor/held/x",
+			"archive/floor/alert", "archive/standby/alert", "archive/alert", "archive/floor/alert/x"} {
 			topics = append(topics, "tablectl/v1/"+table+"/"+rest)
 		}
 	}
@@ -306,7 +307,9 @@ func TestEmbeddedPolicyMatchesMosquittoACL(t *testing.T) {
 	}
 	clients := []client{{"t1", Identity{Role: RoleTablectl, Table: "t1"}},
 		{"archive-floor", Identity{Role: RoleArchive, Archive: "floor"}}}
-	for _, r := range []Role{RoleDealer, RoleSupervisor, RolePitSystem, RoleBoard} {
+	// The console's user is Mosquitto's only: no configured user of the embedded broker
+	// has its role, but Allowed gives the role its user's rights all the same.
+	for _, r := range []Role{RoleDealer, RoleSupervisor, RolePitSystem, RoleBoard, "console"} {
 		clients = append(clients, client{string(r), Identity{Role: r}})
 	}
 	for _, c := range clients {

@@ -13,6 +13,11 @@
 // the batches of any other id are counted, one row an id, and dropped. The keys may
 // change while it runs (archive.Archive.SetKeys): a batch of a table that left them is
 // counted so too, even one received before.
+//
+// The console's alert records, on tablectl/v1/<table>/archive/<archive>/alert, are
+// stored by a worker of their own, one at a time, and each is acknowledged to the broker
+// once stored (Store.RecordAlert): an alert is the console's word, kept whatever the
+// keys file says.
 package service
 
 import (
@@ -55,6 +60,8 @@ type Store interface {
 	Tables(ctx context.Context) (map[string]archive.Position, error)
 	// SetPit records the pit a table ships from, for the pit's figures.
 	SetPit(ctx context.Context, table, pit string) error
+	// RecordAlert keeps an alert the console raised, or its acknowledgement.
+	RecordAlert(ctx context.Context, r api.AlertRecord) error
 }
 
 // Options configure a Service.
@@ -69,11 +76,12 @@ type Options struct {
 	// broker's certificate (the system's roots when empty), and a client certificate.
 	CAFile, CertFile, KeyFile string
 	// Central also takes the tables of a central broker's casino-wide layout,
-	// casino/<site>/<pit>/tablectl/v1/<table>/archive/<archive>/records, and answers
-	// each there.
+	// casino/<site>/<pit>/tablectl/v1/<table>/archive/<archive>/records (and the
+	// console's .../alert), and answers each there.
 	Central bool
 	// Archive is the archive's id (api.DefaultArchiveID when empty): it reads the
-	// records on archive/<id>/records and publishes on archive/<id>/held alone.
+	// records on archive/<id>/records and the alerts on archive/<id>/alert, and
+	// publishes on archive/<id>/held alone.
 	Archive string
 	// ClientID is the MQTT client id, whose session the broker keeps;
 	// "tablectl-archive-<id>" when empty. Two archives must not share one.
@@ -108,7 +116,8 @@ type Stats struct {
 	// Alarms is the number of items refused and kept in quarantine.
 	Alarms int64
 	// Malformed is the number of messages dropped as malformed: bad JSON, another
-	// table's or archive's batch, a schema this archive does not know.
+	// table's or archive's batch, a schema this archive does not know, an alert record
+	// api.AlertRecord.Check refuses.
 	Malformed int64
 	// Unknown is the number of batches of tables the keys file does not name, counted
 	// and dropped.
@@ -120,6 +129,9 @@ type Stats struct {
 	Retries int64
 	// Tables is the number of tables of the keys file a batch of which was taken.
 	Tables int64
+	// AlertRecords is the number of the console's alert records stored: raisings and
+	// acknowledgements, one the archive kept already among them.
+	AlertRecords int64
 }
 
 // The service's MQTT timings.
@@ -163,6 +175,7 @@ type Service struct {
 	readyOnce sync.Once
 
 	in       *fifo.Queue[mqtt.Message] // messages from the broker, for the intake
+	alerts   *fifo.Queue[alertMsg]     // the console's alert records, for recordAlerts
 	unknown  *fifo.Queue[unknownBatch] // batches of unknown tables, to count
 	unknownN atomic.Int64              // in unknown
 
@@ -171,7 +184,13 @@ type Service struct {
 	running context.Context // the context of Run, for the workers
 	wg      sync.WaitGroup
 
-	batches, stored, alarms, malformed, unknownBatches, dropped, retries atomic.Int64
+	batches, stored, alarms, malformed, unknownBatches, dropped, retries, alertRecords atomic.Int64
+}
+
+// alertMsg is a message on a table's alert topic, not yet acknowledged.
+type alertMsg struct {
+	msg   mqtt.Message
+	table string // the table of the topic
 }
 
 // unknownBatch is a batch of a table the keys file does not name.
@@ -258,11 +277,13 @@ func New(store Store, opt Options) (*Service, error) {
 	}
 	s := &Service{store: store, opt: opt, log: opt.Logger.With("component", "archive-mqtt", "archive", opt.Archive, "broker", u.Redacted()),
 		quiet: ratelog.New(0, nil), refused: display.NewRefusedLog(), lost: make(chan error, 1), ready: make(chan struct{}), in: fifo.New[mqtt.Message](),
-		unknown: fifo.New[unknownBatch](), tables: map[string]*worker{},
-		filters: map[string]byte{api.ArchiveRecordsFilter(opt.Archive): 1, api.ArchiveHeldFilter(opt.Archive): 1}}
+		unknown: fifo.New[unknownBatch](), alerts: fifo.New[alertMsg](), tables: map[string]*worker{},
+		filters: map[string]byte{api.ArchiveRecordsFilter(opt.Archive): 1, api.ArchiveHeldFilter(opt.Archive): 1,
+			api.ArchiveAlertFilter(opt.Archive): 1}}
 	if opt.Central {
 		s.filters[centralRoot+"+/+/"+api.ArchiveRecordsFilter(opt.Archive)] = 1
 		s.filters[centralRoot+"+/+/"+api.ArchiveHeldFilter(opt.Archive)] = 1
+		s.filters[centralRoot+"+/+/"+api.ArchiveAlertFilter(opt.Archive)] = 1
 	}
 	po := mqtt.NewClientOptions().
 		AddBroker(opt.Broker).
@@ -317,7 +338,7 @@ func (s *Service) stats() (Stats, map[string]int64) {
 	s.mu.Unlock()
 	return Stats{Batches: s.batches.Load(), Stored: s.stored.Load(), Alarms: s.alarms.Load(),
 		Malformed: s.malformed.Load(), Unknown: s.unknownBatches.Load(), Dropped: s.dropped.Load(), Retries: s.retries.Load(),
-		Tables: int64(len(taken))}, taken
+		Tables: int64(len(taken)), AlertRecords: s.alertRecords.Load()}, taken
 }
 
 // progress logs, every ProgressEvery until ctx ends, what was taken in the interval
@@ -361,12 +382,13 @@ func (s *Service) logProgress(m progressMark) progressMark {
 		}
 	}
 	a, b := now.st, m.st
-	if a.Batches == b.Batches && a.Malformed == b.Malformed && a.Unknown == b.Unknown && a.Dropped == b.Dropped {
+	if a.Batches == b.Batches && a.Malformed == b.Malformed && a.Unknown == b.Unknown && a.Dropped == b.Dropped &&
+		a.AlertRecords == b.AlertRecords {
 		return now
 	}
 	s.log.Info("archive progress", "every", s.opt.ProgressEvery, "records_stored", a.Stored-b.Stored, "batches", a.Batches-b.Batches,
 		"tables", tables, "alarms", a.Alarms-b.Alarms, "malformed", a.Malformed-b.Malformed, "unknown_batches", a.Unknown-b.Unknown,
-		"dropped", a.Dropped-b.Dropped)
+		"dropped", a.Dropped-b.Dropped, "alert_records", a.AlertRecords-b.AlertRecords)
 	return now
 }
 
@@ -391,15 +413,20 @@ func (s *Service) Run(ctx context.Context) error {
 	defer func() {
 		st := s.Stats()
 		s.log.Info("archive stopped", "ran", time.Since(began).Round(time.Second), "records_stored", st.Stored, "batches", st.Batches,
-			"tables", st.Tables, "alarms", st.Alarms, "malformed", st.Malformed, "unknown_batches", st.Unknown, "dropped", st.Dropped)
+			"tables", st.Tables, "alarms", st.Alarms, "malformed", st.Malformed, "unknown_batches", st.Unknown, "dropped", st.Dropped,
+			"alert_records", st.AlertRecords)
 	}()
 	if !s.resume(ctx) {
 		return nil
 	}
-	s.wg.Add(3)
+	s.wg.Add(4)
 	go func() {
 		defer s.wg.Done()
 		s.intake(ctx)
+	}()
+	go func() {
+		defer s.wg.Done()
+		s.recordAlerts(ctx)
 	}()
 	go func() {
 		defer s.wg.Done()
@@ -563,6 +590,9 @@ func (s *Service) take(ctx context.Context, msgs []mqtt.Message) {
 			s.thin("topic", "a message on a topic that is not this archive's: dropped", "topic", m.Topic())
 			m.Ack()
 			continue
+		case at.Part == api.ArchiveAlertPart:
+			s.alerts.Push(alertMsg{msg: m, table: at.Table}) // acknowledged once stored
+			continue
 		case !s.store.Known(at.Table):
 			m.Ack()
 			if at.Part == api.ArchiveRecordsPart {
@@ -634,6 +664,74 @@ func (s *Service) countUnknown(ctx context.Context) {
 	}
 }
 
+// recordAlerts stores the console's alert records, one at a time in the order they
+// came, until ctx ends. Each is acknowledged to the broker once stored: the console
+// publishes an alert once, and the broker delivers one not acknowledged again. A
+// malformed one is logged, counted, acknowledged and dropped; one the database fails is
+// tried again, as a batch is.
+//
+// The alerts have a worker of their own, not their table's. A table's worker stores its
+// batches in order, slowly at times (a replay, a retry), and drops a batch past
+// Options.MaxQueued, which the table sends again: an alert must neither wait behind a
+// table's batches nor be dropped, and a table's batches must not wait on an alert. An
+// alert of a table not in the keys file (which has no worker) is kept too. The intake
+// only queues an alert, so it never holds back the batches it takes.
+func (s *Service) recordAlerts(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.alerts.Wake():
+		}
+		for ctx.Err() == nil {
+			a, ok := s.alerts.Pop()
+			if !ok {
+				break
+			}
+			s.recordAlert(ctx, a)
+		}
+	}
+}
+
+// recordAlert stores one alert record and acknowledges it; when ctx ends first it is
+// left unacknowledged, and the broker delivers it again at the next start.
+func (s *Service) recordAlert(ctx context.Context, a alertMsg) {
+	r, err := decodeAlert(a.msg.Payload(), a.table)
+	if err != nil {
+		s.malformed.Add(1)
+		s.thin("malformed alert "+a.table+" "+faultKind(err), "a malformed alert record: dropped", "table", a.table, "topic", a.msg.Topic(), "error", err)
+		a.msg.Ack()
+		return
+	}
+	if !s.retry(ctx, "the database failed an alert record: not acknowledged, trying again",
+		func() error { return s.store.RecordAlert(ctx, r) }, "table", a.table, "alert", r.ID) {
+		return
+	}
+	s.alertRecords.Add(1)
+	a.msg.Ack()
+}
+
+// decodeAlert reads an alert record strictly: one JSON object of api.AlertRecord's
+// fields alone, of this schema, that api.AlertRecord.Check takes for the topic's table.
+func decodeAlert(payload []byte, table string) (api.AlertRecord, error) {
+	var r api.AlertRecord
+	d := json.NewDecoder(bytes.NewReader(payload))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&r); err != nil {
+		return api.AlertRecord{}, fmt.Errorf("not an alert record: %w", err)
+	}
+	if d.More() {
+		return api.AlertRecord{}, errors.New("not an alert record: more after the JSON object")
+	}
+	if r.Schema != api.Schema {
+		return api.AlertRecord{}, fmt.Errorf("alert record: schema %d: this archive reads schema %d", r.Schema, api.Schema)
+	}
+	if err := r.Check(table); err != nil {
+		return api.AlertRecord{}, err
+	}
+	return r, nil
+}
+
 // thin logs an error line of kind at most once every few seconds, with the count left
 // out.
 func (s *Service) thin(kind, msg string, attrs ...any) {
@@ -673,8 +771,8 @@ func (s *Service) workerOf(table string) *worker {
 }
 
 // archiveTopic takes apart [casino/<site>/<pit>/]tablectl/v1/<table>/archive/<archive>/
-// records (or .../held): the prefix before tablectl/, and the topic's parts. casino/ is
-// taken with central only.
+// records (or .../held, .../alert): the prefix before tablectl/, and the topic's parts.
+// casino/ is taken with central only.
 func archiveTopic(topic string, central bool) (prefix string, at api.ArchiveTopic, ok bool) {
 	rest := topic
 	if central && strings.HasPrefix(topic, centralRoot) {
