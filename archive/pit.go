@@ -208,3 +208,48 @@ func (a *Archive) SetPit(ctx context.Context, id, pitName string) error {
 	}
 	return nil
 }
+
+// PitIrregularities are the irregularities raised at the tables of f in its range, with
+// their decisions and the dealer of their round, in the order they were raised.
+func (d *DB) PitIrregularities(ctx context.Context, f PitFilter) ([]pit.Irregularity, error) {
+	var q filter
+	q.and("i.raised_at >= " + q.arg(d.ts(f.From)))
+	q.and("i.raised_at < " + q.arg(d.ts(f.To)))
+	if f.Table != "" {
+		q.and("i.table_id = " + q.arg(f.Table))
+	}
+	if f.Pit != "" {
+		q.and("t.pit = " + q.arg(f.Pit))
+	}
+	if f.Dealer != "" {
+		q.and("r.dealer = " + q.arg(f.Dealer))
+	}
+	rows, err := d.sql.QueryContext(ctx, `SELECT i.table_id, COALESCE(t.pit, ''), COALESCE(r.dealer, ''), i.shoe, i.round, i.id,
+		i.kind, i.rule, i.reason, i.raised_at, COALESCE(i.decision, ''), COALESCE(i.decided_role, ''), COALESCE(i.decided_by, ''), i.decided_at
+		FROM irregularities i LEFT JOIN tables t ON t.table_id = i.table_id
+		LEFT JOIN rounds r ON r.table_id = i.table_id AND r.shoe = i.shoe AND r.round = i.round`+q.sql()+
+		` ORDER BY i.raised_at, i.table_id, i.id`, q.args...)
+	if err != nil {
+		return nil, fmt.Errorf("archive: the pit's irregularities: %w", err)
+	}
+	defer rows.Close()
+	var out []pit.Irregularity
+	for rows.Next() {
+		var ir pit.Irregularity
+		var shoe, rnd, id int64
+		var raised, decided any
+		if err := rows.Scan(&ir.Table, &ir.Pit, &ir.Dealer, &shoe, &rnd, &id, &ir.Kind, &ir.Rule, &ir.Reason, &raised,
+			&ir.Decision, &ir.DecidedRole, &ir.Decider, &decided); err != nil {
+			return nil, fmt.Errorf("archive: the pit's irregularities: %w", err)
+		}
+		ir.Shoe, ir.Round, ir.ID = uint32(shoe), uint32(rnd), uint32(id)
+		if ir.Raised, err = scanTime(raised); err == nil {
+			ir.Decided, err = scanTime(decided)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("archive: the pit's irregularities: %w", err)
+		}
+		out = append(out, ir)
+	}
+	return out, rows.Err()
+}

@@ -284,3 +284,21 @@ type Stint struct {
 	OffBy   string    `json:"off_by,omitempty"`
 	Note    string    `json:"note,omitempty"`
 }
+
+// Span is one period, From to To, as Buckets: a shift report's whole range.
+type Span struct{ From, To time.Time }
+
+// Of is the span itself, for any t.
+func (s Span) Of(time.Time) (time.Time, time.Time) { return s.From, s.To }
+
+// Irregularity is an irregularity raised at a table, with its decision, and the dealer
+// of its round (the dealer on at the round's first card).
+type Irregularity struct {
+	Table, Pit, Dealer   string
+	Shoe, Round, ID      uint32
+	Kind, Rule, Reason   string
+	Raised               time.Time
+	Decision             string
+	DecidedRole, Decider string
+	Decided              time.Time
+}

@@ -69,7 +69,7 @@ type Page struct {
 }
 
 // WriteHTML writes p as one self-contained HTML page (no script, no address fetched)
-// that prints on A4.
+// that prints on A4, landscape: the figures' tables are wide.
 func WriteHTML(w io.Writer, p Page) error { return pageTemplate.Execute(w, p) }
 
 var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
@@ -78,14 +78,14 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <meta charset="utf-8">
 <title>{{.Title}}</title>
 <style>
-@page { size: A4; margin: 12mm 11mm 14mm; }
+@page { size: A4 landscape; margin: 10mm 10mm 12mm; }
 * { box-sizing: border-box; }
 html { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
-body { font: 9pt/1.35 "DejaVu Sans", "Helvetica Neue", Arial, sans-serif; color: #111; margin: 0 auto; max-width: 190mm; }
+body { font: 9pt/1.35 "DejaVu Sans", "Helvetica Neue", Arial, sans-serif; color: #111; margin: 0 auto; max-width: 277mm; }
 h1 { font-size: 15pt; margin: 0 0 2mm; }
 h2 { font-size: 11pt; margin: 5mm 0 1mm; border-bottom: 0.3mm solid #999; padding-bottom: 0.8mm; break-after: avoid; }
 p { margin: 0.5mm 0 1.5mm; color: #444; }
-table { border-collapse: collapse; width: 100%; }
+table { border-collapse: collapse; width: 100%; font-size: 7.5pt; }
 th, td { border: 0.2mm solid #bbb; padding: 0.5mm 1.2mm; text-align: left; vertical-align: top; }
 th { background: #eee; font-weight: 600; }
 thead { display: table-header-group; }

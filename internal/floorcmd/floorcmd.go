@@ -25,8 +25,9 @@ var program = &cli.Program{
 	Commands: []cli.Command{
 		{Name: "archive", Summary: "keep every table's journal off the table, checked, in PostgreSQL or SQLite, from the floor's broker", Run: runArchive},
 		{Name: "console", Summary: "serve the console: every table of the floor, logins and roles, the dealers' and supervisors' commands", Run: runConsole},
-		{Name: "report", Summary: "write the shoe report of a table's journal held in the floor's archive (HTML for A4, CSV, JSON lines)", Run: runReport},
+		{Name: "report", Summary: "write the shoe report of a table's journal held in the floor's archive, or a pit's shift report (HTML for A4, CSV, JSON)", Run: runReport},
 		{Name: "pace", Summary: "write rounds an hour, each phase's time and the time tables stood still, per table, dealer or pit, by hour, shift or day", Run: runPace},
+		{Name: "alerts", Summary: "write the alerts the console raised and who acknowledged them, when, with what note", Run: runAlerts},
 		{Name: "rotation", Summary: "write the dealers' rotation: who dealt where, from when to when", Run: runRotation},
 		{Name: "devices", Summary: "write what the tables' devices did: failed reads, faults, shuffles and their delays, disconnects and time offline", Run: runDevices},
 		{Name: "export", Summary: "write a table's journal, as the floor's archive holds it, into a new journal directory", Run: runExport},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/archive"
+	"github.com/tablectl/tablectl/history"
 	"github.com/tablectl/tablectl/internal/cli"
 	"github.com/tablectl/tablectl/pit"
 	"github.com/tablectl/tablectl/pitreport"
@@ -271,4 +272,156 @@ func runRotation(ctx context.Context, args []string, sio cli.Stdio) error {
 		stints = []pit.Stint{}
 	}
 	return p.write(sio, "Rotation", pitreport.RotationSheet(stints, p.loc), stints)
+}
+
+const alertsUsage = `usage: tablectl-floor alerts --db DB [--open] [--kind KIND] [flags]
+
+Writes the alerts the console raised and the archive keeps, with their
+acknowledgements: who, when, and the note (docs/pit.md, "Alerts"). --dealer and --by
+are not used.
+
+  --open            only the alerts not acknowledged
+  --kind KIND       only alerts of this kind: held, no-dealer, archive-late or pace
+` + pitFlagsUsage
+
+// runAlerts writes the alerts the archive keeps.
+func runAlerts(ctx context.Context, args []string, sio cli.Stdio) error {
+	fs := newFlagSet("alerts", sio)
+	fs.Usage = func() { fmt.Fprintln(sio.Err, alertsUsage) }
+	var p pitFlags
+	p.define(fs)
+	open := fs.Bool("open", false, "only the alerts not acknowledged")
+	kind := fs.String("kind", "", "only alerts of this kind")
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return fmt.Errorf("alerts: unexpected %q", fs.Arg(0))
+	}
+	if err := p.check("alerts", time.Now()); err != nil {
+		return err
+	}
+	db, err := archive.OpenReader(ctx, p.db)
+	if err != nil {
+		return fmt.Errorf("alerts: %w", err)
+	}
+	defer db.Close()
+	as, err := pitAlerts(ctx, db, p.filter, *kind, *open)
+	if err != nil {
+		return fmt.Errorf("alerts: %w", err)
+	}
+	return p.write(sio, "Alerts", pitreport.AlertsSheet(as, p.loc), as)
+}
+
+// pitAlerts are the alerts the archive keeps of f's range, table and pit.
+func pitAlerts(ctx context.Context, db *archive.DB, f archive.PitFilter, kind string, open bool) ([]history.Alert, error) {
+	as, err := db.Alerts(ctx, history.AlertSearch{From: f.From, To: f.To, Table: f.Table, Kind: kind, Open: open})
+	if err != nil {
+		return nil, err
+	}
+	out := []history.Alert{}
+	for _, a := range as {
+		if f.Pit == "" || a.Pit == f.Pit {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+const shiftUsage = `usage: tablectl-floor report --db DB --pit P --from T --to T [--format html|csv|json] [flags]
+
+The shift report of a pit (or of every table, without --pit) over a time range, from
+the floor's archive: each table's and each dealer's pace, the time each table stood
+still, the dealers' rotation, the irregularities with their decisions and who took
+them, the alerts with their acknowledgements, and the devices. HTML prints on A4; CSV
+writes each part after a line naming it. 'report --archive DB --table ID' is a table's
+shoe report. --by is not used.
+
+` + pitFlagsUsage
+
+// runShiftReport writes the shift report of a pit and a time range.
+func runShiftReport(ctx context.Context, args []string, sio cli.Stdio) error {
+	fs := newFlagSet("report", sio)
+	fs.Usage = func() { fmt.Fprintln(sio.Err, shiftUsage) }
+	var p pitFlags
+	p.define(fs)
+	if err := cli.ParseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return fmt.Errorf("report: unexpected %q", fs.Arg(0))
+	}
+	if p.table != "" {
+		return fmt.Errorf("report: --table with --pit: a table's report is its shoe report ('report --archive DB --table ID')")
+	}
+	if err := p.check("report", time.Now()); err != nil {
+		return err
+	}
+	db, err := archive.OpenReader(ctx, p.db)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer db.Close()
+	sh := pitreport.Shift{Pit: p.pit, From: p.filter.From, To: p.filter.To, Loc: p.loc}
+	f := p.filter
+	if sh.Rounds, err = db.PitRounds(ctx, f); err == nil {
+		if sh.Stills, err = db.Stills(ctx, f); err == nil {
+			if sh.Stints, err = db.Rotation(ctx, f); err == nil {
+				if sh.Irregularities, err = db.PitIrregularities(ctx, f); err == nil {
+					sh.Alerts, err = pitAlerts(ctx, db, f, "", false)
+				}
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	events, outages, err := db.Devices(ctx, f)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	sh.Devices = pit.Devices(events, outages, pit.Span{From: f.From, To: f.To})
+	w, done, err := p.output(sio)
+	if err != nil {
+		return err
+	}
+	switch p.format {
+	case "html":
+		err = pitreport.WriteHTML(w, sh.Page())
+	case "json":
+		err = pitreport.WriteJSON(w, sh.Sheets())
+	default:
+		for i, s := range sh.Sheets() {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintln(w, s.Title)
+			if err = pitreport.WriteCSV(w, s); err != nil {
+				break
+			}
+		}
+	}
+	if cerr := done(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// shiftReport says whether report's args ask for a shift report: a pit or a time range
+// and no table.
+func shiftReport(args []string) bool {
+	pitOrRange, table := false, false
+	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		switch name {
+		case "pit", "from", "to", "db":
+			pitOrRange = true
+		case "table":
+			table = true
+		}
+	}
+	return pitOrRange && !table
 }

@@ -11,6 +11,7 @@ import (
 )
 
 const reportUsage = `usage: tablectl-floor report --archive DB --table ID [--shoe N] [--format html|csv|json] [--out FILE]
+       tablectl-floor report --db DB --pit P --from T --to T [--format html|csv|json] (the shift report: report --db DB -h)
 
 Reads table ID's journal from the floor's archive (DB, a SQLite file's path or a
 postgres:// URL, opened for reading only) and writes its shoe report: the same report,
@@ -24,6 +25,9 @@ docs/reports.md describes every column and field.`
 
 // runReport writes the shoe report of a table's journal held in the archive.
 func runReport(ctx context.Context, args []string, sio cli.Stdio) error {
+	if shiftReport(args) {
+		return runShiftReport(ctx, args, sio)
+	}
 	fs := newFlagSet("report", sio)
 	fs.Usage = func() { fmt.Fprintln(sio.Err, reportUsage) }
 	o := tablecmd.ReportFlagSet(fs)
