@@ -7,18 +7,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablectl/tablectl/history"
 	"github.com/tablectl/tablectl/pit"
 )
 
-// PitFilter chooses what the pit's figures are read from: the time range (From <= t <
-// To; a round by the time it is credited to, its first card), and a table, dealer or pit
-// when not empty. Now is the moment the figures are read at: a stint or stretch still
-// open ends there, or at To if that is earlier.
-type PitFilter struct {
-	From, To           time.Time
-	Table, Dealer, Pit string
-	Now                time.Time
-}
+// PitFilter chooses what the pit's figures are read from (history.PitFilter).
+type PitFilter = history.PitFilter
 
 // longestRound bounds how long after its first card a round ends, for the index on its
 // end: a round held longer is not read in a range it started in.

@@ -359,6 +359,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/rulebook", s.authed(false, s.rulebookEndpoint))
 	mux.HandleFunc("GET /api/events", s.authed(false, s.floorEvents))
 	mux.HandleFunc("GET /api/alerts", s.authed(false, s.alertsEndpoint))
+	mux.HandleFunc("GET /api/pit", s.authed(false, s.pitEndpoint))
 	mux.HandleFunc("POST /api/alerts/ack", s.authed(true, s.ackEndpoint))
 	mux.HandleFunc("GET /api/tables/{table}/events", s.authed(false, s.tableEvents))
 	mux.HandleFunc("POST /api/tables/{table}/commands", s.authed(true, s.command))

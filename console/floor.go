@@ -64,6 +64,11 @@ type Summary struct {
 	// Dealer is the dealer on the table, as its status says; "" while none is, or before
 	// a status said.
 	Dealer string `json:"dealer"`
+	// LastHour counts the rounds whose results the console saw in the last hour, by the
+	// results' own times; LastHourSince, when the console started less than an hour ago,
+	// is when it started counting.
+	LastHour      int    `json:"last_hour"`
+	LastHourSince string `json:"last_hour_since,omitempty"`
 	// Held is the state message's "held" object, exactly as the table published it;
 	// absent when the table is not held.
 	Held json.RawMessage `json:"held,omitempty"`
@@ -133,7 +138,8 @@ type LastResult struct {
 // tableData is everything the console keeps of one table.
 type tableData struct {
 	sum       Summary
-	prefix    string // the topics' prefix up to and with "<table>/"
+	ended     []time.Time // the times of the results seen, of the last hour
+	prefix    string      // the topics' prefix up to and with "<table>/"
 	status    json.RawMessage
 	state     json.RawMessage
 	roadmap   json.RawMessage
@@ -253,6 +259,8 @@ type floor struct {
 	aside  heldAside
 	now    func() time.Time
 	late   time.Duration // console.archive_late
+	// started is when the console started: the pace of the last hour counts from it.
+	started time.Time
 	// changed is called (outside the lock) with a table id and the topic's last level
 	// after each message that changed what the console knows.
 	changed func(table, event string, payload []byte)
@@ -261,7 +269,8 @@ type floor struct {
 }
 
 func newFloor(now func() time.Time, late time.Duration) *floor {
-	return &floor{tables: map[string]*tableData{}, aside: heldAside{byTable: map[string]map[string]*api.ArchiveHeld{}}, now: now, late: late}
+	return &floor{tables: map[string]*tableData{}, aside: heldAside{byTable: map[string]map[string]*api.ArchiveHeld{}}, now: now, late: late,
+		started: now()}
 }
 
 // heldAside holds the archives' held messages of tables the console has not seen
@@ -653,6 +662,9 @@ func (t *tableData) apply(tp api.Topic, data []byte) error {
 		}
 		t.resultSeq = m.Seq
 		t.result = data
+		if !m.At.IsZero() {
+			t.ended = append(t.ended, m.At)
+		}
 		t.sum.LastResult = &LastResult{Shoe: m.Shoe, Round: m.Round, Void: m.Void, Winner: string(m.Winner),
 			PlayerPoints: &m.PlayerPoints, BankerPoints: &m.BankerPoints, Natural: m.Natural,
 			PlayerPair: m.PlayerPair, BankerPair: m.BankerPair}
@@ -799,6 +811,18 @@ func (f *floor) summary(table string) (Summary, bool) {
 func (f *floor) sumOf(t *tableData, now time.Time) Summary {
 	s := t.sum
 	s.Archive = t.arch.state(now, f.late)
+	hour := now.Add(-time.Hour)
+	kept := t.ended[:0]
+	for _, at := range t.ended {
+		if at.After(hour) {
+			kept = append(kept, at)
+		}
+	}
+	t.ended = kept
+	s.LastHour = len(kept)
+	if f.started.After(hour) {
+		s.LastHourSince = f.started.UTC().Format(time.RFC3339)
+	}
 	return s
 }
 

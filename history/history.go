@@ -190,3 +190,13 @@ type AlertSearch struct {
 	Table, Kind string
 	Open        bool
 }
+
+// PitFilter chooses what the pit's figures are read from: the time range (From <= t <
+// To; a round by the time it is credited to, its first card), and a table, dealer or pit
+// when not empty. Now is the moment the figures are read at: a stint or stretch still
+// open ends there, or at To if that is earlier.
+type PitFilter struct {
+	From, To           time.Time
+	Table, Dealer, Pit string
+	Now                time.Time
+}

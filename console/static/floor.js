@@ -27,7 +27,7 @@
       t.dataset.table = id;
       const head = el('div', 'head');
       head.append(el('span', 'id', id), el('span', 'mine-tag', 'YOUR TABLE'), el('span', 'pit'));
-      t.append(head, el('div', 'known', 'LAST KNOWN'), el('div', 'line phase-line'), el('div', 'line dealer'), el('div', 'line devices'), el('div', 'last'),
+      t.append(head, el('div', 'known', 'LAST KNOWN'), el('div', 'line phase-line'), el('div', 'line dealer'), el('div', 'line pace'), el('div', 'line devices'), el('div', 'last'),
         el('div', 'alert held'), el('div', 'alert call', 'CALLS A PIT SUPERVISOR'), el('div', 'alert archive-alarm'),
         el('div', 'alert archive-late'), el('div', 'alert offline', 'OFFLINE'),
         el('div', 'alert unknown', 'STATE UNKNOWN: the console cannot reach its broker'));
@@ -57,6 +57,8 @@
       Words.ruleSetName(s.rules, s.rules_name).replace(/ /g, '\u00a0')].filter(Boolean).join('\u00a0· ');
     const dl = t.querySelector('.line.dealer');
     dl.textContent = s.online || s.dealer ? (s.dealer ? 'Dealer ' + s.dealer : 'No dealer on') : '';
+    t.querySelector('.line.pace').textContent = `${s.last_hour || 0} rounds in the last hour` +
+      (s.last_hour_since ? ` (since ${Console.clock(s.last_hour_since)})` : '');
     dl.classList.toggle('none', !s.dealer);
     const dev = s.devices || {};
     const down = Object.keys(dev).filter((k) => dev[k] !== 'connected');
