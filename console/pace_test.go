@@ -65,4 +65,3 @@ func TestPitFiguresForSupervisors(t *testing.T) {
 		t.Fatalf("no archive: %d %s", code, body)
 	}
 }
-
