@@ -72,6 +72,9 @@ type Config struct {
 	// BankerBias is the share of rounds, 0 to 1, that the set's order is arranged to make
 	// Banker wins (Bias): a shoe whose results drift from the rule set's probabilities.
 	BankerBias float64
+	// ShuffleDelay is how long after a shoe is taken the shuffler reports the next set: a
+	// shuffler that reports late. 0: at once. The first set is reported at once.
+	ShuffleDelay time.Duration
 	// Dealers are the dealers who take turns at the table, through Table (Dealers); none:
 	// no dealer ever takes the table.
 	Dealers Dealers
@@ -351,6 +354,9 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 		set, decks := s.set, s.cfg.Decks
 		if complete {
 			count = 52 * decks
+		}
+		if d := s.cfg.ShuffleDelay; d > 0 && s.set > 1 && !sleep(ctx, d) { // a slow shuffler: the next set comes late
+			return ctx.Err()
 		}
 		return s.reported(ctx, s.shufEnc.report(func(e *shuffler.Encoder) error { return e.Shuffled(set, decks, count, order) }))
 	case "not-shuffled":

@@ -90,7 +90,7 @@ func TestConsoleConfigFile(t *testing.T) {
 		want       string
 	}{
 		{"unknown key", "console:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  users: " + users + "\n  session_idle: 5m\n", nil,
-			"console.yaml:5: console.session_idle: unknown key (console has archive, archive_late, central, command_timeout"},
+			"console.yaml:5: console.session_idle: unknown key (console has alerts, archive, archive_late, central, command_timeout"},
 		{"bad value", "console:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  users: " + users + "\n  idle: 0s\n", nil,
 			"console.yaml:5: console.idle: 0s: want a duration above 0"},
 		{"no broker", "console:\n  users: " + users + "\n", nil, "no broker: give --mqtt, or console.mqtt.url"},

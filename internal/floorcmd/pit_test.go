@@ -19,7 +19,7 @@ import (
 
 // e2eDealers are the simulated dealers' flags of the end-to-end run: three dealers, a
 // rotation every 10 rounds, a break with no dealer on at each.
-var e2eDealers = []string{"--dealers", "D-ANA,D-BEN,D-CY", "--rotate", "10", "--dealer-break", "300ms"}
+var e2eDealers = []string{"--dealers", "D-ANA,D-BEN,D-CY", "--rotate", "10", "--dealer-break", "300ms", "--shuffle-delay", "250ms"}
 
 // fromJournal are the pit's figures of one table as its own journal and its own report
 // give them, computed here without the archive: each dealt round's first card and its
@@ -30,6 +30,8 @@ type fromJournal struct {
 	dealers  []string
 	stints   []pit.Stint
 	noDealer time.Duration
+	// delays are the shuffler's: from a shoe's end to the next set's report.
+	delays []time.Duration
 }
 
 // figuresFromJournal reads records (table id's journal) and its shoe report as JSON
@@ -73,15 +75,26 @@ func figuresFromJournal(t *testing.T, id string, records []journal.Record, repor
 	}
 	sc := bufio.NewScanner(strings.NewReader(report))
 	sc.Buffer(nil, 1<<20)
+	var lastEnded *time.Time
 	for sc.Scan() {
 		var l struct {
-			Type        string   `json:"type"`
-			Player      []string `json:"player"`
-			FirstRecord uint64   `json:"first_record"`
-			LastRecord  uint64   `json:"last_record"`
+			Type           string   `json:"type"`
+			Player         []string `json:"player"`
+			FirstRecord    uint64   `json:"first_record"`
+			LastRecord     uint64   `json:"last_record"`
+			Started, Ended *time.Time
 		}
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatal(err)
+		}
+		if l.Type == "shoe" {
+			// The shuffler's delay: from a shoe's end to the next one's start, as the
+			// report gives them.
+			if lastEnded != nil && l.Started != nil {
+				f.delays = append(f.delays, max(l.Started.Sub(*lastEnded), 0))
+			}
+			lastEnded = l.Ended
+			continue
 		}
 		if l.Type != "round" || len(l.Player) == 0 {
 			continue // not a round, or one void before its first card
@@ -143,6 +156,31 @@ func checkPitFigures(t *testing.T, dsn string, tables []string, records map[stri
 			t.Errorf("table %s: %v with no dealer on from the archive, %v from the journal", id, still, want.noDealer)
 		}
 		stints = append(stints, want.stints...)
+
+		// The shuffler's delays: as many as the journal's, the longest the same (the
+		// archive keeps milliseconds), each at least the simulated shuffler's 250 ms.
+		out, errs, err = runCmd(t, "", append([]string{"devices", "--table", id, "--by", "day", "--format", "json"}, span...)...)
+		if err != nil {
+			t.Fatalf("devices --table %s: %v\n%s", id, err, errs)
+		}
+		var devs []pitreport.DeviceLine
+		if err := json.Unmarshal([]byte(out), &devs); err != nil {
+			t.Fatal(err)
+		}
+		n, longest := 0, time.Duration(0)
+		for _, d := range devs {
+			if d.Device == "shuffler" {
+				n += d.Delays
+				longest = max(longest, time.Duration(d.DelayMaxMS)*time.Millisecond)
+			}
+		}
+		wantLongest := time.Duration(0)
+		for _, d := range want.delays {
+			wantLongest = max(wantLongest, d)
+		}
+		if n != len(want.delays) || n == 0 || (longest-wantLongest).Abs() > time.Millisecond || longest < 250*time.Millisecond {
+			t.Errorf("table %s: %d shuffler delays, longest %v, from the archive; %d, longest %v, from the journal", id, n, longest, len(want.delays), wantLongest)
+		}
 	}
 	out, errs, err := runCmd(t, "", append([]string{"pace", "--per", "dealer", "--by", "day", "--format", "json"}, span...)...)
 	if err != nil {

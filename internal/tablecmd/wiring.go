@@ -72,12 +72,13 @@ type simulation struct {
 	sim *simulator.Simulator
 	// dealers, rotate and dealerBreak are --dealers, --rotate and --dealer-break; orders,
 	// riffles and bankerBias --orders, --riffles and --banker-bias.
-	dealers     *string
-	rotate      *int
-	dealerBreak *time.Duration
-	orders      *string
-	riffles     *int
-	bankerBias  *float64
+	dealers      *string
+	rotate       *int
+	dealerBreak  *time.Duration
+	orders       *string
+	riffles      *int
+	bankerBias   *float64
+	shuffleDelay *time.Duration
 }
 
 func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *simulation {
@@ -90,6 +91,7 @@ func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *sim
 	s.dealers = fs.String("dealers", "", "with --simulate: the dealers who take turns at the table, as D-ANA,D-BEN (none: no dealer takes the table)")
 	s.rotate = fs.Int("rotate", 0, "with --simulate and --dealers: the next dealer relieves the dealer on every this many rounds (0: never)")
 	s.dealerBreak = fs.Duration("dealer-break", 0, "with --simulate and --dealers: at each rotation the table has no dealer on for this long")
+	s.shuffleDelay = fs.Duration("shuffle-delay", 0, "with --simulate: a shuffler that reports each set after the first this long after the shoe is taken")
 	s.orders = fs.String("orders", "", "with --simulate: deal the sets of this file of cards in turn, one set a line, before shuffled ones (docs/simulator.md)")
 	s.riffles = fs.Int("riffles", 0, "with --simulate: a weak shuffler: each set after the first is the last set riffled this many times (0: thoroughly shuffled)")
 	s.bankerBias = fs.Float64("banker-bias", 0, "with --simulate: the share of rounds, 0 to 1, the sets are arranged to make Banker win")
@@ -122,6 +124,8 @@ func (s *simulation) check() error {
 		return fmt.Errorf("--riffles %d: want 0 (thoroughly shuffled) or more", *s.riffles)
 	case *s.bankerBias < 0 || *s.bankerBias > 1:
 		return fmt.Errorf("--banker-bias %g: want 0 to 1", *s.bankerBias)
+	case *s.shuffleDelay < 0:
+		return fmt.Errorf("--shuffle-delay %s: want 0 or more", *s.shuffleDelay)
 	}
 	if err := s.dealerTurns().Check(); err != nil {
 		return fmt.Errorf("--dealers, --rotate, --dealer-break: %w", err)
@@ -147,7 +151,7 @@ func (s *simulation) start(ctx context.Context, decks int, begin <-chan struct{}
 	// before the next set is shuffled.
 	cfg := simulator.Config{Protocol: shoe.Format(s.f.ShoeFormat), Seed: *s.seed, Pace: s.f.Pace, Decks: decks, Cut: 16, Light: s.light,
 		Insurance: s.insurance, Logger: log, ReshuffleEachRound: s.reshuffle, RoundPause: s.pauseAfterRound(), HostAcks: true,
-		Riffles: *s.riffles, BankerBias: *s.bankerBias, Dealers: s.dealerTurns()}
+		Riffles: *s.riffles, BankerBias: *s.bankerBias, Dealers: s.dealerTurns(), ShuffleDelay: *s.shuffleDelay}
 	if *s.orders != "" {
 		f, err := os.Open(*s.orders)
 		if err != nil {
