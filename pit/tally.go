@@ -137,3 +137,26 @@ func PaceOfTallies(tallies []Tally, still []Still, by By, buckets Buckets) []Fig
 	})
 	return out
 }
+
+// Pacer computes the pace figures of what was read (ReadPace), grouped by by, with the
+// stand-still of still.
+type Pacer func(still []Still, by By) []Figure
+
+// ReadPace reads what the pace figures from from to to, cut by buckets, are computed
+// from: the hourly tallies (tallies) when the range and its periods start on whole UTC
+// hours (Hourly), else the rounds themselves (rounds). Either way the figures are
+// Pace's of the rounds.
+func ReadPace(from, to time.Time, buckets Buckets, rounds func() ([]Round, error), tallies func() ([]Tally, error)) (Pacer, error) {
+	if Hourly(buckets, from, to) {
+		ts, err := tallies()
+		if err != nil {
+			return nil, err
+		}
+		return func(still []Still, by By) []Figure { return PaceOfTallies(ts, still, by, buckets) }, nil
+	}
+	rs, err := rounds()
+	if err != nil {
+		return nil, err
+	}
+	return func(still []Still, by By) []Figure { return Pace(rs, still, by, buckets) }, nil
+}

@@ -177,3 +177,48 @@ func TestHourly(t *testing.T) {
 		}
 	}
 }
+
+// TestReadPace: the figures are read from the tallies for whole hours, from the rounds
+// otherwise (a shift at half past, a day in Asia/Kolkata, a range ending at a minute
+// past), and are Pace's of the rounds either way.
+func TestReadPace(t *testing.T) {
+	kolkata, err := time.LoadLocation("Asia/Kolkata")
+	if err != nil {
+		t.Skip(err)
+	}
+	half, err := ParseShifts("06:30,18:30", time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	from, to := at(0, 0, 0), at(48, 0, 0)
+	for _, c := range []struct {
+		name        string
+		buckets     Buckets
+		from, to    time.Time
+		fromTallies bool
+	}{
+		{"hours", Hours{}, from, to, true},
+		{"days", Days{}, from, to, true},
+		{"shifts at half past", half, from, to, false},
+		{"days in Kolkata", Days{Loc: kolkata}, from, to, false},
+		{"to a minute past", Hours{}, from, at(47, 1, 0), false},
+	} {
+		rounds := randomRounds(rng, 300, c.from, c.to)
+		var read string
+		pace, err := ReadPace(c.from, c.to, c.buckets,
+			func() ([]Round, error) { read += "rounds"; return rounds, nil },
+			func() ([]Tally, error) { read += "tallies"; return tallyHours(rounds), nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]string{true: "tallies", false: "rounds"}[c.fromTallies]; read != want {
+			t.Errorf("%s: read %q, want %q", c.name, read, want)
+		}
+		for _, by := range []By{ByTable, ByDealer, ByPit} {
+			if got, want := pace(nil, by), Pace(rounds, nil, by, c.buckets); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s by %d: %+v, want %+v", c.name, by, got, want)
+			}
+		}
+	}
+}
