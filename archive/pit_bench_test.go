@@ -18,7 +18,9 @@ import (
 func BenchmarkPitFigures500(b *testing.B) {
 	for _, engine := range []Engine{SQLite, Postgres} {
 		b.Run(string(engine), func(b *testing.B) {
+			filling := time.Now()
 			db := searchFill(b, engine, 500, dayRounds(), 100)
+			b.Logf("filled in %v", time.Since(filling).Round(time.Second))
 			// Pit A is the first 40 tables (pit01 and pit02 of the generated ids).
 			if _, err := db.SQL().Exec(`UPDATE tables SET pit = CASE WHEN table_id < $1 THEN 'pit-a' ELSE 'pit-b' END`, genTableID(40)); err != nil {
 				b.Fatal(err)
