@@ -3,17 +3,18 @@ package archive
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tablectl/tablectl/pit"
 )
 
-// The hourly tallies of the rounds (table pace_hours, docs/pit.md, "How pace is read"):
-// per table, dealer and UTC hour of the time a round is credited to, the rounds dealt
-// and void, and each phase's sum over the rounds with both its ends known, and their
-// count. The deriver adds each round it writes to its hour's tally, in the same
-// transaction as the round's row (tallyRound): the tallies hold what the rounds rows do.
-// Sums are in microseconds, the precision of a time the archive holds, so that a
+// The hourly tallies of the rounds (table pace_hours; docs/pit.md, "How the archive
+// derives them"): per table, dealer and UTC hour of the time a round is credited to, the
+// rounds dealt and void, and each phase's sum over the rounds with both its ends known,
+// and their count. The deriver adds each round it writes to its hour's tally, in the
+// same transaction as the round's row (tallyRound): the tallies hold what the rounds rows
+// do. Sums are in microseconds, the precision of a time the archive holds, so that a
 // figure from the tallies is the figure from the rounds, exactly.
 
 // tallyUpsert adds one round's tally to its hour's.
@@ -59,12 +60,18 @@ func (d *deriver) tallyRound(r *openRound, ended time.Time, void bool) stmt {
 		us(t.Sum.Windows), us(t.Sum.Holds)}}
 }
 
+// maxPeriods is the most periods PaceTallies sums the hours of in the database: past
+// it, the hours come as they are kept, and the figures sum them.
+const maxPeriods = 1000
+
 // PaceTallies are the hourly tallies of the rounds of f's table, dealer and pit credited
-// to the hours from f.From to f.To, each with its table's pit (docs/pit.md, "How pace is
-// read"): pit.PaceOfTallies gives of them the figures pit.Pace gives of PitRounds, when
-// f's range and the periods start on whole UTC hours (pit.Hourly). A tally counts in the
-// range when its hour starts in it.
-func (d *DB) PaceTallies(ctx context.Context, f PitFilter) ([]pit.Tally, error) {
+// to the hours from f.From to f.To, summed by what by groups (a table, with its pit; a
+// dealer; a pit) and by the periods of buckets, each with a time of its period's first
+// hour in the range (docs/pit.md, "How the archive derives them"). pit.PaceOfTallies
+// gives of them the figures pit.Pace gives of PitRounds, when f's range and the periods
+// start on whole UTC hours (pit.Hourly). A tally counts in the range when its hour
+// starts in it.
+func (d *DB) PaceTallies(ctx context.Context, f PitFilter, by pit.By, buckets pit.Buckets) ([]pit.Tally, error) {
 	var q filter
 	q.and("h.hour_at >= " + q.arg(d.ts(f.From)))
 	q.and("h.hour_at < " + q.arg(d.ts(f.To)))
@@ -77,9 +84,44 @@ func (d *DB) PaceTallies(ctx context.Context, f PitFilter) ([]pit.Tally, error) 
 	if f.Pit != "" {
 		q.and("t.pit = " + q.arg(f.Pit))
 	}
-	rows, err := d.sql.QueryContext(ctx, `SELECT h.table_id, h.dealer, COALESCE(t.pit, ''), h.hour_at, h.rounds, h.void,
-		h.betting_n, h.betting_us, h.dealing_n, h.dealing_us, h.confirm_n, h.confirm_us, h.windows_us, h.holds_us
-		FROM pace_hours h LEFT JOIN tables t ON t.table_id = h.table_id`+q.sql(), q.args...)
+	// The periods in the range: each one's first hour in it, and its end.
+	var firsts, ends []time.Time
+	t := f.From
+	for t.Before(f.To) && len(firsts) <= maxPeriods {
+		_, end := buckets.Of(t)
+		if !end.After(t) {
+			break
+		}
+		firsts, ends = append(firsts, t), append(ends, end)
+		t = end
+	}
+	period, byPeriod := "h.hour_at", ", period"
+	switch n := len(firsts); {
+	case t.Before(f.To) || n == 0 || n > maxPeriods || f.To.Sub(f.From) == time.Duration(n)*time.Hour:
+		firsts = nil // as kept, by hour
+	case n == 1:
+		period, byPeriod = "0", ""
+	default:
+		var c strings.Builder
+		c.WriteString("CASE")
+		for i, end := range ends[:n-1] {
+			fmt.Fprintf(&c, " WHEN h.hour_at < %s THEN %d", q.arg(d.ts(end)), i)
+		}
+		fmt.Fprintf(&c, " ELSE %d END", n-1)
+		period = c.String()
+	}
+	keys := map[pit.By]string{pit.ByTable: "h.table_id, '', COALESCE(t.pit, '')", pit.ByDealer: "'', h.dealer, ''", pit.ByPit: "'', '', COALESCE(t.pit, '')"}[by]
+	group := map[pit.By]string{pit.ByTable: "h.table_id, COALESCE(t.pit, '')", pit.ByDealer: "h.dealer", pit.ByPit: "COALESCE(t.pit, '')"}[by]
+	if keys == "" {
+		return nil, fmt.Errorf("archive: the pit's tallies: grouped by %d", by)
+	}
+	sum := func(c string) string { return "CAST(SUM(h." + c + ") AS BIGINT)" }
+	var cols []string
+	for _, c := range []string{"rounds", "void", "betting_n", "betting_us", "dealing_n", "dealing_us", "confirm_n", "confirm_us", "windows_us", "holds_us"} {
+		cols = append(cols, sum(c))
+	}
+	rows, err := d.sql.QueryContext(ctx, `SELECT `+keys+`, `+period+` AS period, `+strings.Join(cols, ", ")+`
+		FROM pace_hours h LEFT JOIN tables t ON t.table_id = h.table_id`+q.sql()+` GROUP BY `+group+byPeriod, q.args...)
 	if err != nil {
 		return nil, fmt.Errorf("archive: the pit's tallies: %w", err)
 	}
@@ -92,7 +134,13 @@ func (d *DB) PaceTallies(ctx context.Context, f PitFilter) ([]pit.Tally, error) 
 		if err := rows.Scan(&t.Table, &t.Dealer, &t.Pit, &hour, &rounds, &void, &bn, &bus, &dn, &dus, &cn, &cus, &wus, &hus); err != nil {
 			return nil, fmt.Errorf("archive: the pit's tallies: %w", err)
 		}
-		if t.Hour, err = scanTime(hour); err != nil {
+		if firsts != nil {
+			i, ok := hour.(int64)
+			if !ok || i < 0 || int(i) >= len(firsts) {
+				return nil, fmt.Errorf("archive: the pit's tallies: period %v", hour)
+			}
+			t.Hour = firsts[i]
+		} else if t.Hour, err = scanTime(hour); err != nil {
 			return nil, fmt.Errorf("archive: the pit's tallies: %w", err)
 		}
 		us := func(n int64) time.Duration { return time.Duration(n) * time.Microsecond }

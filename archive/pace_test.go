@@ -19,16 +19,24 @@ type tallyKey struct {
 	hour          time.Time
 }
 
-// talliesOfRounds sums rounds, as PitRounds reads them, by table, dealer and UTC hour:
+// talliesOfRounds sums rounds, as PitRounds reads them, by what by groups and UTC hour:
 // what the tallies should hold.
-func talliesOfRounds(rounds []pit.Round) map[tallyKey]pit.Tally {
+func talliesOfRounds(rounds []pit.Round, by pit.By) map[tallyKey]pit.Tally {
 	out := map[tallyKey]pit.Tally{}
 	for _, r := range rounds {
 		t := pit.TallyOf(r)
 		if t.Hour.IsZero() {
 			continue
 		}
-		k := tallyKey{t.Table, t.Dealer, t.Hour.Truncate(time.Hour)}
+		switch by {
+		case pit.ByTable:
+			t.Dealer = ""
+		case pit.ByDealer:
+			t.Table, t.Pit = "", ""
+		case pit.ByPit:
+			t.Table, t.Dealer = "", ""
+		}
+		k := tallyKey{t.Table + "/" + t.Pit, t.Dealer, t.Hour.Truncate(time.Hour)}
 		s, ok := out[k]
 		if !ok {
 			s = pit.Tally{Table: t.Table, Dealer: t.Dealer, Pit: t.Pit, Hour: k.hour}
@@ -48,14 +56,25 @@ func talliesOfRounds(rounds []pit.Round) map[tallyKey]pit.Tally {
 	return out
 }
 
+// threeHours cuts time into periods of three hours from midnight UTC.
+var threeHours = mustShifts("00:00,03:00,06:00,09:00,12:00,15:00,18:00,21:00")
+
+func mustShifts(s string) pit.Shifts {
+	sh, err := pit.ParseShifts(s, time.UTC)
+	if err != nil {
+		panic(err)
+	}
+	return sh
+}
+
 // TestPaceTallies: three tables deal 130 rounds each (over a shoe's end), one in five
 // irregular (held after its last card, every second of those void), their dealers
 // relieved every 20 rounds and none on for a while; the archive is restarted after
 // every third batch (in the middle of a shoe, its rounds replayed without writing), and
 // the database refuses one round's row (its record is then stored without its rows).
-// The hourly tallies hold what the rounds rows do, counted from them; the pace figures
-// from the tallies, by table, dealer and pit, by hour and over the whole range, are the
-// figures from the rounds.
+// The hourly tallies hold what the rounds rows do, counted from them by table, dealer and
+// pit; the pace figures from the tallies, by table, dealer and pit, by hour, day, three
+// hours and over the whole range, are the figures from the rounds.
 func TestPaceTallies(t *testing.T) {
 	t.Parallel()
 	onEngines(t, func(t *testing.T, dsn string) {
@@ -126,61 +145,63 @@ func TestPaceTallies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tallies, err := db.PaceTallies(ctx, f)
+		for _, by := range []pit.By{pit.ByTable, pit.ByDealer, pit.ByPit} {
+			tallies, err := db.PaceTallies(ctx, f, by, pit.Hours{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := talliesOfRounds(rs, by)
+			got := map[tallyKey]pit.Tally{}
+			for _, tl := range tallies {
+				k := tallyKey{tl.Table + "/" + tl.Pit, tl.Dealer, tl.Hour}
+				if _, twice := got[k]; twice {
+					t.Fatalf("by %d: tally %+v given twice", by, k)
+				}
+				got[k] = tl
+			}
+			if !reflect.DeepEqual(got, want) {
+				for k, w := range want {
+					if got[k] != w {
+						t.Errorf("by %d: tally %v: %+v, counted from the rounds %+v", by, k, got[k], w)
+					}
+				}
+				for k, g := range got {
+					if _, ok := want[k]; !ok {
+						t.Errorf("by %d: tally %v: %+v, of no round", by, k, g)
+					}
+				}
+				t.FailNow()
+			}
+			if by != pit.ByDealer {
+				continue
+			}
+			// The fill has what the tallies must count: voids, holds, several dealers
+			// and none, rounds in several hours.
+			var void int
+			var holds time.Duration
+			hours, dealers := map[time.Time]bool{}, map[string]bool{}
+			for k, tl := range got {
+				void += tl.Void
+				holds += tl.Sum.Holds
+				hours[k.hour], dealers[k.dealer] = true, true
+			}
+			if void == 0 || holds == 0 || len(dealers) < 5 || !dealers[""] || len(hours) < 3 || len(rs) != tables*rounds-1 {
+				t.Fatalf("%d void, %v held, dealers %v, %d hours, %d rounds: the fill does not try the tallies", void, holds, dealers, len(hours), len(rs))
+			}
+		}
+
+		stills, err := db.Stills(ctx, f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := talliesOfRounds(rs)
-		got := map[tallyKey]pit.Tally{}
-		for _, tl := range tallies {
-			k := tallyKey{tl.Table, tl.Dealer, tl.Hour}
-			if _, twice := got[k]; twice {
-				t.Fatalf("tally %+v given twice", k)
-			}
-			got[k] = tl
-		}
-		if !reflect.DeepEqual(got, want) {
-			for k, w := range want {
-				if got[k] != w {
-					t.Errorf("tally %v: %+v, counted from the rounds %+v", k, got[k], w)
-				}
-			}
-			for k, g := range got {
-				if _, ok := want[k]; !ok {
-					t.Errorf("tally %v: %+v, of no round", k, g)
-				}
-			}
-			t.FailNow()
-		}
-		// The fill has what the tallies must count: voids, holds, several dealers and
-		// none, rounds in several hours.
-		var void, dealers int
-		var holds time.Duration
-		hours := map[time.Time]bool{}
-		for k, tl := range got {
-			void += tl.Void
-			holds += tl.Sum.Holds
-			hours[k.hour] = true
-		}
-		seen := map[string]bool{}
-		for k := range got {
-			if !seen[k.dealer] {
-				seen[k.dealer] = true
-				dealers++
-			}
-		}
-		if void == 0 || holds == 0 || dealers < 4 || !seen[""] || len(hours) < 3 || len(rs) != tables*rounds-1 {
-			t.Fatalf("%d void, %v held, %d dealers (%v), %d hours, %d rounds: the fill does not try the tallies", void, holds, dealers, seen, len(hours), len(rs))
-		}
-
-		for _, b := range []pit.Buckets{pit.Hours{}, pit.Span{From: f.From, To: f.To}} {
+		for _, b := range []pit.Buckets{pit.Hours{}, pit.Days{}, pit.Span{From: f.From, To: f.To}, threeHours} {
 			for _, by := range []pit.By{pit.ByTable, pit.ByDealer, pit.ByPit} {
-				stills, err := db.Stills(ctx, f)
+				tallies, err := db.PaceTallies(ctx, f, by, b)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if w, g := pit.Pace(rs, stills, by, b), pit.PaceOfTallies(tallies, stills, by, b); !reflect.DeepEqual(g, w) {
-					t.Fatalf("%T by %d: from the tallies\n%+v\nfrom the rounds\n%+v", b, by, g, w)
+					t.Fatalf("%T by %d: from the tallies\n%#v\nfrom the rounds\n%#v", b, by, g, w)
 				}
 			}
 		}
@@ -191,7 +212,7 @@ func TestPaceTallies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tl, err := db.PaceTallies(ctx, c)
+			tl, err := db.PaceTallies(ctx, c, pit.ByDealer, pit.Hours{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,18 +255,20 @@ func TestPaceTalliesFromVersion5(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tl, err := db.PaceTallies(ctx, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, by := range []pit.By{pit.ByTable, pit.ByDealer} {
-			w, g := pit.Pace(rs, nil, by, pit.Hours{}), pit.PaceOfTallies(tl, nil, by, pit.Hours{})
-			if len(w) < 3 || !reflect.DeepEqual(g, w) {
-				t.Fatalf("by %d: from the tallies\n%+v\nfrom the rounds\n%+v", by, g, w)
+		for _, b := range []pit.Buckets{pit.Hours{}, pit.Span{From: f.From, To: f.To}} {
+			for _, by := range []pit.By{pit.ByTable, pit.ByDealer} {
+				tl, err := db.PaceTallies(ctx, f, by, b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w, g := pit.Pace(rs, nil, by, b), pit.PaceOfTallies(tl, nil, by, b)
+				if len(w) == 0 || !reflect.DeepEqual(g, w) {
+					t.Fatalf("%T by %d: from the tallies\n%#v\nfrom the rounds\n%#v", b, by, g, w)
+				}
+				if n := slices.IndexFunc(tl, func(x pit.Tally) bool { return x.Void != 0 }); n >= 0 {
+					t.Errorf("a void round tallied: %+v", tl[n])
+				}
 			}
-		}
-		if n := slices.IndexFunc(tl, func(x pit.Tally) bool { return x.Void != 0 }); n >= 0 {
-			t.Errorf("a void round tallied: %+v", tl[n])
 		}
 	})
 }

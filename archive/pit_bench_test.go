@@ -62,7 +62,7 @@ func BenchmarkPitFigures500(b *testing.B) {
 					var figs []pit.Figure
 					var err error
 					for b.Loop() {
-						if ts, err = db.PaceTallies(ctx, c.f); err != nil {
+						if ts, err = db.PaceTallies(ctx, c.f, pit.ByTable, span); err != nil {
 							b.Fatal(err)
 						}
 						if ss, err = db.Stills(ctx, c.f); err != nil {

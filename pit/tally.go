@@ -9,7 +9,7 @@ import (
 
 // Tally is the rounds of one table and dealer credited to one UTC hour, summed: what
 // Pace needs of them, as the archive keeps it while it writes each round (docs/pit.md,
-// "How pace is read").
+// "How the archive derives them").
 type Tally struct {
 	Table, Dealer, Pit string
 	// Hour is a time in the hour the rounds are credited to: its start, or the round's
@@ -142,17 +142,28 @@ func PaceOfTallies(tallies []Tally, still []Still, by By, buckets Buckets) []Fig
 // stand-still of still.
 type Pacer func(still []Still, by By) []Figure
 
-// ReadPace reads what the pace figures from from to to, cut by buckets, are computed
-// from: the hourly tallies (tallies) when the range and its periods start on whole UTC
-// hours (Hourly), else the rounds themselves (rounds). Either way the figures are
-// Pace's of the rounds.
-func ReadPace(from, to time.Time, buckets Buckets, rounds func() ([]Round, error), tallies func() ([]Tally, error)) (Pacer, error) {
+// ReadPace reads what the pace figures from from to to, cut by buckets, grouped by each
+// of bys, are computed from: the hourly tallies summed by the grouping and the periods
+// (tallies) when the range and its periods start on whole UTC hours (Hourly), else the
+// rounds themselves (rounds). Either way the figures are Pace's of the rounds. The Pacer
+// gives none for a grouping not among bys.
+func ReadPace(from, to time.Time, buckets Buckets, bys []By, rounds func() ([]Round, error), tallies func(By) ([]Tally, error)) (Pacer, error) {
 	if Hourly(buckets, from, to) {
-		ts, err := tallies()
-		if err != nil {
-			return nil, err
+		read := map[By][]Tally{}
+		for _, by := range bys {
+			ts, err := tallies(by)
+			if err != nil {
+				return nil, err
+			}
+			read[by] = ts
 		}
-		return func(still []Still, by By) []Figure { return PaceOfTallies(ts, still, by, buckets) }, nil
+		return func(still []Still, by By) []Figure {
+			ts, ok := read[by]
+			if !ok {
+				return nil
+			}
+			return PaceOfTallies(ts, still, by, buckets)
+		}, nil
 	}
 	rs, err := rounds()
 	if err != nil {

@@ -206,13 +206,14 @@ func TestReadPace(t *testing.T) {
 	} {
 		rounds := randomRounds(rng, 300, c.from, c.to)
 		var read string
-		pace, err := ReadPace(c.from, c.to, c.buckets,
+		bys := []By{ByTable, ByDealer, ByPit}
+		pace, err := ReadPace(c.from, c.to, c.buckets, bys,
 			func() ([]Round, error) { read += "rounds"; return rounds, nil },
-			func() ([]Tally, error) { read += "tallies"; return tallyHours(rounds), nil })
+			func(By) ([]Tally, error) { read += "tallies"; return tallyHours(rounds), nil })
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := map[bool]string{true: "tallies", false: "rounds"}[c.fromTallies]; read != want {
+		if want := map[bool]string{true: "talliestalliestallies", false: "rounds"}[c.fromTallies]; read != want {
 			t.Errorf("%s: read %q, want %q", c.name, read, want)
 		}
 		for _, by := range []By{ByTable, ByDealer, ByPit} {
