@@ -45,8 +45,8 @@ func (q *filter) sql() string {
 
 // PitRounds are the rounds dealt that are credited to f's range (by their first card,
 // else their opening, else their last card, else their end, as pit.Pace credits them),
-// with their times, dealer and pit (docs/pit.md). A
-// round void before its first card (the shoe ended with its bets open) was not dealt.
+// with their times, dealer and pit (docs/pit.md). A round void before its first card
+// (the shoe ended with its bets open) was not dealt.
 func (d *DB) PitRounds(ctx context.Context, f PitFilter) ([]pit.Round, error) {
 	var q filter
 	q.and("(r.player_cards <> '' OR r.banker_cards <> '')")
