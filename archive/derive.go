@@ -25,6 +25,9 @@ type deriver struct {
 	rnd    *openRound
 	opened opened
 	x      followed
+	// tally is the statement adding the round just written to its hour's tally
+	// (pace.go), written after it.
+	tally stmt
 }
 
 // openRound is the round in play, and its times (docs/pit.md): betting opened, its
@@ -163,6 +166,9 @@ func (d *deriver) take(seq uint64, data []byte) ([]stmt, error) {
 		if s.query != "" {
 			out = append(out, s)
 		}
+		if d.tally.query != "" {
+			out, d.tally = append(out, d.tally), stmt{}
+		}
 		shoeEnded = shoeEnded || f.Kind == round.ShoeEnded
 	}
 	out = append(out, d.devices(seq, ev, effs)...)
@@ -293,6 +299,7 @@ func (d *deriver) effect(seq uint64, e round.Effect) (stmt, error) {
 		if e.Kind == round.RoundVoided {
 			winner, reason = "", e.Reason()
 		}
+		d.tally = d.tallyRound(r, e.At(), e.Kind == round.RoundVoided)
 		return stmt{`INSERT INTO rounds (table_id, shoe, round, first_seq, last_seq, started_at, ended_at,
 			player_cards, banker_cards, winner, player_points, banker_points, void, void_reason, settlements,
 			dealer, opened_at, first_card_at, complete_at, windows_ms, held_ms, held_after_ms)

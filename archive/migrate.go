@@ -163,7 +163,7 @@ var migrations = [][]string{
 	// dealers' stints at the tables, the stretches a table stood still, and the table's
 	// pit; the deriver's open stint and stretch kept with its replay state; the alerts
 	// the console raised and their acknowledgements (alert.go), found by time, by table
-	// and time, and those still open by time.
+	// and time, and those still open by time; the rounds' hourly tallies.
 	{
 		`ALTER TABLE rounds ADD COLUMN dealer TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE rounds ADD COLUMN opened_at TIMESTAMPTZ`,
@@ -218,6 +218,32 @@ var migrations = [][]string{
 		`CREATE INDEX alerts_time ON alerts (raised_at)`,
 		`CREATE INDEX alerts_table_time ON alerts (table_id, raised_at)`,
 		`CREATE INDEX alerts_open ON alerts (raised_at) WHERE ack_at IS NULL`,
+		// The rounds' hourly tallies (pace.go), for the pace figures. The rounds derived
+		// before are tallied one end time each (hour_at is a time in the hour, its start
+		// for the rounds derived from now on): they have no phases, and a void one has no
+		// time the figures credit it to.
+		`CREATE TABLE pace_hours (
+			table_id   TEXT NOT NULL,
+			dealer     TEXT NOT NULL,
+			hour_at    TIMESTAMPTZ NOT NULL,
+			rounds     BIGINT NOT NULL,
+			void       BIGINT NOT NULL,
+			betting_n  BIGINT NOT NULL,
+			betting_us BIGINT NOT NULL,
+			dealing_n  BIGINT NOT NULL,
+			dealing_us BIGINT NOT NULL,
+			confirm_n  BIGINT NOT NULL,
+			confirm_us BIGINT NOT NULL,
+			windows_us BIGINT NOT NULL,
+			holds_us   BIGINT NOT NULL,
+			PRIMARY KEY (table_id, hour_at, dealer)
+		)`,
+		`CREATE INDEX pace_hours_time ON pace_hours (hour_at)`,
+		`CREATE INDEX pace_hours_dealer ON pace_hours (dealer, hour_at)`,
+		`INSERT INTO pace_hours (table_id, dealer, hour_at, rounds, void, betting_n, betting_us, dealing_n, dealing_us,
+			confirm_n, confirm_us, windows_us, holds_us)
+			SELECT table_id, dealer, ended_at, COUNT(*), 0, 0, 0, 0, 0, 0, 0, 0, 0 FROM rounds
+			WHERE NOT void AND (player_cards <> '' OR banker_cards <> '') GROUP BY table_id, dealer, ended_at`,
 	},
 	// 7: the devices' events (docs/pit.md, "Devices"): the shoe's unreadable and missed
 	// cards, its restarts, the devices' faults and reports, the shuffler's sets and their

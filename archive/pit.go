@@ -44,14 +44,15 @@ func (q *filter) sql() string {
 }
 
 // PitRounds are the rounds dealt that are credited to f's range (by their first card,
-// else their opening, else their end), with their times, dealer and pit (docs/pit.md). A
-// round void before its first card (the shoe ended with its bets open) was not dealt.
+// else their opening, else their last card, else their end, as pit.Pace credits them),
+// with their times, dealer and pit (docs/pit.md). A round void before its first card
+// (the shoe ended with its bets open) was not dealt.
 func (d *DB) PitRounds(ctx context.Context, f PitFilter) ([]pit.Round, error) {
 	var q filter
 	q.and("(r.player_cards <> '' OR r.banker_cards <> '')")
 	q.and("r.ended_at >= " + q.arg(d.ts(f.From)))
 	q.and("r.ended_at < " + q.arg(d.ts(f.To.Add(longestRound))))
-	credited := "COALESCE(r.first_card_at, r.opened_at, r.ended_at)"
+	credited := "COALESCE(r.first_card_at, r.opened_at, r.complete_at, r.ended_at)"
 	q.and(credited + " >= " + q.arg(d.ts(f.From)))
 	q.and(credited + " < " + q.arg(d.ts(f.To)))
 	if f.Table != "" {

@@ -191,16 +191,16 @@ func receive(t *testing.T, a *Archive) int64 {
 
 // TestRefusedRows: when the database refuses the rows of one record of a batch (a
 // trigger refusing the command's row of a confirmation), the batch's records are stored
-// one by one: that record without its rows (neither its command nor its round) and with
-// a not-derived alarm naming it, every other with its rows, and the batch's inbox row
-// removed. The table then goes on being archived past that record: the next batches are
-// stored whole, with their rows, and the rows are those of an archive that refused
-// nothing, but the record's own.
+// one by one: that record without its rows (neither its command nor its round, nor the
+// round's tally) and with a not-derived alarm naming it, every other with its rows, and
+// the batch's inbox row removed. The table then goes on being archived past that record:
+// the next batches are stored whole, with their rows, and the rows are those of an
+// archive that refused nothing, but the record's own; the tallies count the rounds held.
 func TestRefusedRows(t *testing.T) {
 	t.Parallel()
 	f := loadFixture(t)
 	x, rows := commandRecord(t, f, 100)
-	if len(rows) != 2 || rows[1] != "INSERT INTO rounds" {
+	if len(rows) != 3 || rows[1] != "INSERT INTO rounds" || rows[2] != "INSERT INTO pace_hours" {
 		t.Fatalf("record %d writes %v: the test wants a command that settles a round", x.Seq, rows)
 	}
 	onEngines(t, func(t *testing.T, dsn string) {
@@ -252,6 +252,10 @@ func TestRefusedRows(t *testing.T) {
 		}
 		if got := rowsText(t, db); dropped != 2 || got != strings.Join(want, "") {
 			t.Fatalf("rows (%d left out of the whole):\n%s", dropped, firstDiff(got, strings.Join(want, "")))
+		}
+		dealt := count(t, db, `SELECT COUNT(*) FROM rounds WHERE player_cards <> '' OR banker_cards <> ''`)
+		if n := count(t, db, `SELECT COALESCE(SUM(rounds), 0) FROM pace_hours`); n != dealt {
+			t.Fatalf("%d rounds tallied, %d dealt", n, dealt)
 		}
 		exportAndCompare(t, db, f)
 	})

@@ -41,6 +41,7 @@ type Shift struct {
 	From, To       time.Time
 	Loc            *time.Location
 	Rounds         []pit.Round
+	Pace           pit.Pacer // when set, the pace figures in place of Rounds' (pit.ReadPace)
 	Stills         []pit.Still
 	Stints         []pit.Stint
 	Irregularities []pit.Irregularity
@@ -52,9 +53,13 @@ type Shift struct {
 // the whole range, the rotation, the irregularities and decisions, the alerts and their
 // acknowledgements, the devices.
 func (s Shift) Sheets() []Sheet {
-	span := pit.Span{From: s.From, To: s.To}
-	tables := PaceSheet(pit.Pace(s.Rounds, s.Stills, pit.ByTable, span), "table", s.Loc)
-	dealers := PaceSheet(pit.Pace(s.Rounds, nil, pit.ByDealer, span), "dealer", s.Loc)
+	pace := s.Pace
+	if pace == nil {
+		span := pit.Span{From: s.From, To: s.To}
+		pace = func(still []pit.Still, by pit.By) []pit.Figure { return pit.Pace(s.Rounds, still, by, span) }
+	}
+	tables := PaceSheet(pace(s.Stills, pit.ByTable), "table", s.Loc)
+	dealers := PaceSheet(pace(nil, pit.ByDealer), "dealer", s.Loc)
 	return []Sheet{tables, dealers, RotationSheet(s.Stints, s.Loc), IrregularitiesSheet(s.Irregularities, s.Loc),
 		AlertsSheet(s.Alerts, s.Loc), DevicesSheet(s.Devices, s.Loc)}
 }

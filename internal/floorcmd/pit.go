@@ -223,7 +223,7 @@ func runPace(ctx context.Context, args []string, sio cli.Stdio) error {
 		return fmt.Errorf("pace: %w", err)
 	}
 	defer db.Close()
-	rounds, err := db.PitRounds(ctx, p.filter)
+	pace, err := readPace(ctx, db, p.filter, p.buckets, group)
 	if err != nil {
 		return fmt.Errorf("pace: %w", err)
 	}
@@ -233,8 +233,17 @@ func runPace(ctx context.Context, args []string, sio cli.Stdio) error {
 			return fmt.Errorf("pace: %w", err)
 		}
 	}
-	figs := pit.Pace(rounds, stills, group, p.buckets)
+	figs := pace(stills, group)
 	return p.write(sio, "Pace by "+*per, pitreport.PaceSheet(figs, *per, p.loc), pitreport.PaceLines(figs))
+}
+
+// readPace reads what f's pace figures cut by buckets, grouped by each of bys, are
+// computed from: the archive's hourly tallies when f and the periods start on whole UTC
+// hours, else its rounds (docs/pit.md, "How the archive derives them").
+func readPace(ctx context.Context, db *archive.DB, f archive.PitFilter, buckets pit.Buckets, bys ...pit.By) (pit.Pacer, error) {
+	return pit.ReadPace(f.From, f.To, buckets, bys,
+		func() ([]pit.Round, error) { return db.PitRounds(ctx, f) },
+		func(by pit.By) ([]pit.Tally, error) { return db.PaceTallies(ctx, f, by, buckets) })
 }
 
 const rotationUsage = `usage: tablectl-floor rotation --db DB [flags]
@@ -364,7 +373,7 @@ func runShiftReport(ctx context.Context, args []string, sio cli.Stdio) error {
 	defer db.Close()
 	sh := pitreport.Shift{Pit: p.pit, From: p.filter.From, To: p.filter.To, Loc: p.loc}
 	f := p.filter
-	if sh.Rounds, err = db.PitRounds(ctx, f); err == nil {
+	if sh.Pace, err = readPace(ctx, db, f, pit.Span{From: f.From, To: f.To}, pit.ByTable, pit.ByDealer); err == nil {
 		if sh.Stills, err = db.Stills(ctx, f); err == nil {
 			if sh.Stints, err = db.Rotation(ctx, f); err == nil {
 				if sh.Irregularities, err = db.PitIrregularities(ctx, f); err == nil {
