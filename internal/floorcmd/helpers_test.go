@@ -29,7 +29,8 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	code := m.Run()
-	chromiumtest.Close() // the browsers the tests shared
+	chromiumtest.Close()     // the browsers the tests shared
+	cmdtest.RemoveBinaries() // the binaries built for child processes
 	os.Exit(code)
 }
 
