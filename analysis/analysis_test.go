@@ -83,11 +83,28 @@ func TestClassicEightDecksMatchesPublished(t *testing.T) {
 }
 
 // Every rule set at every deck count it permits: the weights of the results sum to the
-// number of ordered 6-card sequences, for every bet.
+// number of ordered 6-card sequences, for every bet. Under the race detector it is left
+// to BenchmarkWeightsAddUp, which .ci/run's benchmarks pass runs without it, and to the
+// emulated ARM tests: the enumeration starts no goroutine, and the detector only made it
+// several times slower.
 func TestWeightsAddUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("enumerates every rule set at every deck count")
 	}
+	if raceDetector {
+		t.Skip("under the race detector: BenchmarkWeightsAddUp checks the same without it")
+	}
+	weightsAddUp(t)
+}
+
+// BenchmarkWeightsAddUp is TestWeightsAddUp whatever the flags.
+func BenchmarkWeightsAddUp(b *testing.B) {
+	for b.Loop() {
+		weightsAddUp(b)
+	}
+}
+
+func weightsAddUp(t testing.TB) {
 	for _, name := range baccarat.Names {
 		rs := baccarat.MustLookup(name, baccarat.Options{})
 		for _, d := range []int{rs.Decks[0], rs.Decks[len(rs.Decks)-1]} {

@@ -8,12 +8,16 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/tablectl/tablectl/internal/chromiumtest"
 )
 
 // TestMain checks that no test leaves a goroutine behind: every stream, sweeper and
-// server ends. The HTTP client's idle connections to the test servers are closed first.
+// server ends. The browsers the tests shared and the HTTP client's idle connections to
+// the test servers are closed first.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	chromiumtest.Close()
 	if historyFile != "" {
 		os.RemoveAll(filepath.Dir(historyFile))
 	}

@@ -142,13 +142,26 @@ func TestPlantedRunFound(t *testing.T) {
 	}
 }
 
-// TestHonestShoesShareNoRun deals honest shoes (20,000 without -short) and finds no run
-// of the alarm's length that two of them share.
+// TestHonestShoesShareNoRun deals honest shoes (20,000 without -short, 2,000 with it or
+// under the race detector: BenchmarkHonestShoesShareNoRun deals the 20,000) and finds no
+// run of the alarm's length that two of them share.
 func TestHonestShoesShareNoRun(t *testing.T) {
 	n := 20000
-	if testing.Short() {
+	if testing.Short() || raceDetector {
 		n = 2000
 	}
+	honestShoesShareNoRun(t, n)
+}
+
+// BenchmarkHonestShoesShareNoRun is TestHonestShoesShareNoRun with its 20,000 shoes
+// whatever the flags: .ci/run's benchmarks pass, without the race detector, checks them.
+func BenchmarkHonestShoesShareNoRun(b *testing.B) {
+	for b.Loop() {
+		honestShoesShareNoRun(b, 20000)
+	}
+}
+
+func honestShoesShareNoRun(t testing.TB, n int) {
 	shoes := honest(3, n, 400)
 	keys := make([]int64, 0, n*400)
 	for _, s := range shoes {
@@ -200,11 +213,25 @@ func TestRepeatedSetFound(t *testing.T) {
 // TestShuffleTestCalibrated checks the weak-shuffle test on thorough shuffles (20,000
 // sets, each against the one before): the share of p-values at or below each threshold
 // is at most the threshold, and not far below it.
+// With -short or under the race detector it takes 2,000 sets;
+// BenchmarkShuffleTestCalibrated takes the 20,000.
 func TestShuffleTestCalibrated(t *testing.T) {
 	n := 20000
-	if testing.Short() {
+	if testing.Short() || raceDetector {
 		n = 2000
 	}
+	shuffleTestCalibrated(t, n)
+}
+
+// BenchmarkShuffleTestCalibrated is TestShuffleTestCalibrated with its 20,000 sets
+// whatever the flags: .ci/run's benchmarks pass, without the race detector, checks them.
+func BenchmarkShuffleTestCalibrated(b *testing.B) {
+	for b.Loop() {
+		shuffleTestCalibrated(b, 20000)
+	}
+}
+
+func shuffleTestCalibrated(t testing.TB, n int) {
 	shoes := honest(5, n+1, 400)
 	levels := []float64{0.5, 0.05, 0.01, 0.001}
 	below := make([]int, len(levels))
@@ -269,12 +296,26 @@ func TestWeakShufflesFound(t *testing.T) {
 }
 
 // TestPositionsChiSquare: honest sets pass the COMAR position test about 95% of the
-// time; a shuffler fed one order and riffling it twice fails it.
+// time; a shuffler fed one order and riffling it twice fails it. With -short or under the
+// race detector it takes 40 tallies; BenchmarkPositionsChiSquare takes the 100.
 func TestPositionsChiSquare(t *testing.T) {
-	tallies, sets := 100, 40
-	if testing.Short() {
+	tallies := 100
+	if testing.Short() || raceDetector {
 		tallies = 40
 	}
+	positionsChiSquare(t, tallies)
+}
+
+// BenchmarkPositionsChiSquare is TestPositionsChiSquare with its 100 tallies whatever
+// the flags: .ci/run's benchmarks pass, without the race detector, checks them.
+func BenchmarkPositionsChiSquare(b *testing.B) {
+	for b.Loop() {
+		positionsChiSquare(b, 100)
+	}
+}
+
+func positionsChiSquare(t testing.TB, tallies int) {
+	const sets = 40
 	fails := 0
 	for i := range tallies {
 		p, err := NewPositions(400, 8)
@@ -324,12 +365,25 @@ func rounds(seed uint64, n int, f func(baccarat.Coup)) {
 
 // TestDriftFalseAlarms measures the CUSUM's false alarms on honest rounds (dealt from
 // shuffled shoes, so with the shoe's own dependence between rounds) against the bound
-// it is built on: at most one alarm in arl rounds on average.
+// it is built on: at most one alarm in arl rounds on average. With -short or under the
+// race detector it deals 500 shoes; BenchmarkDriftFalseAlarms deals the 3,000.
 func TestDriftFalseAlarms(t *testing.T) {
 	shoes := 3000
-	if testing.Short() {
+	if testing.Short() || raceDetector {
 		shoes = 500
 	}
+	driftFalseAlarms(t, shoes)
+}
+
+// BenchmarkDriftFalseAlarms is TestDriftFalseAlarms with its 3,000 shoes whatever the
+// flags: .ci/run's benchmarks pass, without the race detector, checks them.
+func BenchmarkDriftFalseAlarms(b *testing.B) {
+	for b.Loop() {
+		driftFalseAlarms(b, 3000)
+	}
+}
+
+func driftFalseAlarms(t testing.TB, shoes int) {
 	const p0, arl = 0.458597, 500 // Banker's exact rate with 8 decks (analyze)
 	d, err := NewDrift(p0, 1.25, arl)
 	if err != nil {

@@ -29,7 +29,7 @@ type naiveRoads struct {
 // the previous run's first column whose top is free, goes down while the cell below is
 // on the board and free, and otherwise turns right and stays on that row (roadmap R3.3,
 // R4.6).
-func naiveLayout(t *testing.T, runs []int, rows int) []Pos {
+func naiveLayout(t testing.TB, runs []int, rows int) []Pos {
 	total := 0
 	for _, n := range runs {
 		total += n
@@ -82,7 +82,7 @@ func runsOf[T comparable](xs []T) []int {
 	return runs
 }
 
-func naive(t *testing.T, rounds []Round, set Settings) naiveRoads {
+func naive(t testing.TB, rounds []Round, set Settings) naiveRoads {
 	nr := naiveRoads{bead: make([]BeadCell, 0, len(rounds)), big: make([]BigRoadCell, 0, len(rounds))}
 	for i, r := range rounds {
 		nr.bead = append(nr.bead, BeadCell{Pos: Pos{Col: i / set.BeadRows, Row: i % set.BeadRows}, Round: r})
@@ -154,7 +154,7 @@ func winnersOf(rounds []Round) []baccarat.Winner {
 }
 
 // naiveDerived is the three derived roads of the Big Road entries winners.
-func naiveDerived(t *testing.T, winners []baccarat.Winner, set Settings) [3][]MarkCell {
+func naiveDerived(t testing.TB, winners []baccarat.Winner, set Settings) [3][]MarkCell {
 	var derived [3][]MarkCell
 	lengths := runsOf(winners)
 	// Each entry's logical column n and row m, both from 1.
@@ -204,7 +204,7 @@ func naiveDerived(t *testing.T, winners []baccarat.Winner, set Settings) [3][]Ma
 // next, when not nil, is the naive roads after the round that followed: where that
 // round's winner is the one added, its derived roads are the ones after it, for the
 // derived roads read nothing of a round but its winner.
-func naivePredictions(t *testing.T, rounds []Round, set Settings, now naiveRoads, next *naiveRoads) Predictions {
+func naivePredictions(t testing.TB, rounds []Round, set Settings, now naiveRoads, next *naiveRoads) Predictions {
 	var p Predictions
 	for _, w := range []baccarat.Winner{baccarat.BankerWins, baccarat.PlayerWins} {
 		var after [3][]MarkCell
@@ -281,12 +281,25 @@ func tokens(rounds []Round) string {
 
 // TestAgainstNaive checks, over thousands of random shoes, that after every round the
 // incremental roads, predictions and statistics equal the naive recomputation. Maps are
-// reused from shoe to shoe, so Reset is checked too.
+// reused from shoe to shoe, so Reset is checked too. With -short or under the race
+// detector it checks 300 shoes; BenchmarkAgainstNaive checks the 3,000.
 func TestAgainstNaive(t *testing.T) {
 	shoes := 3000
-	if testing.Short() {
+	if testing.Short() || raceDetector {
 		shoes = 300
 	}
+	againstNaive(t, shoes)
+}
+
+// BenchmarkAgainstNaive is TestAgainstNaive with its 3,000 shoes whatever the flags:
+// .ci/run's benchmarks pass, without the race detector, checks them.
+func BenchmarkAgainstNaive(b *testing.B) {
+	for b.Loop() {
+		againstNaive(b, 3000)
+	}
+}
+
+func againstNaive(t testing.TB, shoes int) {
 	maps := map[Settings]*Map{}
 	for seed := range uint64(shoes) {
 		rng := rand.New(rand.NewPCG(seed, 0x5eed))

@@ -19,6 +19,7 @@ import (
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 
 	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/internal/cmdtest"
 	"github.com/tablectl/tablectl/internal/mosquittotest"
 	"github.com/tablectl/tablectl/internal/pgtest"
 	"github.com/tablectl/tablectl/internal/tablecmd"
@@ -29,6 +30,12 @@ import (
 // e2eShip is the flag that makes the tables ship their journals; the end-to-end test
 // fails without it.
 var e2eShip = "--archive-ship"
+
+// The commands' packages, for cmdtest.Binary.
+const (
+	floorPkg = "github.com/tablectl/tablectl/cmd/tablectl-floor"
+	tablePkg = "github.com/tablectl/tablectl/cmd/tablectl"
+)
 
 // proc is a command of tablectl-floor or tablectl run as its own process, so a test can
 // kill it.
@@ -57,9 +64,24 @@ func startTableProc(t *testing.T, args ...string) *proc {
 // binary stands in for it (TestMain).
 func startProcOf(t *testing.T, name string, args ...string) *proc {
 	t.Helper()
+	return startBin(t, os.Args[0], []string{"TABLECTL_TEST_MAIN=" + name}, args...)
+}
+
+// startBuilt runs the command of pkg with args, built without the race detector
+// (cmdtest.Binary), as startProc does. The end-to-end test runs four such processes at
+// once, twice: under the race detector they took most of the package's CPU. The same
+// commands run in the test's process, with the race detector, in the other tests.
+func startBuilt(t *testing.T, pkg string, args ...string) *proc {
+	t.Helper()
+	return startBin(t, cmdtest.Binary(t, pkg), nil, args...)
+}
+
+// startBin runs bin with args and env added to the test's environment.
+func startBin(t *testing.T, bin string, env []string, args ...string) *proc {
+	t.Helper()
 	p := &proc{exited: make(chan error, 1), done: make(chan struct{}), log: &lockedBuffer{}, out: &lockedBuffer{}}
-	p.cmd = exec.Command(os.Args[0], args...)
-	p.cmd.Env = append(os.Environ(), "TABLECTL_TEST_MAIN="+name)
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stderr, p.cmd.Stdout = p.log, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -205,6 +227,7 @@ func TestArchiveEndToEnd(t *testing.T) {
 	}
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
+			t.Parallel() // each its own broker, database and tables
 			dir := t.TempDir()
 			dsn := filepath.Join(dir, "archive.db")
 			if engine == "postgres" {
@@ -258,7 +281,7 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 
 	held := watchHeld(t, b.URL(), "pitsystem", users["pitsystem"])
 	startArchive := func() *proc {
-		p := startProc(t, "archive", "--mqtt", b.URL(), "--mqtt-password", users["archive-floor"], "--db", dsn, "--keys", keysFile,
+		p := startBuilt(t, floorPkg, "archive", "--mqtt", b.URL(), "--mqtt-password", users["archive-floor"], "--db", dsn, "--keys", keysFile,
 			"--client-id", "archive-e2e")
 		for {
 			ok, written := p.log.Holds("MQTT connected and subscribed")
@@ -281,7 +304,7 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 		args := append([]string{"run", "--simulate", "--decks", "1", "--pace", "15ms", "--round-pause", "0",
 			"--rounds", strconv.Itoa(rounds), "--seed", strconv.Itoa(tb.seed), "--table", tb.id, "--journal", tb.journal,
 			"--http", "", e2eShip, "--mqtt", b.URL(), "--mqtt-user", tb.id, "--mqtt-password", users[tb.id]}, e2eDealers...)
-		tb.run = startTableProc(t, args...)
+		tb.run = startBuilt(t, tablePkg, args...)
 	}
 	for _, tb := range tables {
 		startTable(tb)

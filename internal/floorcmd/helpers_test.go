@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/tablectl/tablectl/internal/chromiumtest"
 	"github.com/tablectl/tablectl/internal/cmdtest"
 	"github.com/tablectl/tablectl/internal/mosquittotest"
 	"github.com/tablectl/tablectl/internal/tablecmd"
@@ -27,7 +28,10 @@ func TestMain(m *testing.M) {
 		Main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	chromiumtest.Close()     // the browsers the tests shared
+	cmdtest.RemoveBinaries() // the binaries built for child processes
+	os.Exit(code)
 }
 
 // lockedBuffer is a buffer a command writes while the test reads it.

@@ -17,6 +17,7 @@ import (
 	"github.com/tablectl/tablectl/drivers/gpio"
 	"github.com/tablectl/tablectl/drivers/shoe"
 	"github.com/tablectl/tablectl/internal/artifacts"
+	"github.com/tablectl/tablectl/internal/cmdtest"
 	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/round"
 	"github.com/tablectl/tablectl/simulator"
@@ -30,7 +31,10 @@ import (
 // shoe resends every card and signal tablectl has not acknowledged (docs/protocol.md), so
 // nothing the shoe sends while tablectl is down is lost; a round interrupted by a restart
 // goes on where it stopped (its cards are all accounted for: RWS Baccarat 5.4 has nothing
-// to decide, and the round's outcome is the uninterrupted run's).
+// to decide, and the round's outcome is the uninterrupted run's). The tablectl killed is
+// the table's own binary, built without the race detector (cmdtest.Binary): under it, each
+// of the two hundred starts replays the journal several times slower, and the test spent
+// most of its CPU there. The in-process tests of tablectl run keep the race detector.
 func TestCrashRecovery(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -84,11 +88,12 @@ func crashRun(t *testing.T, shoes, rounds, kills int) ([]string, int, killMoment
 	pace := time.Millisecond
 	if kills > 0 {
 		// The shoe keeps 64 cards and signals to send again: it must not deal that many
-		// while tablectl restarts (up to 0.5 s with the race detector, with a long journal
-		// to replay).
+		// while tablectl restarts (tens of milliseconds, with a long journal to replay;
+		// the dealer also stops on the red light, dealerStops).
 		pace = 5 * time.Millisecond
 		if raceDetector {
-			pace = 20 * time.Millisecond
+			// The simulated shoe and this test's loop run with the race detector.
+			pace = 10 * time.Millisecond
 		}
 	}
 	simLog := quietLog
@@ -105,11 +110,11 @@ func crashRun(t *testing.T, shoes, rounds, kills int) ([]string, int, killMoment
 	}
 	defer sim.Close()
 	jdir := filepath.Join(dir, "journal")
+	bin := cmdtest.Binary(t, "github.com/tablectl/tablectl/cmd/tablectl")
 	start := func() *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "run", "--shoe", sim.Shoe.Link, "--shuffler", sim.Shuffler.Link, "--auto",
+		cmd := exec.Command(bin, "run", "--shoe", sim.Shoe.Link, "--shuffler", sim.Shuffler.Link, "--auto",
 			"--journal", jdir, "--http", "", "--broker-listen", "127.0.0.1:0", "--broker-websocket", "",
 			"--simultaneous-window", "0", "--rules", "rws")
-		cmd.Env = append(os.Environ(), "TABLECTL_TEST_MAIN=1")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
