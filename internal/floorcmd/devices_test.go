@@ -69,14 +69,11 @@ func devicesJournal(t *testing.T, id string) []archive.Record {
 	return recs
 }
 
-// TestDevicesCommand: tablectl-floor devices reads a SQLite archive holding a table's
-// device trouble and gives, as JSON by hour, each device's events, the shuffler's
-// delay and each device's time offline, a device still lost counted to the range's
-// end; --events lists each event with what the shoe read; the CSV and the page for A4
-// say the same in their forms.
-func TestDevicesCommand(t *testing.T) {
-	t.Parallel()
-	const id = "pit4-bac02"
+// devicesArchive is a SQLite archive holding devicesJournal of table id, signed and
+// stored whole; it returns the database's path and the archive on it, whose database
+// the test closes when it ends.
+func devicesArchive(t *testing.T, id string) (string, *archive.Archive) {
+	t.Helper()
 	ctx := context.Background()
 	dsn := filepath.Join(t.TempDir(), "archive.db")
 	key := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
@@ -84,6 +81,7 @@ func TestDevicesCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { db.Close() })
 	a := archive.New(db, archive.Keys{id: {key.Public().(ed25519.PublicKey)}}, archive.Options{})
 	recs := devicesJournal(t, id)
 	last := recs[len(recs)-1]
@@ -94,7 +92,18 @@ func TestDevicesCommand(t *testing.T) {
 	if res, err := a.Ingest(ctx, id, archive.Batch{Records: recs, Signed: signed, Written: last.Seq}); err != nil || res.Stored != len(recs) || len(res.Alarms) != 0 {
 		t.Fatalf("ingest: %+v, %v", res, err)
 	}
-	db.Close()
+	return dsn, a
+}
+
+// TestDevicesCommand: tablectl-floor devices reads a SQLite archive holding a table's
+// device trouble and gives, as JSON by hour, each device's events, the shuffler's
+// delay and each device's time offline, a device still lost counted to the range's
+// end; --events lists each event with what the shoe read; the CSV and the page for A4
+// say the same in their forms.
+func TestDevicesCommand(t *testing.T) {
+	t.Parallel()
+	const id = "pit4-bac02"
+	dsn, _ := devicesArchive(t, id)
 
 	span := []string{"--db", dsn, "--from", "2026-03-02T08:00:00Z", "--to", "2026-03-02T10:30:00Z", "--tz", "UTC"}
 	out, errs, err := runCmd(t, "", append([]string{"devices", "--by", "hour", "--format", "json"}, span...)...)

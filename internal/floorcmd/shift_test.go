@@ -2,18 +2,14 @@ package floorcmd
 
 import (
 	"context"
-	"crypto/ed25519"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tablectl/tablectl/api"
-	"github.com/tablectl/tablectl/archive"
 	"github.com/tablectl/tablectl/history"
 	"github.com/tablectl/tablectl/internal/artifacts"
-	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/pitreport"
 )
 
@@ -26,22 +22,7 @@ func TestShiftReportAndAlerts(t *testing.T) {
 	t.Parallel()
 	const id = "pit4-bac02"
 	ctx := context.Background()
-	dsn := filepath.Join(t.TempDir(), "archive.db")
-	key := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
-	db, err := archive.OpenDB(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := archive.New(db, archive.Keys{id: {key.Public().(ed25519.PublicKey)}}, archive.Options{})
-	recs := devicesJournal(t, id)
-	last := recs[len(recs)-1]
-	signed, err := journal.SignTable(key, id, last.Seq, last.Hash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res, err := a.Ingest(ctx, id, archive.Batch{Records: recs, Signed: signed, Written: last.Seq}); err != nil || res.Stored != len(recs) {
-		t.Fatalf("ingest: %+v, %v", res, err)
-	}
+	dsn, a := devicesArchive(t, id)
 	if err := a.SetPit(ctx, id, "pit4"); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +38,6 @@ func TestShiftReportAndAlerts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db.Close()
 
 	span := []string{"--db", dsn, "--from", "2026-03-02T06:00:00Z", "--to", "2026-03-02T14:00:00Z", "--tz", "UTC"}
 	out, errs, err := runCmd(t, "", append([]string{"alerts", "--format", "json"}, span...)...)
