@@ -109,7 +109,7 @@ func (d *deriver) devices(seq uint64, ev round.Event, effs []round.Effect) []stm
 
 // deviceOr is name when it names a device (the shoe, a shuffler), else or.
 func deviceOr(name, or string) string {
-	if name == "shoe" || strings.HasPrefix(name, "shuffler") {
+	if name == "shoe" || name == "gpio" || strings.HasPrefix(name, "shuffler") {
 		return name
 	}
 	return or

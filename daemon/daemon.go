@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tablectl/tablectl/api"
@@ -158,7 +159,15 @@ type Daemon struct {
 	// idle takes the requests of Idle; waiting holds them until no input is ready.
 	idle    chan chan struct{}
 	waiting []chan struct{}
-	served  chan struct{} // closed when Serve returns
+	// heldFor is the irregularity the table was held for when the loop last answered
+	// Idle (0: none): HeldFor reads it from any goroutine.
+	heldFor atomic.Uint32
+	// panelFaults are the outputs of the panel that failed since the last carryOut and
+	// are not yet handed to the node; failing, the outputs whose last set failed (a
+	// failing output is reported once, until it works again).
+	panelFaults []string
+	failing     map[gpio.Role]bool
+	served      chan struct{} // closed when Serve returns
 	// stamp, set by benchmarks only (nil otherwise), is told when a shoe event reaches
 	// each stage of its step, and the time; stamping: the step under way is a shoe event's.
 	stamp    func(stage, time.Time)
@@ -296,6 +305,7 @@ func selfCheck(st round.State, rs *baccarat.RuleSet) error {
 func (d *Daemon) carryOut() error {
 	stamping := d.stamping
 	d.stamping = false
+	d.handPanelFaults()
 	if !d.node.HasReady() {
 		return nil
 	}
@@ -368,6 +378,9 @@ func (d *Daemon) carryOut() error {
 		d.answer(a.cmd, a.reply)
 	}
 	d.node.Advance()
+	if len(d.panelFaults) > 0 {
+		return d.carryOut() // an output failed: journal its fault, then show it
+	}
 	return nil
 }
 
@@ -682,6 +695,9 @@ func (l *loop) drainShuffler() error {
 
 // answerIdle tells those waiting in Idle that the loop has taken every input.
 func (l *loop) answerIdle() {
+	if len(l.d.waiting) > 0 {
+		l.d.heldFor.Store(l.d.node.State().Held.ID)
+	}
 	for _, w := range l.d.waiting {
 		close(w)
 	}
@@ -708,6 +724,16 @@ func (d *Daemon) Idle(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// HeldFor waits until the loop is idle (Idle) and returns the number of the
+// irregularity the table is then held for, 0 when none. Unlike State, any goroutine may
+// call it.
+func (d *Daemon) HeldFor(ctx context.Context) (uint32, error) {
+	if err := d.Idle(ctx); err != nil {
+		return 0, err
+	}
+	return d.heldFor.Load(), nil
 }
 
 // Drained waits until the loop is idle (Idle) and the broker has acknowledged every

@@ -14,6 +14,18 @@ type FakePanel struct {
 
 	mu   sync.Mutex
 	cmds []gpio.Command
+	fail map[gpio.Role]error
+}
+
+// Fail makes every later Set of role fail with err (nil: succeed again), as an output
+// whose line is broken does. A failed Set is noted all the same.
+func (p *FakePanel) Fail(role gpio.Role, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.fail == nil {
+		p.fail = map[gpio.Role]error{}
+	}
+	p.fail[role] = err
 }
 
 // NewFakePanel returns a FakePanel whose In holds up to 16 events.
@@ -22,12 +34,12 @@ func NewFakePanel() *FakePanel { return &FakePanel{In: make(chan gpio.Event, 16)
 // Events implements Panel.
 func (p *FakePanel) Events() <-chan gpio.Event { return p.In }
 
-// Set implements Panel: it notes cmd.
+// Set implements Panel: it notes cmd, and fails as Fail says.
 func (p *FakePanel) Set(_ context.Context, cmd gpio.Command) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cmds = append(p.cmds, cmd)
-	return nil
+	return p.fail[cmd.Role]
 }
 
 // Commands returns the commands set so far, oldest first.

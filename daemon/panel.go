@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/tablectl/tablectl/drivers/gpio"
@@ -78,8 +79,36 @@ func (d *Daemon) setLamps(l table.Lamps) {
 	}
 }
 
+// setOutput sets one output of the panel. An output that fails is logged, and its
+// first failure is journalled as the panel's fault (handPanelFaults); it is not again
+// until a set of it works.
 func (d *Daemon) setOutput(cmd gpio.Command) {
-	if err := d.panel.Set(context.Background(), cmd); err != nil && !errors.Is(err, gpio.ErrNotConfigured) {
+	err := d.panel.Set(context.Background(), cmd)
+	switch {
+	case errors.Is(err, gpio.ErrNotConfigured):
+	case err != nil:
 		d.log.Warn("panel output", "command", cmd.String(), "err", err)
+		if !d.failing[cmd.Role] {
+			if d.failing == nil {
+				d.failing = map[gpio.Role]bool{}
+			}
+			d.failing[cmd.Role] = true
+			d.panelFaults = append(d.panelFaults, fmt.Sprintf("output %s could not be set: %v", cmd, err))
+		}
+	default:
+		delete(d.failing, cmd.Role)
 	}
+}
+
+// handPanelFaults hands the node the panel's failed outputs, stamped with the table's
+// clock: each is journalled as a device fault of the GPIO panel (table.Node.PanelFault).
+func (d *Daemon) handPanelFaults() {
+	if len(d.panelFaults) == 0 || d.node == nil {
+		return
+	}
+	now := d.clock.Now()
+	for _, f := range d.panelFaults {
+		d.node.PanelFault(f, now)
+	}
+	d.panelFaults = nil
 }

@@ -1,7 +1,9 @@
 package daemon
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,10 @@ import (
 	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/drivers/device"
 	"github.com/tablectl/tablectl/drivers/gpio"
+	"github.com/tablectl/tablectl/irregularities"
+	"github.com/tablectl/tablectl/journal"
+	"github.com/tablectl/tablectl/round"
+	"github.com/tablectl/tablectl/table"
 )
 
 // TestPanel drives a table from its buttons and sensors and reads its tower light: green
@@ -307,4 +313,56 @@ func TestDealersBadges(t *testing.T) {
 		t.Errorf("status dealer %q after the restart with D-BEN's badge in, want D-BEN", got)
 	}
 	r.close(t)
+}
+
+// TestPanelFaultJournalled: an output of the panel that cannot be set is journalled as
+// the panel's own device fault (actor gpio), once while it keeps failing; the table is
+// not held for it, and once the output works again a new failure is journalled again.
+func TestPanelFaultJournalled(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := NewFakePanel()
+	p.Fail(gpio.LightGreen, errors.New("line 17: input/output error"))
+	r := startWith(t, testConfig(t, dir), func(d *Daemon) { d.SetPanel(p) })
+	r.f.shuffler <- device.Event{Kind: device.ShuffleComplete, SetID: 5, Decks: 8, Cards: 416} // green on: fails
+	r.f.cards(t, "9H 5C KS KD")                                                                // green off, then on: fails again
+	r.settle(t)
+	if held, err := r.d.HeldFor(context.Background()); err != nil || held != 0 {
+		t.Fatalf("held for %d (%v) after the panel's fault: a device fault holds nothing", held, err)
+	}
+	p.Fail(gpio.LightGreen, nil)
+	r.f.cards(t, "2H 3D 4C 5D") // green set again: works
+	r.settle(t)
+	p.Fail(gpio.LightGreen, errors.New("line 17: input/output error"))
+	r.f.cards(t, "6H 3C 4S 5H")
+	r.settle(t)
+	r.close(t)
+
+	j, _, err := journal.Open(dir, journal.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var faults []string
+	for rec, err := range j.Records(1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := table.DecodeEntry(rec.Seq, rec.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev := e.Event; ev != nil && ev.Kind == round.Report && ev.Irregularity == irregularities.DeviceFault {
+			if ev.Actor != table.PanelActor || !strings.Contains(ev.Detail, "light_green") || !strings.Contains(ev.Detail, "input/output error") {
+				t.Errorf("the panel's fault journalled as %+v", ev)
+			}
+			faults = append(faults, ev.Detail)
+		}
+	}
+	if len(faults) != 2 {
+		t.Fatalf("%d faults journalled, want 2 (one a failing stretch): %q", len(faults), faults)
+	}
+	if got := irregularityEvents(t, r.rec); !strings.Contains(got, "raised device_fault") {
+		t.Errorf("irregularities published: %q, want the device fault", got)
+	}
 }

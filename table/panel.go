@@ -147,3 +147,14 @@ type Note struct {
 func (n *Node) note(level slog.Level, msg string, attrs ...slog.Attr) {
 	n.rd.Notes = append(n.rd.Notes, Note{Level: level, Msg: msg, Attrs: attrs})
 }
+
+// PanelActor is the actor of the faults of the table's GPIO panel (PanelFault): the
+// device the journal names.
+const PanelActor = "gpio"
+
+// PanelFault steps a fault of the table's GPIO panel at time at: an output (the tower
+// light, the buzzer) that could not be set. It is journalled as the device's own fault
+// (irregularities.DeviceFault, by PanelActor), which holds nothing.
+func (n *Node) PanelFault(what string, at time.Time) {
+	n.Step(report(irregularities.DeviceFault, at, PanelActor, what))
+}

@@ -193,3 +193,25 @@ func TestResendAfterHello(t *testing.T) {
 		"shoe-empty flags=0x02 no=2 seq=13",
 	)
 }
+
+// TestFramedMisread: a card the tablectl shoe could not read is a Card drawn with the
+// code UnreadCode and the next card number (docs/protocol.md, "Card codes"). The host
+// reads it as unreadable with that number, kept for its acknowledgement like a card, and
+// the next card takes the number after it.
+func TestFramedMisread(t *testing.T) {
+	var buf bytes.Buffer
+	e := NewFramedEncoder(&buf)
+	must(t, e.Card(baccarat.MustParseCard("9H")))
+	must(t, e.Misread())
+	must(t, e.Card(baccarat.MustParseCard("KS")))
+	checkNos(t, e.Unacked(), 1, 3)
+	check(t, decode(t, "tablectl", buf.Bytes()),
+		"card 9H no=1 seq=0",
+		"unreadable seq=1: frame type 0x10 at sequence 1: unreadable card code 0x00, card number 2",
+		"card KS no=3 seq=2")
+	d, _ := Format("tablectl").NewDecoder()
+	evs := d.Decode(nil, buf.Bytes())
+	if len(evs) != 3 || !evs[1].HasCardNo || evs[1].CardNo != 2 {
+		t.Fatalf("the unread card: %+v, want it unreadable with card number 2", evs)
+	}
+}

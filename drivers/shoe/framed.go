@@ -203,6 +203,21 @@ func (e *FramedEncoder) Card(c baccarat.Card) error {
 	return e.keep(m)
 }
 
+// UnreadCode is the card code the tablectl format's shoe sends for a card that passed
+// its reader and could not be read: no card has it (docs/protocol.md, "Card codes").
+const UnreadCode byte = 0x00
+
+// Misread sends a card that passed the reader and could not be read: a Card drawn with
+// the next card number and the code UnreadCode. It is counted and kept like any card.
+func (e *FramedEncoder) Misread() error {
+	e.CardNo++
+	m := sent{typ: TypeCard, code: UnreadCode, flags: e.Flags, no: e.CardNo}
+	if e.Clock != nil {
+		m.ms, m.stamped = e.Clock(), true
+	}
+	return e.keep(m)
+}
+
 // signal sends a signal of type typ with the next signal number, kept like a card.
 func (e *FramedEncoder) signal(typ byte) error {
 	e.SignalNo++
