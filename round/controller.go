@@ -956,6 +956,17 @@ func (c *Controller) unaccounted(ev *Event, n int, what, detail string) {
 	if detail != "" {
 		what += ": " + detail
 	}
+	if c.st.Order != nil && c.st.OrderPos < len(c.st.Order) {
+		// The cards that passed unread are the next ones of the shuffler's recorded order:
+		// the order goes on after them, and the record names them.
+		end := min(c.st.OrderPos+n, len(c.st.Order))
+		names := make([]string, 0, end-c.st.OrderPos)
+		for _, card := range c.st.Order[c.st.OrderPos:end] {
+			names = append(names, card.String())
+		}
+		what += " (the shuffler recorded " + strings.Join(names, " ") + ")"
+		c.st.OrderPos = end
+	}
 	inPlay := c.st.Phase == Burning || c.st.Phase == Dealing ||
 		c.st.Phase == BettingOpen && c.cfg.CloseBetsOnFirstCard
 	if c.st.Phase == Dealing {

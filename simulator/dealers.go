@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/irregularities"
 )
 
 // Dealers is how the simulated dealers take turns at the table (docs/simulator.md,
@@ -73,4 +74,50 @@ func (s *Simulator) dealerCommand(ctx context.Context, cmd, dealer string) error
 	}
 	s.log.Info("the simulated dealer", "command", cmd, "dealer", dealer, "rounds", s.rounds)
 	return s.act(ctx, Step{Op: cmd, Role: "dealer", Command: payload})
+}
+
+// HeldTable is a Table that tells the irregularity it is held for, so that the simulated
+// Pit Supervisor can decide it (Config.MisreadEvery).
+type HeldTable interface {
+	Table
+	// HeldFor returns, once the table has taken every input it was sent, the number of
+	// the irregularity it is held for (0: none).
+	HeldFor(ctx context.Context) (uint32, error)
+}
+
+// Supervisor is the name the simulated Pit Supervisor decides in.
+const Supervisor = "SIM-SUPERVISOR"
+
+// failRead passes the next card unread (Config.MisreadEvery). The table holds for it
+// (RWS Baccarat 5.5.3); with a HeldTable, the simulated supervisor lets play go on
+// MisreadHold later: the card is set aside and the round goes on with the next.
+func (s *Simulator) failRead(ctx context.Context) error {
+	s.read = 0
+	if err := s.misread(ctx); err != nil {
+		return err
+	}
+	ht, ok := s.cfg.Table.(HeldTable)
+	if !ok {
+		return nil
+	}
+	if err := s.shoeTaken(ctx); err != nil {
+		return err
+	}
+	var held uint32
+	if err := waitUntil(ctx, "the table holds for the unread card", func() bool {
+		var err error
+		held, err = ht.HeldFor(ctx)
+		return err != nil || held != 0
+	}); err != nil {
+		return err
+	}
+	if !sleep(ctx, s.cfg.MisreadHold) {
+		return ctx.Err()
+	}
+	payload, err := json.Marshal(api.Command{Cmd: api.CmdDecide, Irregularity: held, Choice: irregularities.Proceed.String(), Actor: Supervisor})
+	if err != nil {
+		return err
+	}
+	s.log.Info("the simulated supervisor", "command", api.CmdDecide, "irregularity", held, "choice", irregularities.Proceed.String())
+	return s.act(ctx, Step{Op: "decide", Role: "supervisor", Command: payload})
 }

@@ -78,6 +78,16 @@ type Config struct {
 	// Dealers are the dealers who take turns at the table, through Table (Dealers); none:
 	// no dealer ever takes the table.
 	Dealers Dealers
+	// MisreadEvery makes a shoe that fails to read a card every this many cards: the
+	// card passes the reader unread, as a damaged card does, in the middle of a round's
+	// dealing (a card due for a hand), where it holds the table (RWS Baccarat 5.5.3).
+	// With a Table that tells its hold (HeldTable), the simulated Pit Supervisor lets
+	// play go on ("continue", the card set aside) MisreadHold later; otherwise the table
+	// stays held. 0: every card is read.
+	MisreadEvery int
+	// MisreadHold is how long the table stands held for each unread card before the
+	// supervisor's decision.
+	MisreadHold time.Duration
 	// Clock is the time the shoe's clock counts by; nil: the system's.
 	Clock  func() time.Time
 	Logger *slog.Logger // nil means slog.Default()
@@ -135,6 +145,9 @@ type Simulator struct {
 	// is, counted in rotations.
 	dealerOn   bool
 	dealerTurn int
+	// read counts the cards read since the last one the shoe failed to read
+	// (Config.MisreadEvery).
+	read int
 }
 
 // New opens the simulated devices' pseudo-terminals, with links "shoe" and "shuffler" in
@@ -537,6 +550,7 @@ func (s *Simulator) draw(ctx context.Context) (baccarat.Card, error) {
 	}
 	c := s.cards[s.next]
 	s.next++
+	s.read++
 	return c, s.send(ctx, c)
 }
 
@@ -634,6 +648,11 @@ func (s *Simulator) round(ctx context.Context) (complete bool, err error) {
 	s.partial = nil
 	s.offer = false
 	for !coup.Complete() {
+		if e := s.cfg.MisreadEvery; e > 0 && coup.Len() > 0 && s.read >= e-1 {
+			if err := s.failRead(ctx); err != nil {
+				return false, err
+			}
+		}
 		c, err := s.draw(ctx)
 		if errors.Is(err, errShoeEmpty) {
 			return false, nil

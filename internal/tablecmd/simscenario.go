@@ -103,6 +103,10 @@ func (t *scenarioTable) Act(ctx context.Context, role string, command []byte) er
 	return nil
 }
 
+// HeldFor implements simulator.HeldTable: the irregularity the table is held for once
+// its loop has taken every input.
+func (t *scenarioTable) HeldFor(ctx context.Context) (uint32, error) { return t.d.HeldFor(ctx) }
+
 // transport is tr with the scenario's table actions among its commands, when the
 // scenario has any (scenarioTable); else tr itself. The commands that come over MQTT are
 // handed on until ctx is done.

@@ -79,6 +79,9 @@ type simulation struct {
 	riffles      *int
 	bankerBias   *float64
 	shuffleDelay *time.Duration
+	// misreadEvery and misreadHold are --misread-every and --misread-hold.
+	misreadEvery *int
+	misreadHold  *time.Duration
 }
 
 func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *simulation {
@@ -92,6 +95,8 @@ func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *sim
 	s.rotate = fs.Int("rotate", 0, "with --simulate and --dealers: the next dealer relieves the dealer on every this many rounds (0: never)")
 	s.dealerBreak = fs.Duration("dealer-break", 0, "with --simulate and --dealers: at each rotation the table has no dealer on for this long")
 	s.shuffleDelay = fs.Duration("shuffle-delay", 0, "with --simulate: a shuffler that reports each set after the first this long after the shoe is taken")
+	s.misreadEvery = fs.Int("misread-every", 0, "with --simulate: a shoe that fails to read a card every this many cards, in a round's dealing; the table holds for it and a simulated supervisor lets play go on (0: every card read)")
+	s.misreadHold = fs.Duration("misread-hold", 0, "with --simulate and --misread-every: how long the table stands held for each unread card before the supervisor's decision")
 	s.orders = fs.String("orders", "", "with --simulate: deal the sets of this file of cards in turn, one set a line, before shuffled ones (docs/simulator.md)")
 	s.riffles = fs.Int("riffles", 0, "with --simulate: a weak shuffler: each set after the first is the last set riffled this many times (0: thoroughly shuffled)")
 	s.bankerBias = fs.Float64("banker-bias", 0, "with --simulate: the share of rounds, 0 to 1, the sets are arranged to make Banker win")
@@ -126,6 +131,10 @@ func (s *simulation) check() error {
 		return fmt.Errorf("--banker-bias %g: want 0 to 1", *s.bankerBias)
 	case *s.shuffleDelay < 0:
 		return fmt.Errorf("--shuffle-delay %s: want 0 or more", *s.shuffleDelay)
+	case *s.misreadEvery < 0 || *s.misreadEvery == 1:
+		return fmt.Errorf("--misread-every %d: want 0 (every card read) or 2 or more", *s.misreadEvery)
+	case *s.misreadHold < 0:
+		return fmt.Errorf("--misread-hold %s: want 0 or more", *s.misreadHold)
 	}
 	if err := s.dealerTurns().Check(); err != nil {
 		return fmt.Errorf("--dealers, --rotate, --dealer-break: %w", err)
@@ -151,7 +160,8 @@ func (s *simulation) start(ctx context.Context, decks int, begin <-chan struct{}
 	// before the next set is shuffled.
 	cfg := simulator.Config{Protocol: shoe.Format(s.f.ShoeFormat), Seed: *s.seed, Pace: s.f.Pace, Decks: decks, Cut: 16, Light: s.light,
 		Insurance: s.insurance, Logger: log, ReshuffleEachRound: s.reshuffle, RoundPause: s.pauseAfterRound(), HostAcks: true,
-		Riffles: *s.riffles, BankerBias: *s.bankerBias, Dealers: s.dealerTurns(), ShuffleDelay: *s.shuffleDelay}
+		Riffles: *s.riffles, BankerBias: *s.bankerBias, Dealers: s.dealerTurns(), ShuffleDelay: *s.shuffleDelay,
+		MisreadEvery: *s.misreadEvery, MisreadHold: *s.misreadHold}
 	if *s.orders != "" {
 		f, err := os.Open(*s.orders)
 		if err != nil {
@@ -163,7 +173,7 @@ func (s *simulation) start(ctx context.Context, decks int, begin <-chan struct{}
 			return nil, nil, nil, nil, fmt.Errorf("--orders %s: %w", *s.orders, err)
 		}
 	}
-	if len(cfg.Dealers.Names) > 0 {
+	if len(cfg.Dealers.Names) > 0 || cfg.MisreadEvery > 0 {
 		s.table = &scenarioTable{cmds: make(chan display.Command)}
 		cfg.Table = s.table
 	}
