@@ -18,8 +18,10 @@ import (
 )
 
 // e2eDealers are the simulated dealers' flags of the end-to-end run: three dealers, a
-// rotation every 10 rounds, a break with no dealer on at each.
-var e2eDealers = []string{"--dealers", "D-ANA,D-BEN,D-CY", "--rotate", "10", "--dealer-break", "300ms", "--shuffle-delay", "250ms"}
+// rotation every 10 rounds, a break with no dealer on at each, a shuffler that reports
+// late, and a shoe that fails to read a card every 37 (the table held 100 ms for each).
+var e2eDealers = []string{"--dealers", "D-ANA,D-BEN,D-CY", "--rotate", "10", "--dealer-break", "300ms", "--shuffle-delay", "250ms",
+	"--misread-every", "37", "--misread-hold", "100ms"}
 
 // fromJournal are the pit's figures of one table as its own journal and its own report
 // give them, computed here without the archive: each dealt round's first card and its
@@ -32,6 +34,8 @@ type fromJournal struct {
 	noDealer time.Duration
 	// delays are the shuffler's: from a shoe's end to the next set's report.
 	delays []time.Duration
+	// unreadable counts the cards the shoe could not name.
+	unreadable int
 }
 
 // figuresFromJournal reads records (table id's journal) and its shoe report as JSON
@@ -50,6 +54,10 @@ func figuresFromJournal(t *testing.T, id string, records []journal.Record, repor
 		if ev := e.Event; ev != nil {
 			events[r.Seq] = ev
 			switch ev.Kind {
+			case round.CardDrawn:
+				if !ev.Card.Valid() {
+					f.unreadable++
+				}
 			case round.DealerOn:
 				name := ev.Dealer
 				if name == "" {
@@ -167,12 +175,18 @@ func checkPitFigures(t *testing.T, dsn string, tables []string, records map[stri
 		if err := json.Unmarshal([]byte(out), &devs); err != nil {
 			t.Fatal(err)
 		}
-		n, longest := 0, time.Duration(0)
+		n, longest, unreadable := 0, time.Duration(0), 0
 		for _, d := range devs {
-			if d.Device == "shuffler" {
+			switch d.Device {
+			case "shuffler":
 				n += d.Delays
 				longest = max(longest, time.Duration(d.DelayMaxMS)*time.Millisecond)
+			case "shoe":
+				unreadable += d.Counts[pit.DeviceUnreadable]
 			}
+		}
+		if unreadable != want.unreadable || unreadable == 0 {
+			t.Errorf("table %s: %d unreadable cards from the archive, %d from the journal", id, unreadable, want.unreadable)
 		}
 		wantLongest := time.Duration(0)
 		for _, d := range want.delays {
