@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -132,6 +133,28 @@ func TestFloorOf500TablesInBrowser(t *testing.T) {
 	until(t, ctx, "t100 first", `document.querySelector(".tile").dataset.table === "t100" && document.querySelector(".tile").classList.contains("held")`)
 	if got := evaluate[string](t, ctx, `document.getElementById("count-held").textContent`); got != "2 held" {
 		t.Errorf("held count %q", got)
+	}
+
+	// Each round's end reaches its tile's pace at once, among 500 tables (docs/pit.md:
+	// within 5 s): from the console taking the result to the tile drawn with it.
+	pace := `document.querySelector('.tile[data-table="t100"] .line.pace').textContent`
+	var took []time.Duration
+	for i := range 20 {
+		before := evaluate[string](t, ctx, pace)
+		n := 0
+		if _, err := fmt.Sscanf(before, "%d rounds", &n); err != nil {
+			t.Fatalf("t100's pace line %q", before)
+		}
+		start := time.Now()
+		tc.srv.Ingest("casino/lv1/pit3/tablectl/v1/t100/result", []byte(fmt.Sprintf(`{"schema":2,"table":"t100","shoe":2,"round":%d,"seq":%d,"at":%q,"winner":"player","player_points":8,"banker_points":2}`,
+			i+1, 1000+i, tc.clock.now().Format(time.RFC3339Nano))))
+		until(t, ctx, "t100's pace counts the round", fmt.Sprintf(`%s.startsWith("%d rounds")`, pace, n+1))
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	t.Logf("a round's end on its tile, 500 tables: median %v, longest %v of %d", took[len(took)/2], took[len(took)-1], len(took))
+	if took[len(took)-1] > 5*time.Second {
+		t.Errorf("a round's end took %v to reach its tile: want within 5 s", took[len(took)-1])
 	}
 }
 
