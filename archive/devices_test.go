@@ -45,7 +45,10 @@ func TestDeviceFigures(t *testing.T) {
 	g.at = g.at.Add(time.Second)
 	event(round.Event{Kind: round.CardDrawn, Actor: "shoe", Detail: failedRead, Seq: g.cardNo + 3})
 	g.cardNo += 3
+	g.pos += 3 // the three cards that passed unread are the order's next (round.Controller)
 	event(round.Event{Kind: round.Report, Irregularity: irregularities.DeviceFault, Role: irregularities.Dealer, Actor: "shoe", Detail: e3})
+	const lamp = "output light_green on could not be set: gpio: light_green: set true: input/output error"
+	event(round.Event{Kind: round.Report, Irregularity: irregularities.DeviceFault, Role: irregularities.Dealer, Actor: "gpio", Detail: lamp})
 	event(round.Event{Kind: round.DeviceLost, Detail: "shuffler"})
 	shufflerLost := last()
 	g.at = g.at.Add(4 * time.Minute)
@@ -58,6 +61,7 @@ func TestDeviceFigures(t *testing.T) {
 	g.at = g.at.Add(5 * time.Minute)
 	rounds(1) // set 2, 7 minutes after the shoe's end
 	event(round.Event{Kind: round.CardDrawn, Actor: "shoe", Detail: `line 3: "7X": not a card`})
+	g.pos++
 	event(round.Event{Kind: round.DeviceLost, Detail: "shoe"})
 	shoeLost := last()
 	g.at = g.at.Add(time.Minute)
@@ -121,6 +125,7 @@ func TestDeviceFigures(t *testing.T) {
 			"shoe missed cards=2",
 			"shoe unreadable cards=1: " + failedRead,
 			"shoe fault: " + e3,
+			"gpio fault: " + lamp,
 			"shuffler disconnected",
 			"shuffler reconnected after=4m0s",
 			"shuffler shuffle cards=416 after=7m0s",
@@ -148,10 +153,13 @@ func TestDeviceFigures(t *testing.T) {
 		}
 
 		figs := pit.Devices(events, outages, pit.Days{})
-		if len(figs) != 2 {
-			t.Fatalf("%d figures, want the shoe's and the shuffler's: %+v", len(figs), figs)
+		if len(figs) != 3 {
+			t.Fatalf("%d figures, want the panel's, the shoe's and the shuffler's: %+v", len(figs), figs)
 		}
-		shoe, shuffler := figs[0], figs[1]
+		panel, shoe, shuffler := figs[0], figs[1], figs[2]
+		if panel.Device != "gpio" || fmt.Sprint(panel.Counts) != fmt.Sprint(map[string]int{pit.DeviceFault: 1}) {
+			t.Errorf("the panel's figures %+v; want one fault", panel)
+		}
 		wantCounts := map[string]int{pit.DeviceUnreadable: 2, pit.DeviceMissed: 1, pit.DeviceFault: 1, pit.DeviceDisconnected: 2, pit.DeviceReconnected: 1}
 		if shoe.Device != "shoe" || fmt.Sprint(shoe.Counts) != fmt.Sprint(wantCounts) || shoe.Missed != 2 ||
 			shoe.Offline != shoeBack.Sub(shoeLost)+20*time.Minute || shoe.Delays != 0 {
