@@ -30,10 +30,13 @@ type Rules struct {
 	// Loc is the site's time zone, whose clock hours the pace is counted in; UTC when
 	// nil.
 	Loc *time.Location
+	// DeviceFailures: a device of a table failing this many times within an hour raises
+	// an alert; the count then starts again. 0: never.
+	DeviceFailures int
 }
 
 // DefaultRules are the rules of a site that sets none.
-var DefaultRules = Rules{HeldAfter: 5 * time.Minute, NoDealer: true, ArchiveLate: true, PaceMin: 30}
+var DefaultRules = Rules{HeldAfter: 5 * time.Minute, NoDealer: true, ArchiveLate: true, PaceMin: 30, DeviceFailures: 5}
 
 // Check refuses a negative time or bound, and a band whose minimum is above its maximum.
 func (r Rules) Check() error {
@@ -44,6 +47,8 @@ func (r Rules) Check() error {
 		return fmt.Errorf("alerts: pace %d to %d rounds an hour: want 0 (no bound) or more", r.PaceMin, r.PaceMax)
 	case r.PaceMax > 0 && r.PaceMin > r.PaceMax:
 		return fmt.Errorf("alerts: pace_min %d is above pace_max %d", r.PaceMin, r.PaceMax)
+	case r.DeviceFailures < 0:
+		return fmt.Errorf("alerts: device_failures %d: want 0 (never) or more", r.DeviceFailures)
 	}
 	return nil
 }
@@ -63,6 +68,15 @@ type Table struct {
 	// LateSince is when the oldest record the archive lacks was written, while the
 	// console counts the table late (console.archive_late); zero otherwise.
 	LateSince time.Time
+	// Failures are its devices' failures the console saw in the last hour, oldest first.
+	Failures []Failure
+}
+
+// Failure is one failure of a device of a table, at its time: a card the shoe could not
+// read, a device's own fault, a device lost.
+type Failure struct {
+	Device string
+	At     time.Time
 }
 
 // Alert is one alert raised: api.AlertRecord's fields.
@@ -90,6 +104,9 @@ type Watch struct {
 	pits   map[string]string
 	// hour is the start of the clock hour whose pace is counted next.
 	hour time.Time
+	// counted is, by table and device, the last failure an alert counted: the next
+	// alert counts only failures after it.
+	counted map[string]time.Time
 }
 
 // NewWatch returns a watch of rules r.
@@ -98,7 +115,7 @@ func NewWatch(r Rules) *Watch {
 		r.Loc = time.UTC
 	}
 	return &Watch{rules: r, raised: map[string]bool{}, noDealer: map[string]time.Time{},
-		rounds: map[string][]time.Time{}, pits: map[string]string{}}
+		rounds: map[string][]time.Time{}, pits: map[string]string{}, counted: map[string]time.Time{}}
 }
 
 // Known tells the watch of an alert already raised (read back from the archive after a
@@ -145,9 +162,37 @@ func (w *Watch) Check(now time.Time, tables []Table) []Alert {
 				Table: t.ID, Pit: t.Pit, Since: t.LateSince,
 				Text: fmt.Sprintf("not archived for %s", minutes(now.Sub(t.LateSince)))})
 		}
+		w.devices(now, t, raise)
 	}
 	w.pace(now, raise)
 	return out
+}
+
+// devices raises, for each device of t with DeviceFailures failures in the hour before
+// now (after those an alert counted already), one alert, since the first of them.
+func (w *Watch) devices(now time.Time, t Table, raise func(Alert)) {
+	n := w.rules.DeviceFailures
+	if n <= 0 {
+		return
+	}
+	by := map[string][]time.Time{}
+	for _, f := range t.Failures {
+		key := t.ID + "/" + f.Device
+		if now.Sub(f.At) <= time.Hour && f.At.After(w.counted[key]) {
+			by[f.Device] = append(by[f.Device], f.At)
+		}
+	}
+	for _, dev := range slices.Sorted(maps.Keys(by)) {
+		ats := by[dev]
+		if len(ats) < n {
+			continue
+		}
+		slices.SortFunc(ats, time.Time.Compare)
+		w.counted[t.ID+"/"+dev] = ats[len(ats)-1]
+		raise(Alert{ID: fmt.Sprintf("%s/%s/%s/%s", api.AlertDevice, t.ID, dev, stamp(ats[len(ats)-1])), Kind: api.AlertDevice,
+			Table: t.ID, Pit: t.Pit, Since: ats[0],
+			Text: fmt.Sprintf("%s failed %d times in %s", dev, len(ats), minutes(max(ats[len(ats)-1].Sub(ats[0]), time.Minute)))})
+	}
 }
 
 // pace judges each clock hour that ended by now: a table that dealt in it, with a count

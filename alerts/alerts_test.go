@@ -119,12 +119,54 @@ func TestPace(t *testing.T) {
 
 // TestRulesCheck refuses what is no rule.
 func TestRulesCheck(t *testing.T) {
-	for _, r := range []Rules{{HeldAfter: -1}, {PaceMin: -1}, {PaceMin: 50, PaceMax: 40}} {
+	for _, r := range []Rules{{HeldAfter: -1}, {PaceMin: -1}, {PaceMin: 50, PaceMax: 40}, {DeviceFailures: -1}} {
 		if r.Check() == nil {
 			t.Errorf("%+v passed", r)
 		}
 	}
 	if err := DefaultRules.Check(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDeviceFailures: a device failing DeviceFailures times within an hour raises one
+// alert, since its first failure; failures spread wider than an hour raise none; after
+// an alert the count starts again, so the next alert needs as many failures more. Each
+// device of a table counts apart.
+func TestDeviceFailures(t *testing.T) {
+	w := NewWatch(Rules{DeviceFailures: 3})
+	tb := Table{ID: "t4", Pit: "p2", Online: true}
+	fail := func(dev string, at time.Duration) { tb.Failures = append(tb.Failures, Failure{Device: dev, At: t0.Add(at)}) }
+	fail("shoe", 0)
+	fail("shoe", 50*time.Minute)
+	fail("shuffler", 51*time.Minute)
+	if a := w.Check(t0.Add(55*time.Minute), []Table{tb}); len(a) != 0 {
+		t.Fatalf("two failures of the shoe: %s", ids(a))
+	}
+	fail("shoe", 70*time.Minute) // the first is more than an hour before: two within the hour
+	if a := w.Check(t0.Add(70*time.Minute), []Table{tb}); len(a) != 0 {
+		t.Fatalf("three failures over 70 minutes: %s", ids(a))
+	}
+	fail("shoe", 80*time.Minute)
+	a := w.Check(t0.Add(81*time.Minute), []Table{tb})
+	if got := ids(a); got != "device/t4/shoe/2026-03-02T15:30:00Z shoe failed 3 times in 30 minutes" || !a[0].Since.Equal(t0.Add(50*time.Minute)) || a[0].Pit != "p2" {
+		t.Fatalf("three within the hour: %q %+v", got, a)
+	}
+	fail("shoe", 85*time.Minute)
+	fail("shoe", 86*time.Minute)
+	if a := w.Check(t0.Add(87*time.Minute), []Table{tb}); len(a) != 0 {
+		t.Fatalf("two more after the alert: %s", ids(a))
+	}
+	fail("shoe", 88*time.Minute)
+	fail("shuffler", 88*time.Minute)
+	a = w.Check(t0.Add(89*time.Minute), []Table{tb})
+	if got := ids(a); got != "device/t4/shoe/2026-03-02T15:38:00Z shoe failed 3 times in 3 minutes" {
+		t.Fatalf("three more: %q", got)
+	}
+	// Another table with the same failures counts its own: the shoe's six within the
+	// hour, the shuffler's two, too few.
+	a = w.Check(t0.Add(89*time.Minute), []Table{{ID: "t5", Failures: tb.Failures}})
+	if got := ids(a); got != "device/t5/shoe/2026-03-02T15:38:00Z shoe failed 6 times in 38 minutes" {
+		t.Fatalf("another table's failures: %q", got)
 	}
 }

@@ -217,6 +217,7 @@ const (
 	AlertNoDealer    = "no-dealer"    // a table dealing with no dealer on
 	AlertArchiveLate = "archive-late" // a table whose archive lacks a record written long ago
 	AlertPace        = "pace"         // a table's rounds in a clock hour outside the site's band
+	AlertDevice      = "device"       // a device of a table failing more often than the site allows
 )
 
 // AlertRecord is one message on tablectl/v1/<table>/archive/<archive>/alert, QoS 1,

@@ -173,6 +173,10 @@ type Irregularity struct {
 	Choice Choice `json:"choice,omitempty"`
 	Role   Role   `json:"role,omitempty"`
 	Actor  string `json:"actor,omitempty"`
+	// Device, of an irregularity raised: the device whose failure raised it ("shoe" for
+	// a card it could not read; the device, "shoe", "shuffler" or "gpio", for its own
+	// fault); empty for any other irregularity.
+	Device string `json:"device,omitempty"`
 	// Box and Option, for option_recorded: the box and its choice (Bet: the Insurance
 	// intended, NC Insurance 5.13).
 	Box    string    `json:"box,omitempty"`

@@ -67,6 +67,9 @@ type ConsoleAlerts struct {
 	PaceMin int    `yaml:"pace_min"`
 	PaceMax int    `yaml:"pace_max"`
 	TZ      string `yaml:"tz"`
+	// DeviceFailures: a device of a table failing this many times within an hour
+	// raises an alert (0: never).
+	DeviceFailures int `yaml:"device_failures"`
 	// Archive is the id of the archive the alerts are recorded with.
 	Archive string `yaml:"archive"`
 }
@@ -76,7 +79,7 @@ func DefaultConsole() Console {
 	return Console{MQTT: MQTT{Username: "console"}, HTTP: "127.0.0.1:8090",
 		Idle: 15 * time.Minute, CommandTimeout: 10 * time.Second, Lock: 5 * time.Minute,
 		StreamsPerSession: 8, Streams: 2000, ArchiveLate: 10 * time.Minute,
-		Alerts: ConsoleAlerts{HeldAfter: 5 * time.Minute, NoDealer: true, ArchiveLate: true, PaceMin: 30, Archive: "floor"}}
+		Alerts: ConsoleAlerts{HeldAfter: 5 * time.Minute, NoDealer: true, ArchiveLate: true, PaceMin: 30, DeviceFailures: 5, Archive: "floor"}}
 }
 
 // ConsoleFlags are the settings of tablectl-floor console's command line. Only the flags
@@ -267,6 +270,9 @@ func (f *file) checkConsole(c Console) {
 	}
 	if a.PaceMax < 0 || a.PaceMax > 0 && a.PaceMax < a.PaceMin {
 		f.at("console.alerts.pace_max", "%d: want 0 (no bound) or at least pace_min (%d)", a.PaceMax, a.PaceMin)
+	}
+	if a.DeviceFailures < 0 {
+		f.at("console.alerts.device_failures", "%d: want 0 (never) or more failures an hour", a.DeviceFailures)
 	}
 	if a.TZ != "" {
 		if _, err := time.LoadLocation(a.TZ); err != nil {

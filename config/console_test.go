@@ -234,6 +234,7 @@ func TestConsoleAlertsSettings(t *testing.T) {
 	for _, c := range []struct{ name, yaml, want string }{
 		{"a negative hold", "console:\n  alerts:\n    held_after: -1m\n", "console.alerts.held_after: -1m0s: want 0s (never)"},
 		{"a band upside down", "console:\n  alerts:\n    pace_min: 50\n    pace_max: 40\n", "console.alerts.pace_max: 40: want 0 (no bound) or at least pace_min (50)"},
+		{"negative failures", "console:\n  alerts:\n    device_failures: -2\n", "console.alerts.device_failures: -2: want 0 (never)"},
 		{"a zone that is none", "console:\n  alerts:\n    tz: Mars/Olympus\n", "console.alerts.tz: \"Mars/Olympus\": want a time zone"},
 		{"an archive id that is none", "console:\n  alerts:\n    archive: Floor\n", "console.alerts.archive: archive id \"Floor\""},
 	} {
@@ -245,7 +246,7 @@ func TestConsoleAlertsSettings(t *testing.T) {
 		})
 	}
 	d := DefaultConsole().Alerts
-	if d.HeldAfter != 5*time.Minute || !d.NoDealer || !d.ArchiveLate || d.PaceMin != 30 || d.PaceMax != 0 || d.Archive != "floor" {
+	if d.HeldAfter != 5*time.Minute || !d.NoDealer || !d.ArchiveLate || d.PaceMin != 30 || d.PaceMax != 0 || d.DeviceFailures != 5 || d.Archive != "floor" {
 		t.Fatalf("the defaults: %+v", d)
 	}
 }

@@ -145,3 +145,50 @@ func TestAlertsReadBackAtStart(t *testing.T) {
 		t.Fatalf("an alert the archive keeps raised again: %+v", recs)
 	}
 }
+
+// TestDeviceAlert: the failures of a table's devices, from its messages (a raised
+// irregularity naming its device; a device going from connected to disconnected in the
+// status), count on its tile for the last hour; the fifth failure of one device within
+// the hour raises one device alert, recorded with the archive. A message sent again
+// counts once; an irregularity with no device counts none.
+func TestDeviceAlert(t *testing.T) {
+	t.Parallel()
+	tc := newTestConsoleWith(t, nil, func(o *Options) { o.Alerts = &alerts.Rules{DeviceFailures: 5} })
+	online(tc, "t1", "rws")
+	at := tc.clock.now()
+	irreg := func(seq int, device string) {
+		tc.srv.Ingest("tablectl/v1/t1/irregularity", []byte(fmt.Sprintf(`{"schema":2,"table":"t1","shoe":1,"round":3,"seq":%d,"at":%q,
+"event":"raised","id":%d,"kind":"incorrect_cards","device":%q}`, seq, at.Add(time.Duration(seq)*time.Second).Format(time.RFC3339), seq, device)))
+	}
+	irreg(1, "shoe")
+	irreg(1, "shoe") // sent again after a reconnect
+	irreg(2, "")     // a card out of the shuffler's order: no device's failure
+	irreg(3, "shoe")
+	irreg(4, "shuffler")
+	tc.srv.Ingest("tablectl/v1/t1/status", []byte(fmt.Sprintf(`{"schema":2,"table":"t1","state":"online","rules":"rws","at":%q,
+"devices":{"shoe":"disconnected","shuffler":"connected"}}`, at.Add(5*time.Second).Format(time.RFC3339))))
+	sum, _ := tc.srv.floor.summary("t1")
+	if fmt.Sprint(sum.Failures) != "map[shoe:3 shuffler:1]" {
+		t.Fatalf("the tile's failures %v, want the shoe's 3 and the shuffler's 1", sum.Failures)
+	}
+	tc.srv.checkAlerts()
+	if _, recs := alertRecords(t, tc); len(recs) != 0 {
+		t.Fatalf("an alert at 3 failures: %+v", recs)
+	}
+	irreg(6, "shoe")
+	irreg(7, "shoe")
+	tc.srv.checkAlerts()
+	tc.srv.checkAlerts()
+	_, recs := alertRecords(t, tc)
+	if len(recs) != 1 || recs[0].Kind != api.AlertDevice || recs[0].Table != "t1" || !strings.HasPrefix(recs[0].Text, "shoe failed 5 times") ||
+		!recs[0].Since.Equal(at.Add(time.Second)) {
+		t.Fatalf("the device alert recorded: %+v", recs)
+	}
+	if err := recs[0].Check("t1"); err != nil {
+		t.Fatal(err)
+	}
+	tc.clock.add(2 * time.Hour)
+	if sum, _ := tc.srv.floor.summary("t1"); sum.Failures != nil {
+		t.Errorf("the tile's failures two hours on: %v, want none", sum.Failures)
+	}
+}

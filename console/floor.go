@@ -69,6 +69,10 @@ type Summary struct {
 	// is when it started counting.
 	LastHour      int    `json:"last_hour"`
 	LastHourSince string `json:"last_hour_since,omitempty"`
+	// Failures counts, by device, its failures the console saw in the last hour: cards
+	// the shoe could not read, the devices' own faults, a device lost (docs/pit.md,
+	// "Alerts"). Absent when none.
+	Failures map[string]int `json:"failures,omitempty"`
 	// Held is the state message's "held" object, exactly as the table published it;
 	// absent when the table is not held.
 	Held json.RawMessage `json:"held,omitempty"`
@@ -137,9 +141,11 @@ type LastResult struct {
 
 // tableData is everything the console keeps of one table.
 type tableData struct {
-	sum       Summary
-	ended     []time.Time // the times of the results seen, of the last hour
-	prefix    string      // the topics' prefix up to and with "<table>/"
+	sum   Summary
+	ended []time.Time // the times of the results seen, of the last hour
+	// failures are its devices' failures seen, of the last hour, oldest first.
+	failures  []alerts.Failure
+	prefix    string // the topics' prefix up to and with "<table>/"
 	status    json.RawMessage
 	state     json.RawMessage
 	roadmap   json.RawMessage
@@ -576,6 +582,11 @@ func (t *tableData) apply(tp api.Topic, data []byte) error {
 		if m.Set != "" {
 			t.sum.Set = m.Set
 		}
+		for dev, was := range t.sum.Devices {
+			if was == "connected" && m.Devices[dev] == "disconnected" {
+				t.failed(dev, m.At) // a device lost
+			}
+		}
 		t.sum.Version, t.sum.Devices, t.sum.Call, t.sum.Dealer = m.Version, m.Devices, m.Call, m.Dealer
 		t.arch.lag = m.Archive
 		t.envelope(m.Envelope)
@@ -683,6 +694,9 @@ func (t *tableData) apply(tp api.Topic, data []byte) error {
 		t.irregSeq[m.Seq] = true
 		var r api.Irregularity
 		if json.Unmarshal(data, &r) == nil && r.Event == api.EventRaised && r.ID != 0 {
+			if r.Device != "" {
+				t.failed(r.Device, r.At)
+			}
 			by := reporter(r.Role, r.Actor)
 			if t.raised[r.ID].state {
 				t.dropFromState(r.ID) // the message itself takes the place of the row made from the state
@@ -820,11 +834,41 @@ func (f *floor) sumOf(t *tableData, now time.Time) Summary {
 	}
 	t.ended = kept
 	s.LastHour = len(kept)
+	fails := t.failures[:0]
+	for _, fl := range t.failures {
+		if fl.At.After(hour) {
+			fails = append(fails, fl)
+		}
+	}
+	t.failures = fails
+	s.Failures = nil
+	for _, fl := range fails {
+		if s.Failures == nil {
+			s.Failures = map[string]int{}
+		}
+		s.Failures[fl.Device]++
+	}
 	if f.started.After(hour) {
 		s.LastHourSince = f.started.UTC().Format(time.RFC3339)
 	}
 	return s
 }
+
+// failed notes a failure of device at at, its message's time: a message with no time
+// is not counted. The caller holds the floor's lock.
+func (t *tableData) failed(device string, at time.Time) {
+	if at.IsZero() {
+		return
+	}
+	if len(t.failures) >= maxFailures {
+		t.failures = append(t.failures[:0], t.failures[1:]...)
+	}
+	t.failures = append(t.failures, alerts.Failure{Device: device, At: at})
+}
+
+// maxFailures bounds the failures kept of a table: a device in a flood of faults does
+// not grow the console's memory.
+const maxFailures = 1000
 
 // held is what the console knows of the table's held irregularity.
 type held struct {
@@ -890,6 +934,7 @@ func (f *floor) alertFacts() []alerts.Table {
 		if s.Archive != nil && s.Archive.LateMinutes > 0 {
 			a.LateSince, _ = time.Parse(time.RFC3339Nano, s.Archive.Since)
 		}
+		a.Failures = slices.Clone(t.failures)
 		out = append(out, a)
 	}
 	return out

@@ -3,6 +3,7 @@ package messages
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
@@ -123,6 +124,7 @@ func (b *Builder) Effects(ev round.Event, effs []round.Effect, st round.State) (
 			if ev.Kind == round.Report && ev.Irregularity == e.Irregularity {
 				m.Role, m.Actor = WireRole(ev.Role), ev.Actor // who reported it
 			}
+			m.Device = failedDevice(ev, e)
 			err = add(api.TopicIrregularity, m)
 		case round.IrregularityResolved:
 			b.seq++
@@ -283,4 +285,20 @@ func (b *Builder) State(st round.State, env api.Envelope) api.State {
 	s.Held = heldOf(st.Held, b.rules.Rulebook)
 	s.Options = optionsOf(st, b.rules.Rulebook)
 	return s
+}
+
+// failedDevice names the device whose failure raised the irregularity of e, stepped by
+// ev: the shoe for a card it could not read, a device for its own fault; "" for any
+// other (api.Irregularity.Device).
+func failedDevice(ev round.Event, e round.Effect) string {
+	device := ev.Actor == "shoe" || ev.Actor == "gpio" || strings.HasPrefix(ev.Actor, "shuffler")
+	switch {
+	case !device:
+		return ""
+	case ev.Kind == round.CardDrawn && !ev.Card.Valid() && e.Irregularity == irregularities.IncorrectCards:
+		return ev.Actor
+	case ev.Kind == round.Report && ev.Irregularity == irregularities.DeviceFault && e.Irregularity == irregularities.DeviceFault:
+		return ev.Actor
+	}
+	return ""
 }

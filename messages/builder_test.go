@@ -2,12 +2,14 @@ package messages
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
+	"github.com/tablectl/tablectl/irregularities"
 	"github.com/tablectl/tablectl/roadmap"
 	"github.com/tablectl/tablectl/round"
 )
@@ -141,5 +143,26 @@ func TestDeterministic(t *testing.T) {
 	a, b := play(t, "rws", evs), play(t, "rws", evs)
 	if !reflect.DeepEqual(a, b) {
 		t.Error("the same events gave different messages")
+	}
+}
+
+// TestDeviceOfAFailure: an irregularity raised for a card the shoe could not read names
+// the shoe as its device, and a device's own fault names that device; a fault a person
+// reports names none (api.Irregularity.Device).
+func TestDeviceOfAFailure(t *testing.T) {
+	order := cardEvents(t, "9H 5C KS KD 2H 3D")
+	evs := []round.Event{{Kind: round.NewShoe, Set: "S", Decks: 8}, {Kind: round.BetsClosed},
+		{Kind: round.Report, Irregularity: irregularities.DeviceFault, Role: irregularities.Dealer, Actor: "gpio", Detail: "light_green on could not be set"},
+		{Kind: round.Report, Irregularity: irregularities.DeviceFault, Role: irregularities.Supervisor, Actor: "S17", Detail: "the shoe's lamp is out"},
+		order[0], {Kind: round.CardDrawn, Actor: "shoe", Detail: "unreadable card code 0x00"}}
+	var got []string
+	for _, m := range play(t, "rws", evs) {
+		var ir api.Irregularity
+		if m.Topic == api.TopicIrregularity && json.Unmarshal(m.Payload, &ir) == nil && ir.Event == api.EventRaised {
+			got = append(got, string(ir.Kind)+":"+ir.Device)
+		}
+	}
+	if want := "[device_fault:gpio device_fault: incorrect_cards:shoe]"; fmt.Sprint(got) != want {
+		t.Errorf("the irregularities' devices %v, want %s", got, want)
 	}
 }

@@ -62,7 +62,13 @@
     dl.classList.toggle('none', !s.dealer);
     const dev = s.devices || {};
     const down = Object.keys(dev).filter((k) => dev[k] !== 'connected');
-    t.querySelector('.devices').textContent = down.length ? 'Disconnected: ' + down.join(', ') : (Object.keys(dev).length ? 'Devices connected' : '');
+    // A device in trouble says so before a dealer calls: lost now, or failing in the last
+    // hour (cards it could not read, its own faults, lost and back).
+    const fails = Object.keys(s.failures || {}).sort().map((k) => `${k} failed ${s.failures[k]}\u00a0${s.failures[k] === 1 ? 'time' : 'times'}`);
+    const devLine = t.querySelector('.devices');
+    devLine.textContent = [down.length ? 'Disconnected: ' + down.join(', ') : '', fails.length ? fails.join(', ') + ' in the last hour' : '']
+      .filter(Boolean).join(' · ') || (Object.keys(dev).length ? 'Devices connected' : '');
+    devLine.classList.toggle('trouble', down.length > 0 || fails.length > 0);
     const r = resultText(s.last_result);
     const last = t.querySelector('.last');
     last.textContent = 'Last: ' + r.text;

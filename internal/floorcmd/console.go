@@ -331,5 +331,5 @@ func alertRules(a config.ConsoleAlerts) *alerts.Rules {
 			loc = l
 		}
 	}
-	return &alerts.Rules{HeldAfter: a.HeldAfter, NoDealer: a.NoDealer, ArchiveLate: a.ArchiveLate, PaceMin: a.PaceMin, PaceMax: a.PaceMax, Loc: loc}
+	return &alerts.Rules{HeldAfter: a.HeldAfter, NoDealer: a.NoDealer, ArchiveLate: a.ArchiveLate, PaceMin: a.PaceMin, PaceMax: a.PaceMax, DeviceFailures: a.DeviceFailures, Loc: loc}
 }
