@@ -25,7 +25,9 @@ type Rules struct {
 	// console's archive_late raises an alert.
 	ArchiveLate bool
 	// PaceMin and PaceMax bound a table's rounds in a clock hour it dealt in; a count
-	// outside raises an alert at the hour's end. 0: no bound.
+	// outside raises an alert at the hour's end. 0: no bound. They bound a dealer's pace
+	// too: the dealer's rounds in the hour, per hour they were on a table in it (at least
+	// DealerMinOn of it).
 	PaceMin, PaceMax int
 	// Loc is the site's time zone, whose clock hours the pace is counted in; UTC when
 	// nil.
@@ -34,6 +36,10 @@ type Rules struct {
 	// an alert; the count then starts again. 0: never.
 	DeviceFailures int
 }
+
+// DealerMinOn is the least time a dealer was on a table in a clock hour for their pace
+// in it to be judged: a few minutes' rounds say little of a dealer's pace.
+const DealerMinOn = 15 * time.Minute
 
 // DefaultRules are the rules of a site that sets none.
 var DefaultRules = Rules{HeldAfter: 5 * time.Minute, NoDealer: true, ArchiveLate: true, PaceMin: 30, DeviceFailures: 5}
@@ -107,6 +113,18 @@ type Watch struct {
 	// counted is, by table and device, the last failure an alert counted: the next
 	// alert counts only failures after it.
 	counted map[string]time.Time
+	// dealt are, by dealer, the rounds they dealt (their tables and times), of the hour
+	// counted and after; on is, by dealer and clock hour, how long they were on a table;
+	// checked is when Check last ran.
+	dealt   map[string][]dealtRound
+	on      map[string]map[time.Time]time.Duration
+	checked time.Time
+}
+
+// dealtRound is a round a dealer dealt: its table and when it ended.
+type dealtRound struct {
+	table string
+	at    time.Time
 }
 
 // NewWatch returns a watch of rules r.
@@ -115,18 +133,27 @@ func NewWatch(r Rules) *Watch {
 		r.Loc = time.UTC
 	}
 	return &Watch{rules: r, raised: map[string]bool{}, noDealer: map[string]time.Time{},
-		rounds: map[string][]time.Time{}, pits: map[string]string{}, counted: map[string]time.Time{}}
+		rounds: map[string][]time.Time{}, pits: map[string]string{}, counted: map[string]time.Time{},
+		dealt: map[string][]dealtRound{}, on: map[string]map[time.Time]time.Duration{}}
 }
 
 // Known tells the watch of an alert already raised (read back from the archive after a
 // restart): it is not raised again.
 func (w *Watch) Known(id string) { w.raised[id] = true }
 
-// Round counts a round of table (in pit) that ended at at, for the pace.
-func (w *Watch) Round(table, pit string, at time.Time) {
+// Round counts a round of table (in pit) that ended at at, dealt by dealer ("" when
+// none was on), for the pace.
+func (w *Watch) Round(table, pit, dealer string, at time.Time) {
 	w.rounds[table] = append(w.rounds[table], at)
 	w.pits[table] = pit
+	if dealer != "" {
+		w.dealt[dealer] = append(w.dealt[dealer], dealtRound{table: table, at: at})
+	}
 }
+
+// maxCheckGap bounds the time one Check credits to the dealers on: a console stopped
+// for a while credits no one with the time it did not see.
+const maxCheckGap = time.Minute
 
 // Check returns the alerts raised now, at now, for the tables as they are: each alert
 // once. The pace of a clock hour is judged once now is past its end.
@@ -139,6 +166,18 @@ func (w *Watch) Check(now time.Time, tables []Table) []Alert {
 			out = append(out, a)
 		}
 	}
+	if gap := now.Sub(w.checked); !w.checked.IsZero() && gap > 0 && gap <= maxCheckGap {
+		hour := w.checked.In(w.rules.Loc).Truncate(time.Hour)
+		for _, t := range tables {
+			if t.Online && t.Dealer != "" {
+				if w.on[t.Dealer] == nil {
+					w.on[t.Dealer] = map[time.Time]time.Duration{}
+				}
+				w.on[t.Dealer][hour] += gap
+			}
+		}
+	}
+	w.checked = now
 	for _, t := range tables {
 		r := w.rules
 		if r.HeldAfter > 0 && t.Held != 0 && !t.HeldSince.IsZero() && now.Sub(t.HeldSince) >= r.HeldAfter {
@@ -226,6 +265,7 @@ func (w *Watch) pace(now time.Time, raise func(Alert)) {
 				Table: table, Pit: w.pits[table], Since: w.hour,
 				Text: fmt.Sprintf("%d rounds %s–%s, %s an hour", n, w.hour.In(r.Loc).Format("15:04"), end.In(r.Loc).Format("15:04"), band)})
 		}
+		w.dealerPace(w.hour, raise)
 		for table, ats := range w.rounds {
 			kept := ats[:0]
 			for _, at := range ats {
@@ -238,6 +278,68 @@ func (w *Watch) pace(now time.Time, raise func(Alert)) {
 			} else {
 				w.rounds[table] = kept
 			}
+		}
+	}
+}
+
+// dealerPace judges the dealers' pace in the clock hour from hour: a dealer on a table
+// for at least DealerMinOn of it whose rounds per hour on fall outside the band raises
+// an alert, on the table they dealt most rounds at. The hour's rounds and time on are
+// then forgotten.
+func (w *Watch) dealerPace(hour time.Time, raise func(Alert)) {
+	r := w.rules
+	end := hour.Add(time.Hour)
+	for _, dealer := range slices.Sorted(maps.Keys(w.dealt)) {
+		on := w.on[dealer][hour]
+		n, at := 0, map[string]int{}
+		kept := w.dealt[dealer][:0]
+		for _, d := range w.dealt[dealer] {
+			switch {
+			case d.at.Before(hour):
+			case d.at.Before(end):
+				n++
+				at[d.table]++
+			default:
+				kept = append(kept, d)
+			}
+		}
+		if len(kept) == 0 {
+			delete(w.dealt, dealer)
+		} else {
+			w.dealt[dealer] = kept
+		}
+		if n == 0 || on < DealerMinOn {
+			continue
+		}
+		// Rounds per hour on, n·hour/on, against the band, exactly: n·hour < min·on.
+		low := r.PaceMin > 0 && time.Duration(n)*time.Hour < time.Duration(r.PaceMin)*on
+		high := r.PaceMax > 0 && time.Duration(n)*time.Hour > time.Duration(r.PaceMax)*on
+		if !low && !high {
+			continue
+		}
+		band := fmt.Sprintf("below %d", r.PaceMin)
+		if high {
+			band = fmt.Sprintf("above %d", r.PaceMax)
+		}
+		table := ""
+		for _, tb := range slices.Sorted(maps.Keys(at)) {
+			if table == "" || at[tb] > at[table] {
+				table = tb
+			}
+		}
+		raise(Alert{ID: fmt.Sprintf("%s/dealer/%s/%s", api.AlertPace, dealer, stamp(hour)), Kind: api.AlertPace,
+			Table: table, Pit: w.pits[table], Since: hour,
+			Text: fmt.Sprintf("dealer %s: %d rounds in %s on %s–%s, %d an hour, %s", dealer, n, minutes(on),
+				hour.In(r.Loc).Format("15:04"), end.In(r.Loc).Format("15:04"), int(time.Duration(n)*time.Hour/on), band)})
+	}
+	for dealer, hours := range w.on {
+		for h := range hours {
+			if !h.After(hour) {
+				delete(hours, h)
+			}
+		}
+		if len(hours) == 0 {
+			delete(w.on, dealer)
 		}
 	}
 }

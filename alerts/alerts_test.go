@@ -88,17 +88,17 @@ func TestPace(t *testing.T) {
 	w := NewWatch(Rules{PaceMin: 30, PaceMax: 90})
 	w.Check(t0, nil) // starts in the 14:00 hour
 	for i := range 10 {
-		w.Round("slow", "p1", t0.Add(time.Duration(i)*time.Minute)) // the 14:00 hour: not judged
+		w.Round("slow", "p1", "", t0.Add(time.Duration(i)*time.Minute)) // the 14:00 hour: not judged
 	}
 	h15 := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
 	for i := range 29 {
-		w.Round("slow", "p1", h15.Add(time.Duration(i)*2*time.Minute))
+		w.Round("slow", "p1", "", h15.Add(time.Duration(i)*2*time.Minute))
 	}
 	for i := range 91 {
-		w.Round("fast", "p2", h15.Add(time.Duration(i)*39*time.Second))
+		w.Round("fast", "p2", "", h15.Add(time.Duration(i)*39*time.Second))
 	}
 	for i := range 30 {
-		w.Round("right", "p2", h15.Add(time.Duration(i)*2*time.Minute))
+		w.Round("right", "p2", "", h15.Add(time.Duration(i)*2*time.Minute))
 	}
 	if a := w.Check(h15.Add(59*time.Minute), nil); len(a) != 0 {
 		t.Fatalf("before the hour's end: %s", ids(a))
@@ -168,5 +168,64 @@ func TestDeviceFailures(t *testing.T) {
 	a = w.Check(t0.Add(89*time.Minute), []Table{{ID: "t5", Failures: tb.Failures}})
 	if got := ids(a); got != "device/t5/shoe/2026-03-02T15:38:00Z shoe failed 6 times in 38 minutes" {
 		t.Fatalf("another table's failures: %q", got)
+	}
+}
+
+// TestDealerPace: a dealer's pace in a clock hour is their rounds per hour on a table
+// in it, whichever tables they dealt at; a dealer on less than DealerMinOn of the hour
+// is not judged. The alert goes on the table they dealt most at.
+func TestDealerPace(t *testing.T) {
+	w := NewWatch(Rules{PaceMin: 30, PaceMax: 90})
+	h15 := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
+	w.Check(h15.Add(-time.Minute), nil) // starts in the 14:00 hour
+	on := func(from, to time.Duration, tables ...Table) {
+		for at := from; at <= to; at += 5 * time.Second {
+			w.Check(h15.Add(at), tables)
+		}
+	}
+	ana := Table{ID: "t1", Pit: "p1", Online: true, Dealer: "D-ANA"}
+	ben := Table{ID: "t2", Pit: "p1", Online: true, Dealer: "D-BEN"}
+	cy := Table{ID: "t3", Pit: "p2", Online: true, Dealer: "D-CY"}
+	// D-ANA is on t1 for 20 minutes and on t3 for 20: 24 rounds in 40 minutes on, 36 an
+	// hour. D-BEN is on t2 for 40 minutes with 16 rounds, 24 an hour: too slow. D-CY is
+	// on t3 for 10 minutes, too short to judge, however slow.
+	on(0, 10*time.Minute, ana, ben, cy)
+	on(10*time.Minute+5*time.Second, 20*time.Minute, ana, ben)
+	on(20*time.Minute+5*time.Second, 40*time.Minute, ben, Table{ID: "t3", Pit: "p2", Online: true, Dealer: "D-ANA"})
+	for i := range 10 {
+		w.Round("t1", "p1", "D-ANA", h15.Add(time.Duration(i)*2*time.Minute))
+	}
+	for i := range 14 {
+		w.Round("t3", "p2", "D-ANA", h15.Add(20*time.Minute+time.Duration(i)*80*time.Second))
+	}
+	for i := range 16 {
+		w.Round("t2", "p1", "D-BEN", h15.Add(time.Duration(i)*150*time.Second))
+	}
+	w.Round("t3", "p2", "D-CY", h15.Add(5*time.Minute))
+	a := w.Check(h15.Add(61*time.Minute), nil)
+	var got []string
+	for _, x := range a {
+		if strings.Contains(x.ID, "/dealer/") {
+			got = append(got, x.ID+" "+x.Table+" "+x.Pit+" "+x.Text)
+		}
+	}
+	want := "pace/dealer/D-BEN/2026-03-02T15:00:00Z t2 p1 dealer D-BEN: 16 rounds in 40 minutes on 15:00–16:00, 24 an hour, below 30"
+	if strings.Join(got, "\n") != want {
+		t.Fatalf("the dealers' pace:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+	// D-ANA dealt most at t3: were she slow, the alert would be t3's.
+	w = NewWatch(Rules{PaceMin: 40})
+	w.Check(h15.Add(-time.Minute), nil)
+	on(0, 20*time.Minute, ana)
+	on(20*time.Minute+5*time.Second, 40*time.Minute, Table{ID: "t3", Pit: "p2", Online: true, Dealer: "D-ANA"})
+	for i := range 10 {
+		w.Round("t1", "p1", "D-ANA", h15.Add(time.Duration(i)*2*time.Minute))
+	}
+	for i := range 14 {
+		w.Round("t3", "p2", "D-ANA", h15.Add(20*time.Minute+time.Duration(i)*80*time.Second))
+	}
+	a = w.Check(h15.Add(61*time.Minute), nil)
+	if len(a) != 3 || a[2].Table != "t3" || !strings.Contains(a[2].Text, "24 rounds in 40 minutes on 15:00–16:00, 36 an hour, below 40") {
+		t.Fatalf("D-ANA below 40: %s", ids(a))
 	}
 }

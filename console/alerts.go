@@ -108,7 +108,8 @@ func (s *Server) loadAlerts(ctx context.Context) {
 	}
 }
 
-// roundEnded counts a table's round for the pace, from its result message.
+// roundEnded counts a table's round for the pace, the table's and its dealer's, from
+// its result message.
 func (s *Server) roundEnded(topic string, payload []byte) {
 	p, err := parseTopic(topic)
 	if err != nil || p.rest != api.TopicResult.String() {
@@ -118,8 +119,9 @@ func (s *Server) roundEnded(topic string, payload []byte) {
 	if json.Unmarshal(payload, &env) != nil || env.At.IsZero() {
 		return
 	}
+	dealer := s.floor.dealerOf(p.table) // the round is the dealer's on as it ended
 	s.alerts.mu.Lock()
-	s.alerts.watch.Round(p.table, p.pit, env.At)
+	s.alerts.watch.Round(p.table, p.pit, dealer, env.At)
 	s.alerts.mu.Unlock()
 }
 

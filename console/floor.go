@@ -541,6 +541,16 @@ func (f *floor) pitOf(table string) string {
 	return ""
 }
 
+// dealerOf returns the dealer on table as its status says ("" when none or unknown).
+func (f *floor) dealerOf(table string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if t, ok := f.tables[table]; ok {
+		return t.sum.Dealer
+	}
+	return ""
+}
+
 // tablesOfPits returns the tables seen in the pits, by id.
 func (f *floor) tablesOfPits(pits []string) []string {
 	f.mu.Lock()
