@@ -68,6 +68,12 @@ func twelveTables(tc *testConsole) {
 		} else {
 			tc.srv.Ingest(base+"state", []byte(dealing(id, "rws")))
 		}
+		if i == 5 { // a shoe that failed to read three cards in the last hour
+			for n := 1; n <= 3; n++ {
+				tc.srv.Ingest(base+"irregularity", []byte(fmt.Sprintf(`{"schema":2,"table":%q,"shoe":3,"round":%d,"seq":%d,"at":%q,"event":"raised","id":%d,"kind":"incorrect_cards","device":"shoe"}`,
+					id, 10*n, 900+n, now.Add(-time.Duration(40-10*n)*time.Minute).Format(time.RFC3339), n)))
+			}
+		}
 		for r := 1; r <= 20+i; r++ {
 			tc.srv.Ingest(base+"result", []byte(fmt.Sprintf(`{"schema":2,"table":%q,"shoe":3,"round":%d,"seq":%d,"at":%q,"winner":"banker","player_points":3,"banker_points":7}`,
 				id, r, r, now.Add(-time.Duration(60-r)*time.Minute).Format(time.RFC3339))))
@@ -103,6 +109,12 @@ func TestPitPageInBrowser(t *testing.T) {
 		}
 		if got := text(t, ctx, `.tile[data-table="bac04"] .line.dealer`) + " · " + text(t, ctx, `.tile[data-table="bac04"] .line.pace`); !strings.HasPrefix(got, "No dealer on · 24 rounds") {
 			t.Errorf("bac04's tile: %q", got)
+		}
+		if got := text(t, ctx, `.tile[data-table="bac05"] .devices`); got != "Shoe failed 3\u00a0times in the last hour" {
+			t.Errorf("bac05's devices: %q", got)
+		}
+		if got := text(t, ctx, `.tile[data-table="bac06"] .devices`); got != "Devices connected" {
+			t.Errorf("bac06's devices: %q", got)
 		}
 		shot(t, ctx, sc, "floor-12-tables")
 

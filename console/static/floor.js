@@ -66,7 +66,8 @@
     // hour (cards it could not read, its own faults, lost and back).
     const fails = Object.keys(s.failures || {}).sort().map((k) => `${k} failed ${s.failures[k]}\u00a0${s.failures[k] === 1 ? 'time' : 'times'}`);
     const devLine = t.querySelector('.devices');
-    devLine.textContent = [down.length ? 'Disconnected: ' + down.join(', ') : '', fails.length ? fails.join(', ') + ' in the last hour' : '']
+    const failing = fails.join(', ').replace(/^./, (c) => c.toUpperCase());
+    devLine.textContent = [down.length ? 'Disconnected: ' + down.join(', ') : '', fails.length ? failing + ' in the last hour' : '']
       .filter(Boolean).join(' · ') || (Object.keys(dev).length ? 'Devices connected' : '');
     devLine.classList.toggle('trouble', down.length > 0 || fails.length > 0);
     const r = resultText(s.last_result);
