@@ -136,7 +136,9 @@ func TestRulesCheck(t *testing.T) {
 func TestDeviceFailures(t *testing.T) {
 	w := NewWatch(Rules{DeviceFailures: 3})
 	tb := Table{ID: "t4", Pit: "p2", Online: true}
-	fail := func(dev string, at time.Duration) { tb.Failures = append(tb.Failures, Failure{Device: dev, At: t0.Add(at)}) }
+	fail := func(dev string, at time.Duration) {
+		tb.Failures = append(tb.Failures, Failure{Device: dev, At: t0.Add(at)})
+	}
 	fail("shoe", 0)
 	fail("shoe", 50*time.Minute)
 	fail("shuffler", 51*time.Minute)
