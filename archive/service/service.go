@@ -184,6 +184,10 @@ type Service struct {
 	running context.Context // the context of Run, for the workers
 	wg      sync.WaitGroup
 
+	// counted is held while a stored batch's counts move (its table's taken, batches,
+	// stored, alarms) and while stats reads them, so a progress line sees all or none.
+	counted sync.Mutex
+
 	batches, stored, alarms, malformed, unknownBatches, dropped, retries, alertRecords atomic.Int64
 }
 
@@ -330,12 +334,14 @@ func (s *Service) Stats() Stats {
 func (s *Service) stats() (Stats, map[string]int64) {
 	taken := map[string]int64{}
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counted.Lock()
+	defer s.counted.Unlock()
 	for id, w := range s.tables {
 		if n := w.taken.Load(); n > 0 {
 			taken[id] = n
 		}
 	}
-	s.mu.Unlock()
 	return Stats{Batches: s.batches.Load(), Stored: s.stored.Load(), Alarms: s.alarms.Load(),
 		Malformed: s.malformed.Load(), Unknown: s.unknownBatches.Load(), Dropped: s.dropped.Load(), Retries: s.retries.Load(),
 		Tables: int64(len(taken)), AlertRecords: s.alertRecords.Load()}, taken
@@ -824,10 +830,12 @@ func (s *Service) do(ctx context.Context, w *worker, j job) {
 			return
 		}
 		if err == nil {
+			s.counted.Lock()
 			w.taken.Add(1)
 			s.batches.Add(1)
 			s.stored.Add(int64(res.Stored))
 			s.alarms.Add(int64(len(res.Alarms)))
+			s.counted.Unlock()
 			if len(w.prefixes) < maxPrefixes {
 				w.prefixes[j.prefix] = true
 			}
