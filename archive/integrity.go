@@ -105,12 +105,12 @@ type endedSet struct {
 }
 
 // watchState is what the watch keeps of a table across its sets, with the replay
-// state: the previous set (its dealt order, a card a byte, and its first record), the
+// state: the previous set (its dealt order, a card a byte, and which set it was), the
 // last sets' weak-shuffle p-values, and each result's drift with the rule set and decks
 // it follows.
 type watchState struct {
 	Prev    []byte               `json:"prev,omitempty"`
-	PrevSeq uint64               `json:"prev_seq,omitempty"`
+	PrevRef history.ShoeRef      `json:"prev_ref,omitzero"`
 	PS      []float64            `json:"ps,omitempty"`
 	Rules   string               `json:"rules,omitempty"`
 	Decks   int                  `json:"decks,omitempty"`
@@ -205,7 +205,7 @@ func (d *deriver) endSet(seq uint64, at time.Time) []stmt {
 	out := d.accountSet(s, ref)
 	input := false
 	if prev := bytesCards(w.Prev); len(prev) > 0 {
-		prevRef := history.ShoeRef{Table: d.table, FirstSeq: w.PrevSeq}
+		prevRef := w.PrevRef
 		runs := integrity.Runs(s.cards, prev, d.ig.MinRun)
 		n := 0
 		for _, r := range runs {
@@ -218,12 +218,18 @@ func (d *deriver) endSet(seq uint64, at time.Time) []stmt {
 				history.IntegrityEvidence{Shoe: ref, Other: &prevRef, Runs: sharedRuns(s.cards, runs)}))
 		} else {
 			r := integrity.ShuffleTest(prev, s.cards)
+			if math.IsNaN(r.P) { // no statistic: nothing to say, and JSON holds no NaN
+				r.P = 1
+			}
 			w.PS = append(w.PS, r.P)
 			if len(w.PS) > d.ig.Sets {
 				w.PS = slices.Delete(w.PS, 0, len(w.PS)-d.ig.Sets)
 			}
 			ev := history.IntegrityEvidence{Shoe: ref, Other: &prevRef, Neighbours: r.Neighbours, Expected: r.Expected, P: r.P,
 				Combined: integrity.Combined(w.PS), PS: slices.Clone(w.PS), Alarm: d.ig.ShuffleAlarm}
+			if math.IsNaN(ev.Combined) {
+				ev.Combined = 1
+			}
 			switch {
 			case r.P <= d.ig.ShuffleAlarm:
 				out = append(out, d.alarm(api.AlertIntegrityShuffle, alarmID(api.AlertIntegrityShuffle, ref), s.at, at,
@@ -238,8 +244,8 @@ func (d *deriver) endSet(seq uint64, at time.Time) []stmt {
 			}
 		}
 	}
-	prevSeq := w.PrevSeq
-	w.Prev, w.PrevSeq = cardBytes(s.cards), s.seq
+	prevSeq := w.PrevRef.FirstSeq
+	w.Prev, w.PrevRef = cardBytes(s.cards), ref
 	if !input {
 		prevSeq = 0 // the runs it shares with the set before, if any, are repeated orders
 	}
