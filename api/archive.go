@@ -220,6 +220,20 @@ const (
 	AlertDevice      = "device"       // a device of a table failing more often than the site allows
 )
 
+// The integrity alarms' kinds: the archive raises them at a shoe's end, from the
+// table's records (docs/integrity.md, "What the archive checks"), and keeps them with
+// the console's alerts, acknowledged the same way.
+const (
+	AlertIntegrityRepeated = "integrity-repeated-order" // a run of cards an earlier shoe of the floor dealt too
+	AlertIntegrityInput    = "integrity-shuffler-input" // a shoe dealt in the order its shuffler was given
+	AlertIntegrityShuffle  = "integrity-weak-shuffle"   // a shuffle that left the previous set's neighbours together
+	AlertIntegritySet      = "integrity-set"            // cards of the set missing, foreign or dealt too often
+	AlertIntegrityDrift    = "integrity-drift"          // a result at a rate above the rule set's exact one
+)
+
+// IntegrityAlertPrefix begins the kind of every integrity alarm.
+const IntegrityAlertPrefix = "integrity-"
+
 // AlertRecord is one message on tablectl/v1/<table>/archive/<archive>/alert, QoS 1,
 // never retained: the console (its broker user, alone) records with the archive an
 // alert of the table it raised, and again with Ack set once a person acknowledged it.

@@ -151,6 +151,8 @@ type Options struct {
 	// MaxUnknownTables bounds the table ids not in the keys file counted one row each
 	// (0: DefaultMaxUnknownTables); any more are counted together, under the id "".
 	MaxUnknownTables int
+	// Integrity are the integrity watch's settings (docs/integrity.md).
+	Integrity IntegrityOptions
 }
 
 // Options' defaults.
@@ -184,6 +186,8 @@ type Archive struct {
 	batch      []Record        // the records the batch stores, in order, not written yet
 	writes     []stmt          // what the batch writes, in one transaction when it is checked
 	noRows     bool            // the rows of the records are left out (the database refused them)
+	shoeID     int64           // the last shoe id used (-1: not read yet)
+	queued     []queuedSet     // the sets whose rows the batch writes
 }
 
 // tableState is what the archive keeps in memory of a table.
@@ -219,12 +223,13 @@ func New(db *DB, keys Keys, opt Options) *Archive {
 	if opt.MaxUnknownTables == 0 {
 		opt.MaxUnknownTables = DefaultMaxUnknownTables
 	}
+	opt.Integrity = opt.Integrity.withDefaults()
 	log := opt.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	a := &Archive{db: db, opt: opt, log: log, alarms: ratelog.New(0, nil),
-		tables: map[string]*tableState{}, quarantine: -1, inbox: -1}
+		tables: map[string]*tableState{}, quarantine: -1, inbox: -1, shoeID: -1}
 	a.keys.Store(&keys)
 	return a
 }
@@ -345,7 +350,7 @@ func (a *Archive) load(ctx context.Context, id string) (*tableState, error) {
 		return nil, err
 	}
 	st := &tableState{held: row.held, signed: row.signed, written: row.written, ahead: map[uint64]journal.Hash{},
-		waiting: map[uint64][]Batch{}, der: &deriver{db: a.db, table: id}}
+		waiting: map[uint64][]Batch{}, der: a.newDeriver(id)}
 	rows, err := a.db.sql.QueryContext(ctx, `SELECT seq, hash FROM heads WHERE table_id = $1 AND seq > $2`, id, int64(st.held.Seq))
 	if err != nil {
 		return nil, fmt.Errorf("archive: table %s: heads: %w", id, err)
@@ -379,9 +384,20 @@ func (a *Archive) load(ctx context.Context, id string) (*tableState, error) {
 		if _, err := st.der.take(r.Seq, r.Data); err != nil {
 			a.log.Warn("archive: a record held does not replay: its rows are not searchable", "table", id, "seq", r.Seq, "err", err)
 		}
+		st.der.ended = nil // checked when they were stored
 	}
 	a.tables[id] = st
 	return st, nil
+}
+
+// newDeriver is the deriver of table id's records, watching them with the archive's
+// integrity settings.
+func (a *Archive) newDeriver(id string) *deriver {
+	d := &deriver{db: a.db, table: id, now: a.opt.Now}
+	if !a.opt.Integrity.Off {
+		d.ig = &a.opt.Integrity
+	}
+	return d
 }
 
 // restoreState restores der to the state kept of table id, and returns the number of
@@ -399,7 +415,7 @@ func (a *Archive) restoreState(ctx context.Context, id string, der *deriver) (ui
 	}
 	if err := der.restoreState(settings, state, derived); err != nil {
 		a.log.Warn("archive: the replay state kept is unreadable: replaying every record", "table", id, "seq", seq, "err", err)
-		*der = deriver{db: der.db, table: der.table}
+		*der = *a.newDeriver(id)
 		return 1, nil
 	}
 	return uint64(seq) + 1, nil
@@ -483,7 +499,7 @@ func (a *Archive) ingest(ctx context.Context, id string, keys []ed25519.PublicKe
 	}
 	// The batch is checked and its rows derived first, reading what it needs; then
 	// everything it writes is written in one transaction (db.write).
-	a.batch, a.writes = a.batch[:0], a.writes[:0]
+	a.batch, a.writes, a.queued = a.batch[:0], a.writes[:0], a.queued[:0]
 	var res Result
 	if err := a.take(ctx, id, keys, st, b, now, &res); err != nil {
 		return Result{}, err
@@ -517,7 +533,7 @@ func (a *Archive) ingestEach(ctx context.Context, id string, keys []ed25519.Publ
 	if err != nil {
 		return Result{}, err
 	}
-	a.batch, a.writes = a.batch[:0], a.writes[:0]
+	a.batch, a.writes, a.queued = a.batch[:0], a.writes[:0], a.queued[:0]
 	al, err := a.check(ctx, id, keys, st, b)
 	if err != nil {
 		return Result{}, err
@@ -551,7 +567,7 @@ func (a *Archive) ingestEach(ctx context.Context, id string, keys []ed25519.Publ
 			if err != nil {
 				return Result{}, err
 			}
-			a.batch, a.writes, a.noRows = a.batch[:0], a.writes[:0], noRows
+			a.batch, a.writes, a.queued, a.noRows = a.batch[:0], a.writes[:0], a.queued[:0], noRows
 			var r1 Result
 			err = a.storeRun(id, st, one, &r1)
 			if err == nil && last {
@@ -585,7 +601,7 @@ func (a *Archive) ingestEach(ctx context.Context, id string, keys []ed25519.Publ
 		if !stored {
 			al := Alarm{Table: id, Item: "record", Seq: r.Seq, Kind: NotStored,
 				Reason: fmt.Sprintf("the database refuses record %d (%v): it is kept apart, and the table is held before it", r.Seq, refused)}
-			a.batch, a.writes = a.batch[:0], a.writes[:0]
+			a.batch, a.writes, a.queued = a.batch[:0], a.writes[:0], a.queued[:0]
 			if err := a.keepApart(ctx, al, r.Hash, r.Data, nil, now); err != nil {
 				return Result{}, err
 			}
@@ -748,6 +764,11 @@ func (a *Archive) storeRun(id string, st *tableState, b Batch, res *Result) erro
 		if !a.noRows {
 			if stmts, err := st.der.take(r.Seq, r.Data); err == nil {
 				a.writes = append(a.writes, stmts...)
+				more, err := a.watchRows(context.Background(), st.der)
+				if err != nil {
+					return err
+				}
+				a.writes = append(a.writes, more...)
 			} else {
 				var re replayError
 				if !errors.As(err, &re) {
@@ -762,6 +783,7 @@ func (a *Archive) storeRun(id string, st *tableState, b Batch, res *Result) erro
 				return err
 			}
 		}
+		st.der.ended = nil
 		delete(st.ahead, r.Seq)
 		st.held = Position{Seq: r.Seq, Hash: r.Hash}
 		res.Stored++
@@ -882,8 +904,10 @@ func (a *Archive) commit(ctx context.Context) error {
 	err := a.db.write(ctx, a.writes)
 	clear(a.writes) // let the arguments go
 	a.writes = a.writes[:0]
+	clear(a.queued)
+	a.queued = a.queued[:0]
 	if err != nil {
-		a.quarantine, a.inbox = -1, -1
+		a.quarantine, a.inbox, a.shoeID = -1, -1, -1
 	}
 	return err
 }
@@ -932,7 +956,7 @@ func (a *Archive) ingestHeads(ctx context.Context, id string, keys []ed25519.Pub
 	if err != nil {
 		return Result{}, err
 	}
-	a.batch, a.writes = a.batch[:0], a.writes[:0]
+	a.batch, a.writes, a.queued = a.batch[:0], a.writes[:0], a.queued[:0]
 	var res Result
 	if err := a.checkHeads(ctx, id, keys, st, cs, a.opt.Now(), &res); err != nil {
 		return Result{}, err

@@ -28,6 +28,13 @@ type deriver struct {
 	// tally is the statement adding the round just written to its hour's tally
 	// (pace.go), written after it.
 	tally stmt
+	// ig are the integrity watch's settings (nil: no watch), now the archive's clock;
+	// set is the set in play, ended the sets ended whose check against the floor's
+	// other shoes is still to do (integrity.go).
+	ig    *IntegrityOptions
+	now   func() time.Time
+	set   *openSet
+	ended []endedSet
 }
 
 // openRound is the round in play, and its times (docs/pit.md): betting opened, its
@@ -88,6 +95,9 @@ type followed struct {
 	ShoeEnd time.Time       `json:"shoe_end,omitzero"`
 	Down    map[string]down `json:"down,omitempty"`
 	CardNo  uint64          `json:"card_no,omitempty"`
+
+	// Watch is the integrity watch's state of the table (integrity.go).
+	Watch *watchState `json:"watch,omitempty"`
 }
 
 // still is a stretch a table stands still, open: the record that opened it, why, and
@@ -172,6 +182,7 @@ func (d *deriver) take(seq uint64, data []byte) ([]stmt, error) {
 		shoeEnded = shoeEnded || f.Kind == round.ShoeEnded
 	}
 	out = append(out, d.devices(seq, ev, effs)...)
+	out = append(out, d.watch(seq, ev, effs)...)
 	if r := d.rnd; r != nil && !ev.At.IsZero() {
 		st := d.rp.Controller().State()
 		r.last, r.inWindow, r.inHold = ev.At, st.Window.Open, st.Held.ID != 0
@@ -246,7 +257,7 @@ func (d *deriver) restoreController(settings, state []byte) error {
 	if err != nil {
 		return err
 	}
-	d.rp, d.rules, d.rnd = table.ResumeReplayer(ctl, &s), s.Round.Rules.Name, nil
+	d.rp, d.rules, d.rnd, d.set, d.ended = table.ResumeReplayer(ctl, &s), s.Round.Rules.Name, nil, nil, nil
 	return nil
 }
 

@@ -265,6 +265,37 @@ var migrations = [][]string{
 		`CREATE INDEX device_events_table_time ON device_events (table_id, at)`,
 		`CREATE INDEX device_events_time ON device_events (at)`,
 	},
+	// 8: the integrity watch (docs/integrity.md): each set a table dealt, its order as
+	// read (burns included, a card a byte: baccarat.Card.Index) and the shuffler's
+	// report of it; the keys of its runs (integrity.Keys), found by key; the evidence of
+	// an alarm the archive raised, kept with the alerts; the alerts found by kind.
+	{
+		`CREATE TABLE shoes (
+			id         BIGINT PRIMARY KEY,
+			table_id   TEXT NOT NULL,
+			shoe       BIGINT NOT NULL,
+			first_seq  BIGINT NOT NULL,
+			last_seq   BIGINT NOT NULL,
+			set_name   TEXT NOT NULL,
+			decks      BIGINT NOT NULL,
+			started_at TIMESTAMPTZ NOT NULL,
+			ended_at   TIMESTAMPTZ NOT NULL,
+			dealt      BYTEA NOT NULL,
+			set_cards  BIGINT,
+			set_order  BYTEA
+		)`,
+		`CREATE UNIQUE INDEX shoes_table_seq ON shoes (table_id, first_seq)`,
+		`CREATE INDEX shoes_time ON shoes (ended_at)`,
+		`CREATE INDEX shoes_table_time ON shoes (table_id, ended_at)`,
+		`CREATE TABLE shoe_keys (
+			key  BIGINT NOT NULL,
+			shoe BIGINT NOT NULL,
+			pos  SMALLINT NOT NULL
+		)`,
+		`CREATE INDEX shoe_keys_key ON shoe_keys (key)`,
+		`ALTER TABLE alerts ADD COLUMN evidence TEXT`,
+		`CREATE INDEX alerts_kind_time ON alerts (kind, raised_at)`,
+	},
 }
 
 // SchemaVersion is the newest schema version this archive knows.

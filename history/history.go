@@ -200,3 +200,103 @@ type PitFilter struct {
 	Table, Dealer, Pit string
 	Now                time.Time
 }
+
+// IntegrityAlarm is an alarm of the integrity watch (docs/integrity.md), as the archive
+// keeps it with the alerts: the alert, acknowledged as any other, and what it found.
+type IntegrityAlarm struct {
+	Alert
+	Evidence IntegrityEvidence
+}
+
+// IntegrityEvidence is what an integrity alarm found. Each kind fills its own fields:
+// the repeated order and the shuffler's input Other and Runs; the weak shuffle the
+// statistic and its p-values; the set the cards named; the drift the rounds counted.
+type IntegrityEvidence struct {
+	// Shoe is the shoe the alarm is of; Other the shoe it shares runs with.
+	Shoe  ShoeRef  `json:"shoe"`
+	Other *ShoeRef `json:"other,omitempty"`
+	// Runs are the maximal runs the two shoes share, by position in Shoe.
+	Runs []SharedRun `json:"runs,omitempty"`
+	// Neighbours is the weak-shuffle statistic (integrity.Neighbours), Expected what
+	// chance gives, P its p-value; Combined is Fisher's p-value over PS, the table's last
+	// sets' p-values, oldest first; Alarm the threshold they were read against.
+	Neighbours int       `json:"neighbours,omitempty"`
+	Expected   float64   `json:"expected,omitempty"`
+	P          float64   `json:"p,omitempty"`
+	Combined   float64   `json:"combined,omitempty"`
+	PS         []float64 `json:"ps,omitempty"`
+	Alarm      float64   `json:"alarm,omitempty"`
+	// Over are the cards dealt more often than the set's decks hold. Missing are the
+	// cards of the shuffler's order passed over, never dealt; Foreign the cards dealt
+	// of which the order holds no copy left (not counted as the set's); Misplaced the
+	// cards dealt where the order did not have them. Dealt, Undealt and SetCards count
+	// the cards dealt, those the order holds behind the last dealt (behind the cut card),
+	// and the set's as the shuffler reported it.
+	Over      []CardCount `json:"over,omitempty"`
+	Missing   []string    `json:"missing,omitempty"`
+	Foreign   []string    `json:"foreign,omitempty"`
+	Misplaced []string    `json:"misplaced,omitempty"`
+	Dealt     int         `json:"dealt,omitempty"`
+	Undealt   int         `json:"undealt,omitempty"`
+	SetCards  int         `json:"set_cards,omitempty"`
+	// Outcome is the result a drift followed (banker, player or tie): Seen of Rounds
+	// rounds against RoundsExpected at its exact rate P0; P1 the raised rate looked for,
+	// Sum the CUSUM when it reached H = ln(ARL).
+	Outcome        string  `json:"outcome,omitempty"`
+	Rounds         int     `json:"rounds,omitempty"`
+	Seen           int     `json:"seen,omitempty"`
+	RoundsExpected float64 `json:"rounds_expected,omitempty"`
+	P0             float64 `json:"p0,omitempty"`
+	P1             float64 `json:"p1,omitempty"`
+	Sum            float64 `json:"sum,omitempty"`
+	H              float64 `json:"h,omitempty"`
+	ARL            float64 `json:"arl,omitempty"`
+}
+
+// ShoeRef names a shoe of the floor: its table, its number there, the shuffler's set,
+// the record that started it, and its first and last records' times.
+type ShoeRef struct {
+	Table    string    `json:"table"`
+	Shoe     uint32    `json:"shoe"`
+	Set      string    `json:"set,omitempty"`
+	FirstSeq uint64    `json:"first_seq"`
+	Started  time.Time `json:"started"`
+	Ended    time.Time `json:"ended"`
+}
+
+// SharedRun is a run of Len cards two shoes share: from position A of the first (0 is
+// its first card read, burns included) and B of the other; Cards are the run's cards
+// as the reports write them ("9S KD"), the same in both.
+type SharedRun struct {
+	A     int    `json:"a"`
+	B     int    `json:"b"`
+	Len   int    `json:"len"`
+	Cards string `json:"cards"`
+}
+
+// CardCount is a card dealt Dealt times where the decks hold Allowed.
+type CardCount struct {
+	Card    string `json:"card"`
+	Dealt   int    `json:"dealt"`
+	Allowed int    `json:"allowed"`
+}
+
+// PositionsReport is the position test of COMAR 36.05.02.17 over a table's sets
+// (integrity.Positions): the sets tallied and those left out (dealt shorter than Depth
+// cards), the test's figures, and Counts[card][part] for each card (by
+// baccarat.Card.Index) named in Cards.
+type PositionsReport struct {
+	Table   string    `json:"table"`
+	From    time.Time `json:"from"`
+	To      time.Time `json:"to"`
+	Depth   int       `json:"depth"`
+	Buckets int       `json:"buckets"`
+	Sets    int       `json:"sets"`
+	Short   int       `json:"short"`
+	Chi2    float64   `json:"chi2"`
+	DF      int       `json:"df"`
+	P       float64   `json:"p"`
+	Passes  bool      `json:"passes"`
+	Cards   []string  `json:"cards"`
+	Counts  [][]int64 `json:"counts"`
+}

@@ -1,8 +1,10 @@
 package integrity
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -428,5 +430,41 @@ func TestNewDriftRefusesNonsense(t *testing.T) {
 		if _, err := NewDrift(c.p0, c.ratio, c.arl); err == nil {
 			t.Errorf("NewDrift(%v, %v, %v) accepted", c.p0, c.ratio, c.arl)
 		}
+	}
+}
+
+// TestDriftStateResumes: a Drift set to another's State (as a follower keeps it across
+// a restart, through JSON) alarms where the one that never stopped does.
+func TestDriftStateResumes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	whole, err := NewDrift(0.4586, 1.25, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed, _ := NewDrift(0.4586, 1.25, 500)
+	var want, got []DriftAlarm
+	for i := range 20_000 {
+		had := rng.Float64() < 0.5
+		if a, ok := whole.Add(had); ok {
+			want = append(want, a)
+		}
+		if i%97 == 0 { // a restart: the state kept, a new Drift given it
+			b, err := json.Marshal(resumed.State())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s DriftState
+			if err := json.Unmarshal(b, &s); err != nil {
+				t.Fatal(err)
+			}
+			resumed, _ = NewDrift(0.4586, 1.25, 500)
+			resumed.SetState(s)
+		}
+		if a, ok := resumed.Add(had); ok {
+			got = append(got, a)
+		}
+	}
+	if len(want) == 0 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("resumed: %d alarms %v, want %d %v", len(got), got, len(want), want)
 	}
 }

@@ -66,3 +66,19 @@ func (d *Drift) Add(had bool) (DriftAlarm, bool) {
 
 // Sum is the CUSUM now.
 func (d *Drift) Sum() float64 { return d.s }
+
+// DriftState is what a Drift has followed since its last alarm: the sum, the rounds
+// and the outcomes among them. A Drift given it back (SetState) goes on as the one it
+// came from, so a follower that keeps it across restarts alarms as one that never
+// stopped.
+type DriftState struct {
+	Sum    float64 `json:"sum"`
+	Rounds int     `json:"rounds"`
+	Seen   int     `json:"seen"`
+}
+
+// State is what the Drift has followed since its last alarm.
+func (d *Drift) State() DriftState { return DriftState{Sum: d.s, Rounds: d.rounds, Seen: d.seen} }
+
+// SetState sets the Drift to s, as State returned it.
+func (d *Drift) SetState(s DriftState) { d.s, d.rounds, d.seen = max(s.Sum, 0), s.Rounds, s.Seen }

@@ -95,3 +95,12 @@ func (p *Positions) Test() PositionResult {
 	r.Passes = r.P >= 1-Confidence
 	return r
 }
+
+// Count is how many times card (its baccarat.Card.Index) lay in part part of the
+// orders tallied; 0 for a card or part out of range.
+func (p *Positions) Count(card, part int) int64 {
+	if card < 0 || card >= len(p.counts) || part < 0 || part >= p.Buckets {
+		return 0
+	}
+	return p.counts[card][part]
+}

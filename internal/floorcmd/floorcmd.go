@@ -29,6 +29,7 @@ var program = &cli.Program{
 		{Name: "pace", Summary: "write rounds an hour, each phase's time and the time tables stood still, per table, dealer or pit, by hour, shift or day", Run: runPace},
 		{Name: "alerts", Summary: "write the alerts the console raised and who acknowledged them, when, with what note", Run: runAlerts},
 		{Name: "rotation", Summary: "write the dealers' rotation: who dealt where, from when to when", Run: runRotation},
+		{Name: "integrity", Summary: "write the integrity watch's alarms (repeated orders, weak shuffles, sets, drifting results) and the position test of COMAR 36.05.02.17", Run: runIntegrity},
 		{Name: "devices", Summary: "write what the tables' devices did: failed reads, faults, shuffles and their delays, disconnects and time offline", Run: runDevices},
 		{Name: "export", Summary: "write a table's journal, as the floor's archive holds it, into a new journal directory", Run: runExport},
 		{Name: "check-config", Summary: "check a console's, an archive's or a table's configuration file without starting anything", Run: runCheckConfig},
