@@ -109,14 +109,14 @@ const sqliteTime = "2006-01-02T15:04:05.000000Z"
 func (d *DB) TimeArg(t time.Time) any { return d.ts(t) }
 
 // write runs stmts, in order, in one transaction: it returns nil once the transaction
-// is committed, and after an error none of them took effect. The single-row INSERTs
-// among them are written many rows to a statement (mergeInserts).
+// is committed, and after an error none of them took effect.
 //
 // PostgreSQL gets them in one round trip (and one more to prepare a statement not yet
 // prepared on the connection): a pipeline with a single Sync, which the server runs as
 // one implicit transaction, committed at the Sync (or rolled back whole on the first
 // error). The answer to the Sync comes after the commit is durable (synchronous_commit).
-// SQLite, in process, runs them in a transaction of database/sql.
+// Its single-row INSERTs are written many rows to a statement (mergeInserts). SQLite,
+// in process, runs them in a transaction of database/sql, each query prepared once.
 //
 // Every text argument is written as the database can hold it (storable): a table may
 // journal any byte, and its records are kept whole as BYTEA, but a NUL or a byte that is
@@ -132,17 +132,27 @@ func (d *DB) write(ctx context.Context, stmts []stmt) error {
 			}
 		}
 	}
-	stmts = mergeInserts(stmts)
 	if d.engine == Postgres {
-		return d.pipeline(ctx, stmts)
+		return d.pipeline(ctx, mergeInserts(stmts))
 	}
 	tx, err := d.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	// Each query is parsed once a transaction and run for each of its rows. SQLite finds
+	// a numbered parameter by a walk of the ones before it: a merged INSERT of n rows
+	// would cost n² to parse.
+	prepared := map[string]*sql.Stmt{} // closed with tx
 	for _, s := range stmts {
-		if _, err := tx.ExecContext(ctx, s.query, s.args...); err != nil {
+		p, ok := prepared[s.query]
+		if !ok {
+			if p, err = tx.PrepareContext(ctx, s.query); err != nil {
+				return fmt.Errorf("%s: %w", s.what(), err)
+			}
+			prepared[s.query] = p
+		}
+		if _, err := p.ExecContext(ctx, s.args...); err != nil {
 			return fmt.Errorf("%s: %w", s.what(), err)
 		}
 	}
