@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tablectl/tablectl/api"
@@ -16,15 +17,21 @@ import (
 // An acknowledgement carries the whole alert, so one whose raising never came is kept
 // all the same, with its acknowledgement. Both happen in one transaction, with the same
 // statements on PostgreSQL and SQLite. The caller checks r (api.AlertRecord.Check).
+//
+// An integrity alarm is the archive's own (docs/integrity.md): a record of an integrity
+// kind acknowledges one the archive raised, of that table and kind, and raises none.
 func (a *Archive) RecordAlert(ctx context.Context, r api.AlertRecord) error {
 	d := a.db
-	stmts := []stmt{{query: `INSERT INTO alerts (id, table_id, pit, kind, since, raised_at, text, received_at)
+	var stmts []stmt
+	if !strings.HasPrefix(r.Kind, api.IntegrityAlertPrefix) {
+		stmts = append(stmts, stmt{query: `INSERT INTO alerts (id, table_id, pit, kind, since, raised_at, text, received_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (id) DO NOTHING`,
-		args: []any{r.ID, r.Table, r.Pit, r.Kind, d.ts(r.Since), d.ts(r.Raised), r.Text, d.ts(a.opt.Now())}}}
+			args: []any{r.ID, r.Table, r.Pit, r.Kind, d.ts(r.Since), d.ts(r.Raised), r.Text, d.ts(a.opt.Now())}})
+	}
 	if ack := r.Ack; ack != nil {
 		stmts = append(stmts, stmt{query: `UPDATE alerts SET ack_by = $1, ack_role = $2, ack_at = $3, ack_note = $4
-			WHERE id = $5 AND ack_at IS NULL`,
-			args: []any{ack.By, ack.Role, d.ts(ack.At), ack.Note, r.ID}})
+			WHERE id = $5 AND table_id = $6 AND kind = $7 AND ack_at IS NULL`,
+			args: []any{ack.By, ack.Role, d.ts(ack.At), ack.Note, r.ID, r.Table, r.Kind}})
 	}
 	if err := d.write(ctx, stmts); err != nil {
 		return fmt.Errorf("archive: alert %s of table %s: %w", r.ID, r.Table, err)
@@ -33,7 +40,8 @@ func (a *Archive) RecordAlert(ctx context.Context, r api.AlertRecord) error {
 }
 
 // Alerts are the alerts s chooses, in the order they were raised (then by ID), each
-// with its acknowledgement (AckBy empty while none).
+// with its acknowledgement (AckBy empty while none). The integrity watch's alarms are
+// left out unless s asks for one of their kinds: IntegrityAlarms reads them.
 func (d *DB) Alerts(ctx context.Context, s history.AlertSearch) ([]history.Alert, error) {
 	var q filter
 	if !s.From.IsZero() {
@@ -47,6 +55,11 @@ func (d *DB) Alerts(ctx context.Context, s history.AlertSearch) ([]history.Alert
 	}
 	if s.Kind != "" {
 		q.and("kind = " + q.arg(s.Kind))
+	} else {
+		q.and("kind NOT LIKE " + q.arg(api.IntegrityAlertPrefix+"%"))
+	}
+	if s.ID != "" {
+		q.and("id = " + q.arg(s.ID))
 	}
 	if s.Open {
 		q.and("ack_at IS NULL") // the index alerts_open

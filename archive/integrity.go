@@ -628,6 +628,9 @@ func (d *DB) IntegrityAlarms(ctx context.Context, s history.AlertSearch) ([]hist
 	} else {
 		q.and("kind LIKE " + q.arg(api.IntegrityAlertPrefix+"%"))
 	}
+	if s.ID != "" {
+		q.and("id = " + q.arg(s.ID))
+	}
 	if s.Open {
 		q.and("ack_at IS NULL")
 	}

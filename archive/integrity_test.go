@@ -551,3 +551,65 @@ func sortedShoe() []baccarat.Card {
 	}
 	return cards
 }
+
+// TestIntegrityAlarmAcknowledged: on both engines, an integrity alarm is acknowledged
+// through RecordAlert as the console's alerts are, the first acknowledgement standing; a
+// record of an integrity kind raises no alarm of its own, nor acknowledges one of
+// another table or kind; the pit's Alerts leave the integrity alarms out.
+func TestIntegrityAlarmAcknowledged(t *testing.T) {
+	t.Parallel()
+	onEngines(t, func(t *testing.T, dsn string) {
+		rng := rand.New(rand.NewPCG(3, 3))
+		g, first := newTableGen(t, genTableID(0), 1, genStart)
+		shoe := shuffledShoe(rng)
+		recs := g.dealSet(t, shoe, nil, []Record{first})
+		recs = g.dealSet(t, append(slices.Clone(dealtOf(shoe)), shoe[len(dealtOf(shoe)):]...), nil, recs)
+		a := New(openDB(t, dsn), genKeys(1), Options{Now: fixedNow})
+		ship(t, a, genTableID(0), recs)
+		as := integrityAlarms(t, dsn)
+		if len(as) != 1 || as[0].AckBy != "" {
+			t.Fatalf("%d alarms, want one open:%s", len(as), kinds(as))
+		}
+		al := as[0]
+		rec := func(table, kind, id, by string) api.AlertRecord {
+			return api.AlertRecord{Schema: 1, Table: table, ID: id, Kind: kind, Since: al.Since, Raised: al.Raised, Text: "forged",
+				Ack: &api.AlertAck{By: by, Role: "supervisor", At: fixedNow(), Note: "looked at the shoe"}}
+		}
+		ctx := context.Background()
+		for _, r := range []api.AlertRecord{
+			rec(genTableID(1), al.Kind, al.ID, "mallory"),                   // another table's
+			rec(al.Table, api.AlertIntegrityDrift, al.ID, "mallory"),        // another kind
+			rec(al.Table, api.AlertIntegrityDrift, "integrity/forged", "x"), // an alarm never raised
+		} {
+			if err := a.RecordAlert(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := integrityAlarms(t, dsn); len(got) != 1 || got[0].AckBy != "" || got[0].Text != al.Text {
+			t.Fatalf("after the forged records:%s (acked by %q)", kinds(got), got[0].AckBy)
+		}
+		for _, by := range []string{"sam", "later"} {
+			if err := a.RecordAlert(ctx, rec(al.Table, al.Kind, al.ID, by)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := integrityAlarms(t, dsn)
+		if len(got) != 1 || got[0].AckBy != "sam" || got[0].AckNote != "looked at the shoe" || got[0].Text != al.Text || len(got[0].Evidence.Runs) == 0 {
+			t.Fatalf("acknowledged: %+v", got)
+		}
+		rd, err := OpenReader(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rd.Close()
+		if pits, err := rd.Alerts(ctx, history.AlertSearch{}); err != nil || len(pits) != 0 {
+			t.Fatalf("the pit's alerts: %+v %v, want none", pits, err)
+		}
+		if one, err := rd.IntegrityAlarms(ctx, history.AlertSearch{ID: al.ID}); err != nil || len(one) != 1 {
+			t.Fatalf("the alarm by its ID: %+v %v", one, err)
+		}
+		if none, err := rd.IntegrityAlarms(ctx, history.AlertSearch{ID: "integrity/forged"}); err != nil || len(none) != 0 {
+			t.Fatalf("an ID never raised: %+v %v", none, err)
+		}
+	})
+}

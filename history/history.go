@@ -184,11 +184,11 @@ type Alert struct {
 }
 
 // AlertSearch chooses alerts: raised in From <= t < To (either zero: unbounded), of one
-// table or kind when not empty, only those not acknowledged when Open.
+// table, kind or ID when not empty, only those not acknowledged when Open.
 type AlertSearch struct {
-	From, To    time.Time
-	Table, Kind string
-	Open        bool
+	From, To        time.Time
+	Table, Kind, ID string
+	Open            bool
 }
 
 // PitFilter chooses what the pit's figures are read from: the time range (From <= t <
