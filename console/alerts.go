@@ -158,15 +158,7 @@ func (s *Server) recordAlerts() bool {
 	any := false
 	for _, v := range todo {
 		rec := api.AlertRecord{Schema: 1, Table: v.Table, ID: v.ID, Kind: v.Kind, Pit: v.Pit, Since: v.Since, Raised: v.Raised, Text: v.Text, Ack: v.Ack}
-		payload, _ := json.Marshal(rec)
-		prefix, _, _, ok := s.floor.commandTarget(v.Table)
-		if !ok {
-			prefix = api.Prefix + "/" + v.Table + "/"
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), s.opts.CommandTimeout)
-		err := s.opts.Publisher.Publish(ctx, prefix+api.ArchiveLevel+"/"+s.opts.AlertArchive+"/"+api.ArchiveAlertPart, payload)
-		cancel()
-		if err != nil {
+		if err := s.publishAlert(rec); err != nil {
 			if ok, _ := s.quiet.Allow("alert record"); ok {
 				s.log.Warn("an alert could not be given to the archive: trying again", "alert", v.ID, "error", err)
 			}
@@ -181,6 +173,19 @@ func (s *Server) recordAlerts() bool {
 		b.mu.Unlock()
 	}
 	return any
+}
+
+// publishAlert gives the archive rec, on its table's alert topic, within the command
+// timeout.
+func (s *Server) publishAlert(rec api.AlertRecord) error {
+	payload, _ := json.Marshal(rec)
+	prefix, _, _, ok := s.floor.commandTarget(rec.Table)
+	if !ok {
+		prefix = api.Prefix + "/" + rec.Table + "/"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.CommandTimeout)
+	defer cancel()
+	return s.opts.Publisher.Publish(ctx, prefix+api.ArchiveLevel+"/"+s.opts.AlertArchive+"/"+api.ArchiveAlertPart, payload)
 }
 
 // alertsChanged sends the alerts to every floor stream.

@@ -147,8 +147,10 @@ type Server struct {
 	dummyPwd []byte
 	quiet    *ratelog.Limiter // thins the log of requests refused for their host or streams
 	alerts   *alertBook
-	brokerMu sync.Mutex
-	broker   BrokerState
+	// integrity holds the integrity alarms' acknowledgements not yet shown by the archive.
+	integrity integrityAcks
+	brokerMu  sync.Mutex
+	broker    BrokerState
 }
 
 // New checks the options and returns a Server.
@@ -232,18 +234,19 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("console: %w", err)
 	}
 	s := &Server{
-		opts:     opts,
-		log:      opts.Logger.With("component", "console"),
-		users:    opts.Users,
-		sess:     newSessions(opts.Idle),
-		limit:    newLimiter(opts.MaxFailures, opts.FailureWindow, opts.LockFor),
-		floor:    newFloor(opts.Now, opts.ArchiveLate),
-		wait:     newWaiter(),
-		files:    http.FileServerFS(sub),
-		quit:     make(chan struct{}),
-		dummyPwd: dummy,
-		quiet:    ratelog.New(0, nil),
-		alerts:   newAlertBook(rules),
+		opts:      opts,
+		log:       opts.Logger.With("component", "console"),
+		users:     opts.Users,
+		sess:      newSessions(opts.Idle),
+		limit:     newLimiter(opts.MaxFailures, opts.FailureWindow, opts.LockFor),
+		floor:     newFloor(opts.Now, opts.ArchiveLate),
+		wait:      newWaiter(),
+		files:     http.FileServerFS(sub),
+		quit:      make(chan struct{}),
+		dummyPwd:  dummy,
+		quiet:     ratelog.New(0, nil),
+		alerts:    newAlertBook(rules),
+		integrity: integrityAcks{pending: map[string]api.AlertAck{}},
 	}
 	if !opts.LinkPending {
 		s.broker = BrokerState{Up: true}
@@ -361,6 +364,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/alerts", s.authed(false, s.alertsEndpoint))
 	mux.HandleFunc("GET /api/pit", s.authed(false, s.pitEndpoint))
 	mux.HandleFunc("POST /api/alerts/ack", s.authed(true, s.ackEndpoint))
+	mux.HandleFunc("GET /api/integrity", s.authed(false, s.integrityEndpoint))
+	mux.HandleFunc("POST /api/integrity/ack", s.authed(true, s.integrityAckEndpoint))
 	mux.HandleFunc("GET /api/tables/{table}/events", s.authed(false, s.tableEvents))
 	mux.HandleFunc("POST /api/tables/{table}/commands", s.authed(true, s.command))
 	mux.HandleFunc("GET /api/history/rounds", s.authed(false, s.historyRounds))
@@ -530,6 +535,9 @@ type sessionInfo struct {
 	// History says the History page's state for the person: "open" (the console has an
 	// archive and the role reads it), "role" (the role does not) or "none" (no archive).
 	History string `json:"history"`
+	// Integrity says the Integrity page's state for the person, as History does: "open"
+	// for a supervisor or above, or surveillance, on a console with an archive.
+	Integrity string `json:"integrity"`
 	// Now is the console's time (RFC 3339, to the second): the History page opens on the
 	// hour before it, whatever the clock of the screen.
 	Now string `json:"now"`
@@ -543,8 +551,15 @@ func (s *Server) sessionView(ss session) sessionInfo {
 	case !mayReadHistory(ss.user):
 		h = "role"
 	}
+	in := "open"
+	switch {
+	case s.integrityHistory() == nil:
+		in = "none"
+	case !mayWatchIntegrity(ss.user):
+		in = "role"
+	}
 	return sessionInfo{User: ss.user.Name, Role: ss.user.Role, Tables: ss.user.Tables, Pits: ss.user.Pits, CSRF: ss.csrf, History: h,
-		Now: s.opts.Now().UTC().Truncate(time.Second).Format(time.RFC3339)}
+		Integrity: in, Now: s.opts.Now().UTC().Truncate(time.Second).Format(time.RFC3339)}
 }
 
 // authed wraps h: the request needs a live session, and when it changes anything also

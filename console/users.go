@@ -30,7 +30,9 @@ const maxNameLength = 64
 type User struct {
 	// Name is the person's login and the actor recorded with each of their commands.
 	Name string `json:"name"`
-	// Role is dealer, supervisor, pit_manager or shift_manager (docs/irregularities.md).
+	// Role is dealer, supervisor, pit_manager or shift_manager (docs/irregularities.md),
+	// or surveillance: one who watches and answers the integrity alarms, reads the
+	// history, and commands no table (SurveillanceRole).
 	Role string `json:"role"`
 	// Tables and Pits are the tables the person works, by table id or by pit; both
 	// empty: every table.
@@ -40,7 +42,15 @@ type User struct {
 	Hash string `json:"hash"`
 }
 
-// rank is the user's role in irregularities' order (dealer lowest).
+// SurveillanceRole is the role of surveillance: outside the table's chain of command,
+// so it ranks below a dealer at every table (rank 0) and the table refuses its commands.
+const SurveillanceRole = "surveillance"
+
+// surveillance reports whether the user is of surveillance.
+func (u User) surveillance() bool { return u.Role == SurveillanceRole }
+
+// rank is the user's role in irregularities' order (dealer lowest; 0 for surveillance,
+// below every role of the table).
 func (u User) rank() irregularities.Role {
 	r, _ := irregularities.ParseRole(u.Role)
 	return r
@@ -91,10 +101,10 @@ func checkName(name string) error {
 	return nil
 }
 
-// checkRole accepts the four roles of docs/irregularities.md.
+// checkRole accepts the four roles of docs/irregularities.md, and surveillance.
 func checkRole(role string) error {
-	if _, err := irregularities.ParseRole(role); err != nil {
-		return fmt.Errorf("unknown role %q: want dealer, supervisor, pit_manager or shift_manager", role)
+	if _, err := irregularities.ParseRole(role); err != nil && role != SurveillanceRole {
+		return fmt.Errorf("unknown role %q: want dealer, supervisor, pit_manager, shift_manager or surveillance", role)
 	}
 	return nil
 }

@@ -152,6 +152,7 @@
 
   session().then(async (me) => {
     $('history-link').hidden = me.history !== 'open';
+    $('integrity-link').hidden = me.integrity !== 'open';
     await Words.load();
     onBroker((b) => {
       brokerUp = b.up;

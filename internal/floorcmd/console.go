@@ -205,7 +205,7 @@ func runConsoleUser(args []string, io cli.Stdio) error {
 	}
 	fs := newFlagSet("console user "+sub, io)
 	users := fs.String("users", "", "the users file")
-	role := fs.String("role", "", "add: dealer, supervisor, pit_manager or shift_manager")
+	role := fs.String("role", "", "add: dealer, supervisor, pit_manager, shift_manager or surveillance")
 	tables := fs.String("tables", "", "add: the tables the person works, comma-separated (default: every table)")
 	pits := fs.String("pits", "", "add: the pits the person works, comma-separated")
 	cost := fs.Int("cost", console.DefaultBcryptCost, "add: the bcrypt cost of the password hash")
@@ -224,7 +224,7 @@ func runConsoleUser(args []string, io cli.Stdio) error {
 			return errors.New("console user add: want a NAME before the flags")
 		}
 		if *role == "" {
-			return errors.New("console user add: --role is required (dealer, supervisor, pit_manager or shift_manager)")
+			return errors.New("console user add: --role is required (dealer, supervisor, pit_manager, shift_manager or surveillance)")
 		}
 		pw, err := readPassword(io.In)
 		if err != nil {
