@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/tablectl/tablectl/api"
-	"github.com/tablectl/tablectl/irregularities"
 )
 
 // Dealers is how the simulated dealers take turns at the table (docs/simulator.md,
@@ -111,13 +110,5 @@ func (s *Simulator) failRead(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	if !sleep(ctx, s.cfg.MisreadHold) {
-		return ctx.Err()
-	}
-	payload, err := json.Marshal(api.Command{Cmd: api.CmdDecide, Irregularity: held, Choice: irregularities.Proceed.String(), Actor: Supervisor})
-	if err != nil {
-		return err
-	}
-	s.log.Info("the simulated supervisor", "command", api.CmdDecide, "irregularity", held, "choice", irregularities.Proceed.String())
-	return s.act(ctx, Step{Op: "decide", Role: "supervisor", Command: payload})
+	return s.proceed(ctx, held)
 }

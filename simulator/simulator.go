@@ -85,9 +85,14 @@ type Config struct {
 	// play go on ("continue", the card set aside) MisreadHold later; otherwise the table
 	// stays held. 0: every card is read.
 	MisreadEvery int
-	// MisreadHold is how long the table stands held for each unread card before the
-	// supervisor's decision.
+	// MisreadHold is how long the table stands held for each unread card, or for a card
+	// of a tampered set, before the supervisor's decision.
 	MisreadHold time.Duration
+	// Tamper is a set changed between the shuffler and the shoe: a card taken out or put
+	// in (Tamper). With a Table that tells its hold (HeldTable), the simulated Pit
+	// Supervisor lets play go on after each hold it causes, MisreadHold later; otherwise
+	// the table stays held.
+	Tamper Tamper
 	// Clock is the time the shoe's clock counts by; nil: the system's.
 	Clock  func() time.Time
 	Logger *slog.Logger // nil means slog.Default()
@@ -148,6 +153,8 @@ type Simulator struct {
 	// read counts the cards read since the last one the shoe failed to read
 	// (Config.MisreadEvery).
 	read int
+	// tampered: the set in the shoe is not the one the shuffler reported (Config.Tamper).
+	tampered bool
 }
 
 // New opens the simulated devices' pseudo-terminals, with links "shoe" and "shuffler" in
@@ -356,7 +363,10 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 			return err
 		}
 		complete := s.complete
-		cards := s.newSet(true)
+		cards := s.newSet(true) // the set as the shuffler shuffled and reports it
+		if err := s.tamper(); err != nil {
+			return err
+		}
 		if s.cfg.NoShuffler {
 			return nil
 		}
@@ -518,7 +528,7 @@ func (s *Simulator) newSet(shuffled bool) []baccarat.Card {
 		}
 		cards = append(append([]baccarat.Card(nil), s.top...), cards...)
 	}
-	s.stacked, s.remove, s.add, s.top, s.complete = nil, nil, nil, nil, false
+	s.stacked, s.remove, s.add, s.top, s.complete, s.tampered = nil, nil, nil, nil, false, false
 	s.offer = false // an offer of a round the last set could not finish
 	s.set++
 	s.cards, s.next, s.cutOut = cards, 0, false
@@ -551,7 +561,13 @@ func (s *Simulator) draw(ctx context.Context) (baccarat.Card, error) {
 	c := s.cards[s.next]
 	s.next++
 	s.read++
-	return c, s.send(ctx, c)
+	if err := s.send(ctx, c); err != nil {
+		return c, err
+	}
+	if s.tampered {
+		return c, s.proceedIfHeld(ctx)
+	}
+	return c, nil
 }
 
 // send paces and sends one card; while the table's tower light is red, the dealer draws

@@ -92,6 +92,9 @@ func TestSimulateBadFlags(t *testing.T) {
 		{[]string{"--orders", filepath.Join(t.TempDir(), "none.txt")}, "--orders"},
 		{[]string{"--orders", badOrders, "--dir", t.TempDir()}, "line 2: card 3"},
 		{[]string{"--banker-bias", "2", "--dir", t.TempDir()}, "bias of 0 to 1"},
+		{[]string{"--remove-card", "7H QX", "--dir", t.TempDir()}, `--remove-card "7H QX": card 2`},
+		{[]string{"--add-card", "1S", "--dir", t.TempDir()}, `--add-card "1S"`},
+		{[]string{"--remove-card", "7H", "--tamper-set", "0", "--dir", t.TempDir()}, "--tamper-set 0"},
 	} {
 		var out bytes.Buffer
 		err := Run(context.Background(), append([]string{"simulate"}, c.args...), cli.Stdio{Out: &out, Err: &out})

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/board"
 	"github.com/tablectl/tablectl/broker"
 	"github.com/tablectl/tablectl/config"
@@ -82,6 +84,10 @@ type simulation struct {
 	// misreadEvery and misreadHold are --misread-every and --misread-hold.
 	misreadEvery *int
 	misreadHold  *time.Duration
+	// tamperSet, removeCards and addCards are --tamper-set, --remove-card and --add-card.
+	tamperSet   *uint
+	removeCards *string
+	addCards    *string
 }
 
 func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *simulation {
@@ -97,6 +103,9 @@ func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *sim
 	s.shuffleDelay = fs.Duration("shuffle-delay", 0, "with --simulate: a shuffler that reports each set after the first this long after the shoe is taken")
 	s.misreadEvery = fs.Int("misread-every", 0, "with --simulate: a shoe that fails to read a card every this many cards, in a round's dealing; the table holds for it and a simulated supervisor lets play go on (0: every card read)")
 	s.misreadHold = fs.Duration("misread-hold", 0, "with --simulate and --misread-every: how long the table stands held for each unread card before the supervisor's decision")
+	s.tamperSet = fs.Uint("tamper-set", 1, "with --simulate and --remove-card or --add-card: the set tampered with, counting from the first")
+	s.removeCards = fs.String("remove-card", "", "with --simulate: take these cards (\"7H\" or \"7H KD\") out of a set after the shuffler reported it, as a palmed card; a simulated supervisor lets play go on at each hold")
+	s.addCards = fs.String("add-card", "", "with --simulate: put these cards into a set after the shuffler reported it, as a card slipped in")
 	s.orders = fs.String("orders", "", "with --simulate: deal the sets of this file of cards in turn, one set a line, before shuffled ones (docs/simulator.md)")
 	s.riffles = fs.Int("riffles", 0, "with --simulate: a weak shuffler: each set after the first is the last set riffled this many times (0: thoroughly shuffled)")
 	s.bankerBias = fs.Float64("banker-bias", 0, "with --simulate: the share of rounds, 0 to 1, the sets are arranged to make Banker win")
@@ -139,7 +148,40 @@ func (s *simulation) check() error {
 	if err := s.dealerTurns().Check(); err != nil {
 		return fmt.Errorf("--dealers, --rotate, --dealer-break: %w", err)
 	}
+	if _, err := s.tamper(); err != nil {
+		return err
+	}
 	return nil
+}
+
+// tamper is the set changed of --tamper-set, --remove-card and --add-card.
+func (s *simulation) tamper() (simulator.Tamper, error) {
+	return tamperFlags(*s.tamperSet, *s.removeCards, *s.addCards)
+}
+
+// tamperFlags is the simulator's Tamper of set, the cards to remove and the cards to
+// add, as the flags give them; a bad card or a set beyond 2^32 is named with its flag.
+func tamperFlags(set uint, remove, add string) (simulator.Tamper, error) {
+	var t simulator.Tamper
+	var err error
+	if strings.TrimSpace(remove) != "" {
+		if t.Remove, err = baccarat.ParseCards(remove); err != nil {
+			return t, fmt.Errorf("--remove-card %q: %w", remove, err)
+		}
+	}
+	if strings.TrimSpace(add) != "" {
+		if t.Add, err = baccarat.ParseCards(add); err != nil {
+			return t, fmt.Errorf("--add-card %q: %w", add, err)
+		}
+	}
+	if len(t.Remove)+len(t.Add) == 0 {
+		return simulator.Tamper{}, nil
+	}
+	if set == 0 || set > math.MaxUint32 {
+		return t, fmt.Errorf("--tamper-set %d: want a set from 1", set)
+	}
+	t.Set = uint32(set)
+	return t, nil
 }
 
 // dealerTurns are the simulated dealers of --dealers, --rotate and --dealer-break.
@@ -162,6 +204,9 @@ func (s *simulation) start(ctx context.Context, decks int, begin <-chan struct{}
 		Insurance: s.insurance, Logger: log, ReshuffleEachRound: s.reshuffle, RoundPause: s.pauseAfterRound(), HostAcks: true,
 		Riffles: *s.riffles, BankerBias: *s.bankerBias, Dealers: s.dealerTurns(), ShuffleDelay: *s.shuffleDelay,
 		MisreadEvery: *s.misreadEvery, MisreadHold: *s.misreadHold}
+	if cfg.Tamper, err = s.tamper(); err != nil {
+		return nil, nil, nil, nil, err
+	}
 	if *s.orders != "" {
 		f, err := os.Open(*s.orders)
 		if err != nil {
@@ -173,7 +218,7 @@ func (s *simulation) start(ctx context.Context, decks int, begin <-chan struct{}
 			return nil, nil, nil, nil, fmt.Errorf("--orders %s: %w", *s.orders, err)
 		}
 	}
-	if len(cfg.Dealers.Names) > 0 || cfg.MisreadEvery > 0 {
+	if len(cfg.Dealers.Names) > 0 || cfg.MisreadEvery > 0 || cfg.Tamper.Set != 0 {
 		s.table = &scenarioTable{cmds: make(chan display.Command)}
 		cfg.Table = s.table
 	}
