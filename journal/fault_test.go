@@ -92,7 +92,8 @@ func TestTruncateAtEveryOffset(t *testing.T) {
 }
 
 // TestFlipEveryByte changes one byte of a copy of a small journal at every offset of
-// every segment, with three different bit masks. Damage in the last record of the last
+// every segment, with three different bit masks (with -short, one of them in turn: the
+// emulated ARM tests take that). Damage in the last record of the last
 // segment is a torn tail; damage anywhere else is a *CorruptError naming the file, the
 // byte where the damaged record (or header) starts and its sequence number, with nothing
 // changed on disk.
@@ -111,7 +112,11 @@ func TestFlipEveryByte(t *testing.T) {
 	sc := newScratchDir(t)
 	for _, name := range names {
 		for off := range files[name] {
-			for _, mask := range []byte{0x01, 0x80, 0xff} {
+			masks := []byte{0x01, 0x80, 0xff}
+			if testing.Short() {
+				masks = masks[off%3 : off%3+1]
+			}
+			for _, mask := range masks {
 				cases++
 				damaged := maps.Clone(files)
 				b := slices.Clone(files[name])
