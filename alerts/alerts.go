@@ -94,7 +94,7 @@ type Alert struct {
 
 // Record is the alert as the console records it with the archive.
 func (a Alert) Record() api.AlertRecord {
-	return api.AlertRecord{Schema: 1, Table: a.Table, ID: a.ID, Kind: a.Kind, Pit: a.Pit, Since: a.Since, Raised: a.Raised, Text: a.Text}
+	return api.AlertRecord{Schema: api.Schema, Table: a.Table, ID: a.ID, Kind: a.Kind, Pit: a.Pit, Since: a.Since, Raised: a.Raised, Text: a.Text}
 }
 
 // Watch raises the alerts of Rules. It is not safe for concurrent use.

@@ -157,7 +157,7 @@ func (s *Server) recordAlerts() bool {
 	b.mu.Unlock()
 	any := false
 	for _, v := range todo {
-		rec := api.AlertRecord{Schema: 1, Table: v.Table, ID: v.ID, Kind: v.Kind, Pit: v.Pit, Since: v.Since, Raised: v.Raised, Text: v.Text, Ack: v.Ack}
+		rec := api.AlertRecord{Schema: api.Schema, Table: v.Table, ID: v.ID, Kind: v.Kind, Pit: v.Pit, Since: v.Since, Raised: v.Raised, Text: v.Text, Ack: v.Ack}
 		if err := s.publishAlert(rec); err != nil {
 			if ok, _ := s.quiet.Allow("alert record"); ok {
 				s.log.Warn("an alert could not be given to the archive: trying again", "alert", v.ID, "error", err)

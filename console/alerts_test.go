@@ -24,6 +24,9 @@ func alertRecords(t *testing.T, tc *testConsole) (topics []string, recs []api.Al
 		if err := json.Unmarshal([]byte(p.payload), &r); err != nil {
 			t.Fatal(err)
 		}
+		if r.Schema != api.Schema { // the archive's service drops any other (archive/service)
+			t.Fatalf("an alert record of schema %d, the archive reads %d: %s", r.Schema, api.Schema, p.payload)
+		}
 		topics, recs = append(topics, p.topic), append(recs, r)
 	}
 	return topics, recs

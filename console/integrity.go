@@ -210,7 +210,7 @@ func (s *Server) integrityAckEndpoint(w http.ResponseWriter, r *http.Request, ss
 	ack := api.AlertAck{By: u.Name, Role: u.Role, At: s.opts.Now().UTC(), Note: note}
 	acks.pending[a.ID] = ack
 	acks.mu.Unlock()
-	rec := api.AlertRecord{Schema: 1, Table: a.Table, ID: a.ID, Kind: a.Kind, Pit: a.Pit, Since: a.Since, Raised: a.Raised, Text: a.Text, Ack: &ack}
+	rec := api.AlertRecord{Schema: api.Schema, Table: a.Table, ID: a.ID, Kind: a.Kind, Pit: a.Pit, Since: a.Since, Raised: a.Raised, Text: a.Text, Ack: &ack}
 	if err := s.publishAlert(rec); err != nil {
 		acks.mu.Lock()
 		delete(acks.pending, a.ID)
