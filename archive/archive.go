@@ -223,7 +223,7 @@ func New(db *DB, keys Keys, opt Options) *Archive {
 	if opt.MaxUnknownTables == 0 {
 		opt.MaxUnknownTables = DefaultMaxUnknownTables
 	}
-	opt.Integrity = opt.Integrity.withDefaults()
+	opt.Integrity = opt.Integrity.WithDefaults()
 	log := opt.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

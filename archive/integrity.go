@@ -54,8 +54,8 @@ const (
 	DefaultDriftARL        = 1e6
 )
 
-// withDefaults is o with each zero field at its default.
-func (o IntegrityOptions) withDefaults() IntegrityOptions {
+// WithDefaults is o with each zero field at its default.
+func (o IntegrityOptions) WithDefaults() IntegrityOptions {
 	if o.Window <= 0 {
 		o.Window = DefaultIntegrityWindow
 	}

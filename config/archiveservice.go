@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tablectl/tablectl/api"
 )
@@ -47,6 +48,27 @@ type ArchiveService struct {
 	// ClientID is the archive's MQTT client id, whose session the broker keeps
 	// ("tablectl-archive-<id>" when empty).
 	ClientID string `yaml:"client_id"`
+	// Integrity is the integrity watch's settings (docs/integrity.md, "Settings").
+	Integrity ArchiveIntegrity `yaml:"integrity"`
+}
+
+// ArchiveIntegrity is the integrity watch's settings (docs/integrity.md, "Settings"):
+// each zero field takes the archive's default.
+type ArchiveIntegrity struct {
+	// Off: the watch keeps no set and raises no alarm.
+	Off bool `yaml:"off"`
+	// Window is how far apart two sets may be and still be compared (90 days).
+	Window time.Duration `yaml:"window"`
+	// MinRun is the shortest shared run that is an alarm (11), 6 to 11.
+	MinRun int `yaml:"min_run"`
+	// Sets is how many sets the weak-shuffle p-values are combined over (10).
+	Sets int `yaml:"sets"`
+	// ShuffleAlarm is the p-value at or below which a shuffle is an alarm (1e-6).
+	ShuffleAlarm float64 `yaml:"shuffle_alarm"`
+	// DriftRatio is the raised rate the drift looks for, above 1 (1.25); DriftARL the
+	// rounds between false alarms of a table and result, at least 100 (1e6).
+	DriftRatio float64 `yaml:"drift_ratio"`
+	DriftARL   float64 `yaml:"drift_arl"`
 }
 
 // DefaultArchiveService is tablectl-floor archive's settings that the file and the flags
@@ -245,6 +267,31 @@ func (f *file) checkArchiveService(c ArchiveService) {
 	}
 	if !clientIDPattern.MatchString(c.ClientID) {
 		f.at("archive.client_id", "%q: want 1 to 64 letters, digits, '.', '_' or '-'", c.ClientID)
+	}
+	f.checkArchiveIntegrity(c.Integrity)
+}
+
+// checkArchiveIntegrity checks the integrity watch's settings: each one set is in its
+// range (docs/config.md, archive.integrity).
+func (f *file) checkArchiveIntegrity(g ArchiveIntegrity) {
+	const k = "archive.integrity."
+	if f.set(k+"window") && g.Window < time.Hour {
+		f.at(k+"window", "%s: want 1h or more", g.Window)
+	}
+	if f.set(k+"min_run") && (g.MinRun < 6 || g.MinRun > 11) {
+		f.at(k+"min_run", "%d: want 6 to 11 cards (docs/integrity.md, \"The run length\")", g.MinRun)
+	}
+	if f.set(k+"sets") && (g.Sets < 2 || g.Sets > 1000) {
+		f.at(k+"sets", "%d: want 2 to 1000", g.Sets)
+	}
+	if f.set(k+"shuffle_alarm") && !(g.ShuffleAlarm > 0 && g.ShuffleAlarm < 0.5) {
+		f.at(k+"shuffle_alarm", "%g: want a p-value above 0 and below 0.5", g.ShuffleAlarm)
+	}
+	if f.set(k+"drift_ratio") && !(g.DriftRatio > 1 && g.DriftRatio <= 10) {
+		f.at(k+"drift_ratio", "%g: want above 1, at most 10", g.DriftRatio)
+	}
+	if f.set(k+"drift_arl") && !(g.DriftARL >= 100 && g.DriftARL <= 1e12) {
+		f.at(k+"drift_arl", "%g: want 100 to 1e12 rounds", g.DriftARL)
 	}
 }
 

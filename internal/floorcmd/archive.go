@@ -83,7 +83,7 @@ func runArchive(ctx context.Context, args []string, io cli.Stdio) error {
 	if err := db.Claim(ctx, cfg.ID); err != nil {
 		return err
 	}
-	a := archive.New(db, keys, archive.Options{Logger: log})
+	a := archive.New(db, keys, archive.Options{Logger: log, Integrity: integrityOptions(cfg.Integrity)})
 	svc, err := service.New(a, service.Options{Broker: cfg.MQTT.URL, Username: cfg.MQTT.Username, Password: cfg.Password,
 		CAFile: cfg.MQTT.CA, CertFile: cfg.MQTT.Cert, KeyFile: cfg.MQTT.Key, Central: cfg.Central, ClientID: cfg.ClientID,
 		Archive: cfg.ID, Logger: log})
@@ -125,4 +125,11 @@ func archiveFlags(fs *flag.FlagSet) (f *config.ArchiveFlags, configFile *string)
 	fs.StringVar(&f.ClientID, "client-id", def.ClientID, "the MQTT client id, whose session the broker keeps (default tablectl-archive-<id>)")
 	fs.BoolVar(&f.LogJSON, "log-json", false, "log as JSON lines")
 	return f, configFile
+}
+
+// integrityOptions are the archive's integrity settings of the file's
+// archive.integrity.
+func integrityOptions(g config.ArchiveIntegrity) archive.IntegrityOptions {
+	return archive.IntegrityOptions{Off: g.Off, Window: g.Window, MinRun: g.MinRun, Sets: g.Sets, ShuffleAlarm: g.ShuffleAlarm,
+		DriftRatio: g.DriftRatio, DriftARL: g.DriftARL}
 }

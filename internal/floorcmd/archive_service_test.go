@@ -234,7 +234,13 @@ func TestArchiveConfigFaults(t *testing.T) {
 		want       string
 	}{
 		{"unknown key", "archive:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  database: x.db\n", nil,
-			"archive.yaml:4: archive.database: unknown key (archive has central, client_id, db, id, keys, mqtt, ship, to)"},
+			"archive.yaml:4: archive.database: unknown key (archive has central, client_id, db, id, integrity, keys, mqtt, ship, to)"},
+		{"an integrity setting out of its range", "archive:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  integrity:\n    window: 720h\n    min_run: 4\n", nil,
+			"archive.yaml:6: archive.integrity.min_run: 4: want 6 to 11 cards"},
+		{"an unknown integrity setting", "archive:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  integrity:\n    minrun: 9\n", nil,
+			"archive.yaml:5: archive.integrity.minrun: unknown key"},
+		{"an integrity p-value of 1", "archive:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  integrity:\n    shuffle_alarm: 1\n", nil,
+			"archive.yaml:5: archive.integrity.shuffle_alarm: 1: want a p-value above 0 and below 0.5"},
 		{"no database", "archive:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  keys: " + keys + "\n", nil, "archive.db: no database: give --db"},
 		{"a flag's fault", "archive:\n  mqtt:\n    url: tcp://127.0.0.1:1\n  db: x.db\n", []string{"--keys", filepath.Join(dir, "none")},
 			"--keys: " + filepath.Join(dir, "none") + " does not exist"},

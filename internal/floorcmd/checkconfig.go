@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tablectl/tablectl/archive"
 	"github.com/tablectl/tablectl/config"
@@ -105,5 +106,15 @@ func archiveSummary(c config.ArchiveService) (string, error) {
 	fmt.Fprintf(&b, "  archive %s: broker %s as %s, client id %s%s\n", c.ID, c.MQTT.URL, c.MQTT.Username, c.ClientID, central)
 	fmt.Fprintf(&b, "  archive database: %s (%s)\n", archive.Redact(c.DB), archive.EngineOf(c.DB))
 	fmt.Fprintf(&b, "  archive keys: %s, %d %s\n", c.Keys, len(keys), cli.Plural(len(keys), "table", "tables"))
+	if g := integrityOptions(c.Integrity).WithDefaults(); g.Off {
+		fmt.Fprintln(&b, "  archive integrity watch: off")
+	} else {
+		window := g.Window.String()
+		if g.Window%(24*time.Hour) == 0 {
+			window = fmt.Sprintf("%d days", g.Window/(24*time.Hour))
+		}
+		fmt.Fprintf(&b, "  archive integrity watch: window %s, runs of %d cards, shuffles at p <= %g (one set, or the last %d), drift %g times the rate at one false alarm in %g rounds\n",
+			window, g.MinRun, g.ShuffleAlarm, g.Sets, g.DriftRatio, g.DriftARL)
+	}
 	return b.String(), nil
 }

@@ -3,6 +3,7 @@ package floorcmd
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,7 +30,11 @@ func TestCheckConfigSaysWhatTheFileConfigures(t *testing.T) {
 	consoleLines := []string{"  console: pages on http://:8443, broker ssl://broker:8883 as console (central: casino/<site>/<pit>/ too)\n",
 		"  console users: " + users + "\n", "  console History: postgres://console_history@db/tablectl_archive, read-only\n"}
 	archiveLines := []string{"  archive standby: broker tcp://broker:1883 as archive-standby, client id tablectl-archive-standby\n",
-		"  archive database: postgres://tablectl_archive@db/tablectl_archive (postgres)\n", "  archive keys: " + keys + ", 2 tables\n"}
+		"  archive database: postgres://tablectl_archive@db/tablectl_archive (postgres)\n", "  archive keys: " + keys + ", 2 tables\n",
+		"  archive integrity watch: window 90 days, runs of 11 cards, shuffles at p <= 1e-06 (one set, or the last 10), drift 1.25 times the rate at one false alarm in 1e+06 rounds\n"}
+	watchYAML := strings.Replace(archiveYAML, "\nlog:", "\n  integrity:\n    window: 720h\n    min_run: 10\n    sets: 20\n    drift_arl: 1e8\nlog:", 1)
+	watchLines := append(slices.Clone(archiveLines[:3]),
+		"  archive integrity watch: window 30 days, runs of 10 cards, shuffles at p <= 1e-06 (one set, or the last 20), drift 1.25 times the rate at one false alarm in 1e+08 rounds\n")
 	for _, c := range []struct {
 		name, yaml string
 		want       []string
@@ -37,6 +42,9 @@ func TestCheckConfigSaysWhatTheFileConfigures(t *testing.T) {
 	}{
 		{"a console's", consoleYAML, consoleLines, []string{table, "archive "}},
 		{"an archive's", archiveYAML, archiveLines, []string{table, "console"}},
+		{"an archive's with its integrity settings", watchYAML, watchLines, []string{"window 90 days"}},
+		{"an archive's with its integrity watch off", strings.Replace(archiveYAML, "\nlog:", "\n  integrity:\n    off: true\nlog:", 1),
+			[]string{"  archive integrity watch: off\n"}, []string{"window"}},
 		{"an empty file", "", []string{table}, []string{"console", "archive"}},
 		{"a table's that ships", "table: t1\narchive:\n  ship: true\n  to: [floor, standby]\nlog:\n  json: true\n",
 			[]string{"  table t1, rule set classic", "  journal shipped to archives floor, standby\n"}, []string{"console", "archive standby", "archive keys"}},
