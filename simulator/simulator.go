@@ -88,6 +88,9 @@ type Config struct {
 	// MisreadHold is how long the table stands held for each unread card, or for a card
 	// of a tampered set, before the supervisor's decision.
 	MisreadHold time.Duration
+	// CountOnly makes a shuffler that reports each set's count of cards and not its
+	// order, as many do: the table then has no order to follow or compare.
+	CountOnly bool
 	// Tamper is a set changed between the shuffler and the shoe: a card taken out or put
 	// in (Tamper). With a Table that tells its hold (HeldTable), the simulated Pit
 	// Supervisor lets play go on after each hold it causes, MisreadHold later; otherwise
@@ -371,7 +374,7 @@ func (s *Simulator) step(ctx context.Context, st Step) error {
 			return nil
 		}
 		count, order := len(cards), cards
-		if st.Text == "no-order" || complete {
+		if st.Text == "no-order" || complete || s.cfg.CountOnly {
 			order = nil
 		}
 		set, decks := s.set, s.cfg.Decks

@@ -112,3 +112,21 @@ func TestTamperedSetIsNotTheReportedOne(t *testing.T) {
 		t.Errorf("the tampered set dealt %v, want the reported %v without %s and with %s", sets[1], orders[1], out, in)
 	}
 }
+
+// TestCountOnlyReportsNoOrder: a shuffler of CountOnly reports each set's count and no
+// order; the shoe deals the set all the same.
+func TestCountOnlyReportsNoOrder(t *testing.T) {
+	shoeEvs, shufEvs := runScenario(t, Config{Seed: 3, Decks: 1, Cut: 16, CountOnly: true}, []Step{{Op: "shuffle"}, {Op: "deal"}})
+	n := 0
+	for _, e := range shufEvs {
+		if e.Kind == device.ShuffleComplete {
+			n++
+			if e.Order != nil || e.Cards != 52 {
+				t.Errorf("the set reported with %d cards and an order of %d, want 52 and none", e.Cards, len(e.Order))
+			}
+		}
+	}
+	if n != 1 || len(cardsOf(shoeEvs)) < 36 {
+		t.Errorf("%d sets reported, %d cards dealt", n, len(cardsOf(shoeEvs)))
+	}
+}

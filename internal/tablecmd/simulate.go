@@ -33,6 +33,7 @@ func runSimulate(ctx context.Context, args []string, io cli.Stdio) error {
 	orders := fs.String("orders", "", "a file of the sets' orders, one set a line (\"AS TD 9H ...\"), dealt before any shuffled set")
 	riffles := fs.Int("riffles", 0, "a weak shuffler: each set after the first is the last set riffled this many times (0: thoroughly shuffled)")
 	bias := fs.Float64("banker-bias", 0, "the share of rounds, 0 to 1, the sets are arranged to make Banker win")
+	countOnly := fs.Bool("count-only", false, "a shuffler that reports each set's count of cards, not its order")
 	tamperSet := fs.Uint("tamper-set", 1, "with --remove-card or --add-card: the set tampered with, counting from the first")
 	removeCards := fs.String("remove-card", "", "take these cards (\"7H\" or \"7H KD\") out of a set after the shuffler reported it, as a palmed card; the table holds at the card after it until a supervisor decides")
 	addCards := fs.String("add-card", "", "put these cards into a set after the shuffler reported it, as a card slipped in")
@@ -61,7 +62,7 @@ func runSimulate(ctx context.Context, args []string, io cli.Stdio) error {
 	if err != nil {
 		return fmt.Errorf("simulate: %w", err)
 	}
-	cfg.Tamper = tamper
+	cfg.Tamper, cfg.CountOnly = tamper, *countOnly
 	if *orders != "" {
 		f, err := os.Open(*orders)
 		if err != nil {

@@ -88,6 +88,8 @@ type simulation struct {
 	tamperSet   *uint
 	removeCards *string
 	addCards    *string
+	// countOnly is --count-only.
+	countOnly *bool
 }
 
 func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *simulation {
@@ -103,6 +105,7 @@ func simulationFlags(fs *flag.FlagSet, f *config.Flags, pace time.Duration) *sim
 	s.shuffleDelay = fs.Duration("shuffle-delay", 0, "with --simulate: a shuffler that reports each set after the first this long after the shoe is taken")
 	s.misreadEvery = fs.Int("misread-every", 0, "with --simulate: a shoe that fails to read a card every this many cards, in a round's dealing; the table holds for it and a simulated supervisor lets play go on (0: every card read)")
 	s.misreadHold = fs.Duration("misread-hold", 0, "with --simulate and --misread-every: how long the table stands held for each unread card before the supervisor's decision")
+	s.countOnly = fs.Bool("count-only", false, "with --simulate: a shuffler that reports each set's count of cards, not its order")
 	s.tamperSet = fs.Uint("tamper-set", 1, "with --simulate and --remove-card or --add-card: the set tampered with, counting from the first")
 	s.removeCards = fs.String("remove-card", "", "with --simulate: take these cards (\"7H\" or \"7H KD\") out of a set after the shuffler reported it, as a palmed card; a simulated supervisor lets play go on at each hold")
 	s.addCards = fs.String("add-card", "", "with --simulate: put these cards into a set after the shuffler reported it, as a card slipped in")
@@ -203,7 +206,7 @@ func (s *simulation) start(ctx context.Context, decks int, begin <-chan struct{}
 	cfg := simulator.Config{Protocol: shoe.Format(s.f.ShoeFormat), Seed: *s.seed, Pace: s.f.Pace, Decks: decks, Cut: 16, Light: s.light,
 		Insurance: s.insurance, Logger: log, ReshuffleEachRound: s.reshuffle, RoundPause: s.pauseAfterRound(), HostAcks: true,
 		Riffles: *s.riffles, BankerBias: *s.bankerBias, Dealers: s.dealerTurns(), ShuffleDelay: *s.shuffleDelay,
-		MisreadEvery: *s.misreadEvery, MisreadHold: *s.misreadHold}
+		MisreadEvery: *s.misreadEvery, MisreadHold: *s.misreadHold, CountOnly: *s.countOnly}
 	if cfg.Tamper, err = s.tamper(); err != nil {
 		return nil, nil, nil, nil, err
 	}
