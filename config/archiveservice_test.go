@@ -39,7 +39,7 @@ func TestArchiveSectionFaults(t *testing.T) {
 	present(t, "/etc/a/keys", "/etc/a/ca.crt", "/etc/a/client.crt")
 	for _, c := range []struct{ name, yaml, want string }{
 		{"unknown key", "archive:\n  keys: /etc/a/keys\n  database: x.db\n",
-			"t.yaml:3: archive.database: unknown key (archive has central, client_id, db, id, keys, mqtt, ship, to)"},
+			"t.yaml:3: archive.database: unknown key (archive has central, client_id, db, id, integrity, keys, mqtt, ship, to)"},
 		{"bad broker url", "archive:\n  mqtt:\n    url: http://b\n", `t.yaml:3: archive.mqtt.url: "http://b": want tcp://host:1883`},
 		{"TLS files on a plain url", "archive:\n  mqtt:\n    url: tcp://b:1883\n    ca: /etc/a/ca.crt\n",
 			`t.yaml:3: archive.mqtt.url: "tcp://b:1883" is not a TLS URL, but ca, cert or key is set`},

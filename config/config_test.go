@@ -117,7 +117,7 @@ func TestFaultsNameFileLineAndKey(t *testing.T) {
 		{"unknown nested key", "dealer:\n  auto: true\n  simultanous_window: 1s\n",
 			`t.yaml:3: dealer.simultanous_window: unknown key (dealer has auto, burn, burn_count, burn_excess_cards, insurance_pause, no_insurance, options_pause, pay_rounded, rounding, rounds_after_cut, shoe_start, simultaneous_window)`},
 		{"unknown key in the archive section", "archive:\n  ship: true\n  shipping: true\n",
-			`t.yaml:3: archive.shipping: unknown key (archive has central, client_id, db, id, keys, mqtt, ship, to)`},
+			`t.yaml:3: archive.shipping: unknown key (archive has central, client_id, db, id, integrity, keys, mqtt, ship, to)`},
 		{"archive.ship not a boolean", "archive:\n  ship: sometimes\n", `t.yaml:2: archive.ship: want true or false, not "sometimes"`},
 		{"unknown key in a list item", "gpio:\n  pins:\n    - role: confirm\n      pin: GPIO17\n      invert: true\n",
 			`t.yaml:5: gpio.pins[1].invert: unknown key`},
