@@ -27,6 +27,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/tablectl/tablectl/internal/chromiumtest"
+	"github.com/tablectl/tablectl/internal/cmdtest"
 	"github.com/tablectl/tablectl/internal/mosquittotest"
 	"github.com/tablectl/tablectl/internal/pgtest"
 )
@@ -251,6 +252,10 @@ const floorRounds = 6
 // and ships its journal. The archive then holds every round: the report docs/archive.md
 // gives, run as surveillance, has them; the console's first user logs in over HTTPS, and
 // History in Chromium lists them.
+//
+// The script installs tablectl-floor and tablectl built without the race detector
+// (cmdtest.Binary), as the tables and services it starts run them: the same commands run
+// under the race detector in the test's process in the other tests.
 func TestFloorSetUpFromTheDocs(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -312,7 +317,7 @@ for p; do dpkg -s "$p" >/dev/null 2>&1 || { echo "apt-get: $p is not installed h
 		}
 	}
 	scriptEnv := append(os.Environ(), "TABLECTL_TEST_MAIN=1", "FLOOR_HOST=floor.casino.lan", "FIRST_USER=SM1",
-		"FLOOR_BIN="+os.Args[0], "BIN="+os.Args[0], "SYSTEMCTL="+filepath.Join(n.shims, "systemctl"), "APT_GET="+filepath.Join(n.shims, "apt-get"),
+		"FLOOR_BIN="+cmdtest.Binary(t, floorPkg), "BIN="+cmdtest.Binary(t, tablePkg), "SYSTEMCTL="+filepath.Join(n.shims, "systemctl"), "APT_GET="+filepath.Join(n.shims, "apt-get"),
 		fmt.Sprintf("AS_POSTGRES=env PGHOST=127.0.0.1 PGPORT=%d PGUSER=tablectl PGDATABASE=postgres", pg.Port()))
 	const firstPassword = "shift-manager-password-1"
 	setup := n.commandIn(repo, "bash", "deploy/floor-setup.sh", filepath.Join(pis[floorTables[0]], floorTables[0]+".enroll"))
@@ -391,7 +396,7 @@ for p; do dpkg -s "$p" >/dev/null 2>&1 || { echo "apt-get: $p is not installed h
 	var tables []*proc
 	for _, id := range floorTables {
 		password, _ := os.ReadFile(filepath.Join(pis[id], "mqtt-password"))
-		tables = append(tables, startTableProc(t, "run", "--simulate", "--table", id, "--rounds", strconv.Itoa(floorRounds), "--pace", "0",
+		tables = append(tables, startBuilt(t, tablePkg, "run", "--simulate", "--table", id, "--rounds", strconv.Itoa(floorRounds), "--pace", "0",
 			"--round-pause", "0", "--journal", filepath.Join(pis[id], "journal"), "--http", "", "--mqtt", brokerURL, "--mqtt-ca", caFile,
 			"--mqtt-password", strings.TrimSpace(string(password)), "--archive-ship"))
 	}
