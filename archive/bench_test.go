@@ -19,59 +19,78 @@ func BenchmarkIngest(b *testing.B) {
 	f := loadFixture(b)
 	for _, engine := range []Engine{SQLite, Postgres} {
 		for _, batch := range []int{1, 100} {
-			b.Run(fmt.Sprintf("%s/batch=%d", engine, batch), func(b *testing.B) {
-				var dsn string
-				if engine == Postgres {
-					if pg == nil {
-						b.Skipf("no PostgreSQL: %s", pgReason)
-					}
-					dsn = pg.NewDatabase(b)
-				} else {
-					dsn = filepath.Join(b.TempDir(), "archive.db")
-				}
-				db := openDB(b, dsn)
-				tables := (b.N + len(f.records) - 1) / len(f.records)
-				keys := Keys{}
-				for i := range tables {
-					keys[fmt.Sprintf("t%05d", i)] = []ed25519.PublicKey{f.pub}
-				}
-				a := New(db, keys, Options{Now: fixedNow})
-				ctx := context.Background()
-				// The batches as the tables ship them, signed before the timer: the
-				// signing is the tables' work, the checking the archive's.
-				var batches []struct {
-					id string
-					b  Batch
-				}
-				for i, left := 0, b.N; left > 0; i++ {
-					id := fmt.Sprintf("t%05d", i)
-					recs := f.records[:min(len(f.records), left)]
-					left -= len(recs)
-					for len(recs) > 0 {
-						n := min(batch, len(recs))
-						batches = append(batches, struct {
-							id string
-							b  Batch
-						}{id, batchOf(b, f.key, id, recs[:n], nil)})
-						recs = recs[n:]
-					}
-				}
-				self0, server0, _ := cpuTimes(db)
-				b.ResetTimer()
-				stored := 0
-				for _, x := range batches {
-					res, err := a.Ingest(ctx, x.id, x.b)
-					if err != nil || res.Stored != len(x.b.Records) {
-						b.Fatalf("%+v %v", res, err)
-					}
-					stored += res.Stored
-				}
-				b.ReportMetric(float64(stored)/b.Elapsed().Seconds(), "records/s")
-				b.StopTimer()
-				reportCPU(b, db, stored, self0, server0)
-			})
+			b.Run(fmt.Sprintf("%s/batch=%d", engine, batch), func(b *testing.B) { ingestBench(b, f, engine, batch, 0) })
 		}
 	}
+}
+
+// BenchmarkIngestCopy is BenchmarkIngest on PostgreSQL with batches of a whole journal
+// (254 records, as a table sends them when it catches up), its records' rows written by
+// multi-row INSERTs ("insert") or by COPY ("copy"), the two one after the other.
+func BenchmarkIngestCopy(b *testing.B) {
+	f := loadFixture(b)
+	for _, mode := range []struct {
+		name    string
+		copyMin int
+	}{{"insert", 1 << 30}, {"copy", 128}} {
+		b.Run(mode.name, func(b *testing.B) { ingestBench(b, f, Postgres, len(f.records), mode.copyMin) })
+	}
+}
+
+// ingestBench stores b.N records of f's journal on a new database of engine, as tables
+// send them in batches of batch records; copyMin is the database's least run for COPY
+// (0: its default).
+func ingestBench(b *testing.B, f fixture, engine Engine, batch, copyMin int) {
+	var dsn string
+	if engine == Postgres {
+		if pg == nil {
+			b.Skipf("no PostgreSQL: %s", pgReason)
+		}
+		dsn = pg.NewDatabase(b)
+	} else {
+		dsn = filepath.Join(b.TempDir(), "archive.db")
+	}
+	db := openDB(b, dsn)
+	db.copyMin = copyMin
+	tables := (b.N + len(f.records) - 1) / len(f.records)
+	keys := Keys{}
+	for i := range tables {
+		keys[fmt.Sprintf("t%05d", i)] = []ed25519.PublicKey{f.pub}
+	}
+	a := New(db, keys, Options{Now: fixedNow})
+	ctx := context.Background()
+	// The batches as the tables ship them, signed before the timer: the
+	// signing is the tables' work, the checking the archive's.
+	var batches []struct {
+		id string
+		b  Batch
+	}
+	for i, left := 0, b.N; left > 0; i++ {
+		id := fmt.Sprintf("t%05d", i)
+		recs := f.records[:min(len(f.records), left)]
+		left -= len(recs)
+		for len(recs) > 0 {
+			n := min(batch, len(recs))
+			batches = append(batches, struct {
+				id string
+				b  Batch
+			}{id, batchOf(b, f.key, id, recs[:n], nil)})
+			recs = recs[n:]
+		}
+	}
+	self0, server0, _ := cpuTimes(db)
+	b.ResetTimer()
+	stored := 0
+	for _, x := range batches {
+		res, err := a.Ingest(ctx, x.id, x.b)
+		if err != nil || res.Stored != len(x.b.Records) {
+			b.Fatalf("%+v %v", res, err)
+		}
+		stored += res.Stored
+	}
+	b.ReportMetric(float64(stored)/b.Elapsed().Seconds(), "records/s")
+	b.StopTimer()
+	reportCPU(b, db, stored, self0, server0)
 }
 
 // reportCPU reports the CPU time per record of this process ("go-µs/record") and of the

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -27,6 +28,9 @@ const (
 type DB struct {
 	sql    *sql.DB
 	engine Engine
+	// copyMin is the fewest rows of a run of single-row INSERTs that PostgreSQL gets by
+	// COPY (0: copyMinRows); the benchmarks set it to compare.
+	copyMin int
 }
 
 // EngineOf tells which engine a --db value names: a postgres:// or postgresql:// URL
@@ -115,7 +119,9 @@ func (d *DB) TimeArg(t time.Time) any { return d.ts(t) }
 // prepared on the connection): a pipeline with a single Sync, which the server runs as
 // one implicit transaction, committed at the Sync (or rolled back whole on the first
 // error). The answer to the Sync comes after the commit is durable (synchronous_commit).
-// Its single-row INSERTs are written many rows to a statement (mergeInserts). SQLite,
+// Its single-row INSERTs are written many rows to a statement (mergeInserts); a run of
+// copyMinRows rows or more is written by COPY instead, in an explicit transaction of
+// its own round trips (copyPipeline). SQLite,
 // in process, runs them in a transaction of database/sql, each query prepared once.
 //
 // Every text argument is written as the database can hold it (storable): a table may
@@ -133,7 +139,7 @@ func (d *DB) write(ctx context.Context, stmts []stmt) error {
 		}
 	}
 	if d.engine == Postgres {
-		return d.pipeline(ctx, mergeInserts(stmts))
+		return d.pipeline(ctx, stmts)
 	}
 	tx, err := d.sql.BeginTx(ctx, nil)
 	if err != nil {
@@ -160,7 +166,8 @@ func (d *DB) write(ctx context.Context, stmts []stmt) error {
 }
 
 // pipeline sends stmts to PostgreSQL as one pgx batch, outside any transaction block:
-// the batch is the transaction.
+// the batch is the transaction. Its single-row INSERTs are merged (mergeInserts). With a
+// run long enough for COPY, it is a transaction of COPYs and batches (copyPipeline).
 func (d *DB) pipeline(ctx context.Context, stmts []stmt) error {
 	c, err := d.sql.Conn(ctx)
 	if err != nil {
@@ -172,6 +179,10 @@ func (d *DB) pipeline(ctx context.Context, stmts []stmt) error {
 		if st := pc.PgConn().TxStatus(); st != 'I' {
 			return fmt.Errorf("the connection is in a transaction (status %q)", st)
 		}
+		if segs := segments(stmts, cmp.Or(d.copyMin, copyMinRows)); len(segs) > 1 || len(segs) == 1 && segs[0].copy != nil {
+			return copyPipeline(ctx, pc, segs)
+		}
+		stmts := mergeInserts(stmts)
 		var b pgx.Batch
 		for _, s := range stmts {
 			b.Queue(s.query, s.args...)
