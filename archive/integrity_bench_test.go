@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,8 +19,20 @@ import (
 
 // repeatedSizes are the windows BenchmarkIntegrityRepeated measures: shoes stored, two
 // sizes to show how the check grows. At full scale (TABLECTL_BENCH_FULL=1) 25,000 and
-// 100,000 shoes; in CI 1,000 and 4,000.
+// 100,000 shoes; in CI 1,000 and 4,000. TABLECTL_BENCH_SHOES gives others, comma-separated
+// (1350000: the window of 500 tables over 90 days).
 func repeatedSizes() []int {
+	if v := os.Getenv("TABLECTL_BENCH_SHOES"); v != "" {
+		var ns []int
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 10 {
+				panic(fmt.Sprintf("TABLECTL_BENCH_SHOES=%q: want numbers of shoes of 10 or more, comma-separated", v))
+			}
+			ns = append(ns, n)
+		}
+		return ns
+	}
 	if benchFull {
 		return []int{25_000, 100_000}
 	}
@@ -42,7 +57,7 @@ func BenchmarkIntegrityRepeated(b *testing.B) {
 				stored := fillShoes(b, db, rng, n)
 				b.Logf("filled %d shoes in %v", n, time.Since(filling).Round(time.Second))
 				ctx := context.Background()
-				ended := genStart.Add(time.Duration(n) * time.Minute)
+				ended := genStart.Add(time.Duration(n) * shoeStep(n))
 				var fresh [][]baccarat.Card
 				for i := range 100 {
 					shoe := shuffledShoe(rng)[:411]
@@ -80,7 +95,13 @@ func BenchmarkIntegrityRepeated(b *testing.B) {
 	}
 }
 
-// fillShoes stores n shuffled shoes of 411 cards dealt, a minute apart, with their keys,
+// shoeStep is the time between two of n shoes filled: a minute, or less where n shoes a
+// minute apart would not fit the window (1,350,000 shoes in 90 days: one every 5.76 s).
+func shoeStep(n int) time.Duration {
+	return min(time.Minute, DefaultIntegrityWindow/time.Duration(n))
+}
+
+// fillShoes stores n shuffled shoes of 411 cards dealt, shoeStep apart, with their keys,
 // and returns a few of them (to plant runs from).
 func fillShoes(b *testing.B, db *DB, rng *rand.Rand, n int) [][]baccarat.Card {
 	b.Helper()
@@ -90,7 +111,7 @@ func fillShoes(b *testing.B, db *DB, rng *rand.Rand, n int) [][]baccarat.Card {
 	}
 	var kept [][]baccarat.Card
 	shoeRow := func(i int, shoe []baccarat.Card) []any {
-		at := genStart.Add(time.Duration(i) * time.Minute)
+		at := genStart.Add(time.Duration(i) * shoeStep(n))
 		return []any{int64(i + 1), genTableID(i % 500), int64(i/500 + 1), int64(i + 1), int64(i + 1), fmt.Sprint(i), int64(8),
 			db.ts(at.Add(-time.Hour)), db.ts(at), cardBytes(shoe)}
 	}
