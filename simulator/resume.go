@@ -32,6 +32,9 @@ type Position struct {
 	Coup []baccarat.Card
 	// Done: the shoe deals no more rounds; the dealer takes the rest out (the lid).
 	Done bool
+	// Last: the round going on is the shoe's last, the one more after the cut card's
+	// round, as the table counts its rounds: the shoe is done when it ends.
+	Last bool
 	// CardNo is the number of the last card the table recorded from the shoe: the shoe
 	// numbers its next card after it. ShoeTime is the time the shoe stamped on that card
 	// (when ShoeTimed), read by the table at At: the shoe's clock goes on from it.
@@ -89,10 +92,7 @@ func (s *Simulator) dealOn(ctx context.Context, p Position, maxRounds int) error
 		return err
 	}
 	s.partial = p.Coup
-	// The round going on is the one more after the cut card's when the cut card came
-	// out before its first card.
-	start := p.Next - len(p.Coup)
-	return s.dealRounds(ctx, maxRounds, s.cutAt >= 0 && start > s.cutAt)
+	return s.dealRounds(ctx, maxRounds, p.Last)
 }
 
 // burnRest draws the n cards still to burn (n < 0: the whole burn).

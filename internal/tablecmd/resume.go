@@ -37,7 +37,9 @@ func (s *simulation) resume(st round.State, journal string) error {
 			return fmt.Errorf("the journal %s has shoe %d (set %s) in play with no recorded card order, so the simulated shoe cannot deal the rest of it: "+
 				"end that shoe (an end_shoe command, docs/mqtt.md) and start again, or give a new --journal directory (or none, for a temporary one)", journal, st.Shoe, st.Set)
 		}
-		p.Cards, p.Next, p.CutOut = st.Order, st.OrderPos, st.CutCard
+		// The table, not the cards' positions, says which round is the last: a card the
+		// shoe could not read took a place in the order but none in the round.
+		p.Cards, p.Next, p.CutOut, p.Last = st.Order, st.OrderPos, st.CutCard, st.CutCard && st.RoundsLeft == 0
 		if st.Phase == round.Burning {
 			p.Burn = st.BurnLeft
 		}
