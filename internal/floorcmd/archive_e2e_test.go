@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -109,6 +110,70 @@ func (p *proc) kill(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-p.done
+}
+
+// heldAtStart reads the number of the irregularity a table started held for, as its
+// journal left it.
+var heldAtStart = regexp.MustCompile(`held for irregularity #(\d+) \([a-z_]+\), as the journal left it`)
+
+// decideIfHeld waits until the table p runs is connected to the broker and, when it
+// started held for an irregularity, decides it as a supervisor ("continue") and waits
+// for the table's reply.
+func decideIfHeld(t *testing.T, ctx context.Context, url, password, table string, p *proc) {
+	t.Helper()
+	for {
+		ok, written := p.log.Holds("MQTT connected")
+		if ok {
+			break
+		}
+		select {
+		case err := <-p.exited:
+			t.Fatalf("table %s exited: %v\n%s", table, err, p.log.String())
+		case <-ctx.Done():
+			t.Fatalf("table %s did not connect:\n%s", table, p.log.String())
+		case <-written:
+		}
+	}
+	m := heldAtStart.FindStringSubmatch(p.log.String())
+	if m == nil {
+		return
+	}
+	opts := mqtt.NewClientOptions().AddBroker(url).SetClientID(fmt.Sprintf("c%d-e2e-decide", nextClient())).
+		SetUsername("supervisor").SetPassword(password)
+	c := mqtt.NewClient(opts)
+	if tok := c.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
+		t.Fatalf("supervisor: connect: %v", tok.Error())
+	}
+	defer c.Disconnect(50)
+	replies := make(chan string, 16)
+	reply := "tablectl/v1/" + table + "/cmd/reply"
+	if tok := c.Subscribe(reply, 1, func(_ mqtt.Client, m mqtt.Message) {
+		select {
+		case replies <- string(m.Payload()):
+		default:
+		}
+	}); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
+		t.Fatalf("supervisor: subscribe to %s: %v", reply, tok.Error())
+	}
+	cmd := fmt.Sprintf(`{"id":"e2e-decide","cmd":"decide","irregularity":%s,"choice":"continue","actor":"S-E2E"}`, m[1])
+	if tok := c.Publish("tablectl/v1/"+table+"/cmd/supervisor", 1, false, cmd); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
+		t.Fatalf("supervisor: publish the decision: %v", tok.Error())
+	}
+	for {
+		select {
+		case r := <-replies:
+			if !strings.Contains(r, `"e2e-decide"`) {
+				continue
+			}
+			if !strings.Contains(r, `"ok":true`) {
+				t.Fatalf("table %s: the decision on irregularity #%s: %s", table, m[1], r)
+			}
+			t.Logf("table %s started held for irregularity #%s; a supervisor let play go on", table, m[1])
+			return
+		case <-ctx.Done():
+			t.Fatalf("table %s: no reply to the decision on irregularity #%s:\n%s", table, m[1], p.log.String())
+		}
+	}
 }
 
 // heldWatch keeps the latest archive/held message of every table.
@@ -241,7 +306,7 @@ func TestArchiveEndToEnd(t *testing.T) {
 func archiveEndToEnd(t *testing.T, dir, dsn string) {
 	// One identity per table at the broker: each logs in as its id.
 	users := map[string]string{"archive-floor": "a-pw", "pitsystem": "p-pw",
-		"e2e-bac01": "t1-pw", "e2e-bac02": "t2-pw", "e2e-bac03": "t3-pw"}
+		"e2e-bac01": "t1-pw", "e2e-bac02": "t2-pw", "e2e-bac03": "t3-pw", "supervisor": "s-pw"}
 	acl, err := api.MosquittoACL(api.ACLOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -351,6 +416,9 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 		t.Fatalf("copy the journal: %v\n%s", err, out)
 	}
 	startTable(killed)
+	// Killed while held for an unread card, the table starts held as its journal left it
+	// and its simulated dealer waits for a supervisor (RWS Baccarat 5.5.3): one decides.
+	decideIfHeld(t, ctx, b.URL(), users["supervisor"], killed.id, killed.run)
 	progress("after the table's restart")
 
 	// The archive killed and started again.
