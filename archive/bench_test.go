@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -19,7 +20,7 @@ func BenchmarkIngest(b *testing.B) {
 	f := loadFixture(b)
 	for _, engine := range []Engine{SQLite, Postgres} {
 		for _, batch := range []int{1, 100} {
-			b.Run(fmt.Sprintf("%s/batch=%d", engine, batch), func(b *testing.B) { ingestBench(b, f, engine, batch, 0) })
+			b.Run(fmt.Sprintf("%s/batch=%d", engine, batch), func(b *testing.B) { ingestBench(b, f, engine, batch, 0, false) })
 		}
 	}
 }
@@ -33,14 +34,68 @@ func BenchmarkIngestCopy(b *testing.B) {
 		name    string
 		copyMin int
 	}{{"insert", 1 << 30}, {"copy", 128}} {
-		b.Run(mode.name, func(b *testing.B) { ingestBench(b, f, Postgres, len(f.records), mode.copyMin) })
+		b.Run(mode.name, func(b *testing.B) { ingestBench(b, f, Postgres, len(f.records), mode.copyMin, false) })
+	}
+}
+
+// BenchmarkIntegrityCost is BenchmarkIngest in batches of 100 with the integrity watch
+// off and on, one after the other, on each engine: the difference is the watch's cost,
+// its drifts' CUSUMs included. "rounds" is the rounds stored, 41 in each table's 254
+// records.
+func BenchmarkIntegrityCost(b *testing.B) {
+	f := loadFixture(b)
+	for _, engine := range []Engine{SQLite, Postgres} {
+		for _, mode := range []struct {
+			name string
+			off  bool
+		}{{"off", true}, {"on", false}} {
+			b.Run(fmt.Sprintf("%s/%s", engine, mode.name), func(b *testing.B) { ingestBench(b, f, engine, 100, 0, mode.off) })
+		}
+	}
+}
+
+// BenchmarkWatchPerRound is the integrity watch's own cost: the fixture's journal
+// replayed by the archive's deriver with no database, the watch off and on, the two
+// alternated in one run. "µs/round" is per round settled; the difference between the
+// modes is what the watch adds to a round in the archive's process: the cards kept for
+// the set's checks and the three drifts' CUSUMs.
+func BenchmarkWatchPerRound(b *testing.B) {
+	f := loadFixture(b)
+	settled := 0
+	for _, r := range f.records {
+		settled += strings.Count(string(r.Data), `"confirm"`)
+	}
+	b.Logf("%d rounds settled in %d records", settled, len(f.records))
+	for _, mode := range []struct {
+		name string
+		off  bool
+	}{{"off", true}, {"on", false}} {
+		b.Run(mode.name, func(b *testing.B) {
+			ig := IntegrityOptions{Off: mode.off}.WithDefaults()
+			replay := func() {
+				d := &deriver{db: &DB{engine: SQLite}, table: fixtureTable, ig: &ig, now: fixedNow}
+				for _, r := range f.records {
+					if _, err := d.take(r.Seq, r.Data); err != nil {
+						b.Fatalf("record %d: %v", r.Seq, err)
+					}
+				}
+			}
+			replay() // the exact rates, worked out once a process (exactRates), before the timer
+			rounds := 0
+			for b.Loop() {
+				replay()
+				rounds += settled
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e3/float64(rounds), "µs/round")
+		})
 	}
 }
 
 // ingestBench stores b.N records of f's journal on a new database of engine, as tables
 // send them in batches of batch records; copyMin is the database's least run for COPY
-// (0: its default).
-func ingestBench(b *testing.B, f fixture, engine Engine, batch, copyMin int) {
+// (0: its default); off turns the integrity watch off. It reports the records and
+// rounds stored a second.
+func ingestBench(b *testing.B, f fixture, engine Engine, batch, copyMin int, off bool) {
 	var dsn string
 	if engine == Postgres {
 		if pg == nil {
@@ -57,7 +112,7 @@ func ingestBench(b *testing.B, f fixture, engine Engine, batch, copyMin int) {
 	for i := range tables {
 		keys[fmt.Sprintf("t%05d", i)] = []ed25519.PublicKey{f.pub}
 	}
-	a := New(db, keys, Options{Now: fixedNow})
+	a := New(db, keys, Options{Now: fixedNow, Integrity: IntegrityOptions{Off: off}})
 	ctx := context.Background()
 	// The batches as the tables ship them, signed before the timer: the
 	// signing is the tables' work, the checking the archive's.
@@ -91,6 +146,9 @@ func ingestBench(b *testing.B, f fixture, engine Engine, batch, copyMin int) {
 	b.ReportMetric(float64(stored)/b.Elapsed().Seconds(), "records/s")
 	b.StopTimer()
 	reportCPU(b, db, stored, self0, server0)
+	if rounds := count(b, db, `SELECT COUNT(*) FROM rounds`); rounds > 0 {
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(rounds), "µs/round")
+	}
 }
 
 // reportCPU reports the CPU time per record of this process ("go-µs/record") and of the
