@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +25,8 @@ import (
 	"github.com/tablectl/tablectl/internal/tablecmd"
 	"github.com/tablectl/tablectl/journal"
 	"github.com/tablectl/tablectl/messages"
+	"github.com/tablectl/tablectl/round"
+	"github.com/tablectl/tablectl/table"
 )
 
 // e2eShip is the flag that makes the tables ship their journals; the end-to-end test
@@ -112,70 +113,6 @@ func (p *proc) kill(t *testing.T) {
 	<-p.done
 }
 
-// heldAtStart reads the number of the irregularity a table started held for, as its
-// journal left it.
-var heldAtStart = regexp.MustCompile(`held for irregularity #(\d+) \([a-z_]+\), as the journal left it`)
-
-// decideIfHeld waits until the table p runs is connected to the broker and, when it
-// started held for an irregularity, decides it as a supervisor ("continue") and waits
-// for the table's reply.
-func decideIfHeld(t *testing.T, ctx context.Context, url, password, table string, p *proc) {
-	t.Helper()
-	for {
-		ok, written := p.log.Holds("MQTT connected")
-		if ok {
-			break
-		}
-		select {
-		case err := <-p.exited:
-			t.Fatalf("table %s exited: %v\n%s", table, err, p.log.String())
-		case <-ctx.Done():
-			t.Fatalf("table %s did not connect:\n%s", table, p.log.String())
-		case <-written:
-		}
-	}
-	m := heldAtStart.FindStringSubmatch(p.log.String())
-	if m == nil {
-		return
-	}
-	opts := mqtt.NewClientOptions().AddBroker(url).SetClientID(fmt.Sprintf("c%d-e2e-decide", nextClient())).
-		SetUsername("supervisor").SetPassword(password)
-	c := mqtt.NewClient(opts)
-	if tok := c.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
-		t.Fatalf("supervisor: connect: %v", tok.Error())
-	}
-	defer c.Disconnect(50)
-	replies := make(chan string, 16)
-	reply := "tablectl/v1/" + table + "/cmd/reply"
-	if tok := c.Subscribe(reply, 1, func(_ mqtt.Client, m mqtt.Message) {
-		select {
-		case replies <- string(m.Payload()):
-		default:
-		}
-	}); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
-		t.Fatalf("supervisor: subscribe to %s: %v", reply, tok.Error())
-	}
-	cmd := fmt.Sprintf(`{"id":"e2e-decide","cmd":"decide","irregularity":%s,"choice":"continue","actor":"S-E2E"}`, m[1])
-	if tok := c.Publish("tablectl/v1/"+table+"/cmd/supervisor", 1, false, cmd); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
-		t.Fatalf("supervisor: publish the decision: %v", tok.Error())
-	}
-	for {
-		select {
-		case r := <-replies:
-			if !strings.Contains(r, `"e2e-decide"`) {
-				continue
-			}
-			if !strings.Contains(r, `"ok":true`) {
-				t.Fatalf("table %s: the decision on irregularity #%s: %s", table, m[1], r)
-			}
-			t.Logf("table %s started held for irregularity #%s; a supervisor let play go on", table, m[1])
-			return
-		case <-ctx.Done():
-			t.Fatalf("table %s: no reply to the decision on irregularity #%s:\n%s", table, m[1], p.log.String())
-		}
-	}
-}
-
 // heldWatch keeps the latest archive/held message of every table.
 type heldWatch struct {
 	mu      sync.Mutex
@@ -258,6 +195,22 @@ func journalHead(t *testing.T, dir string) (uint64, journal.Hash) {
 	return seq, h
 }
 
+// heldIn reports whether the journal in dir leaves its table held for an irregularity,
+// or ends in a record still being written.
+func heldIn(t *testing.T, dir string) bool {
+	t.Helper()
+	j, _, err := journal.Open(dir, journal.Options{ReadOnly: true})
+	if err != nil {
+		return true // a record being written: read again once it is
+	}
+	defer j.Close()
+	ctl, _, err := table.ReplayRecords(j, func(uint64, table.Entry, []round.Effect, *round.Controller) {})
+	if err != nil || ctl == nil {
+		return true
+	}
+	return ctl.State().Held.ID != 0
+}
+
 // journalRecords reads every record of the journal in dir.
 func journalRecords(t *testing.T, dir string) []journal.Record {
 	t.Helper()
@@ -306,7 +259,7 @@ func TestArchiveEndToEnd(t *testing.T) {
 func archiveEndToEnd(t *testing.T, dir, dsn string) {
 	// One identity per table at the broker: each logs in as its id.
 	users := map[string]string{"archive-floor": "a-pw", "pitsystem": "p-pw",
-		"e2e-bac01": "t1-pw", "e2e-bac02": "t2-pw", "e2e-bac03": "t3-pw", "supervisor": "s-pw"}
+		"e2e-bac01": "t1-pw", "e2e-bac02": "t2-pw", "e2e-bac03": "t3-pw"}
 	acl, err := api.MosquittoACL(api.ACLOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -410,15 +363,38 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 		t.Fatalf("table %s ended before it was killed: give it more rounds\n%s", killed.id, killed.run.log.String())
 	default:
 	}
+	// It is killed where it is not held. Killed while held, for a card its shoe could not
+	// read, it would start held as its journal left it, for a person to decide, and so
+	// would the copy of its journal dealt on below. It is stopped (SIGSTOP) and its
+	// journal read; held, it goes on until its log says more, and is stopped again.
+	for stops := 1; ; stops++ {
+		if err := killed.run.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		if !heldIn(t, killed.journal) {
+			if stops > 1 {
+				t.Logf("table %s was held at %d stops before it was killed", killed.id, stops-1)
+			}
+			break
+		}
+		_, written := killed.run.log.Holds("\x00")
+		if err := killed.run.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-written:
+		case <-killed.run.done:
+			t.Fatalf("table %s ended before it was killed: give it more rounds\n%s", killed.id, killed.run.log.String())
+		case <-ctx.Done():
+			t.Fatalf("table %s stayed held:\n%s", killed.id, killed.run.log.String())
+		}
+	}
 	killed.run.kill(t)
 	rolledBack := filepath.Join(dir, "rolled-back", "journal")
 	if out, err := exec.Command("cp", "-a", filepath.Dir(killed.journal), filepath.Dir(rolledBack)).CombinedOutput(); err != nil {
 		t.Fatalf("copy the journal: %v\n%s", err, out)
 	}
 	startTable(killed)
-	// Killed while held for an unread card, the table starts held as its journal left it
-	// and its simulated dealer waits for a supervisor (RWS Baccarat 5.5.3): one decides.
-	decideIfHeld(t, ctx, b.URL(), users["supervisor"], killed.id, killed.run)
 	progress("after the table's restart")
 
 	// The archive killed and started again.
