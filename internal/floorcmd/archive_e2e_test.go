@@ -368,7 +368,7 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 	// would the copy of its journal dealt on below. It is stopped (SIGSTOP) and its
 	// journal read; held, it goes on until its log says more, and is stopped again.
 	for stops := 1; ; stops++ {
-		if err := killed.run.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		if err := pause(killed.run.cmd.Process); err != nil {
 			t.Fatal(err)
 		}
 		if !heldIn(t, killed.journal) {
@@ -378,7 +378,7 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 			break
 		}
 		_, written := killed.run.log.Holds("\x00")
-		if err := killed.run.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		if err := resume(killed.run.cmd.Process); err != nil {
 			t.Fatal(err)
 		}
 		select {
