@@ -100,6 +100,12 @@ func (l *LockedBuffer) Holds(want string) (ok bool, written <-chan struct{}) {
 	return l.Says(func(s string) bool { return strings.Contains(s, want) })
 }
 
+// Written returns a channel closed by the next write, to wait on.
+func (l *LockedBuffer) Written() <-chan struct{} {
+	_, written := l.Says(func(string) bool { return false })
+	return written
+}
+
 // Says reports whether ok holds of what the buffer holds; when it does not, written is
 // closed by the next write, to wait on.
 func (l *LockedBuffer) Says(ok func(string) bool) (bool, <-chan struct{}) {

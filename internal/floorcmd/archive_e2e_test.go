@@ -377,7 +377,7 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 			}
 			break
 		}
-		_, written := killed.run.log.Holds("\x00")
+		written := killed.run.log.Written()
 		if err := resume(killed.run.cmd.Process); err != nil {
 			t.Fatal(err)
 		}
