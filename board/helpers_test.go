@@ -61,6 +61,19 @@ func newPublisher(t *testing.T, url, table string) *publisher {
 	return &publisher{t: t, c: c}
 }
 
+// newOnlinePublisher is newPublisher, returned once its online status has gone to every
+// subscriber there was: a board made after it gets the status once, retained. A status
+// published while a board subscribes could reach it twice, live and retained, the second
+// after a browser's retained picture. The embedded broker acknowledges a publish before
+// it hands it on to the subscribers, but it takes a client's publishes one after
+// another: once a second one is acknowledged, the status has been handed on.
+func newOnlinePublisher(t *testing.T, url, table string) *publisher {
+	t.Helper()
+	p := newPublisher(t, url, table)
+	p.publish(p.c.Topics().Reply(), []byte(`{}`), false)
+	return p
+}
+
 // publish sends one message and waits for the broker's acknowledgement, so the messages
 // of a test reach the broker one after another, in order.
 func (p *publisher) publish(topic string, payload []byte, retained bool) {
