@@ -18,7 +18,7 @@ import (
 // records it with the archive (docs/pit.md, "Alerts").
 func TestAlertAnsweredInBrowser(t *testing.T) {
 	t.Parallel()
-	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
+	onScreens(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsoleWith(t, nil, func(o *Options) { o.Alerts = &alerts.Rules{HeldAfter: 5 * time.Minute} })
 		online(tc, "t1", "rws")
 		online(tc, "t2", "rws")

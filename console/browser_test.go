@@ -24,8 +24,24 @@ func newBrowser(t *testing.T) context.Context {
 // until waits until expr is true on the page: the page itself tries it at each of its
 // animation frames (chromedp.Poll), so it holds as soon as the page has drawn it. An
 // expression that throws counts as false; a navigation ends the page's try, and it
-// starts again on the new page. The minute bounds a failure only.
+// starts again on the new page. The minute bounds a failure only. Under onScreens, an
+// expr that looks at the screen (visible) is waited for on each screen in turn
+// (elsewhere), and the tab is back on its own when until returns.
 func until(t *testing.T, ctx context.Context, what, expr string) {
+	t.Helper()
+	poll(t, ctx, what, expr)
+	if !strings.Contains(expr, onScreenMark) {
+		return
+	}
+	elsewhere(t, ctx, func(sc screen) bool {
+		t.Helper()
+		poll(t, ctx, what+" on the "+sc.name+" screen", expr)
+		return true
+	})
+}
+
+// poll is until on the viewport as it is.
+func poll(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	pred := "(() => { try { return !!(" + expr + "); } catch (e) { return false; } })()"

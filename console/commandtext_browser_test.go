@@ -12,7 +12,7 @@ import (
 // where the button was, in the table's words: the field, the character and its offset.
 func TestControlCharacterInAReportInBrowser(t *testing.T) {
 	t.Parallel()
-	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
+	onScreens(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		replyAsTable(tc)
 		online(tc, "t1", "rws")
@@ -34,7 +34,7 @@ func TestControlCharacterInAReportInBrowser(t *testing.T) {
 		if got := text(t, ctx, "#reply"); got != want {
 			t.Errorf("the page says %q, want %q", got, want)
 		}
-		if !evaluate[bool](t, ctx, visible("#reply")) {
+		if !shown(t, ctx, "#reply") {
 			t.Error("the refusal is not on screen")
 		}
 		shot(t, ctx, sc, "report-control-character")

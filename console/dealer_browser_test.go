@@ -19,7 +19,7 @@ func onlineWith(tc *testConsole, id, dealer string) {
 // with no name is not sent (docs/pit.md, "Dealers").
 func TestDealerOnInBrowser(t *testing.T) {
 	t.Parallel()
-	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
+	onScreens(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		replyAsTable(tc)
 		onlineWith(tc, "t1", "")

@@ -19,13 +19,13 @@ import (
 // page says the console has none.
 func TestHistoryPageInBrowser(t *testing.T) {
 	t.Parallel()
-	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
+	onScreens(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := historyConsole(t)
 		loginPage(t, ctx, tc.http.URL, "S17", "supervisor-pass-17")
 		until(t, ctx, "the History link", visible("#history-link"))
 		click(t, ctx, "#history-link")
 		until(t, ctx, "the History page", `location.pathname === "/history.html" && document.body.dataset.ready === "1" && !document.getElementById("search-form").hidden`)
-		if !evaluate[bool](t, ctx, visible("#search")) || !evaluate[bool](t, ctx, visible("#csv")) {
+		if !shown(t, ctx, "#search") || !shown(t, ctx, "#csv") {
 			t.Errorf("the search button or the CSV link is not on screen")
 		}
 		// Every round of pit3: t1's 42, in order. The page opened on the last hour
@@ -130,7 +130,7 @@ func TestHistoryPageInBrowser(t *testing.T) {
 // every page, and on the table's page; nothing dismisses them.
 func TestArchiveAlarmsInBrowser(t *testing.T) {
 	t.Parallel()
-	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
+	onScreens(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		now := tc.clock.now()
 		for _, id := range []string{"t1", "t2", "t3", "t4", "t5", "t6"} {
@@ -148,11 +148,11 @@ func TestArchiveAlarmsInBrowser(t *testing.T) {
 		}
 		alarm := text(t, ctx, `.tile[data-table="t4"] .alert.archive-alarm`)
 		if !strings.Contains(alarm, "ARCHIVE ALARM (archive standby): record 91 refused (rollback): the archive holds record 91") || !strings.Contains(alarm, "3 items kept apart") ||
-			!evaluate[bool](t, ctx, visible(`.tile[data-table="t4"] .alert.archive-alarm`)) {
+			!shown(t, ctx, `.tile[data-table="t4"] .alert.archive-alarm`) {
 			t.Errorf("t4's tile: %q", alarm)
 		}
 		if got := text(t, ctx, `.tile[data-table="t5"] .alert.archive-late`); got != "NOT ARCHIVED FOR 25 MIN (40 RECORDS BEHIND)" ||
-			!evaluate[bool](t, ctx, visible(`.tile[data-table="t5"] .alert.archive-late`)) {
+			!shown(t, ctx, `.tile[data-table="t5"] .alert.archive-late`) {
 			t.Errorf("t5's tile: %q", got)
 		}
 		banner := evaluate[[]string](t, ctx, `[...document.querySelectorAll("#attention .att")].map((a) => a.textContent)`)

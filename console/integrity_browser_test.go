@@ -16,7 +16,7 @@ import (
 // empty.
 func TestIntegrityPageInBrowser(t *testing.T) {
 	t.Parallel()
-	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
+	onScreens(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc, d := integrityConsole(t)
 		loginPage(t, ctx, tc.http.URL, "D4", "dealer-password-4")
 		until(t, ctx, "the floor", `document.body.dataset.ready === "1"`)

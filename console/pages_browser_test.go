@@ -28,7 +28,7 @@ func setClock(tc *testConsole, at time.Time) { tc.clock.add(at.Sub(tc.clock.now(
 // tables'; an hour with no round says so, with its range.
 func TestHistoryOpensOnTheLastHourInBrowser(t *testing.T) {
 	t.Parallel()
-	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
+	onScreens(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := historyConsole(t)
 		// The archive's rounds ended at 03:40:54 UTC on 27 November.
 		setClock(tc, time.Date(2026, 11, 27, 4, 10, 0, 0, time.UTC))
@@ -56,7 +56,7 @@ func TestHistoryOpensOnTheLastHourInBrowser(t *testing.T) {
 			const w = (d) => d.getFullYear() + "-" + p(d.getMonth() + 1) + "-" + p(d.getDate()) + " " + p(d.getHours()) + ":" + p(d.getMinutes()) + ":" + p(d.getSeconds());
 			return w(new Date("2026-11-27T03:10:00Z")) + " to " + w(new Date("2026-11-27T04:10:00Z")); })()`) +
 			", at your tables: the tables of pit3."
-		if got := text(t, ctx, "#range"); got != want || !evaluate[bool](t, ctx, visible("#range")) {
+		if got := text(t, ctx, "#range"); got != want || !shown(t, ctx, "#range") {
 			t.Errorf("the range shown: %q, want %q", got, want)
 		}
 		if got := evaluate[string](t, ctx, `location.search`); got != "" {
@@ -175,7 +175,7 @@ func heldFromState(id, kind, reason, role, actor string, raised time.Time) strin
 // dealer reported it, is not said to have raised it itself.
 func TestHoldFromTheRetainedStateInBrowser(t *testing.T) {
 	t.Parallel()
-	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
+	onScreens(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		raised := time.Now().Add(-3 * time.Minute) // the page counts by the screen's clock
 		online(tc, "t1", "rws")
@@ -240,7 +240,7 @@ const visibleCmds = `[...document.querySelectorAll("#actions button[data-cmd]")]
 // not at one set to offer none (NC Insurance 4.2.2).
 func TestCallAndInsuranceWhereTheyServeInBrowser(t *testing.T) {
 	t.Parallel()
-	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
+	onScreens(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		online(tc, "t1", "classic")
 		tc.srv.Ingest("tablectl/v1/t1/state", []byte(dealing("t1", "classic")))
@@ -260,7 +260,7 @@ func TestCallAndInsuranceWhereTheyServeInBrowser(t *testing.T) {
 		if !strings.Contains(got, "call_supervisor") || strings.Contains(got, "insurance") {
 			t.Errorf("a dealer at a classic table is offered %s", got)
 		}
-		if l := text(t, ctx, "#call-button"); l != "Call a supervisor" || !evaluate[bool](t, ctx, visible("#call-button")) {
+		if l := text(t, ctx, "#call-button"); l != "Call a supervisor" || !shown(t, ctx, "#call-button") {
 			t.Errorf("the dealer's call button: %q", l)
 		}
 		shot(t, ctx, sc, "actions-dealer-classic")
@@ -295,7 +295,7 @@ func TestCallAndInsuranceWhereTheyServeInBrowser(t *testing.T) {
 // table's page say they are not live; once it is back, they are live again.
 func TestLiveBadgeFollowsTheBrokerInBrowser(t *testing.T) {
 	t.Parallel()
-	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
+	onScreens(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		online(tc, "t1", "rws")
 		tc.srv.Ingest("tablectl/v1/t1/state", []byte(dealing("t1", "rws")))

@@ -22,7 +22,8 @@ type screen struct {
 
 var screens = []screen{{"1920", 1920, 1080}, {"tablet", 1024, 768}}
 
-// eachScreen runs f in a fresh browser of each screen's size, the screens side by side.
+// eachScreen runs f in a fresh browser of each screen's size, the screens side by side:
+// for the tests of the layout itself, whose pages load at each size.
 func eachScreen(t *testing.T, f func(t *testing.T, sc screen, ctx context.Context)) {
 	for _, sc := range screens {
 		t.Run(sc.name, func(t *testing.T) {
@@ -32,9 +33,95 @@ func eachScreen(t *testing.T, f func(t *testing.T, sc screen, ctx context.Contex
 	}
 }
 
+// screensKey is the context key of the screens onScreens checks on.
+type screensKey struct{}
+
+// onScreens runs f once, in a tab the tablet's size, for a test whose steps are the same
+// on each screen. What a person must see without scrolling is checked on each screen:
+// until waits for a visible(...) on each in turn, shown looks on each, and shot keeps
+// each screen's picture. The tab's viewport is set to each screen and back. A run at
+// each size would check the rest twice, and cost as much again in Chromium.
+func onScreens(t *testing.T, f func(t *testing.T, sc screen, ctx context.Context)) {
+	home := screens[len(screens)-1]
+	f(t, home, context.WithValue(chromiumtest.New(t, home.w, home.h), screensKey{}, screens))
+}
+
+// otherScreens returns the screens onScreens checks on besides home, the tab's own;
+// none outside onScreens.
+func otherScreens(ctx context.Context) (others []screen, home screen) {
+	ss, _ := ctx.Value(screensKey{}).([]screen)
+	if len(ss) < 2 {
+		return nil, screen{}
+	}
+	return ss[:len(ss)-1], ss[len(ss)-1]
+}
+
+// resize sets the tab's viewport to sc's size and waits until the page has drawn two
+// frames at it: its resize handlers have run and its layout is sc's.
+func resize(t *testing.T, ctx context.Context, sc screen) {
+	t.Helper()
+	do(t, ctx, chromedp.EmulateViewport(int64(sc.w), int64(sc.h)))
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`,
+		chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("the page at %s: %v", sc.name, err)
+	}
+}
+
+// elsewhere runs f on each screen onScreens checks on besides the tab's own, in turn,
+// until one returns false, and reports whether none did. f's screen takes the page's
+// scroll as it comes, as a window resized does. The tab is then back on its own screen,
+// scrolled where it was.
+func elsewhere(t *testing.T, ctx context.Context, f func(sc screen) bool) bool {
+	t.Helper()
+	others, home := otherScreens(ctx)
+	if others == nil {
+		return true
+	}
+	at := evaluate[[]float64](t, ctx, `[scrollX, scrollY]`)
+	ok := true
+	for _, sc := range others {
+		resize(t, ctx, sc)
+		if ok = f(sc); !ok {
+			break
+		}
+	}
+	resize(t, ctx, home)
+	evaluate[bool](t, ctx, fmt.Sprintf(`(scrollTo(%v, %v), true)`, at[0], at[1]))
+	return ok
+}
+
+// shown reports whether the element selector names is shown wholly inside the viewport
+// (visible), on each screen onScreens checks on.
+func shown(t *testing.T, ctx context.Context, selector string) bool {
+	t.Helper()
+	if !evaluate[bool](t, ctx, visible(selector)) {
+		return false
+	}
+	return elsewhere(t, ctx, func(sc screen) bool {
+		t.Helper()
+		if !evaluate[bool](t, ctx, visible(selector)) {
+			t.Logf("%s is not wholly on the %s screen", selector, sc.name)
+			return false
+		}
+		return true
+	})
+}
+
 // shot keeps what the screen shows (the viewport: what is above the fold) as
-// test-artifacts/console/name-<screen>.png (internal/artifacts).
+// test-artifacts/console/name-<screen>.png (internal/artifacts), under onScreens for
+// each screen.
 func shot(t *testing.T, ctx context.Context, sc screen, name string) {
+	t.Helper()
+	elsewhere(t, ctx, func(s screen) bool {
+		t.Helper()
+		capture(t, ctx, s, name)
+		return true
+	})
+	capture(t, ctx, sc, name)
+}
+
+// capture keeps the viewport as it is as name-<sc>.png.
+func capture(t *testing.T, ctx context.Context, sc screen, name string) {
 	t.Helper()
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
@@ -66,11 +153,15 @@ func click(t *testing.T, ctx context.Context, selector string) {
 func jsString(s string) string { return fmt.Sprintf("%q", s) }
 
 // visible is a script that is true when the element is shown wholly inside the
-// viewport: a person sees it without scrolling.
+// viewport: a person sees it without scrolling. It carries onScreenMark: under
+// onScreens, until waits for it on each screen.
 func visible(selector string) string {
-	return `(() => { const e = document.querySelector(` + jsString(selector) + `); if (!e || e.offsetParent === null) return false;
+	return `(() => { ` + onScreenMark + ` const e = document.querySelector(` + jsString(selector) + `); if (!e || e.offsetParent === null) return false;
 		const r = e.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth; })()`
 }
+
+// onScreenMark marks a script that looks at where an element is on the screen.
+const onScreenMark = "/* on screen */"
 
 func text(t *testing.T, ctx context.Context, selector string) string {
 	t.Helper()
@@ -113,7 +204,7 @@ func online(tc *testConsole, id, rules string) {
 // its answer shows where the button was, in words.
 func TestConsequentialActionsAskFirstInBrowser(t *testing.T) {
 	t.Parallel()
-	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
+	onScreens(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		replyAsTable(tc)
 		online(tc, "t1", "rws")
@@ -252,7 +343,7 @@ func heldBy(id, rules, rule string) string {
 // dealer calls a supervisor from the console.
 func TestHoldDrawsAttentionInBrowser(t *testing.T) {
 	t.Parallel()
-	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
+	onScreens(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		replyAsTable(tc)
 		for _, id := range []string{"t1", "t2", "t3"} {
@@ -295,7 +386,7 @@ func TestHoldDrawsAttentionInBrowser(t *testing.T) {
 		if got := text(t, ctx, "#held-since"); !strings.HasPrefix(got, "Held for 2 min") {
 			t.Errorf("held since: %q", got)
 		}
-		if !evaluate[bool](t, ctx, visible("#held-who")) {
+		if !shown(t, ctx, "#held-who") {
 			t.Error("the dealer's note is not on screen")
 		}
 		shot(t, ctx, sc, "table-held")
@@ -323,7 +414,7 @@ func TestHoldDrawsAttentionInBrowser(t *testing.T) {
 // goes to the login page, which says the session ended.
 func TestExpiredSessionSaysSoInBrowser(t *testing.T) {
 	t.Parallel()
-	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
+	onScreens(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsoleWith(t, nil, func(o *Options) { o.Heartbeat = 200 * time.Millisecond })
 		online(tc, "t1", "rws")
 		loginPage(t, ctx, tc.http.URL, "S17", "supervisor-pass-17")
@@ -350,7 +441,7 @@ func TestExpiredSessionSaysSoInBrowser(t *testing.T) {
 // Baccarat; the rule set shows by name; the report list offers "Insurance not offered".
 func TestNCInsuranceHoldCitesItsRulesInBrowser(t *testing.T) {
 	t.Parallel()
-	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
+	onScreens(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		online(tc, "t1", "nc-insurance")
 		tc.srv.Ingest("tablectl/v1/t1/state", []byte(`{"schema":2,"table":"t1","shoe":2,"round":7,"seq":40,"phase":"dealing","rules":"nc-insurance","decks":8,
@@ -389,7 +480,7 @@ func TestNCInsuranceHoldCitesItsRulesInBrowser(t *testing.T) {
 // offers no command.
 func TestOfflineTableShowsLastKnownInBrowser(t *testing.T) {
 	t.Parallel()
-	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
+	onScreens(t, func(t *testing.T, sc screen, ctx context.Context) {
 		tc := newTestConsole(t)
 		online(tc, "t1", "rws")
 		tc.srv.Ingest("tablectl/v1/t1/state", []byte(dealing("t1", "rws")))
@@ -440,7 +531,7 @@ func TestReadableOnBothScreensInBrowser(t *testing.T) {
 		if mine := evaluate[[]string](t, ctx, `[...document.querySelectorAll(".tile.mine")].map((e) => e.dataset.table)`); fmt.Sprint(mine) != "[t1]" {
 			t.Errorf("tiles marked as D4's: %v", mine)
 		}
-		if !evaluate[bool](t, ctx, visible(`.tile[data-table="t1"] .mine-tag`)) {
+		if !shown(t, ctx, `.tile[data-table="t1"] .mine-tag`) {
 			t.Error("D4's table is not marked YOUR TABLE")
 		}
 		if right := evaluate[float64](t, ctx, `Math.max(...[...document.querySelectorAll(".tile")].map((e) => e.getBoundingClientRect().right))`); right < float64(sc.w)*0.9 {
@@ -476,7 +567,7 @@ func TestReadableOnBothScreensInBrowser(t *testing.T) {
 // why; Mosquitto started again, the pages say the broker is back, and are live.
 func TestBrokerLostAndBackInBrowser(t *testing.T) {
 	t.Parallel()
-	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
+	onScreens(t, func(t *testing.T, sc screen, ctx context.Context) {
 		b := mosquittotest.Start(t, mosquittotest.Config{})
 		var srv *Server
 		ready := make(chan struct{})

@@ -88,7 +88,7 @@ func twelveTables(tc *testConsole) {
 // with their rounds; the figures are the last hour's, of pit2 (docs/pit.md).
 func TestPitPageInBrowser(t *testing.T) {
 	t.Parallel()
-	eachScreen(t, func(t *testing.T, sc screen, ctx context.Context) {
+	onScreens(t, func(t *testing.T, sc screen, ctx context.Context) {
 		var tc *testConsole
 		src := &pitDouble{}
 		tc = newTestConsoleWith(t, nil, func(o *Options) { o.History = src })
