@@ -1,0 +1,458 @@
+// Package floor runs a casino floor on one machine and measures it (docs/BENCHMARKS.md,
+// "A floor on one machine"): tables dealing through their own table-side Mosquitto,
+// bridged to a central Mosquitto as deploy/mosquitto-bridge.conf sets it, shipping
+// their signed journals into tablectl-floor's archive on PostgreSQL, with a pit system
+// subscribed to the whole floor.
+package floor
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	mqtt "github.com/eclipse/paho.mqtt.golang"
+	"go.uber.org/goleak"
+
+	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/internal/cli"
+	"github.com/tablectl/tablectl/internal/cmdtest"
+	"github.com/tablectl/tablectl/internal/floorcmd"
+	"github.com/tablectl/tablectl/internal/mosquittotest"
+	"github.com/tablectl/tablectl/internal/pgtest"
+	"github.com/tablectl/tablectl/internal/tablecmd"
+	"github.com/tablectl/tablectl/journal"
+)
+
+// TestMain removes the binaries built for the tables' processes, and looks for
+// goroutines left behind by the tables and the archive run in the test's process.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	cmdtest.RemoveBinaries()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutines left behind:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// settings are a floor's size and pace, from the environment.
+type settings struct {
+	tables     int           // tables in all
+	processes  int           // of them, tablectl processes; the rest run in this process
+	rounds     int           // rounds each table deals
+	pace       time.Duration // the shoe's pause before each card
+	roundPause time.Duration // the dealer's pause after a round
+}
+
+// fromEnv reads the settings: TABLECTL_FLOOR_TABLES, _PROCESSES, _ROUNDS, _PACE and
+// _ROUND_PAUSE, each with its default in def.
+func fromEnv(t *testing.T, def settings) settings {
+	t.Helper()
+	num := func(name string, n *int) {
+		if v := os.Getenv(name); v != "" {
+			i, err := strconv.Atoi(v)
+			if err != nil || i < 0 {
+				t.Fatalf("%s=%q: want a whole number", name, v)
+			}
+			*n = i
+		}
+	}
+	dur := func(name string, d *time.Duration) {
+		if v := os.Getenv(name); v != "" {
+			x, err := time.ParseDuration(v)
+			if err != nil || x < 0 {
+				t.Fatalf("%s=%q: want a duration, as 40s or 15ms", name, v)
+			}
+			*d = x
+		}
+	}
+	s := def
+	num("TABLECTL_FLOOR_TABLES", &s.tables)
+	num("TABLECTL_FLOOR_PROCESSES", &s.processes)
+	num("TABLECTL_FLOOR_ROUNDS", &s.rounds)
+	dur("TABLECTL_FLOOR_PACE", &s.pace)
+	dur("TABLECTL_FLOOR_ROUND_PAUSE", &s.roundPause)
+	if s.tables < 1 || s.rounds < 1 || s.processes > s.tables {
+		t.Fatalf("a floor of %d tables, %d of them processes, %d rounds each: want a table or more, a round or more, and no more processes than tables", s.tables, s.processes, s.rounds)
+	}
+	return s
+}
+
+// table is one table of the floor.
+type table struct {
+	id, pit string
+	journal string
+	seed    int
+	log     *cmdtest.LockedBuffer
+	done    chan error // the table's run, once it has ended
+}
+
+// floorWatch is the pit system on the central broker: it keeps every table's results,
+// and when each batch of journal records and each of the archive's held messages came.
+type floorWatch struct {
+	mu      sync.Mutex
+	results map[string][]cmdtest.Result
+	bridges map[string]string  // table: its bridge's last state ("1": connected)
+	batches map[string][]seqAt // table: each batch's last record, as it came
+	held    map[string][]seqAt // table: each held message, as it came
+	more    chan struct{}      // signalled after each message
+	msgs    int                // messages in all
+	bad     []string           // what could not be read
+	last    map[string]api.ArchiveHeld
+}
+
+// seqAt is a record's number and when a message about it came.
+type seqAt struct {
+	seq uint64
+	at  time.Time
+}
+
+func (w *floorWatch) take(_ mqtt.Client, m mqtt.Message) {
+	at := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	defer func() {
+		select {
+		case w.more <- struct{}{}:
+		default:
+		}
+	}()
+	w.msgs++
+	lv := strings.Split(m.Topic(), "/")
+	switch {
+	// casino/<site>/<pit>/bridge/<table>/state
+	case len(lv) == 6 && lv[3] == "bridge" && lv[5] == "state":
+		w.bridges[lv[4]] = string(m.Payload())
+	// casino/<site>/<pit>/tablectl/v1/<table>/result
+	case len(lv) == 7 && lv[6] == "result":
+		var r cmdtest.Result
+		if err := json.Unmarshal(m.Payload(), &r); err != nil {
+			w.bad = append(w.bad, fmt.Sprintf("%s: %v", m.Topic(), err))
+			return
+		}
+		w.results[lv[5]] = append(w.results[lv[5]], r)
+	// casino/<site>/<pit>/tablectl/v1/<table>/archive/<id>/records
+	case len(lv) == 9 && lv[6] == "archive" && lv[8] == "records":
+		var b api.ArchiveBatch
+		if err := json.Unmarshal(m.Payload(), &b); err != nil {
+			w.bad = append(w.bad, fmt.Sprintf("%s: %v", m.Topic(), err))
+			return
+		}
+		if n := len(b.Records); n > 0 {
+			w.batches[lv[5]] = append(w.batches[lv[5]], seqAt{b.Records[n-1].Seq, at})
+		}
+	// casino/<site>/<pit>/tablectl/v1/<table>/archive/<id>/held
+	case len(lv) == 9 && lv[6] == "archive" && lv[8] == "held":
+		var h api.ArchiveHeld
+		if err := json.Unmarshal(m.Payload(), &h); err != nil {
+			w.bad = append(w.bad, fmt.Sprintf("%s: %v", m.Topic(), err))
+			return
+		}
+		w.held[lv[5]] = append(w.held[lv[5]], seqAt{h.Seq, at})
+		w.last[lv[5]] = h
+	}
+}
+
+// wait waits until ok holds of the watch, under its lock, or ctx ends.
+func (w *floorWatch) wait(t *testing.T, ctx context.Context, what string, ok func() bool) {
+	t.Helper()
+	for {
+		w.mu.Lock()
+		done := ok()
+		w.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-w.more:
+		case <-ctx.Done():
+			t.Fatalf("%s: not by the end of the run", what)
+		}
+	}
+}
+
+// lags are, for each batch of records the pit system saw go to the archive, the time
+// until the archive said it held its last record.
+func (w *floorWatch) lags() []time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []time.Duration
+	for id, bs := range w.batches {
+		hs := w.held[id]
+		for _, b := range bs {
+			for _, h := range hs {
+				if h.seq >= b.seq && !h.at.Before(b.at) {
+					out = append(out, h.at.Sub(b.at))
+					break
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// quantile is the q-th quantile of sorted ds (nearest rank); 0 for none.
+func quantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	i := int(q*float64(len(ds))+0.5) - 1
+	return ds[max(0, min(i, len(ds)-1))]
+}
+
+// TestFloor runs a floor: each table deals its rounds from a simulated shoe and ships
+// its journal to the archive (--archive-ship) through its own table-side Mosquitto,
+// bridged to the central one; the archive (tablectl-floor archive --central) stores on
+// PostgreSQL. The first tables are tablectl processes, the rest tablectl's own run
+// command in this process (tablecmd.Run): the same code, without a process each. At
+// the end every table's journal is held by the archive once and in order, record for
+// record, and every result reached the pit system once per seq, in order.
+//
+// The suite runs 4 tables, 2 of them processes, of 12 rounds. A larger floor is, for
+// example,
+//
+//	TABLECTL_FLOOR_TABLES=100 TABLECTL_FLOOR_PROCESSES=10 TABLECTL_FLOOR_ROUNDS=40 TABLECTL_FLOOR_PACE=100ms TABLECTL_FLOOR_ROUND_PAUSE=2s go test -run TestFloor -count=1 -v -timeout 60m ./bench/floor
+func TestFloor(t *testing.T) {
+	s := fromEnv(t, settings{tables: 4, processes: 2, rounds: 12, pace: 15 * time.Millisecond})
+	central := mosquittotest.Start(t, mosquittotest.Config{TLS: true, RequireClientCert: true, Persistence: true})
+	dsn := pgtest.Start(t).NewDatabase(t)
+	dir := t.TempDir()
+	// A guard against a hang, not a measure: a table's round takes at least its cards'
+	// pace and its pause.
+	guard := 3*time.Minute + time.Duration(s.rounds)*(6*s.pace+s.roundPause)*3
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	defer cancel()
+
+	// Each table's journal and key, made before the archive starts so its keys file
+	// lists them.
+	tables := make([]*table, s.tables)
+	var keys strings.Builder
+	for i := range tables {
+		tb := &table{id: fmt.Sprintf("f%03d", i+1), pit: fmt.Sprintf("pit%d", i/50+1), seed: i + 1,
+			log: &cmdtest.LockedBuffer{}, done: make(chan error, 1)}
+		tb.journal = filepath.Join(dir, tb.id, "journal")
+		if err := os.MkdirAll(filepath.Dir(tb.journal), 0o750); err != nil {
+			t.Fatal(err)
+		}
+		key, _, err := journal.LoadOrCreateKey(journal.DefaultKeyPath(tb.journal))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&keys, "%s %s\n", tb.id, journal.PublicKeyString(key.Public().(ed25519.PublicKey)))
+		tables[i] = tb
+	}
+	keysFile := filepath.Join(dir, "keys")
+	if err := os.WriteFile(keysFile, []byte(keys.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// The pit system: every message of the floor.
+	w := &floorWatch{results: map[string][]cmdtest.Result{}, bridges: map[string]string{}, batches: map[string][]seqAt{},
+		held: map[string][]seqAt{}, last: map[string]api.ArchiveHeld{}, more: make(chan struct{}, 1)}
+	pit := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(central.URL()).SetClientID("floor-pit-system").SetOrderMatters(true))
+	if tok := pit.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
+		t.Fatalf("pit system: %v", tok.Error())
+	}
+	defer pit.Disconnect(50)
+	if tok := pit.Subscribe("casino/#", 1, w.take); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
+		t.Fatalf("pit system: subscribe: %v", tok.Error())
+	}
+
+	// The archive, in this process.
+	cert, key := central.ClientCert("archive-floor")
+	archLog := &cmdtest.LockedBuffer{}
+	archCtx, stopArchive := context.WithCancel(context.Background())
+	archDone := make(chan error, 1)
+	go func() {
+		archDone <- floorcmd.Run(archCtx, []string{"archive", "--central", "--mqtt", central.TLSURL(), "--mqtt-ca", central.CAFile(),
+			"--mqtt-cert", cert, "--mqtt-key", key, "--db", dsn, "--keys", keysFile, "--client-id", "archive-floor"},
+			cli.Stdio{In: strings.NewReader(""), Out: archLog, Err: archLog})
+	}()
+	defer func() {
+		stopArchive()
+		if err := <-archDone; err != nil {
+			t.Errorf("tablectl-floor archive: %v\n%s", err, archLog)
+		}
+	}()
+	cmdtest.WaitLog(t, archLog, "MQTT connected and subscribed")
+
+	// Each table's own broker, bridged; every bridge up before the tables deal, as on a
+	// floor that was running before the shoe.
+	locals := make([]*mosquittotest.Broker, len(tables))
+	for i, tb := range tables {
+		locals[i] = mosquittotest.Start(t, mosquittotest.Config{Persistence: true,
+			Extra: cmdtest.BridgeSection(t, "../..", central, "lv1", tb.pit, tb.id)})
+	}
+	w.wait(t, ctx, "every bridge connected", func() bool {
+		for _, tb := range tables {
+			if w.bridges[tb.id] != "1" {
+				return false
+			}
+		}
+		return true
+	})
+
+	binary := cmdtest.Binary(t, "github.com/tablectl/tablectl/cmd/tablectl")
+	cpu0 := cpuSeconds(t, central.PID())
+	start := time.Now()
+	for i, tb := range tables {
+		args := []string{"run", "--simulate", "--decks", "8", "--pace", s.pace.String(), "--round-pause", s.roundPause.String(),
+			"--rounds", strconv.Itoa(s.rounds), "--seed", strconv.Itoa(tb.seed), "--table", tb.id, "--journal", tb.journal,
+			"--http", "", "--archive-ship", "--mqtt", locals[i].URL()}
+		if i < s.processes {
+			cmd := exec.CommandContext(ctx, binary, args...)
+			cmd.Stdout, cmd.Stderr = tb.log, tb.log
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			go func() { tb.done <- cmd.Wait() }()
+			continue
+		}
+		go func() {
+			tb.done <- tablecmd.Run(ctx, args, cli.Stdio{In: strings.NewReader(""), Out: tb.log, Err: tb.log})
+		}()
+	}
+	for _, tb := range tables {
+		if err := <-tb.done; err != nil {
+			t.Fatalf("table %s: %v\n%s", tb.id, err, tb.log)
+		}
+	}
+	dealt := time.Since(start)
+
+	// Every result at the pit system, and the archive holding every table's last record.
+	heads := map[string]uint64{}
+	for _, tb := range tables {
+		heads[tb.id], _ = journalHead(t, tb.journal)
+	}
+	w.wait(t, ctx, "every result at the pit system and every journal held", func() bool {
+		for _, tb := range tables {
+			if len(w.results[tb.id]) < s.rounds || w.last[tb.id].Seq < heads[tb.id] {
+				return false
+			}
+		}
+		return true
+	})
+	elapsed := time.Since(start)
+	cpu := cpuSeconds(t, central.PID()) - cpu0
+
+	w.mu.Lock()
+	for _, b := range w.bad {
+		t.Errorf("the pit system could not read %s", b)
+	}
+	records := 0
+	for _, tb := range tables {
+		rs := w.results[tb.id]
+		if len(rs) != s.rounds {
+			t.Errorf("table %s: %d results at the pit system, want %d", tb.id, len(rs), s.rounds)
+		}
+		for j := 1; j < len(rs); j++ {
+			if rs[j].Seq <= rs[j-1].Seq {
+				t.Errorf("table %s: result seq %d after %d: repeated or out of order", tb.id, rs[j].Seq, rs[j-1].Seq)
+			}
+		}
+		records += int(heads[tb.id])
+	}
+	msgs := w.msgs
+	w.mu.Unlock()
+
+	// The archive's copy of each journal is the journal, record for record.
+	for _, tb := range tables {
+		exported := filepath.Join(dir, "exported-"+tb.id)
+		var out cmdtest.LockedBuffer
+		if err := floorcmd.Run(context.Background(), []string{"export", "--archive", dsn, "--table", tb.id, exported},
+			cli.Stdio{In: strings.NewReader(""), Out: &out, Err: &out}); err != nil {
+			t.Fatalf("export %s: %v\n%s", tb.id, err, out.String())
+		}
+		want, got := journalRecords(t, tb.journal), journalRecords(t, exported)
+		if len(got) != len(want) {
+			t.Fatalf("table %s: the archive holds %d records, the journal %d", tb.id, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].Seq != want[i].Seq || got[i].Hash != want[i].Hash || !bytes.Equal(got[i].Data, want[i].Data) {
+				t.Fatalf("table %s: the archive's record %d is %d %s, the journal's %d %s", tb.id, i+1, got[i].Seq, got[i].Hash, want[i].Seq, want[i].Hash)
+			}
+		}
+	}
+
+	lags := w.lags()
+	t.Logf("%d tables (%d processes) x %d rounds at pace %v, round pause %v: dealt in %.2f s, all held in %.2f s; %d records, %d messages at the central broker",
+		s.tables, s.processes, s.rounds, s.pace, s.roundPause, dealt.Seconds(), elapsed.Seconds(), records, msgs)
+	t.Logf("archive lag (a batch at the central broker to its held message), %d batches: median %v, p99 %v, most %v",
+		len(lags), quantile(lags, 0.5).Round(time.Microsecond), quantile(lags, 0.99).Round(time.Microsecond), quantile(lags, 1).Round(time.Microsecond))
+	t.Logf("central Mosquitto: %.2f s of CPU, %.1f%% of one core over the run; peak RSS %.1f MB",
+		cpu, 100*cpu/elapsed.Seconds(), peakRSS(t, central.PID()))
+}
+
+// journalHead is the last record of the journal in dir.
+func journalHead(t *testing.T, dir string) (uint64, journal.Hash) {
+	t.Helper()
+	j, _, err := journal.Open(dir, journal.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	seq, h := j.Head()
+	return seq, h
+}
+
+// journalRecords is every record of the journal in dir.
+func journalRecords(t *testing.T, dir string) []journal.Record {
+	t.Helper()
+	j, _, err := journal.Open(dir, journal.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var out []journal.Record
+	for r, err := range j.Records(1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, journal.Record{Seq: r.Seq, Hash: r.Hash, Data: bytes.Clone(r.Data)})
+	}
+	return out
+}
+
+// cpuSeconds is the user and system CPU time a process has used, from /proc.
+func cpuSeconds(t *testing.T, pid int) float64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	utime, _ := strconv.Atoi(f[11])
+	stime, _ := strconv.Atoi(f[12])
+	return float64(utime+stime) / 100 // USER_HZ is 100 on Linux
+}
+
+// peakRSS is a process's peak resident memory (VmHWM) in MB, from /proc.
+func peakRSS(t *testing.T, pid int) float64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return float64(kb) / 1024
+		}
+	}
+	t.Fatalf("/proc/%d/status has no VmHWM", pid)
+	return 0
+}
