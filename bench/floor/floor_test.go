@@ -55,10 +55,11 @@ type settings struct {
 	rounds     int           // rounds each table deals
 	pace       time.Duration // the shoe's pause before each card
 	roundPause time.Duration // the dealer's pause after a round
+	outage     time.Duration // how long the archive is away
 }
 
-// fromEnv reads the settings: TABLECTL_FLOOR_TABLES, _PROCESSES, _ROUNDS, _PACE and
-// _ROUND_PAUSE, each with its default in def.
+// fromEnv reads the settings: TABLECTL_FLOOR_TABLES, _PROCESSES, _ROUNDS, _PACE,
+// _ROUND_PAUSE and _OUTAGE, each with its default in def.
 func fromEnv(t *testing.T, def settings) settings {
 	t.Helper()
 	num := func(name string, n *int) {
@@ -85,8 +86,9 @@ func fromEnv(t *testing.T, def settings) settings {
 	num("TABLECTL_FLOOR_ROUNDS", &s.rounds)
 	dur("TABLECTL_FLOOR_PACE", &s.pace)
 	dur("TABLECTL_FLOOR_ROUND_PAUSE", &s.roundPause)
-	if s.tables < 1 || s.rounds < 1 || s.processes > s.tables {
-		t.Fatalf("a floor of %d tables, %d of them processes, %d rounds each: want a table or more, a round or more, and no more processes than tables", s.tables, s.processes, s.rounds)
+	dur("TABLECTL_FLOOR_OUTAGE", &s.outage)
+	if s.tables < 1 || s.rounds < 4 || s.processes > s.tables {
+		t.Fatalf("a floor of %d tables, %d of them processes, %d rounds each: want a table or more, 4 rounds or more, and no more processes than tables", s.tables, s.processes, s.rounds)
 	}
 	return s
 }
@@ -103,15 +105,23 @@ type table struct {
 // floorWatch is the pit system on the central broker: it keeps every table's results,
 // and when each batch of journal records and each of the archive's held messages came.
 type floorWatch struct {
-	mu      sync.Mutex
-	results map[string][]cmdtest.Result
-	bridges map[string]string  // table: its bridge's last state ("1": connected)
-	batches map[string][]seqAt // table: each batch's last record, as it came
-	held    map[string][]seqAt // table: each held message, as it came
-	more    chan struct{}      // signalled after each message
-	msgs    int                // messages in all
-	bad     []string           // what could not be read
-	last    map[string]api.ArchiveHeld
+	mu       sync.Mutex
+	seqs     map[string][]uint64 // table: the seqs of its results, each once, as they came
+	seen     map[string]map[uint64]bool
+	again    int                // results whose seq had come before
+	disorder []string           // results that came after a later one
+	bridges  map[string]string  // table: its bridge's last state ("1": connected)
+	batches  map[string][]seqAt // table: each batch's last record, as it came
+	held     map[string][]seqAt // table: each held message, as it came
+	last     map[string]api.ArchiveHeld
+	more     chan struct{} // signalled after each message
+	msgs     int           // messages in all
+	bad      []string      // what could not be read
+}
+
+func newWatch() *floorWatch {
+	return &floorWatch{seqs: map[string][]uint64{}, seen: map[string]map[uint64]bool{}, bridges: map[string]string{},
+		batches: map[string][]seqAt{}, held: map[string][]seqAt{}, last: map[string]api.ArchiveHeld{}, more: make(chan struct{}, 1)}
 }
 
 // seqAt is a record's number and when a message about it came.
@@ -143,7 +153,19 @@ func (w *floorWatch) take(_ mqtt.Client, m mqtt.Message) {
 			w.bad = append(w.bad, fmt.Sprintf("%s: %v", m.Topic(), err))
 			return
 		}
-		w.results[lv[5]] = append(w.results[lv[5]], r)
+		id := lv[5]
+		if w.seen[id] == nil {
+			w.seen[id] = map[uint64]bool{}
+		}
+		if w.seen[id][r.Seq] {
+			w.again++
+			return
+		}
+		w.seen[id][r.Seq] = true
+		if n := len(w.seqs[id]); n > 0 && r.Seq < w.seqs[id][n-1] {
+			w.disorder = append(w.disorder, fmt.Sprintf("table %s: result seq %d after %d", id, r.Seq, w.seqs[id][n-1]))
+		}
+		w.seqs[id] = append(w.seqs[id], r.Seq)
 	// casino/<site>/<pit>/tablectl/v1/<table>/archive/<id>/records
 	case len(lv) == 9 && lv[6] == "archive" && lv[8] == "records":
 		var b api.ArchiveBatch
@@ -151,8 +173,9 @@ func (w *floorWatch) take(_ mqtt.Client, m mqtt.Message) {
 			w.bad = append(w.bad, fmt.Sprintf("%s: %v", m.Topic(), err))
 			return
 		}
+		id := lv[5]
 		if n := len(b.Records); n > 0 {
-			w.batches[lv[5]] = append(w.batches[lv[5]], seqAt{b.Records[n-1].Seq, at})
+			w.batches[id] = append(w.batches[id], seqAt{b.Records[n-1].Seq, at})
 		}
 	// casino/<site>/<pit>/tablectl/v1/<table>/archive/<id>/held
 	case len(lv) == 9 && lv[6] == "archive" && lv[8] == "held":
@@ -162,8 +185,35 @@ func (w *floorWatch) take(_ mqtt.Client, m mqtt.Message) {
 			return
 		}
 		w.held[lv[5]] = append(w.held[lv[5]], seqAt{h.Seq, at})
-		w.last[lv[5]] = h
+		if h.Seq >= w.last[lv[5]].Seq {
+			w.last[lv[5]] = h
+		}
 	}
+}
+
+// summary says, table by table, what the pit system saw. The caller holds w.mu.
+func (w *floorWatch) summary() string {
+	ids := make([]string, 0, len(w.seqs))
+	for id := range w.seqs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var b strings.Builder
+	for _, id := range ids {
+		fmt.Fprintf(&b, "%s: %d results, %d batches, %d held messages, held %d (written %d); bridge %q\n",
+			id, len(w.seqs[id]), len(w.batches[id]), len(w.held[id]), w.last[id].Seq, w.last[id].Written, w.bridges[id])
+	}
+	return b.String()
+}
+
+// heldSum is the records the archive said it held, all tables together. The caller
+// holds w.mu.
+func (w *floorWatch) heldSum() uint64 {
+	var n uint64
+	for _, h := range w.last {
+		n += h.Seq
+	}
+	return n
 }
 
 // wait waits until ok holds of the watch, under its lock, or ctx ends.
@@ -179,20 +229,25 @@ func (w *floorWatch) wait(t *testing.T, ctx context.Context, what string, ok fun
 		select {
 		case <-w.more:
 		case <-ctx.Done():
-			t.Fatalf("%s: not by the end of the run", what)
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			t.Fatalf("%s: not by the end of the run; the pit system saw:\n%s", what, w.summary())
 		}
 	}
 }
 
-// lags are, for each batch of records the pit system saw go to the archive, the time
-// until the archive said it held its last record.
-func (w *floorWatch) lags() []time.Duration {
+// lags are, for each batch of records the pit system saw go to the archive before
+// until, the time until the archive said it held its last record.
+func (w *floorWatch) lags(until time.Time) []time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []time.Duration
 	for id, bs := range w.batches {
 		hs := w.held[id]
 		for _, b := range bs {
+			if !b.at.Before(until) {
+				break
+			}
 			for _, h := range hs {
 				if h.seq >= b.seq && !h.at.Before(b.at) {
 					out = append(out, h.at.Sub(b.at))
@@ -218,22 +273,27 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 // its journal to the archive (--archive-ship) through its own table-side Mosquitto,
 // bridged to the central one; the archive (tablectl-floor archive --central) stores on
 // PostgreSQL. The first tables are tablectl processes, the rest tablectl's own run
-// command in this process (tablecmd.Run): the same code, without a process each. At
-// the end every table's journal is held by the archive once and in order, record for
-// record, and every result reached the pit system once per seq, in order.
+// command in this process (tablecmd.Run): the same code, without a process each.
 //
-// The suite runs 4 tables, 2 of them processes, of 12 rounds. A larger floor is, for
-// example,
+// While the tables deal, the archive stops for a while (an outage) and starts again;
+// once it has caught up, the central broker restarts. At the end every table's journal
+// is held by the archive once and in order, record for record, and every result of
+// every table reached the pit system, in order, each seq once after the pit system
+// drops a seq it has seen (docs/mqtt.md).
 //
-//	TABLECTL_FLOOR_TABLES=100 TABLECTL_FLOOR_PROCESSES=10 TABLECTL_FLOOR_ROUNDS=40 TABLECTL_FLOOR_PACE=100ms TABLECTL_FLOOR_ROUND_PAUSE=2s go test -run TestFloor -count=1 -v -timeout 60m ./bench/floor
+// The suite runs 4 tables, 2 of them processes, of 40 rounds, with an outage of 2 s. A
+// larger floor is, for example,
+//
+//	TABLECTL_FLOOR_TABLES=100 TABLECTL_FLOOR_PROCESSES=10 TABLECTL_FLOOR_ROUNDS=40 TABLECTL_FLOOR_ROUND_PAUSE=1s TABLECTL_FLOOR_OUTAGE=20s go test -run TestFloor -count=1 -v -timeout 60m ./bench/floor
 func TestFloor(t *testing.T) {
-	s := fromEnv(t, settings{tables: 4, processes: 2, rounds: 12, pace: 15 * time.Millisecond})
+	s := fromEnv(t, settings{tables: 4, processes: 2, rounds: 40, pace: 15 * time.Millisecond, roundPause: 100 * time.Millisecond,
+		outage: 2 * time.Second})
 	central := mosquittotest.Start(t, mosquittotest.Config{TLS: true, RequireClientCert: true, Persistence: true})
 	dsn := pgtest.Start(t).NewDatabase(t)
 	dir := t.TempDir()
 	// A guard against a hang, not a measure: a table's round takes at least its cards'
 	// pace and its pause.
-	guard := 3*time.Minute + time.Duration(s.rounds)*(6*s.pace+s.roundPause)*3
+	guard := 3*time.Minute + s.outage + time.Duration(s.rounds)*(6*s.pace+s.roundPause)*3
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
 
@@ -260,10 +320,11 @@ func TestFloor(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The pit system: every message of the floor.
-	w := &floorWatch{results: map[string][]cmdtest.Result{}, bridges: map[string]string{}, batches: map[string][]seqAt{},
-		held: map[string][]seqAt{}, last: map[string]api.ArchiveHeld{}, more: make(chan struct{}, 1)}
-	pit := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(central.URL()).SetClientID("floor-pit-system").SetOrderMatters(true))
+	// The pit system: every message of the floor. Its session outlives the central
+	// broker's restart, so what came meanwhile is delivered after.
+	w := newWatch()
+	pit := mqtt.NewClient(mqtt.NewClientOptions().AddBroker(central.URL()).SetClientID("floor-pit-system").SetOrderMatters(true).
+		SetCleanSession(false).SetConnectRetry(true))
 	if tok := pit.Connect(); !tok.WaitTimeout(60*time.Second) || tok.Error() != nil {
 		t.Fatalf("pit system: %v", tok.Error())
 	}
@@ -272,23 +333,33 @@ func TestFloor(t *testing.T) {
 		t.Fatalf("pit system: subscribe: %v", tok.Error())
 	}
 
-	// The archive, in this process.
+	// The archive, in this process; its session at the central broker keeps what comes
+	// while it is away.
 	cert, key := central.ClientCert("archive-floor")
-	archLog := &cmdtest.LockedBuffer{}
-	archCtx, stopArchive := context.WithCancel(context.Background())
-	archDone := make(chan error, 1)
-	go func() {
-		archDone <- floorcmd.Run(archCtx, []string{"archive", "--central", "--mqtt", central.TLSURL(), "--mqtt-ca", central.CAFile(),
-			"--mqtt-cert", cert, "--mqtt-key", key, "--db", dsn, "--keys", keysFile, "--client-id", "archive-floor"},
-			cli.Stdio{In: strings.NewReader(""), Out: archLog, Err: archLog})
-	}()
-	defer func() {
-		stopArchive()
-		if err := <-archDone; err != nil {
-			t.Errorf("tablectl-floor archive: %v\n%s", err, archLog)
+	startArchive := func() (stop func()) {
+		t.Helper()
+		log := &cmdtest.LockedBuffer{}
+		actx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() {
+			done <- floorcmd.Run(actx, []string{"archive", "--central", "--mqtt", central.TLSURL(), "--mqtt-ca", central.CAFile(),
+				"--mqtt-cert", cert, "--mqtt-key", key, "--db", dsn, "--keys", keysFile, "--client-id", "archive-floor"},
+				cli.Stdio{In: strings.NewReader(""), Out: log, Err: log})
+		}()
+		cmdtest.WaitLog(t, log, "MQTT connected and subscribed")
+		var once sync.Once
+		stop = func() {
+			once.Do(func() {
+				cancel()
+				if err := <-done; err != nil {
+					t.Errorf("tablectl-floor archive: %v\n%s", err, log)
+				}
+			})
 		}
-	}()
-	cmdtest.WaitLog(t, archLog, "MQTT connected and subscribed")
+		t.Cleanup(stop)
+		return stop
+	}
+	stopArchive := startArchive()
 
 	// Each table's own broker, bridged; every bridge up before the tables deal, as on a
 	// floor that was running before the shoe.
@@ -297,14 +368,15 @@ func TestFloor(t *testing.T) {
 		locals[i] = mosquittotest.Start(t, mosquittotest.Config{Persistence: true,
 			Extra: cmdtest.BridgeSection(t, "../..", central, "lv1", tb.pit, tb.id)})
 	}
-	w.wait(t, ctx, "every bridge connected", func() bool {
+	bridgesUp := func() bool {
 		for _, tb := range tables {
 			if w.bridges[tb.id] != "1" {
 				return false
 			}
 		}
 		return true
-	})
+	}
+	w.wait(t, ctx, "every bridge connected", bridgesUp)
 
 	binary := cmdtest.Binary(t, "github.com/tablectl/tablectl/cmd/tablectl")
 	cpu0 := cpuSeconds(t, central.PID())
@@ -326,12 +398,75 @@ func TestFloor(t *testing.T) {
 			tb.done <- tablecmd.Run(ctx, args, cli.Stdio{In: strings.NewReader(""), Out: tb.log, Err: tb.log})
 		}()
 	}
+	dealt := func(n int) func() bool {
+		return func() bool {
+			for _, tb := range tables {
+				if len(w.seqs[tb.id]) < n {
+					return false
+				}
+			}
+			return true
+		}
+	}
+
+	// The outage: once every table has dealt a quarter of its rounds and the archive
+	// holds some of each, the archive stops for the outage's length (a setting of the
+	// floor, not a wait on anything), and starts again. A table new to the archive
+	// waits for its first held message for the stall time (daemon.DefaultShipStall):
+	// the archive cannot know the pit of a table it has not heard from.
+	w.wait(t, ctx, "a quarter of every table's rounds at the pit system", dealt(s.rounds/4))
+	w.wait(t, ctx, "the archive holding some of every table", func() bool {
+		for _, tb := range tables {
+			if w.last[tb.id].Seq == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	live := w.lags(time.Now()) // the batches before the outage
+	stopArchive()
+	select {
+	case <-time.After(s.outage):
+	case <-ctx.Done():
+		t.Fatal("the run's guard ran out in the archive's outage")
+	}
+	back := time.Now()
+	w.mu.Lock()
+	heldAtBack := w.heldSum()
+	backlog := map[string]uint64{} // table: the last record it sent while the archive was away
+	for id, bs := range w.batches {
+		for _, b := range bs {
+			backlog[id] = max(backlog[id], b.seq)
+		}
+	}
+	w.mu.Unlock()
+	startArchive()
+	// Caught up: the archive holds every record the tables sent before it came back.
+	w.wait(t, ctx, "the archive caught up", func() bool {
+		for id, seq := range backlog {
+			if w.last[id].Seq < seq {
+				return false
+			}
+		}
+		return true
+	})
+	caughtUp := time.Since(back)
+	w.mu.Lock()
+	caughtRecords := w.heldSum() - heldAtBack
+	w.mu.Unlock()
+
+	// The central broker restarts, once every table has dealt two thirds of its rounds.
+	w.wait(t, ctx, "two thirds of every table's rounds at the pit system", dealt(s.rounds*2/3))
+	cpu1 := cpuSeconds(t, central.PID()) - cpu0
+	central.Restart()
+	cpu0 = cpuSeconds(t, central.PID())
+
 	for _, tb := range tables {
 		if err := <-tb.done; err != nil {
 			t.Fatalf("table %s: %v\n%s", tb.id, err, tb.log)
 		}
 	}
-	dealt := time.Since(start)
+	dealtIn := time.Since(start)
 
 	// Every result at the pit system, and the archive holding every table's last record.
 	heads := map[string]uint64{}
@@ -340,14 +475,14 @@ func TestFloor(t *testing.T) {
 	}
 	w.wait(t, ctx, "every result at the pit system and every journal held", func() bool {
 		for _, tb := range tables {
-			if len(w.results[tb.id]) < s.rounds || w.last[tb.id].Seq < heads[tb.id] {
+			if len(w.seqs[tb.id]) < s.rounds || w.last[tb.id].Seq < heads[tb.id] {
 				return false
 			}
 		}
 		return true
 	})
 	elapsed := time.Since(start)
-	cpu := cpuSeconds(t, central.PID()) - cpu0
+	cpu := cpu1 + cpuSeconds(t, central.PID()) - cpu0
 
 	w.mu.Lock()
 	for _, b := range w.bad {
@@ -355,18 +490,15 @@ func TestFloor(t *testing.T) {
 	}
 	records := 0
 	for _, tb := range tables {
-		rs := w.results[tb.id]
-		if len(rs) != s.rounds {
-			t.Errorf("table %s: %d results at the pit system, want %d", tb.id, len(rs), s.rounds)
-		}
-		for j := 1; j < len(rs); j++ {
-			if rs[j].Seq <= rs[j-1].Seq {
-				t.Errorf("table %s: result seq %d after %d: repeated or out of order", tb.id, rs[j].Seq, rs[j-1].Seq)
-			}
+		if n := len(w.seqs[tb.id]); n != s.rounds {
+			t.Errorf("table %s: %d results at the pit system, want %d", tb.id, n, s.rounds)
 		}
 		records += int(heads[tb.id])
 	}
-	msgs := w.msgs
+	for _, o := range w.disorder {
+		t.Errorf("the pit system: %s", o)
+	}
+	msgs, again := w.msgs, w.again
 	w.mu.Unlock()
 
 	// The archive's copy of each journal is the journal, record for record.
@@ -388,12 +520,13 @@ func TestFloor(t *testing.T) {
 		}
 	}
 
-	lags := w.lags()
-	t.Logf("%d tables (%d processes) x %d rounds at pace %v, round pause %v: dealt in %.2f s, all held in %.2f s; %d records, %d messages at the central broker",
-		s.tables, s.processes, s.rounds, s.pace, s.roundPause, dealt.Seconds(), elapsed.Seconds(), records, msgs)
-	t.Logf("archive lag (a batch at the central broker to its held message), %d batches: median %v, p99 %v, most %v",
-		len(lags), quantile(lags, 0.5).Round(time.Microsecond), quantile(lags, 0.99).Round(time.Microsecond), quantile(lags, 1).Round(time.Microsecond))
-	t.Logf("central Mosquitto: %.2f s of CPU, %.1f%% of one core over the run; peak RSS %.1f MB",
+	t.Logf("%d tables (%d processes) x %d rounds at pace %v, round pause %v: dealt in %.2f s, all held in %.2f s; %d records, %d messages at the pit system (%d results again after the restart, dropped by seq)",
+		s.tables, s.processes, s.rounds, s.pace, s.roundPause, dealtIn.Seconds(), elapsed.Seconds(), records, msgs, again)
+	t.Logf("archive lag before the outage (a batch at the central broker to its held message), %d batches: median %v, p99 %v, most %v",
+		len(live), quantile(live, 0.5).Round(time.Microsecond), quantile(live, 0.99).Round(time.Microsecond), quantile(live, 1).Round(time.Microsecond))
+	t.Logf("outage of %v: caught up %.2f s after the archive came back, %d records stored meanwhile (%.0f records/s)",
+		s.outage, caughtUp.Seconds(), caughtRecords, float64(caughtRecords)/caughtUp.Seconds())
+	t.Logf("central Mosquitto: %.2f s of CPU, %.1f%% of one core over the run; peak RSS %.1f MB after its restart",
 		cpu, 100*cpu/elapsed.Seconds(), peakRSS(t, central.PID()))
 }
 
