@@ -13,11 +13,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -35,8 +38,12 @@ import (
 )
 
 // TestMain removes the binaries built for the tables' processes, and looks for
-// goroutines left behind by the tables and the archive run in the test's process.
+// goroutines left behind by the archive run in the test's process. Started as a host of
+// tables (hostEnv set), the test binary runs them instead of the tests.
 func TestMain(m *testing.M) {
+	if file := os.Getenv(hostEnv); file != "" {
+		os.Exit(host(file))
+	}
 	code := m.Run()
 	cmdtest.RemoveBinaries()
 	if code == 0 {
@@ -46,6 +53,48 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// hostEnv names the file of the tables a host runs: the test binary started with it
+// set runs them (host) and exits.
+const hostEnv = "TABLECTL_FLOOR_HOST"
+
+// perHost is the most tables a host runs. go.bug.st/serial waits on a port with
+// select(2), whose set holds file descriptors below 1024 alone; a table takes a dozen
+// or so (its two pseudo-terminals, its journal, its broker's connection).
+const perHost = 40
+
+// host runs tablectl's run command for each argument list in file (JSON), each in this
+// process, until all have ended or SIGTERM comes; it returns the exit code, 1 if any
+// failed. Each table's failure is written to the standard error.
+func host(file string) int {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tables' host:", err)
+		return 1
+	}
+	var runs [][]string
+	if err := json.Unmarshal(b, &runs); err != nil {
+		fmt.Fprintf(os.Stderr, "tables' host: %s: %v\n", file, err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	var wg sync.WaitGroup
+	var failed atomic.Bool
+	for _, args := range runs {
+		wg.Go(func() {
+			if err := tablecmd.Run(ctx, args, cli.Stdio{In: strings.NewReader(""), Out: os.Stdout, Err: os.Stderr}); err != nil {
+				fmt.Fprintf(os.Stderr, "table %v: %v\n", args, err)
+				failed.Store(true)
+			}
+		})
+	}
+	wg.Wait()
+	if failed.Load() {
+		return 1
+	}
+	return 0
 }
 
 // settings are a floor's size and pace, from the environment.
@@ -272,8 +321,9 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 // TestFloor runs a floor: each table deals its rounds from a simulated shoe and ships
 // its journal to the archive (--archive-ship) through its own table-side Mosquitto,
 // bridged to the central one; the archive (tablectl-floor archive --central) stores on
-// PostgreSQL. The first tables are tablectl processes, the rest tablectl's own run
-// command in this process (tablecmd.Run): the same code, without a process each.
+// PostgreSQL. The first tables are tablectl processes; the rest run tablectl's own run
+// command (tablecmd.Run) in hosts of perHost tables, each host this test binary: the
+// same code, without a process each.
 //
 // While the tables deal, the archive stops for a while (an outage) and starts again;
 // once it has caught up, the central broker restarts. At the end every table's journal
@@ -381,6 +431,39 @@ func TestFloor(t *testing.T) {
 	binary := cmdtest.Binary(t, "github.com/tablectl/tablectl/cmd/tablectl")
 	cpu0 := cpuSeconds(t, central.PID())
 	start := time.Now()
+	// The first tables each a tablectl process; the rest in hosts of perHost tables,
+	// each host this test binary running tablectl's run command for each.
+	var hosted []*table
+	var hostRuns [][]string
+	startHost := func() {
+		if len(hosted) == 0 {
+			return
+		}
+		file := filepath.Join(dir, fmt.Sprintf("host-%s.json", hosted[0].id))
+		b, _ := json.Marshal(hostRuns)
+		if err := os.WriteFile(file, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.CommandContext(ctx, os.Args[0])
+		cmd.Env = append(os.Environ(), hostEnv+"="+file)
+		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+		log := &cmdtest.LockedBuffer{}
+		cmd.Stdout, cmd.Stderr = log, log
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		group := hosted
+		for _, tb := range group {
+			tb.log = log
+		}
+		go func() {
+			err := cmd.Wait()
+			for _, tb := range group {
+				tb.done <- err
+			}
+		}()
+		hosted, hostRuns = nil, nil
+	}
 	for i, tb := range tables {
 		args := []string{"run", "--simulate", "--decks", "8", "--pace", s.pace.String(), "--round-pause", s.roundPause.String(),
 			"--rounds", strconv.Itoa(s.rounds), "--seed", strconv.Itoa(tb.seed), "--table", tb.id, "--journal", tb.journal,
@@ -394,10 +477,12 @@ func TestFloor(t *testing.T) {
 			go func() { tb.done <- cmd.Wait() }()
 			continue
 		}
-		go func() {
-			tb.done <- tablecmd.Run(ctx, args, cli.Stdio{In: strings.NewReader(""), Out: tb.log, Err: tb.log})
-		}()
+		hosted, hostRuns = append(hosted, tb), append(hostRuns, args)
+		if len(hosted) == perHost {
+			startHost()
+		}
 	}
+	startHost()
 	dealt := func(n int) func() bool {
 		return func() bool {
 			for _, tb := range tables {
