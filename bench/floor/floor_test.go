@@ -429,7 +429,7 @@ func TestFloor(t *testing.T) {
 	w.wait(t, ctx, "every bridge connected", bridgesUp)
 
 	binary := cmdtest.Binary(t, "github.com/tablectl/tablectl/cmd/tablectl")
-	cpu0 := cpuSeconds(t, central.PID())
+	cpu0 := cmdtest.CPUSeconds(t, central.PID())
 	start := time.Now()
 	// The first tables each a tablectl process; the rest in hosts of perHost tables,
 	// each host this test binary running tablectl's run command for each.
@@ -542,9 +542,9 @@ func TestFloor(t *testing.T) {
 
 	// The central broker restarts, once every table has dealt two thirds of its rounds.
 	w.wait(t, ctx, "two thirds of every table's rounds at the pit system", dealt(s.rounds*2/3))
-	cpu1 := cpuSeconds(t, central.PID()) - cpu0
+	cpu1 := cmdtest.CPUSeconds(t, central.PID()) - cpu0
 	central.Restart()
-	cpu0 = cpuSeconds(t, central.PID())
+	cpu0 = cmdtest.CPUSeconds(t, central.PID())
 
 	for _, tb := range tables {
 		if err := <-tb.done; err != nil {
@@ -556,7 +556,7 @@ func TestFloor(t *testing.T) {
 	// Every result at the pit system, and the archive holding every table's last record.
 	heads := map[string]uint64{}
 	for _, tb := range tables {
-		heads[tb.id], _ = journalHead(t, tb.journal)
+		heads[tb.id], _ = cmdtest.JournalHead(t, tb.journal)
 	}
 	w.wait(t, ctx, "every result at the pit system and every journal held", func() bool {
 		for _, tb := range tables {
@@ -567,7 +567,7 @@ func TestFloor(t *testing.T) {
 		return true
 	})
 	elapsed := time.Since(start)
-	cpu := cpu1 + cpuSeconds(t, central.PID()) - cpu0
+	cpu := cpu1 + cmdtest.CPUSeconds(t, central.PID()) - cpu0
 
 	w.mu.Lock()
 	for _, b := range w.bad {
@@ -594,7 +594,7 @@ func TestFloor(t *testing.T) {
 			cli.Stdio{In: strings.NewReader(""), Out: &out, Err: &out}); err != nil {
 			t.Fatalf("export %s: %v\n%s", tb.id, err, out.String())
 		}
-		want, got := journalRecords(t, tb.journal), journalRecords(t, exported)
+		want, got := cmdtest.JournalRecords(t, tb.journal), cmdtest.JournalRecords(t, exported)
 		if len(got) != len(want) {
 			t.Fatalf("table %s: the archive holds %d records, the journal %d", tb.id, len(got), len(want))
 		}
@@ -612,65 +612,5 @@ func TestFloor(t *testing.T) {
 	t.Logf("outage of %v: caught up %.2f s after the archive came back, %d records stored meanwhile (%.0f records/s)",
 		s.outage, caughtUp.Seconds(), caughtRecords, float64(caughtRecords)/caughtUp.Seconds())
 	t.Logf("central Mosquitto: %.2f s of CPU, %.1f%% of one core over the run; peak RSS %.1f MB after its restart",
-		cpu, 100*cpu/elapsed.Seconds(), peakRSS(t, central.PID()))
-}
-
-// journalHead is the last record of the journal in dir.
-func journalHead(t *testing.T, dir string) (uint64, journal.Hash) {
-	t.Helper()
-	j, _, err := journal.Open(dir, journal.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	seq, h := j.Head()
-	return seq, h
-}
-
-// journalRecords is every record of the journal in dir.
-func journalRecords(t *testing.T, dir string) []journal.Record {
-	t.Helper()
-	j, _, err := journal.Open(dir, journal.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	var out []journal.Record
-	for r, err := range j.Records(1) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, journal.Record{Seq: r.Seq, Hash: r.Hash, Data: bytes.Clone(r.Data)})
-	}
-	return out
-}
-
-// cpuSeconds is the user and system CPU time a process has used, from /proc.
-func cpuSeconds(t *testing.T, pid int) float64 {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
-	utime, _ := strconv.Atoi(f[11])
-	stime, _ := strconv.Atoi(f[12])
-	return float64(utime+stime) / 100 // USER_HZ is 100 on Linux
-}
-
-// peakRSS is a process's peak resident memory (VmHWM) in MB, from /proc.
-func peakRSS(t *testing.T, pid int) float64 {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-			return float64(kb) / 1024
-		}
-	}
-	t.Fatalf("/proc/%d/status has no VmHWM", pid)
-	return 0
+		cpu, 100*cpu/elapsed.Seconds(), cmdtest.PeakRSS(t, central.PID()))
 }

@@ -183,18 +183,6 @@ func (w *heldWatch) waitUnless(t *testing.T, ctx context.Context, stop <-chan st
 	}
 }
 
-// journalHead is the last record of the journal in dir.
-func journalHead(t *testing.T, dir string) (uint64, journal.Hash) {
-	t.Helper()
-	j, _, err := journal.Open(dir, journal.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	seq, h := j.Head()
-	return seq, h
-}
-
 // heldIn reports whether the journal in dir leaves its table held for an irregularity,
 // or ends in a record still being written.
 func heldIn(t *testing.T, dir string) bool {
@@ -209,24 +197,6 @@ func heldIn(t *testing.T, dir string) bool {
 		return true
 	}
 	return ctl.State().Held.ID != 0
-}
-
-// journalRecords reads every record of the journal in dir.
-func journalRecords(t *testing.T, dir string) []journal.Record {
-	t.Helper()
-	j, _, err := journal.Open(dir, journal.Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	var out []journal.Record
-	for r, err := range j.Records(1) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, journal.Record{Seq: r.Seq, Hash: r.Hash, Data: bytes.Clone(r.Data)})
-	}
-	return out
 }
 
 // TestArchiveEndToEnd: on SQLite and on PostgreSQL, three simulated tables ship their
@@ -421,7 +391,7 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 		}
 	}
 	for _, tb := range tables {
-		last, hash := journalHead(t, tb.journal)
+		last, hash := cmdtest.JournalHead(t, tb.journal)
 		h := held.wait(t, ctx, tb.id, fmt.Sprintf("at its last record %d", last),
 			func(h api.ArchiveHeld) bool { return h.Seq == last }, logs()...)
 		if journal.Hash(h.Hash) != hash || h.Alarms != 0 {
@@ -436,13 +406,13 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 	saved := map[string][]string{}
 	records := map[string][]journal.Record{}
 	for _, tb := range tables {
-		records[tb.id] = journalRecords(t, tb.journal)
+		records[tb.id] = cmdtest.JournalRecords(t, tb.journal)
 		exported := filepath.Join(dir, "exported-"+tb.id)
 		out, _, err := runCmd(t, "", "export", "--archive", dsn, "--table", tb.id, exported)
 		if err != nil {
 			t.Fatalf("export %s: %v\n%s", tb.id, err, out)
 		}
-		got := journalRecords(t, exported)
+		got := cmdtest.JournalRecords(t, exported)
 		if len(got) != len(records[tb.id]) {
 			t.Fatalf("table %s: the archive holds %d records, the journal %d", tb.id, len(got), len(records[tb.id]))
 		}
@@ -489,12 +459,12 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 
 	// A rolled-back journal: the killed table's journal as it was killed, continued on its
 	// own, so its records after that point differ from those the archive holds.
-	cut, _ := journalHead(t, rolledBack)
+	cut, _ := cmdtest.JournalHead(t, rolledBack)
 	if out, errs, err := runTableCmd(t, "", "run", "--simulate", "--decks", "1", "--pace", "0", "--round-pause", "0", "--rounds", "3",
 		"--table", killed.id, "--journal", rolledBack, "--http", "", "--broker-listen", "127.0.0.1:0", "--broker-websocket", ""); err != nil {
 		t.Fatalf("the rolled-back table: %v\n%s\n%s", err, out, errs)
 	}
-	rb := journalRecords(t, rolledBack)
+	rb := cmdtest.JournalRecords(t, rolledBack)
 	held0 := records[killed.id]
 	if uint64(len(rb)) <= cut || uint64(len(held0)) <= cut+3 || rb[cut].Hash == held0[cut].Hash {
 		t.Fatalf("the rolled-back journal (%d records, cut at %d) does not diverge from the one held (%d)", len(rb), cut, len(held0))
@@ -575,7 +545,7 @@ func archiveEndToEnd(t *testing.T, dir, dsn string) {
 		if out, _, err := runCmd(t, "", "export", "--archive", dsn, "--table", tb.id, exported); err != nil {
 			t.Fatalf("export %s: %v\n%s", tb.id, err, out)
 		}
-		got := journalRecords(t, exported)
+		got := cmdtest.JournalRecords(t, exported)
 		want := records[tb.id]
 		if len(got) != len(want) || got[len(got)-1].Hash != want[len(want)-1].Hash {
 			t.Fatalf("table %s: after the alarms the archive holds %d records, before %d", tb.id, len(got), len(want))

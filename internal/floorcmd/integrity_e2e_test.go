@@ -18,6 +18,7 @@ import (
 	"github.com/tablectl/tablectl/api"
 	"github.com/tablectl/tablectl/baccarat"
 	"github.com/tablectl/tablectl/history"
+	"github.com/tablectl/tablectl/internal/cmdtest"
 	"github.com/tablectl/tablectl/internal/mosquittotest"
 	"github.com/tablectl/tablectl/internal/pgtest"
 	"github.com/tablectl/tablectl/journal"
@@ -181,7 +182,7 @@ func integrityEndToEnd(t *testing.T, engine, dir, dsn string) {
 		}
 	}
 	for _, tb := range tables {
-		last, _ := journalHead(t, tb.journal)
+		last, _ := cmdtest.JournalHead(t, tb.journal)
 		held.wait(t, ctx, tb.id, fmt.Sprintf("at its last record %d", last), func(h api.ArchiveHeld) bool { return h.Seq == last }, arch.log)
 	}
 	if !strings.Contains(tables[2].run.log.String(), "came out where the shuffler recorded "+palmed.String()) {

@@ -14,6 +14,7 @@ import (
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 
+	"github.com/tablectl/tablectl/internal/cmdtest"
 	"github.com/tablectl/tablectl/internal/mosquittotest"
 	"github.com/tablectl/tablectl/internal/tablecmd"
 )
@@ -30,37 +31,6 @@ func envInt(t *testing.T, name string, def int) int {
 		t.Fatalf("%s=%q: want a whole number above 0", name, v)
 	}
 	return n
-}
-
-// cpuSeconds is the user and system CPU time a process has used, from /proc.
-func cpuSeconds(t *testing.T, pid int) float64 {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The fields after the command name (which may hold spaces) in parentheses.
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
-	utime, _ := strconv.Atoi(f[11])
-	stime, _ := strconv.Atoi(f[12])
-	return float64(utime+stime) / 100 // USER_HZ is 100 on Linux
-}
-
-// peakRSS is a process's peak resident memory (VmHWM) in MB, from /proc.
-func peakRSS(t *testing.T, pid int) float64 {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-			return float64(kb) / 1024
-		}
-	}
-	t.Fatalf("/proc/%d/status has no VmHWM", pid)
-	return 0
 }
 
 // scaleMark is the payload of the mark published after a table's results.
@@ -171,7 +141,7 @@ func TestScaleBridgedTables(t *testing.T) {
 			t.Fatalf("bridges not connected to the central broker: %s", bridgeState())
 		}
 	}
-	cpu0 := cpuSeconds(t, central.PID())
+	cpu0 := cmdtest.CPUSeconds(t, central.PID())
 	start := time.Now()
 	for i := range tables {
 		id := fmt.Sprintf("t%02d", i+1)
@@ -219,7 +189,7 @@ func TestScaleBridgedTables(t *testing.T) {
 		t.Fatalf("%d of %d results at the central broker: by table %v; bridges not connected: %q", got(), want, counts, bridgeState())
 	}
 	elapsed := time.Since(start)
-	cpu := cpuSeconds(t, central.PID()) - cpu0
+	cpu := cmdtest.CPUSeconds(t, central.PID()) - cpu0
 	// A duplicate would come before a mark published on each table-side broker once its
 	// table ended: the bridge forwards what it holds in order.
 	for i, local := range locals {
@@ -263,5 +233,5 @@ func TestScaleBridgedTables(t *testing.T) {
 	}
 	t.Logf("%d tables x %d rounds: %d results and %d messages at the central broker in %.2f s: %.0f results/s, %.0f messages/s; central Mosquitto used %.2f s of CPU (%.1f%% of one core, %.1f µs a message), peak RSS %.1f MB",
 		tables, rounds, want, messages, elapsed.Seconds(), float64(want)/elapsed.Seconds(), float64(messages)/elapsed.Seconds(),
-		cpu, 100*cpu/elapsed.Seconds(), 1e6*cpu/float64(messages), peakRSS(t, central.PID()))
+		cpu, 100*cpu/elapsed.Seconds(), 1e6*cpu/float64(messages), cmdtest.PeakRSS(t, central.PID()))
 }
