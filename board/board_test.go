@@ -201,8 +201,10 @@ func TestLateBrowserGetsRetainedPicture(t *testing.T) {
 	}
 	want["status"] = d.status
 
+	// The publisher's own online status is retained before the running board
+	// subscribes: it cannot come to the board after the shoe's status (newOnlinePublisher).
+	pub := newOnlinePublisher(t, br.URL(), "t1")
 	early, earlySrv := startBoard(t, br.URL(), "t1", 0)
-	pub := newPublisher(t, br.URL(), "t1")
 	pub.publish(pub.c.Topics().Status(), d.status, true)
 	for _, m := range d.msgs {
 		pub.publish(m.topic, m.payload, m.retained)
