@@ -44,6 +44,15 @@ type Batch struct {
 	// Inbox, when not 0, is the inbox row the batch came in (Receive): it is removed in
 	// the transaction that stores the batch.
 	Inbox int64
+
+	self *selfCheck // the batch's own checks, made by Ingest before it queued the batch
+}
+
+// selfCheck is the outcome of a batch's checks that read nothing but the batch and its
+// table's keys (verifySelf), with the keys they were made with.
+type selfCheck struct {
+	keys  []ed25519.PublicKey
+	alarm *Alarm
 }
 
 // Position is how far the archive holds a table: the sequence number of its last
@@ -168,7 +177,8 @@ const (
 )
 
 // Archive checks and stores the records and signed heads of the tables of its keys. Its
-// methods are safe for concurrent use; it writes one table's batch at a time.
+// methods are safe for concurrent use. The batches of many tables that come while one
+// is being stored are stored together, in one transaction (group commit).
 type Archive struct {
 	db *DB
 	// keys are read without mu (Known), and replaced under it (SetKeys): a batch is
@@ -178,6 +188,14 @@ type Archive struct {
 	log    *slog.Logger
 	alarms *ratelog.Limiter
 
+	// qmu guards queue, the batches of Ingest not stored yet. writer is held by the
+	// caller of Ingest storing the queue's groups, one at a time.
+	qmu     sync.Mutex
+	queue   []*ingestReq
+	writer  chan struct{}
+	commits atomic.Int64 // the transactions committed, for the tests
+	alone   bool         // each batch in a transaction of its own: the benchmarks compare
+
 	mu         sync.Mutex
 	tables     map[string]*tableState
 	quarantine int64           // the last quarantine id used (-1: not read yet)
@@ -185,6 +203,7 @@ type Archive struct {
 	unknown    map[string]bool // the unknown tables counted one row each (nil: not read yet)
 	batch      []Record        // the records the batch stores, in order, not written yet
 	writes     []stmt          // what the batch writes, in one transaction when it is checked
+	records    []stmt          // the INSERTs of the records it stores, written before writes
 	noRows     bool            // the rows of the records are left out (the database refused them)
 	shoeID     int64           // the last shoe id used (-1: not read yet)
 	queued     []queuedSet     // the sets whose rows the batch writes
@@ -229,7 +248,7 @@ func New(db *DB, keys Keys, opt Options) *Archive {
 		log = slog.New(slog.DiscardHandler)
 	}
 	a := &Archive{db: db, opt: opt, log: log, alarms: ratelog.New(0, nil),
-		tables: map[string]*tableState{}, quarantine: -1, inbox: -1, shoeID: -1}
+		tables: map[string]*tableState{}, quarantine: -1, inbox: -1, shoeID: -1, writer: make(chan struct{}, 1)}
 	a.keys.Store(&keys)
 	return a
 }
@@ -437,9 +456,152 @@ func (a *Archive) restoreState(ctx context.Context, id string, der *deriver) (ui
 // data, not of the connection), its records are stored one by one and each one's rows
 // the database refuses are left out, with an alarm; a record the database refuses
 // itself is kept apart (NotStored) and the table is held before it.
+//
+// Batches of other tables given to Ingest while one is being stored wait, and are then
+// stored together, in one transaction (at most maxGroupBatches): a commit for many.
+// When that transaction fails, each of its batches is stored alone, as above, so one
+// batch's fault is its own. Two batches of one table are never in one transaction.
 func (a *Archive) Ingest(ctx context.Context, id string, b Batch) (Result, error) {
+	if keys, known := (*a.keys.Load())[id]; known && len(b.Records) > 0 {
+		b.self = &selfCheck{keys: keys, alarm: verifySelf(id, keys, b)}
+	}
+	req := &ingestReq{id: id, b: b, done: make(chan struct{})}
+	a.qmu.Lock()
+	a.queue = append(a.queue, req)
+	a.qmu.Unlock()
+	// Either another caller, the writer now, stores the batch in its group, or this
+	// one becomes the writer and stores the groups queued until its own is stored.
+	select {
+	case <-req.done:
+		return req.res, req.err
+	case a.writer <- struct{}{}:
+	}
+	defer func() { <-a.writer }()
+	for {
+		select {
+		case <-req.done:
+			return req.res, req.err
+		default:
+		}
+		a.ingestGroup(ctx, a.nextGroup())
+	}
+}
+
+// ingestReq is a batch of Ingest waiting in the queue, and once done its answer.
+type ingestReq struct {
+	id   string
+	b    Batch
+	res  Result
+	err  error
+	done chan struct{} // closed once res and err are set
+}
+
+// Group commit's bounds: a group takes at most maxGroupBatches batches, and no more
+// once it holds maxGroupRecords records.
+const (
+	maxGroupBatches = 512
+	maxGroupRecords = 20000
+)
+
+// nextGroup takes from the queue the batches of the next group, in the order they
+// came: at most one batch of each table (a table's next batch waits for the next
+// group, so each batch is checked against what is held of its table, committed), up
+// to the group's bounds.
+func (a *Archive) nextGroup() []*ingestReq {
+	a.qmu.Lock()
+	defer a.qmu.Unlock()
+	var group, rest []*ingestReq
+	tables := map[string]bool{}
+	records := 0
+	for _, r := range a.queue {
+		if tables[r.id] || len(group) == maxGroupBatches || records >= maxGroupRecords || a.alone && len(group) == 1 {
+			rest = append(rest, r)
+			continue
+		}
+		tables[r.id] = true
+		records += len(r.b.Records)
+		group = append(group, r)
+	}
+	clear(a.queue)
+	a.queue = append(a.queue[:0], rest...)
+	return group
+}
+
+// ingestGroup stores the batches of group, of different tables, in one transaction:
+// each is checked and its rows derived in turn, as a batch alone is (ingest), and then
+// everything they write is committed at once. When anything of it fails (a database
+// error, a refusal), nothing of it is stored, and each batch is stored alone instead,
+// with a batch's own fallbacks (ingestOne): a fault of one batch stays that batch's.
+func (a *Archive) ingestGroup(ctx context.Context, group []*ingestReq) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	answer := func(r *ingestReq, res Result, err error) {
+		r.res, r.err = res, err
+		close(r.done)
+	}
+	if len(group) == 1 {
+		r := group[0]
+		res, err := a.ingestOne(ctx, r.id, r.b)
+		answer(r, res, err)
+		return
+	}
+	type taken struct {
+		r   *ingestReq
+		st  *tableState
+		res Result
+	}
+	var all []taken
+	a.batch, a.writes, a.queued, a.records = a.batch[:0], a.writes[:0], a.queued[:0], a.records[:0]
+	var err error
+	for _, r := range group {
+		keys, known := (*a.keys.Load())[r.id]
+		if !known {
+			answer(r, Result{}, fmt.Errorf("archive: table %s: %w", r.id, ErrUnknownTable))
+			continue
+		}
+		if serr := checkShape(r.id, r.b); serr != nil {
+			answer(r, Result{}, serr)
+			continue
+		}
+		var st *tableState
+		var res Result
+		if st, res, err = a.prepare(ctx, r.id, keys, r.b); err != nil {
+			all = append(all, taken{r: r})
+			break
+		}
+		all = append(all, taken{r, st, res})
+	}
+	if err == nil {
+		err = a.commit(ctx)
+	}
+	if err != nil {
+		// The memory of each table may be ahead of the database: each is read again.
+		a.log.Warn("archive: a group of batches failed: storing each alone", "batches", len(all), "err", err)
+		a.batch, a.writes, a.queued, a.records = a.batch[:0], a.writes[:0], a.queued[:0], a.records[:0]
+		a.quarantine, a.inbox, a.shoeID = -1, -1, -1
+		for _, x := range all {
+			delete(a.tables, x.r.id)
+		}
+		for _, r := range group {
+			select {
+			case <-r.done:
+			default:
+				res, err := a.ingestOne(ctx, r.id, r.b)
+				answer(r, res, err)
+			}
+		}
+		return
+	}
+	for _, x := range all {
+		x.st.dirty = false
+		x.res.Waiting, x.res.Held = waitingRecords(x.st), x.st.held
+		a.logAlarms(x.res.Alarms)
+		answer(x.r, x.res, nil)
+	}
+}
+
+// ingestOne stores b of table id in a transaction of its own. a.mu is held.
+func (a *Archive) ingestOne(ctx context.Context, id string, b Batch) (Result, error) {
 	keys, known := (*a.keys.Load())[id]
 	if !known {
 		return Result{}, fmt.Errorf("archive: table %s: %w", id, ErrUnknownTable)
@@ -492,31 +654,41 @@ func checkShape(id string, b Batch) error {
 
 // ingest stores b and what waits behind it, and its heads, in one transaction.
 func (a *Archive) ingest(ctx context.Context, id string, keys []ed25519.PublicKey, b Batch) (Result, error) {
-	now := a.opt.Now()
-	st, err := a.load(ctx, id)
+	a.batch, a.writes, a.queued, a.records = a.batch[:0], a.writes[:0], a.queued[:0], a.records[:0]
+	st, res, err := a.prepare(ctx, id, keys, b)
 	if err != nil {
 		return Result{}, err
 	}
-	// The batch is checked and its rows derived first, reading what it needs; then
-	// everything it writes is written in one transaction (db.write).
-	a.batch, a.writes, a.queued = a.batch[:0], a.writes[:0], a.queued[:0]
-	var res Result
-	if err := a.take(ctx, id, keys, st, b, now, &res); err != nil {
-		return Result{}, err
-	}
-	if err := a.drain(ctx, id, keys, st, now, &res); err != nil {
-		return Result{}, err
-	}
-	if err := a.checkBatchHeads(ctx, id, keys, st, b.Heads, now, &res); err != nil {
-		return Result{}, err
-	}
-	a.finish(id, st, b.Inbox, now)
 	if err := a.commit(ctx); err != nil {
 		return Result{}, err
 	}
 	st.dirty = false
 	res.Waiting, res.Held = waitingRecords(st), st.held
 	return res, nil
+}
+
+// prepare checks b, and what waits behind it, and its heads, and queues what they
+// write, reading what it needs; it writes nothing. The table's state in memory is then
+// ahead of the database until the writes are committed.
+func (a *Archive) prepare(ctx context.Context, id string, keys []ed25519.PublicKey, b Batch) (*tableState, Result, error) {
+	now := a.opt.Now()
+	st, err := a.load(ctx, id)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	a.batch = a.batch[:0]
+	var res Result
+	if err := a.take(ctx, id, keys, st, b, now, &res); err != nil {
+		return nil, Result{}, err
+	}
+	if err := a.drain(ctx, id, keys, st, now, &res); err != nil {
+		return nil, Result{}, err
+	}
+	if err := a.checkBatchHeads(ctx, id, keys, st, b.Heads, now, &res); err != nil {
+		return nil, Result{}, err
+	}
+	a.finish(id, st, b.Inbox, now)
+	return st, res, nil
 }
 
 // ingestEach stores b record by record after the database refused its transaction
@@ -533,7 +705,7 @@ func (a *Archive) ingestEach(ctx context.Context, id string, keys []ed25519.Publ
 	if err != nil {
 		return Result{}, err
 	}
-	a.batch, a.writes, a.queued = a.batch[:0], a.writes[:0], a.queued[:0]
+	a.batch, a.writes, a.queued, a.records = a.batch[:0], a.writes[:0], a.queued[:0], a.records[:0]
 	al, err := a.check(ctx, id, keys, st, b)
 	if err != nil {
 		return Result{}, err
@@ -567,7 +739,7 @@ func (a *Archive) ingestEach(ctx context.Context, id string, keys []ed25519.Publ
 			if err != nil {
 				return Result{}, err
 			}
-			a.batch, a.writes, a.queued, a.noRows = a.batch[:0], a.writes[:0], a.queued[:0], noRows
+			a.batch, a.writes, a.queued, a.records, a.noRows = a.batch[:0], a.writes[:0], a.queued[:0], a.records[:0], noRows
 			var r1 Result
 			err = a.storeRun(id, st, one, &r1)
 			if err == nil && last {
@@ -601,7 +773,7 @@ func (a *Archive) ingestEach(ctx context.Context, id string, keys []ed25519.Publ
 		if !stored {
 			al := Alarm{Table: id, Item: "record", Seq: r.Seq, Kind: NotStored,
 				Reason: fmt.Sprintf("the database refuses record %d (%v): it is kept apart, and the table is held before it", r.Seq, refused)}
-			a.batch, a.writes, a.queued = a.batch[:0], a.writes[:0], a.queued[:0]
+			a.batch, a.writes, a.queued, a.records = a.batch[:0], a.writes[:0], a.queued[:0], a.records[:0]
 			if err := a.keepApart(ctx, al, r.Hash, r.Data, nil, now); err != nil {
 				return Result{}, err
 			}
@@ -646,6 +818,17 @@ func (a *Archive) finish(id string, st *tableState, inbox int64, now time.Time) 
 // archive holds: the record after it must chain from it. It returns the alarm of the
 // first check that fails, nil when all hold. It reads nothing but its arguments.
 func VerifyBatch(id string, keys []ed25519.PublicKey, b Batch, held Position) *Alarm {
+	if al := verifySelf(id, keys, b); al != nil {
+		return al
+	}
+	return verifyJunction(id, b, held)
+}
+
+// verifySelf is VerifyBatch's checks of b alone: its signed head and its chain, the
+// first record's link to what is held left out. They cost the most (an Ed25519
+// verification, a hash a record), and Ingest makes them before it queues the batch, on
+// its caller's goroutine.
+func verifySelf(id string, keys []ed25519.PublicKey, b Batch) *Alarm {
 	if len(b.Records) == 0 {
 		return &Alarm{Table: id, Item: "batch", Kind: NotSigned, Reason: "a batch of no records"}
 	}
@@ -673,13 +856,33 @@ func VerifyBatch(id string, keys []ed25519.PublicKey, b Batch, held Position) *A
 				span, r.Seq, r.Hash, want, prev.Seq))
 		}
 	}
+	return nil
+}
+
+// verifyJunction is VerifyBatch's check of b's first record against held: when it is
+// the record after it, it chains from it.
+func verifyJunction(id string, b Batch, held Position) *Alarm {
+	first, last := b.Records[0], b.Records[len(b.Records)-1]
 	if first.Seq == held.Seq+1 {
 		if want := journal.ChainHash(held.Hash, first.Seq, first.Data); want != first.Hash {
-			return alarm(NotChained, first.Seq, fmt.Sprintf("%s: record %d's hash %s is not the chain hash %s of record %d held and its payload",
-				span, first.Seq, first.Hash, want, held.Seq))
+			return &Alarm{Table: id, Item: "batch", Seq: first.Seq, Kind: NotChained,
+				Reason: fmt.Sprintf("records %d to %d: record %d's hash %s is not the chain hash %s of record %d held and its payload",
+					first.Seq, last.Seq, first.Seq, first.Hash, want, held.Seq)}
 		}
 	}
 	return nil
+}
+
+// verify is VerifyBatch, taking the checks Ingest made of b alone when they were made
+// with keys.
+func verify(id string, keys []ed25519.PublicKey, b Batch, held Position) *Alarm {
+	if c := b.self; c != nil && len(c.keys) == len(keys) && (len(keys) == 0 || &c.keys[0] == &keys[0]) {
+		if c.alarm != nil {
+			return c.alarm
+		}
+		return verifyJunction(id, b, held)
+	}
+	return VerifyBatch(id, keys, b, held)
 }
 
 // check returns the alarm of b against what is held of table id, nil when b agrees with
@@ -689,7 +892,7 @@ func VerifyBatch(id string, keys []ed25519.PublicKey, b Batch, held Position) *A
 // head the table signed in its journal. A batch ahead of a gap is checked against what
 // is held when the gap is filled.
 func (a *Archive) check(ctx context.Context, id string, keys []ed25519.PublicKey, st *tableState, b Batch) (*Alarm, error) {
-	if al := VerifyBatch(id, keys, b, st.held); al != nil {
+	if al := verify(id, keys, b, st.held); al != nil {
 		return al, nil
 	}
 	first, last := b.Records[0].Seq, b.Signed.Seq
@@ -888,28 +1091,38 @@ func (a *Archive) heldHash(ctx context.Context, id string, st *tableState, seq u
 	return hh, nil
 }
 
-// insertRecords queues the INSERTs of the records of a.batch.
+// insertRecords queues the INSERTs of the records of a.batch. They are written first
+// in the transaction, those of all its batches together: so a group's records are one
+// run, which PostgreSQL takes by COPY (copyMinRows). No other row refers to a record.
 func (a *Archive) insertRecords(id string, now time.Time) {
 	at := a.db.ts(now)
 	for _, r := range a.batch {
-		a.writes = append(a.writes, stmt{query: `INSERT INTO records (table_id, seq, hash, payload, received_at) VALUES ($1, $2, $3, $4, $5)`,
+		a.records = append(a.records, stmt{query: `INSERT INTO records (table_id, seq, hash, payload, received_at) VALUES ($1, $2, $3, $4, $5)`,
 			args: []any{id, int64(r.Seq), r.Hash[:], r.Data, at}})
 	}
 	a.batch = a.batch[:0]
 }
 
-// commit writes what the batch queued in one transaction. After an error nothing of it
-// is written, and the last ids used are read again.
+// commit writes what the batch queued in one transaction: its records, then the rest.
+// After an error nothing of it is written, and the last ids used are read again.
 func (a *Archive) commit(ctx context.Context) error {
-	err := a.db.write(ctx, a.writes)
+	stmts := a.writes
+	if len(a.records) > 0 {
+		stmts = slices.Concat(a.records, a.writes)
+	}
+	err := a.db.write(ctx, stmts)
 	clear(a.writes) // let the arguments go
 	a.writes = a.writes[:0]
+	clear(a.records)
+	a.records = a.records[:0]
 	clear(a.queued)
 	a.queued = a.queued[:0]
 	if err != nil {
 		a.quarantine, a.inbox, a.shoeID = -1, -1, -1
+		return err
 	}
-	return err
+	a.commits.Add(1)
+	return nil
 }
 
 // logAlarms logs each alarm as an error, at most a line every few seconds for each
@@ -956,7 +1169,7 @@ func (a *Archive) ingestHeads(ctx context.Context, id string, keys []ed25519.Pub
 	if err != nil {
 		return Result{}, err
 	}
-	a.batch, a.writes, a.queued = a.batch[:0], a.writes[:0], a.queued[:0]
+	a.batch, a.writes, a.queued, a.records = a.batch[:0], a.writes[:0], a.queued[:0], a.records[:0]
 	var res Result
 	if err := a.checkHeads(ctx, id, keys, st, cs, a.opt.Now(), &res); err != nil {
 		return Result{}, err

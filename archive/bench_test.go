@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -287,4 +289,71 @@ func BenchmarkRestart(b *testing.B) {
 				LEFT JOIN replay_state s ON s.table_id = t.table_id WHERE t.table_id = $1`, genTableID(0))), "replayed")
 		})
 	}
+}
+
+// BenchmarkCatchUp measures records stored per second as an archive catches up after an
+// outage: b.N records of the fixture's journal, as many tables as they need, each table's
+// in batches of a round's records or so (shipRound), and each table's batches sent in
+// order by a goroutine of its own, as the service's workers do. "alone" stores each batch
+// in a transaction of its own; "group" stores the batches that come while one is stored
+// together (group commit), the two one after the other on each engine.
+// "batches/commit" is how many batches a transaction took, on average.
+func BenchmarkCatchUp(b *testing.B) {
+	f := loadFixture(b)
+	for _, engine := range []Engine{SQLite, Postgres} {
+		for _, mode := range []string{"alone", "group"} {
+			b.Run(fmt.Sprintf("%s/%s", engine, mode), func(b *testing.B) { catchUpBench(b, f, engine, mode == "alone") })
+		}
+	}
+}
+
+// shipRound is about a round's records: what a table ships at a time while it deals.
+const shipRound = 6
+
+func catchUpBench(b *testing.B, f fixture, engine Engine, alone bool) {
+	db := benchDB(b, engine)
+	tables := (b.N + len(f.records) - 1) / len(f.records)
+	keys := Keys{}
+	for i := range tables {
+		keys[fmt.Sprintf("t%05d", i)] = []ed25519.PublicKey{f.pub}
+	}
+	a := New(db, keys, Options{Now: fixedNow})
+	a.alone = alone
+	ctx := context.Background()
+	perTable := make([][]Batch, tables)
+	batches := 0
+	for i, left := 0, b.N; left > 0; i++ {
+		id := fmt.Sprintf("t%05d", i)
+		recs := f.records[:min(len(f.records), left)]
+		left -= len(recs)
+		for len(recs) > 0 {
+			n := min(shipRound, len(recs))
+			perTable[i] = append(perTable[i], batchOf(b, f.key, id, recs[:n], nil))
+			recs = recs[n:]
+			batches++
+		}
+	}
+	self0, server0, _ := cpuTimes(db)
+	commits := a.commits.Load()
+	b.ResetTimer()
+	var stored atomic.Int64
+	var wg sync.WaitGroup
+	for i, bs := range perTable {
+		id := fmt.Sprintf("t%05d", i)
+		wg.Go(func() {
+			for _, x := range bs {
+				res, err := a.Ingest(ctx, id, x)
+				if err != nil || res.Stored != len(x.Records) {
+					b.Errorf("table %s: %+v %v", id, res, err)
+					return
+				}
+				stored.Add(int64(res.Stored))
+			}
+		})
+	}
+	wg.Wait()
+	b.ReportMetric(float64(stored.Load())/b.Elapsed().Seconds(), "records/s")
+	b.StopTimer()
+	b.ReportMetric(float64(batches)/float64(a.commits.Load()-commits), "batches/commit")
+	reportCPU(b, db, int(stored.Load()), self0, server0)
 }

@@ -45,8 +45,11 @@ func segments(stmts []stmt, least int) []segment {
 		for ok && j < len(stmts) && stmts[j].query == stmts[i].query {
 			j++
 		}
-		m := insertHead.FindStringSubmatch(strings.Join(strings.Fields(head), " "))
-		if !ok || j-i < least || m == nil {
+		var m []string
+		if ok && j-i >= least { // the pattern is read for a long run alone: it costs
+			m = insertHead.FindStringSubmatch(strings.Join(strings.Fields(head), " "))
+		}
+		if m == nil {
 			rest = append(rest, stmts[i:j]...)
 			i = j
 			continue
