@@ -11,10 +11,12 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,7 +29,10 @@ import (
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 	"go.uber.org/goleak"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/tablectl/tablectl/api"
+	"github.com/tablectl/tablectl/internal/chromiumtest"
 	"github.com/tablectl/tablectl/internal/cli"
 	"github.com/tablectl/tablectl/internal/cmdtest"
 	"github.com/tablectl/tablectl/internal/floorcmd"
@@ -45,6 +50,7 @@ func TestMain(m *testing.M) {
 		os.Exit(host(file))
 	}
 	code := m.Run()
+	chromiumtest.Close()
 	cmdtest.RemoveBinaries()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
@@ -105,10 +111,11 @@ type settings struct {
 	pace       time.Duration // the shoe's pause before each card
 	roundPause time.Duration // the dealer's pause after a round
 	outage     time.Duration // how long the archive is away
+	watch      time.Duration // how long the Floor page is watched before the outage
 }
 
 // fromEnv reads the settings: TABLECTL_FLOOR_TABLES, _PROCESSES, _ROUNDS, _PACE,
-// _ROUND_PAUSE and _OUTAGE, each with its default in def.
+// _ROUND_PAUSE, _OUTAGE and _WATCH, each with its default in def.
 func fromEnv(t *testing.T, def settings) settings {
 	t.Helper()
 	num := func(name string, n *int) {
@@ -136,6 +143,7 @@ func fromEnv(t *testing.T, def settings) settings {
 	dur("TABLECTL_FLOOR_PACE", &s.pace)
 	dur("TABLECTL_FLOOR_ROUND_PAUSE", &s.roundPause)
 	dur("TABLECTL_FLOOR_OUTAGE", &s.outage)
+	dur("TABLECTL_FLOOR_WATCH", &s.watch)
 	if s.tables < 1 || s.rounds < 4 || s.processes > s.tables {
 		t.Fatalf("a floor of %d tables, %d of them processes, %d rounds each: want a table or more, 4 rounds or more, and no more processes than tables", s.tables, s.processes, s.rounds)
 	}
@@ -163,21 +171,54 @@ type floorWatch struct {
 	batches  map[string][]seqAt // table: each batch's last record, as it came
 	held     map[string][]seqAt // table: each held message, as it came
 	last     map[string]api.ArchiveHeld
-	more     chan struct{} // signalled after each message
-	msgs     int           // messages in all
-	bad      []string      // what could not be read
+	results  map[string]lastResult // table: its last result, by seq
+	more     chan struct{}         // signalled after each message
+	msgs     int                   // messages in all
+	bad      []string              // what could not be read
 }
 
 func newWatch() *floorWatch {
 	return &floorWatch{seqs: map[string][]uint64{}, seen: map[string]map[uint64]bool{}, bridges: map[string]string{},
-		batches: map[string][]seqAt{}, held: map[string][]seqAt{}, last: map[string]api.ArchiveHeld{}, more: make(chan struct{}, 1)}
+		batches: map[string][]seqAt{}, held: map[string][]seqAt{}, last: map[string]api.ArchiveHeld{}, results: map[string]lastResult{},
+		more: make(chan struct{}, 1)}
 }
 
-// seqAt is a record's number and when a message about it came.
+// seqAt is a record's number and when a message about it came; for a batch, wrote is
+// when the table stamped its last event, its "at" (zero when none of its records has
+// one).
 type seqAt struct {
-	seq uint64
-	at  time.Time
+	seq   uint64
+	at    time.Time
+	wrote time.Time
 }
+
+// lastResult is what a result message says that a console tile shows.
+type lastResult struct {
+	Seq          uint64 `json:"seq"`
+	Winner       string `json:"winner"`
+	Void         bool   `json:"void"`
+	PlayerPoints *int   `json:"player_points"`
+	BankerPoints *int   `json:"banker_points"`
+}
+
+// tile is the text the console's Floor page gives the result on a table's tile
+// (console/static/common.js, resultText).
+func (r lastResult) tile() string {
+	if r.Void {
+		return "Last: VOID"
+	}
+	w := map[string]string{"banker": "BANKER", "player": "PLAYER", "tie": "TIE"}[r.Winner]
+	if w == "" {
+		w = "–"
+	}
+	if r.PlayerPoints != nil && r.BankerPoints != nil {
+		w += fmt.Sprintf("\u00a0· P\u00a0%d\u00a0B\u00a0%d", *r.PlayerPoints, *r.BankerPoints)
+	}
+	return "Last: " + w
+}
+
+// eventAt finds the time a journal record's event was stamped at, its "at".
+var eventAt = regexp.MustCompile(`"at":"([^"]+)"`)
 
 func (w *floorWatch) take(_ mqtt.Client, m mqtt.Message) {
 	at := time.Now()
@@ -211,6 +252,10 @@ func (w *floorWatch) take(_ mqtt.Client, m mqtt.Message) {
 			return
 		}
 		w.seen[id][r.Seq] = true
+		var lr lastResult
+		if err := json.Unmarshal(m.Payload(), &lr); err == nil && lr.Seq >= w.results[id].Seq {
+			w.results[id] = lr
+		}
 		if n := len(w.seqs[id]); n > 0 && r.Seq < w.seqs[id][n-1] {
 			w.disorder = append(w.disorder, fmt.Sprintf("table %s: result seq %d after %d", id, r.Seq, w.seqs[id][n-1]))
 		}
@@ -224,7 +269,13 @@ func (w *floorWatch) take(_ mqtt.Client, m mqtt.Message) {
 		}
 		id := lv[5]
 		if n := len(b.Records); n > 0 {
-			w.batches[id] = append(w.batches[id], seqAt{b.Records[n-1].Seq, at})
+			sa := seqAt{seq: b.Records[n-1].Seq, at: at}
+			for i := n - 1; i >= 0 && sa.wrote.IsZero(); i-- {
+				if m := eventAt.FindSubmatch(b.Records[i].Data); m != nil {
+					sa.wrote, _ = time.Parse(time.RFC3339Nano, string(m[1]))
+				}
+			}
+			w.batches[id] = append(w.batches[id], sa)
 		}
 	// casino/<site>/<pit>/tablectl/v1/<table>/archive/<id>/held
 	case len(lv) == 9 && lv[6] == "archive" && lv[8] == "held":
@@ -233,7 +284,7 @@ func (w *floorWatch) take(_ mqtt.Client, m mqtt.Message) {
 			w.bad = append(w.bad, fmt.Sprintf("%s: %v", m.Topic(), err))
 			return
 		}
-		w.held[lv[5]] = append(w.held[lv[5]], seqAt{h.Seq, at})
+		w.held[lv[5]] = append(w.held[lv[5]], seqAt{seq: h.Seq, at: at})
 		if h.Seq >= w.last[lv[5]].Seq {
 			w.last[lv[5]] = h
 		}
@@ -285,29 +336,40 @@ func (w *floorWatch) wait(t *testing.T, ctx context.Context, what string, ok fun
 	}
 }
 
-// lags are, for each batch of records the pit system saw go to the archive before
-// until, the time until the archive said it held its last record.
-func (w *floorWatch) lags(until time.Time) []time.Duration {
+// lags are, for each batch of records the pit system saw go to the archive between from
+// and until, the time until the archive said it held its last record: from the batch
+// at the central broker (central), and from the table's stamp of its last event
+// (table), which takes in the table-side broker and the bridge too.
+func (w *floorWatch) lags(from, until time.Time) (central, table []time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var out []time.Duration
 	for id, bs := range w.batches {
 		hs := w.held[id]
 		for _, b := range bs {
+			if b.at.Before(from) {
+				continue
+			}
 			if !b.at.Before(until) {
 				break
 			}
 			for _, h := range hs {
 				if h.seq >= b.seq && !h.at.Before(b.at) {
-					out = append(out, h.at.Sub(b.at))
+					central = append(central, h.at.Sub(b.at))
+					if !b.wrote.IsZero() {
+						table = append(table, h.at.Sub(b.wrote))
+					}
 					break
 				}
 			}
 		}
 	}
-	slices.Sort(out)
-	return out
+	slices.Sort(central)
+	slices.Sort(table)
+	return central, table
 }
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // quantile is the q-th quantile of sorted ds (nearest rank); 0 for none.
 func quantile(ds []time.Duration, q float64) time.Duration {
@@ -337,13 +399,13 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 //	TABLECTL_FLOOR_TABLES=100 TABLECTL_FLOOR_PROCESSES=10 TABLECTL_FLOOR_ROUNDS=40 TABLECTL_FLOOR_ROUND_PAUSE=1s TABLECTL_FLOOR_OUTAGE=20s go test -run TestFloor -count=1 -v -timeout 60m ./bench/floor
 func TestFloor(t *testing.T) {
 	s := fromEnv(t, settings{tables: 4, processes: 2, rounds: 40, pace: 15 * time.Millisecond, roundPause: 100 * time.Millisecond,
-		outage: 2 * time.Second})
+		outage: 2 * time.Second, watch: 2 * time.Second})
 	central := mosquittotest.Start(t, mosquittotest.Config{TLS: true, RequireClientCert: true, Persistence: true})
 	dsn := pgtest.Start(t).NewDatabase(t)
 	dir := t.TempDir()
 	// A guard against a hang, not a measure: a table's round takes at least its cards'
 	// pace and its pause.
-	guard := 3*time.Minute + s.outage + time.Duration(s.rounds)*(6*s.pace+s.roundPause)*3
+	guard := 3*time.Minute + s.outage + s.watch + time.Duration(s.rounds)*(6*s.pace+s.roundPause)*3
 	ctx, cancel := context.WithTimeout(context.Background(), guard)
 	defer cancel()
 
@@ -410,6 +472,8 @@ func TestFloor(t *testing.T) {
 		return stop
 	}
 	stopArchive := startArchive()
+	// The console, with its three supervisors logged in.
+	con := startConsole(t, dir, central, dsn)
 
 	// Each table's own broker, bridged; every bridge up before the tables deal, as on a
 	// floor that was running before the shoe.
@@ -508,7 +572,43 @@ func TestFloor(t *testing.T) {
 		}
 		return true
 	})
-	live := w.lags(time.Now()) // the batches before the outage
+	// The Floor page opens with every table on it; then, until the outage, its tab's
+	// CPU is measured, and History is searched every 2 s until the end (the archive
+	// storing all along, but for the outage).
+	paintAll, paintFirst := con.firstPaint(t, s.tables)
+	cmdtest.Screenshot(t, con.floor, "floor-first-paint.png")
+	task0, liveFrom := con.taskSeconds(t), time.Now()
+	stopSearch := make(chan struct{})
+	searched := make(chan struct{})
+	go func() {
+		defer close(searched)
+		tick := time.NewTicker(2 * time.Second)
+		defer tick.Stop()
+		for {
+			con.search(t, tables[rand.IntN(len(tables))].id)
+			select {
+			case <-stopSearch:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	defer func() {
+		select {
+		case <-stopSearch:
+		default:
+			close(stopSearch)
+		}
+		<-searched
+	}()
+	select {
+	case <-time.After(s.watch): // a setting of the floor, not a wait on anything
+	case <-ctx.Done():
+		t.Fatal("the run's guard ran out with the Floor page open")
+	}
+	outageAt := time.Now()
+	browserCPU := (con.taskSeconds(t) - task0) / outageAt.Sub(liveFrom).Seconds()
+	live, liveTable := w.lags(start, outageAt) // the batches before the outage
 	stopArchive()
 	select {
 	case <-time.After(s.outage):
@@ -568,6 +668,49 @@ func TestFloor(t *testing.T) {
 	})
 	elapsed := time.Since(start)
 	cpu := cpu1 + cmdtest.CPUSeconds(t, central.PID()) - cpu0
+	close(stopSearch)
+	<-searched
+
+	// The console's tiles agree with each table's last result.
+	w.mu.Lock()
+	want := map[string]string{}
+	for _, tb := range tables {
+		want[tb.id] = w.results[tb.id].tile()
+	}
+	w.mu.Unlock()
+	wantJSON, _ := json.Marshal(want)
+	// The console is back on the central broker after its restart: no tile is of a
+	// state unknown.
+	cmdtest.Browse(t, con.floor, "the console back on the central broker",
+		cmdtest.WaitJS(`document.querySelectorAll(".tile").length > 0 && document.querySelectorAll(".tile.unknown").length === 0`))
+	cmdtest.Browse(t, con.floor, "every tile with its table's last result", cmdtest.WaitJS(fmt.Sprintf(`(() => {
+		const want = %s;
+		return Object.entries(want).every(([id, w]) => {
+			const l = document.querySelector('.tile[data-table="' + id + '"] .last');
+			return l && l.textContent === w;
+		});
+	})()`, wantJSON)))
+	if n := len(con.tiles(t)); n != s.tables {
+		t.Errorf("the Floor page has %d tiles, want %d", n, s.tables)
+	}
+	cmdtest.Screenshot(t, con.floor, "floor-end.png")
+	cmdtest.Screenshot(t, con.pitTab, "pit-end.png")
+	// History opened again: the hour it opens on ends when it is opened.
+	cmdtest.Browse(t, con.histTb, "History's search of the first table",
+		chromedp.Navigate(con.url+"/history.html"),
+		cmdtest.WaitJS(`document.body.dataset.ready === "1" && !document.getElementById("search").disabled`),
+		chromedp.SetValue(chromedp.ID("f-table"), tables[0].id),
+		chromedp.Click(chromedp.ID("search")),
+		cmdtest.WaitJS(`document.querySelectorAll("#rounds tr").length > 0`))
+	cmdtest.Screenshot(t, con.histTb, "history-end.png")
+	searches, searchFails := con.searches.sorted()
+	for _, f := range searchFails {
+		t.Errorf("History search: %s", f)
+	}
+	if len(searches) == 0 {
+		t.Error("no History search was timed")
+	}
+	consoleRSS, consolePeak := cmdtest.RSS(t, con.pid), cmdtest.PeakRSS(t, con.pid)
 
 	w.mu.Lock()
 	for _, b := range w.bad {
@@ -609,6 +752,13 @@ func TestFloor(t *testing.T) {
 		s.tables, s.processes, s.rounds, s.pace, s.roundPause, dealtIn.Seconds(), elapsed.Seconds(), records, msgs, again)
 	t.Logf("archive lag before the outage (a batch at the central broker to its held message), %d batches: median %v, p99 %v, most %v",
 		len(live), quantile(live, 0.5).Round(time.Microsecond), quantile(live, 0.99).Round(time.Microsecond), quantile(live, 1).Round(time.Microsecond))
+	t.Logf("archive lag behind the tables before the outage (the table's stamp of a batch's last event to its held message), %d batches: median %v, p99 %v, most %v",
+		len(liveTable), quantile(liveTable, 0.5).Round(time.Microsecond), quantile(liveTable, 0.99).Round(time.Microsecond), quantile(liveTable, 1).Round(time.Microsecond))
+	t.Logf("Floor page: %d tiles filled %.0f ms after it was opened (first contentful paint %.0f ms); its tab's tasks %.1f%% of a core over %.0f s of the floor dealing",
+		s.tables, ms(paintAll), ms(paintFirst), 100*browserCPU, outageAt.Sub(liveFrom).Seconds())
+	t.Logf("History searches (by table, time, kind, decision, person) while the floor ran, %d: median %.1f ms, p99 %.1f ms, most %.1f ms",
+		len(searches), ms(quantile(searches, 0.5)), ms(quantile(searches, 0.99)), ms(quantile(searches, 1)))
+	t.Logf("console: %.1f MB resident at the end, peak %.1f MB, 3 supervisors (Floor, Pit, History)", consoleRSS, consolePeak)
 	t.Logf("outage of %v: caught up %.2f s after the archive came back, %d records stored meanwhile (%.0f records/s)",
 		s.outage, caughtUp.Seconds(), caughtRecords, float64(caughtRecords)/caughtUp.Seconds())
 	t.Logf("central Mosquitto: %.2f s of CPU, %.1f%% of one core over the run; peak RSS %.1f MB after its restart",

@@ -71,3 +71,20 @@ func JournalRecords(t *testing.T, dir string) []journal.Record {
 	}
 	return out
 }
+
+// RSS is the process pid's resident memory now (VmRSS) in MB, from /proc.
+func RSS(t *testing.T, pid int) float64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return float64(kb) / 1024
+		}
+	}
+	t.Fatalf("/proc/%d/status has no VmRSS", pid)
+	return 0
+}
