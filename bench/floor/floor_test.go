@@ -466,6 +466,9 @@ func TestFloor(t *testing.T) {
 				if err := <-done; err != nil {
 					t.Errorf("tablectl-floor archive: %v\n%s", err, log)
 				}
+				if os.Getenv("TABLECTL_FLOOR_ARCHIVE_LOG") == "1" {
+					t.Logf("tablectl-floor archive's log:\n%s", log)
+				}
 			})
 		}
 		t.Cleanup(stop)
