@@ -190,6 +190,12 @@ type Archive struct {
 
 	// qmu guards queue, the batches of Ingest not stored yet. writer is held by the
 	// caller of Ingest storing the queue's groups, one at a time.
+	// inboxMu guards inbox, the last inbox id used (-1: not read yet): Receive keeps
+	// batches in the inbox under it alone, so the intake never waits for a group being
+	// stored.
+	inboxMu sync.Mutex
+	inbox   int64
+
 	qmu     sync.Mutex
 	queue   []*ingestReq
 	writer  chan struct{}
@@ -199,7 +205,6 @@ type Archive struct {
 	mu         sync.Mutex
 	tables     map[string]*tableState
 	quarantine int64           // the last quarantine id used (-1: not read yet)
-	inbox      int64           // the last inbox id used (-1: not read yet)
 	unknown    map[string]bool // the unknown tables counted one row each (nil: not read yet)
 	batch      []Record        // the records the batch stores, in order, not written yet
 	writes     []stmt          // what the batch writes, in one transaction when it is checked
@@ -226,6 +231,25 @@ type tableState struct {
 	waiting map[uint64][]Batch
 	bytes   int // the payload of waiting
 	der     *deriver
+	// recent are the hashes of the last records stored since the table was read, record
+	// seq at recent[seq%recentHashes], from recentFrom on: a batch sent again is checked
+	// against them without a read of the database.
+	recent     [recentHashes]journal.Hash
+	recentFrom uint64
+}
+
+// recentHashes is how many of a table's last records' hashes the archive keeps.
+const recentHashes = 128
+
+// remember keeps the hash of record seq, the one held now.
+func (st *tableState) remember(seq uint64, h journal.Hash) { st.recent[seq%recentHashes] = h }
+
+// recentHash returns the hash of record seq when it is among the last kept.
+func (st *tableState) recentHash(seq uint64) (journal.Hash, bool) {
+	if seq < st.recentFrom || seq > st.held.Seq || st.held.Seq-seq >= recentHashes {
+		return journal.Hash{}, false
+	}
+	return st.recent[seq%recentHashes], true
 }
 
 // New returns an Archive storing into db, taking the tables of keys.
@@ -369,7 +393,7 @@ func (a *Archive) load(ctx context.Context, id string) (*tableState, error) {
 		return nil, err
 	}
 	st := &tableState{held: row.held, signed: row.signed, written: row.written, ahead: map[uint64]journal.Hash{},
-		waiting: map[uint64][]Batch{}, der: a.newDeriver(id)}
+		waiting: map[uint64][]Batch{}, der: a.newDeriver(id), recentFrom: row.held.Seq + 1}
 	rows, err := a.db.sql.QueryContext(ctx, `SELECT seq, hash FROM heads WHERE table_id = $1 AND seq > $2`, id, int64(st.held.Seq))
 	if err != nil {
 		return nil, fmt.Errorf("archive: table %s: heads: %w", id, err)
@@ -576,16 +600,23 @@ func (a *Archive) ingestGroup(ctx context.Context, group []*ingestReq) {
 	}
 	if err != nil {
 		// The memory of each table may be ahead of the database: each is read again.
-		a.log.Warn("archive: a group of batches failed: storing each alone", "batches", len(all), "err", err)
 		a.batch, a.writes, a.queued, a.records = a.batch[:0], a.writes[:0], a.queued[:0], a.records[:0]
-		a.quarantine, a.inbox, a.shoeID = -1, -1, -1
+		a.quarantine, a.shoeID = -1, -1
 		for _, x := range all {
 			delete(a.tables, x.r.id)
+		}
+		stopping := ctx.Err() != nil
+		if !stopping {
+			a.log.Warn("archive: a group of batches failed: storing each alone", "batches", len(all), "err", err)
 		}
 		for _, r := range group {
 			select {
 			case <-r.done:
 			default:
+				if stopping { // each would fail the same way
+					answer(r, Result{}, fmt.Errorf("archive: table %s: %w", r.id, err))
+					continue
+				}
 				res, err := a.ingestOne(ctx, r.id, r.b)
 				answer(r, res, err)
 			}
@@ -989,6 +1020,7 @@ func (a *Archive) storeRun(id string, st *tableState, b Batch, res *Result) erro
 		st.der.ended = nil
 		delete(st.ahead, r.Seq)
 		st.held = Position{Seq: r.Seq, Hash: r.Hash}
+		st.remember(r.Seq, r.Hash)
 		res.Stored++
 	}
 	if b.Signed.Seq == st.held.Seq {
@@ -1082,6 +1114,9 @@ func (a *Archive) heldHash(ctx context.Context, id string, st *tableState, seq u
 	if n := len(a.batch); n > 0 && seq >= a.batch[0].Seq && seq <= a.batch[n-1].Seq {
 		return a.batch[seq-a.batch[0].Seq].Hash, nil
 	}
+	if h, ok := st.recentHash(seq); ok {
+		return h, nil
+	}
 	var h []byte
 	if err := a.db.sql.QueryRowContext(ctx, `SELECT hash FROM records WHERE table_id = $1 AND seq = $2`, id, int64(seq)).Scan(&h); err != nil {
 		return journal.Hash{}, fmt.Errorf("record %d held: %w", seq, err)
@@ -1118,7 +1153,7 @@ func (a *Archive) commit(ctx context.Context) error {
 	clear(a.queued)
 	a.queued = a.queued[:0]
 	if err != nil {
-		a.quarantine, a.inbox, a.shoeID = -1, -1, -1
+		a.quarantine, a.shoeID = -1, -1
 		return err
 	}
 	a.commits.Add(1)

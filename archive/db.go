@@ -53,6 +53,9 @@ func OpenDB(ctx context.Context, dsn string) (*DB, error) {
 	switch d.engine {
 	case Postgres:
 		d.sql, err = sql.Open("pgx", dsn)
+		if err == nil {
+			boundConns(d.sql)
+		}
 	default:
 		// WAL lets readers read while the archive writes; synchronous=FULL makes each
 		// commit durable before the archive says it holds the records.
@@ -73,6 +76,20 @@ func OpenDB(ctx context.Context, dsn string) (*DB, error) {
 		return nil, fmt.Errorf("archive: %s: %w", redact(dsn), err)
 	}
 	return d, nil
+}
+
+// maxPostgresConns is the most connections an archive or a reader opens to PostgreSQL.
+// A floor of 500 tables asks for each table's status at once: unbounded, the pool would
+// open a connection each and meet the server's max_connections (100 by default), and
+// the status past it would fail. Bounded, a query waits for a free connection. The
+// archive never holds one connection while it waits for another: on SQLite it runs on
+// one alone.
+const maxPostgresConns = 16
+
+// boundConns bounds db's pool to maxPostgresConns, all kept open between queries.
+func boundConns(db *sql.DB) {
+	db.SetMaxOpenConns(maxPostgresConns)
+	db.SetMaxIdleConns(maxPostgresConns)
 }
 
 // Close closes the database.

@@ -144,3 +144,25 @@ func TestGroupCommit(t *testing.T) {
 		}
 	})
 }
+
+// TestPostgresPoolBounded: an archive, and a reader, open at most maxPostgresConns
+// connections to PostgreSQL, so that the statuses of a floor's tables asked at once
+// wait for a connection rather than fail at the server's max_connections.
+func TestPostgresPoolBounded(t *testing.T) {
+	t.Parallel()
+	if pg == nil {
+		t.Skipf("no PostgreSQL: %s", pgReason)
+	}
+	dsn := pg.NewDatabase(t)
+	db := openDB(t, dsn)
+	r, err := OpenReader(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for name, d := range map[string]*DB{"archive": db, "reader": r} {
+		if n := d.SQL().Stats().MaxOpenConnections; n != maxPostgresConns {
+			t.Errorf("the %s's pool opens at most %d connections, want %d", name, n, maxPostgresConns)
+		}
+	}
+}

@@ -28,13 +28,14 @@ type InboxItem struct {
 }
 
 // Receive keeps items in the inbox, in one transaction, and sets each one's ID in the
-// order given. Nothing is kept after an error.
+// order given. Nothing is kept after an error. It never waits for batches being stored
+// (Ingest).
 func (a *Archive) Receive(ctx context.Context, items []InboxItem) error {
 	if len(items) == 0 {
 		return nil
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	a.inboxMu.Lock()
+	defer a.inboxMu.Unlock()
 	if a.inbox < 0 {
 		var last sql.NullInt64
 		if err := a.db.sql.QueryRowContext(ctx, `SELECT MAX(id) FROM inbox`).Scan(&last); err != nil {

@@ -34,6 +34,9 @@ func OpenReader(ctx context.Context, dsn string) (*DB, error) {
 		}
 		// pgx passes a parameter it does not know to the server as the session's.
 		d.sql, err = sql.Open("pgx", dsn+sep+"default_transaction_read_only=on")
+		if err == nil {
+			boundConns(d.sql)
+		}
 	default:
 		if _, serr := os.Stat(dsn); serr != nil {
 			return nil, fmt.Errorf("archive: open %s: %w", dsn, serr)

@@ -37,14 +37,22 @@ type QuarantinedAlarm struct {
 // Status, with the alarms of anything of it refused.
 func (a *Archive) Status(ctx context.Context, id string) (Status, error) {
 	var st Status
+	// What is in memory is read under the lock, the database without it: a status
+	// never waits for a group of batches being stored.
 	a.mu.Lock()
-	row, err := a.tableRow(ctx, id)
-	if mem, ok := a.tables[id]; ok && err == nil {
-		row.held, row.signed, row.written = mem.held, mem.signed, mem.written
+	mem, inMemory := a.tables[id]
+	var held, signed = Position{}, journal.Checkpoint{}
+	var written uint64
+	if inMemory {
+		held, signed, written = mem.held, mem.signed, mem.written
 	}
 	a.mu.Unlock()
+	row, err := a.tableRow(ctx, id)
 	if err != nil {
 		return Status{}, err
+	}
+	if inMemory {
+		row.held, row.signed, row.written = held, signed, written
 	}
 	st.Held, st.Signed, st.Written, st.At = row.held, row.signed, row.written, row.at
 	var at any

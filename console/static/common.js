@@ -340,22 +340,34 @@ const Console = (function () {
 
   // watchFloor follows every table's summary on /api/events for the notices, and hands
   // the tables (a Map by id) to onTables, when given, after each change.
+  // attentionSoon draws the attention line once at the next frame, however many tables
+  // changed before it: a floor of 500 tables sends many changes a second.
+  let attentionDue = false;
+  function attentionSoon() {
+    if (attentionDue) return;
+    attentionDue = true;
+    requestAnimationFrame(() => {
+      attentionDue = false;
+      attention();
+    });
+  }
+
   function watchFloor(onTables, onAlerts) {
     stream('/api/events', {
       alerts: (all) => {
         openAlerts = all || [];
-        attention();
+        attentionSoon();
         if (onAlerts) onAlerts(openAlerts);
       },
       tables: (all) => {
         floorTables = new Map();
         for (const s of all || []) floorTables.set(s.table, s);
-        attention();
+        attentionSoon();
         if (onTables) onTables(floorTables, true);
       },
       table: (s) => {
         floorTables.set(s.table, s);
-        attention();
+        attentionSoon();
         if (onTables) onTables(floorTables, false);
       },
     });

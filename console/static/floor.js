@@ -10,6 +10,11 @@
   const tiles = new Map(); // id -> element
   let scheduled = false;
   let brokerUp = true;
+  // A tile is filled again only when its table's summary changed (each change is a new
+  // object), or when all are (refill): the broker's state, the 5 s tick of the times
+  // held, a whole new list.
+  const filled = new Map(); // id -> the summary its tile shows
+  let refill = true;
 
   function urgency(s) {
     if (s.held) return 4;
@@ -123,12 +128,16 @@
       const visible = (!pit || s.pit === pit) && (!q || s.table.toLowerCase().includes(q));
       t.hidden = !visible;
       if (visible) shown++;
-      fill(t, s);
+      if (refill || filled.get(s.table) !== s) {
+        fill(t, s);
+        filled.set(s.table, s);
+      }
       // Keep the order without moving tiles already in place.
       const want = prev ? prev.nextSibling : box.firstChild;
       if (want !== t) box.insertBefore(t, want);
       prev = t;
     }
+    refill = false;
     $('count-held').textContent = `${held} held`;
     $('count-held').dataset.n = String(held);
     $('count-call').dataset.n = String(call);
@@ -148,7 +157,7 @@
 
   $('pit').addEventListener('change', schedule);
   $('search').addEventListener('input', schedule);
-  setInterval(schedule, 5000); // the times held go on
+  setInterval(() => { refill = true; schedule(); }, 5000); // the times held go on
 
   session().then(async (me) => {
     $('history-link').hidden = me.history !== 'open';
@@ -156,6 +165,7 @@
     await Words.load();
     onBroker((b) => {
       brokerUp = b.up;
+      refill = true;
       schedule();
     });
     watchFloor((all, whole) => {
@@ -165,8 +175,10 @@
           if (!tables.has(id)) {
             t.remove();
             tiles.delete(id);
+            filled.delete(id);
           }
         }
+        refill = true;
       }
       schedule();
     });

@@ -90,9 +90,16 @@
     if (want) $('pit').appendChild(el('option', '', want)).value = want;
     if (want) $('pit').value = want;
     $('pit').addEventListener('change', () => { figures = null; draw(); load(); });
+    // Drawn once a frame at most: a floor's tables change many times a second.
+    let due = false;
     watchFloor((all) => {
       tables = all;
-      draw();
+      if (due) return;
+      due = true;
+      requestAnimationFrame(() => {
+        due = false;
+        draw();
+      });
     });
     await load();
     setInterval(load, 30000);
