@@ -140,6 +140,10 @@ const (
 	connectTimeout = 10 * time.Second
 	writeTimeout   = 10 * time.Second
 	maxReconnect   = 10 * time.Second
+	// heldEvery is how often, at most, a table's held message waits for the batches
+	// queued behind the one stored: a table catching up sees its archive move at least
+	// so often.
+	heldEvery = time.Second
 	// publishWait bounds the wait for the broker's acknowledgement of a held message.
 	publishWait = 10 * time.Second
 	// firstRetry is the first wait after a database error.
@@ -218,6 +222,10 @@ type worker struct {
 	echoes map[string][][]byte
 	// corrected is when a held message of another's was last replaced, by prefix.
 	corrected map[string]time.Time
+	// heldDue says a batch was stored since the held message was last published, at
+	// heldAt.
+	heldDue bool
+	heldAt  time.Time
 }
 
 // job is a batch received (item); or a held message seen on the broker under prefix
@@ -771,6 +779,10 @@ func (s *Service) workerOf(table string) *worker {
 				}
 				s.do(ctx, w, j)
 			}
+			// The table's batches stored, its held message once for them all.
+			if w.heldDue && ctx.Err() == nil {
+				s.publishHeld(ctx, w)
+			}
 		}
 	}()
 	return w
@@ -840,7 +852,12 @@ func (s *Service) do(ctx context.Context, w *worker, j job) {
 				w.prefixes[j.prefix] = true
 			}
 			s.notePit(ctx, w, j.prefix)
-			s.publishHeld(ctx, w)
+			// With more of the table's batches queued (a catch-up), the held message
+			// waits for the last of them, or for heldEvery.
+			w.heldDue = true
+			if w.jobs.Len() == 0 || time.Since(w.heldAt) >= heldEvery {
+				s.publishHeld(ctx, w)
+			}
 			return
 		}
 	}
@@ -944,6 +961,7 @@ func (s *Service) seen(ctx context.Context, w *worker, prefix string, payload []
 // publishHeld publishes the table's api.ArchiveHeld, retained, under every prefix the
 // table was seen under (tablectl/v1/... when none yet).
 func (s *Service) publishHeld(ctx context.Context, w *worker) {
+	w.heldDue, w.heldAt = false, time.Now()
 	st, err := s.store.Status(ctx, w.table)
 	if err != nil {
 		if ctx.Err() == nil {

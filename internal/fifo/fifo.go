@@ -41,5 +41,12 @@ func (q *Queue[T]) Pop() (T, bool) {
 	return v, true
 }
 
+// Len is the number of values queued.
+func (q *Queue[T]) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items)
+}
+
 // Wake receives after a Push: the reader pops until the queue is empty, then waits here.
 func (q *Queue[T]) Wake() <-chan struct{} { return q.wake }

@@ -19,9 +19,15 @@ func TestOrderAndWake(t *testing.T) {
 		t.Fatal("a push did not wake the reader")
 	}
 	for i := range 5 {
+		if n := q.Len(); n != 5-i {
+			t.Fatalf("before pop %d: Len %d, want %d", i, n, 5-i)
+		}
 		if v, ok := q.Pop(); !ok || v != i {
 			t.Fatalf("pop %d: %d %v", i, v, ok)
 		}
+	}
+	if n := q.Len(); n != 0 {
+		t.Fatalf("emptied: Len %d", n)
 	}
 }
 
